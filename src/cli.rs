@@ -1,0 +1,134 @@
+//! Command-line definitions (clap derive). Parsing only: the work happens in the
+//! library modules, reached through [`crate::commands`].
+
+use std::path::PathBuf;
+
+use clap::{Args, Parser, Subcommand};
+
+#[derive(Debug, Parser)]
+#[command(
+    name = "fleet",
+    version,
+    about = "Git-native worktrees, landing and merge gate for teams of coding agents",
+    long_about = "fleet gives each agent its own git worktree and branch (nested repositories \
+                  included), keeps the shared checkout out of reach, and lands finished work \
+                  through a test gate.",
+    after_long_help = "Examples:\n  fleet init\n  cd \"$(fleet worktree new task-42)\"\n  fleet preflight\n  fleet worktree list\n\nExit codes: 0 ok, 1 refused or check failed, 2 usage or configuration error, 3 environment problem."
+)]
+pub struct Cli {
+    /// Run as if started in DIR
+    #[arg(short = 'C', value_name = "DIR", global = true)]
+    pub dir: Option<PathBuf>,
+
+    #[command(subcommand)]
+    pub command: Command,
+}
+
+#[derive(Debug, Subcommand)]
+pub enum Command {
+    /// Write fleet.toml if absent and record this checkout as the shared one
+    #[command(after_long_help = "Examples:\n  fleet init\n  fleet init --print   # show the file it would write, change nothing")]
+    Init {
+        /// Print the fleet.toml template instead of writing anything
+        #[arg(long)]
+        print: bool,
+        #[command(flatten)]
+        out: Output,
+    },
+    /// Show the effective configuration
+    #[command(
+        long_about = "Show the effective configuration: fleet.toml from the shared checkout merged \
+                      over the defaults, and which file it came from.",
+        after_long_help = "Examples:\n  fleet config\n  fleet config --json | jq .lanes.target\n  fleet config --default"
+    )]
+    Config {
+        /// Show the built-in defaults, ignoring fleet.toml
+        #[arg(long)]
+        default: bool,
+        #[command(flatten)]
+        out: Output,
+    },
+    /// Agent worktrees: create, list, remove, prune
+    #[command(subcommand)]
+    Worktree(WorktreeCommand),
+    /// Say which repo, worktree, branch and lane this is; fail when blind
+    #[command(
+        long_about = "Say exactly which repository, worktree, branch and lane this folder is. \
+                      Exits 0 only inside an agent worktree (outer or nested) on its own lane \
+                      branch; exits 1 in the shared checkout, on a detached HEAD, in a bare repo, \
+                      outside any repo, when GIT_DIR/GIT_WORK_TREE point elsewhere, or whenever \
+                      anything is ambiguous.",
+        after_long_help = "Examples:\n  fleet preflight || exit 1\n  cd \"$(fleet preflight --agent task-42 --create)\"   # from the shared checkout\n  fleet preflight --json"
+    )]
+    Preflight {
+        /// In the shared checkout: print this agent's worktree path
+        #[arg(long, value_name = "NAME")]
+        agent: Option<String>,
+        /// With --agent: create the worktree when it does not exist
+        #[arg(long, requires = "agent")]
+        create: bool,
+        #[command(flatten)]
+        out: Output,
+    },
+}
+
+#[derive(Debug, Subcommand)]
+pub enum WorktreeCommand {
+    /// Create an agent worktree on branch <prefix>NAME, nested repos included
+    #[command(
+        long_about = "Create branch <prefix>NAME at the base and a linked worktree at <root>/NAME. \
+                      Every nested repository gets its own linked worktree at the same relative \
+                      path, on the same branch name, based on its own current branch; submodules \
+                      are populated from the shared checkout's objects, without the network. \
+                      stdout is the worktree path only. Running it again for a consistent \
+                      worktree prints the path and succeeds.",
+        after_long_help = "Examples:\n  cd \"$(fleet worktree new task-42)\"\n  fleet worktree new hotfix --base v1.2.0 --force-base"
+    )]
+    New {
+        /// Agent name: one branch-name component
+        name: String,
+        /// Start from this revision instead of the target branch
+        #[arg(long, value_name = "REV")]
+        base: Option<String>,
+        /// Accept a base more than max_behind commits behind
+        #[arg(long)]
+        force_base: bool,
+        #[command(flatten)]
+        out: Output,
+    },
+    /// List agent worktrees with branch, ahead/behind, dirty state and nested worktrees
+    #[command(after_long_help = "Examples:\n  fleet worktree list\n  fleet worktree list --json | jq '.[] | select(.dirty)'")]
+    List {
+        #[command(flatten)]
+        out: Output,
+    },
+    /// Remove an agent worktree and its nested worktrees, refusing to lose work
+    #[command(
+        long_about = "Remove the agent worktree and its nested worktrees. Refuses (exit 1, nothing \
+                      removed) when any of them has uncommitted changes or commits not yet in the \
+                      target (a squash- or rebase-landed branch counts as landed). With --force the \
+                      uncommitted changes are deleted; unlanded branches are always kept.",
+        after_long_help = "Examples:\n  fleet worktree rm task-42\n  fleet worktree rm task-42 --force"
+    )]
+    Rm {
+        name: String,
+        /// Delete uncommitted changes too (unlanded branches are kept)
+        #[arg(long)]
+        force: bool,
+        #[command(flatten)]
+        out: Output,
+    },
+    /// Forget worktrees whose folders are gone, in every repo
+    #[command(after_long_help = "Examples:\n  rm -rf ../.fleet-work/task-42 && fleet worktree prune")]
+    Prune {
+        #[command(flatten)]
+        out: Output,
+    },
+}
+
+#[derive(Debug, Args, Clone, Copy)]
+pub struct Output {
+    /// Print one JSON document on stdout
+    #[arg(long)]
+    pub json: bool,
+}

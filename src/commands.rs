@@ -1,0 +1,314 @@
+//! One function per command: call the library, render the result.
+
+use std::path::{Path, PathBuf};
+
+use serde::Serialize;
+
+use crate::cli::{Cli, Command, WorktreeCommand};
+use crate::config::{self, Config};
+use crate::context::Context;
+use crate::error::{Error, Result};
+use crate::preflight::{self, Place};
+use crate::ui;
+use crate::worktree::{self, AgentName, NewRequest};
+
+/// Run a parsed command line; the returned code is the process exit code.
+pub fn run(cli: Cli) -> Result<u8> {
+    let cwd = match &cli.dir {
+        Some(dir) => dir.clone(),
+        None => std::env::current_dir().map_err(|e| Error::env(format!("cannot read the current folder: {e}")))?,
+    };
+    match cli.command {
+        Command::Init { print, out } => init(&cwd, print, out.json),
+        Command::Config { default, out } => show_config(&cwd, default, out.json),
+        Command::Worktree(cmd) => match cmd {
+            WorktreeCommand::New { name, base, force_base, out } => {
+                let req = NewRequest {
+                    name: AgentName::parse(&name)?,
+                    base,
+                    force_base,
+                };
+                worktree_new(&cwd, &req, out.json)
+            }
+            WorktreeCommand::List { out } => worktree_list(&cwd, out.json),
+            WorktreeCommand::Rm { name, force, out } => worktree_rm(&cwd, &AgentName::parse(&name)?, force, out.json),
+            WorktreeCommand::Prune { out } => worktree_prune(&cwd, out.json),
+        },
+        Command::Preflight { agent, create, out } => preflight(&cwd, agent.as_deref(), create, out.json),
+    }
+}
+
+#[derive(Serialize)]
+struct InitReport {
+    shared_checkout: PathBuf,
+    config: PathBuf,
+    config_written: bool,
+    recorded: PathBuf,
+}
+
+fn init(cwd: &Path, print: bool, json: bool) -> Result<u8> {
+    if print {
+        print!("{}", config::TEMPLATE);
+        return Ok(0);
+    }
+    let ctx = Context::locate(cwd)?;
+    let config_path = ctx.shared.join(config::FILE_NAME);
+    let written = write_new_file(&config_path, config::TEMPLATE)?;
+    let recorded = record_shared_checkout(&ctx)?;
+    if json {
+        ui::json(&InitReport {
+            shared_checkout: ctx.shared.clone(),
+            config: config_path,
+            config_written: written,
+            recorded,
+        });
+    } else {
+        if written {
+            ui::ok(&format!("wrote {} (commit it: it is read from the target branch when landing)", config_path.display()));
+        } else {
+            ui::note(&format!("kept the existing {}", config_path.display()));
+        }
+        ui::ok(&format!("recorded {} as the shared checkout", ctx.shared.display()));
+        ui::note("next: `cd \"$(fleet worktree new NAME)\"` gives an agent its own worktree");
+    }
+    Ok(0)
+}
+
+/// Create `path` with `text` unless it exists; never overwrites (create_new is atomic).
+fn write_new_file(path: &Path, text: &str) -> Result<bool> {
+    use std::io::Write;
+    match std::fs::OpenOptions::new().write(true).create_new(true).open(path) {
+        Ok(mut file) => {
+            file.write_all(text.as_bytes())
+                .map_err(|e| Error::env(format!("cannot write {}: {e}", path.display())))?;
+            Ok(true)
+        }
+        Err(e) if e.kind() == std::io::ErrorKind::AlreadyExists => Ok(false),
+        Err(e) => Err(Error::env(format!("cannot create {}: {e}", path.display()))),
+    }
+}
+
+/// The shared checkout is recorded in the common git dir, where every linked worktree
+/// (and the guard's hooks) can read it.
+fn record_shared_checkout(ctx: &Context) -> Result<PathBuf> {
+    let dir = ctx.repo.common_dir().join("fleet");
+    std::fs::create_dir_all(&dir).map_err(|e| Error::env(format!("cannot create {}: {e}", dir.display())))?;
+    let file = dir.join("shared-checkout");
+    std::fs::write(&file, format!("{}\n", ctx.shared.display()))
+        .map_err(|e| Error::env(format!("cannot write {}: {e}", file.display())))?;
+    Ok(file)
+}
+
+#[derive(Serialize)]
+struct ConfigReport<'a> {
+    source: Option<&'a Path>,
+    config: &'a Config,
+}
+
+fn show_config(cwd: &Path, default: bool, json: bool) -> Result<u8> {
+    let (config, source) = if default {
+        (Config::default(), None)
+    } else {
+        let ctx = Context::locate(cwd)?;
+        (ctx.config, ctx.config_path)
+    };
+    if json {
+        ui::json(&ConfigReport {
+            source: source.as_deref(),
+            config: &config,
+        });
+    } else {
+        let from = source.map_or_else(|| "built-in defaults".to_string(), |p| p.display().to_string());
+        println!("# effective configuration (from {from})");
+        print!("{}", config.to_toml());
+    }
+    Ok(0)
+}
+
+fn worktree_new(cwd: &Path, req: &NewRequest, json: bool) -> Result<u8> {
+    let ctx = Context::locate(cwd)?;
+    if !json {
+        ui::note(&format!(
+            "creating agent worktree {} on {} ...",
+            req.name.as_str(),
+            ctx.branch_for(req.name.as_str())
+        ));
+    }
+    let outcome = worktree::new(&ctx, req)?;
+    for note in &outcome.notes {
+        ui::warn(note);
+    }
+    if json {
+        ui::json(&outcome);
+        return Ok(0);
+    }
+    if outcome.created {
+        for m in outcome.members.iter().skip(1) {
+            ui::note(&format!("  nested {} -> {}", m.rel.display(), m.path.display()));
+        }
+    } else {
+        ui::note("already there and consistent");
+    }
+    println!("{}", outcome.path.display());
+    Ok(0)
+}
+
+fn worktree_list(cwd: &Path, json: bool) -> Result<u8> {
+    let ctx = Context::locate(cwd)?;
+    let list = worktree::list(&ctx)?;
+    if json {
+        ui::json(&list);
+        return Ok(0);
+    }
+    if list.is_empty() {
+        ui::note("no agent worktrees; create one with `fleet worktree new NAME`");
+        return Ok(0);
+    }
+    for wt in &list {
+        let line = format!(
+            "{:<16} {:<24} {} {} {}",
+            wt.name,
+            wt.branch.as_deref().unwrap_or("(detached)"),
+            ahead_behind(wt.ahead, wt.behind),
+            dirty_word(wt.dirty, wt.missing),
+            wt.last_commit.map(ui::age).unwrap_or_default()
+        );
+        ui::answer(&line);
+        for n in &wt.nested {
+            ui::answer(&format!(
+                "  {} {:<24} {} {} {}",
+                ui::paint(ui::DIM, &format!("{:<14}", n.rel.display())),
+                n.branch.as_deref().unwrap_or("(detached)"),
+                ahead_behind(n.ahead, n.behind),
+                dirty_word(n.dirty, false),
+                n.last_commit.map(ui::age).unwrap_or_default()
+            ));
+        }
+    }
+    Ok(0)
+}
+
+fn ahead_behind(ahead: Option<usize>, behind: Option<usize>) -> String {
+    match (ahead, behind) {
+        (Some(a), Some(b)) => format!("+{a:<3} -{b:<3}"),
+        _ => "?     ?   ".to_string(),
+    }
+}
+
+fn dirty_word(dirty: Option<bool>, missing: bool) -> &'static str {
+    match (missing, dirty) {
+        (true, _) => "missing",
+        (false, Some(true)) => "dirty  ",
+        (false, Some(false)) => "clean  ",
+        (false, None) => "?      ",
+    }
+}
+
+fn worktree_rm(cwd: &Path, name: &AgentName, force: bool, json: bool) -> Result<u8> {
+    let ctx = Context::locate(cwd)?;
+    let removed = worktree::rm(&ctx, name, force)?;
+    if json {
+        ui::json(&removed);
+        return Ok(0);
+    }
+    for path in &removed.worktrees {
+        ui::ok(&format!("removed {}", path.display()));
+    }
+    for branch in &removed.branches_deleted {
+        ui::note(&format!("deleted branch {branch}: its changes are in the target"));
+    }
+    for branch in &removed.branches_kept {
+        ui::warn(&format!("kept branch {branch}: it has work the target does not have"));
+    }
+    Ok(0)
+}
+
+fn worktree_prune(cwd: &Path, json: bool) -> Result<u8> {
+    let ctx = Context::locate(cwd)?;
+    let pruned = worktree::prune(&ctx)?;
+    if json {
+        ui::json(&pruned);
+        return Ok(0);
+    }
+    for p in &pruned {
+        let text = p.output.trim();
+        if text.is_empty() {
+            ui::note(&format!("{}: nothing to prune", p.repo.display()));
+        } else {
+            ui::note(&format!("{}:\n{text}", p.repo.display()));
+        }
+    }
+    Ok(0)
+}
+
+fn preflight(cwd: &Path, agent: Option<&str>, create: bool, json: bool) -> Result<u8> {
+    let report = preflight::inspect(cwd);
+    let mut agent_path = None;
+    if let Some(agent) = agent
+        && matches!(report.place, Place::Shared | Place::NestedShared)
+    {
+        agent_path = Some(agent_worktree(cwd, agent, create)?);
+    }
+    if json {
+        #[derive(Serialize)]
+        struct WithPath<'a> {
+            #[serde(flatten)]
+            report: &'a preflight::Report,
+            agent_worktree: Option<&'a PathBuf>,
+        }
+        ui::json(&WithPath {
+            report: &report,
+            agent_worktree: agent_path.as_ref(),
+        });
+    } else {
+        render_preflight(&report);
+        if let Some(path) = &agent_path {
+            ui::note(&format!("agent worktree: {}  (cd there to work)", path.display()));
+            println!("{}", path.display());
+        }
+    }
+    Ok(if report.ok { 0 } else { 1 })
+}
+
+/// The path of `agent`'s worktree, creating it with `create`.
+fn agent_worktree(cwd: &Path, agent: &str, create: bool) -> Result<PathBuf> {
+    let ctx = Context::locate(cwd)?;
+    let name = AgentName::parse(agent)?;
+    if create {
+        let req = NewRequest {
+            name,
+            base: None,
+            force_base: false,
+        };
+        return Ok(worktree::new(&ctx, &req)?.path);
+    }
+    let path = ctx.worktree_root().join(name.as_str());
+    if !path.exists() {
+        return Err(Error::refused(format!("agent {agent} has no worktree yet ({} does not exist)", path.display()))
+            .with_help(format!("add --create, or run `fleet worktree new {agent}`")));
+    }
+    Ok(path)
+}
+
+fn render_preflight(r: &preflight::Report) {
+    let show = |p: &Option<PathBuf>| p.as_ref().map_or("-".into(), |p| p.display().to_string());
+    let place = match r.place {
+        Place::Agent => format!("agent {}", r.agent.as_deref().unwrap_or("?")),
+        Place::NestedAgent => format!(
+            "nested {} of agent {}",
+            show(&r.nested),
+            r.agent.as_deref().unwrap_or("?")
+        ),
+        Place::Shared => "shared checkout".into(),
+        Place::NestedShared => format!("shared checkout of nested repo {}", show(&r.nested)),
+        Place::Blind => "unknown".into(),
+    };
+    ui::note(&format!("repo:     {}", show(&r.repo)));
+    ui::note(&format!("worktree: {} ({place})", show(&r.worktree)));
+    ui::note(&format!("branch:   {}", r.branch.as_deref().unwrap_or("(detached or unknown)")));
+    ui::note(&format!("lane:     {}", r.lane.as_deref().unwrap_or("-")));
+    match &r.problem {
+        None => ui::ok("this is an agent worktree on its own lane branch"),
+        Some(problem) => ui::error(&Error::refused(problem.clone())),
+    }
+}

@@ -1,0 +1,331 @@
+//! `fleet.toml`: the schema, its defaults, and validation that points at the line.
+//!
+//! Every value is checked while it is parsed (newtypes with `try_from`), so a bad value
+//! is reported by the TOML parser with its line and column, the same way as an unknown
+//! key or a wrong type. When the file is absent the defaults apply.
+
+use std::path::{Path, PathBuf};
+use std::time::Duration;
+
+use serde::{Deserialize, Serialize};
+
+use crate::error::{Error, Result};
+
+pub const FILE_NAME: &str = "fleet.toml";
+
+#[derive(Clone, Debug, Default, Deserialize, Serialize, PartialEq)]
+#[serde(deny_unknown_fields, default)]
+pub struct Config {
+    pub lanes: Lanes,
+    pub gate: Gate,
+    pub worktrees: Worktrees,
+    pub lint: Lint,
+}
+
+#[derive(Clone, Debug, Deserialize, Serialize, PartialEq)]
+#[serde(deny_unknown_fields, default)]
+pub struct Lanes {
+    /// The branch lanes land on.
+    pub target: BranchName,
+    /// Prefix of agent branches: agent `x` works on `<prefix>x`.
+    pub prefix: BranchPrefix,
+    pub strategy: Strategy,
+}
+
+#[derive(Clone, Copy, Debug, Default, Deserialize, Serialize, PartialEq, Eq)]
+#[serde(rename_all = "lowercase")]
+pub enum Strategy {
+    #[default]
+    Rebase,
+    Merge,
+    Squash,
+}
+
+#[derive(Clone, Debug, Deserialize, Serialize, PartialEq)]
+#[serde(deny_unknown_fields, default)]
+pub struct Gate {
+    pub commands: Vec<String>,
+    pub timeout: DurationSetting,
+    pub protected: Vec<String>,
+}
+
+#[derive(Clone, Debug, Deserialize, Serialize, PartialEq)]
+#[serde(deny_unknown_fields, default)]
+pub struct Worktrees {
+    /// Where agent worktrees go, relative to the shared checkout.
+    pub root: RelativePath,
+    /// Nested repositories to include besides the auto-discovered ones.
+    pub nested: Vec<RelativePath>,
+    /// Refuse a base this many commits behind the target.
+    pub max_behind: u32,
+}
+
+#[derive(Clone, Debug, Default, Deserialize, Serialize, PartialEq)]
+#[serde(deny_unknown_fields, default)]
+pub struct Lint {
+    pub agents: Vec<String>,
+    pub helpers: Vec<String>,
+}
+
+impl Default for Lanes {
+    fn default() -> Self {
+        Lanes {
+            target: BranchName("main".into()),
+            prefix: BranchPrefix("fleet/".into()),
+            strategy: Strategy::Rebase,
+        }
+    }
+}
+
+impl Default for Gate {
+    fn default() -> Self {
+        Gate {
+            commands: Vec::new(),
+            timeout: DurationSetting(Duration::from_secs(30 * 60)),
+            protected: vec!["fleet.toml".into(), ".ci/**".into(), ".github/**".into()],
+        }
+    }
+}
+
+impl Default for Worktrees {
+    fn default() -> Self {
+        Worktrees {
+            root: RelativePath("../.fleet-work".into()),
+            nested: Vec::new(),
+            max_behind: 25,
+        }
+    }
+}
+
+/// A branch name as git accepts it (`git check-ref-format --branch`).
+#[derive(Clone, Debug, Deserialize, Serialize, PartialEq, Eq)]
+#[serde(try_from = "String", into = "String")]
+pub struct BranchName(String);
+
+/// The prefix of agent branch names; empty is allowed, so is a trailing `/`.
+#[derive(Clone, Debug, Deserialize, Serialize, PartialEq, Eq)]
+#[serde(try_from = "String", into = "String")]
+pub struct BranchPrefix(String);
+
+/// A relative path that stays readable: no empty string, no NUL.
+#[derive(Clone, Debug, Deserialize, Serialize, PartialEq, Eq)]
+#[serde(try_from = "String", into = "String")]
+pub struct RelativePath(String);
+
+/// A duration written like `30m`, `90s` or `1h 30m`.
+#[derive(Clone, Copy, Debug, Deserialize, Serialize, PartialEq, Eq)]
+#[serde(try_from = "String", into = "String")]
+pub struct DurationSetting(pub Duration);
+
+impl BranchName {
+    pub fn as_str(&self) -> &str {
+        &self.0
+    }
+    pub fn full_ref(&self) -> String {
+        format!("refs/heads/{}", self.0)
+    }
+}
+
+impl BranchPrefix {
+    pub fn as_str(&self) -> &str {
+        &self.0
+    }
+}
+
+impl RelativePath {
+    pub fn as_path(&self) -> &Path {
+        Path::new(&self.0)
+    }
+}
+
+impl TryFrom<String> for BranchName {
+    type Error = String;
+    fn try_from(s: String) -> std::result::Result<Self, String> {
+        if is_valid_branch_name(&s) {
+            Ok(BranchName(s))
+        } else {
+            Err(format!(
+                "`{s}` is not a valid branch name (see `git check-ref-format --branch`)"
+            ))
+        }
+    }
+}
+
+impl TryFrom<String> for BranchPrefix {
+    type Error = String;
+    fn try_from(s: String) -> std::result::Result<Self, String> {
+        if s.is_empty() || is_valid_branch_name(&format!("{s}x")) {
+            Ok(BranchPrefix(s))
+        } else {
+            Err(format!(
+                "`{s}` cannot start a branch name; use something like \"fleet/\" or \"agent-\""
+            ))
+        }
+    }
+}
+
+impl TryFrom<String> for RelativePath {
+    type Error = String;
+    fn try_from(s: String) -> std::result::Result<Self, String> {
+        if s.is_empty() {
+            return Err("the path is empty".into());
+        }
+        if s.chars().any(char::is_control) {
+            return Err("the path holds a control character".into());
+        }
+        Ok(RelativePath(s))
+    }
+}
+
+impl TryFrom<String> for DurationSetting {
+    type Error = String;
+    fn try_from(s: String) -> std::result::Result<Self, String> {
+        humantime::parse_duration(&s)
+            .map(DurationSetting)
+            .map_err(|e| format!("`{s}` is not a duration ({e}); write it like \"30m\", \"90s\" or \"1h 30m\""))
+    }
+}
+
+macro_rules! into_string {
+    ($($t:ty),*) => {$(
+        impl From<$t> for String {
+            fn from(v: $t) -> String { v.0 }
+        }
+    )*};
+}
+into_string!(BranchName, BranchPrefix, RelativePath);
+
+impl From<DurationSetting> for String {
+    fn from(d: DurationSetting) -> String {
+        humantime::format_duration(d.0).to_string()
+    }
+}
+
+/// git's ref-name rules for one branch (`git check-ref-format --branch`), checked
+/// here so a bad name is a configuration error at its line, not a git error later.
+pub fn is_valid_branch_name(name: &str) -> bool {
+    if name.is_empty() || name == "@" || name.starts_with('-') || name.ends_with('/') {
+        return false;
+    }
+    if name.ends_with('.') || name.contains("..") || name.contains("@{") || name.contains("//") {
+        return false;
+    }
+    if name
+        .chars()
+        .any(|c| c.is_control() || " ~^:?*[\\".contains(c) || c == '\u{7f}')
+    {
+        return false;
+    }
+    name.split('/')
+        .all(|part| !part.is_empty() && !part.starts_with('.') && !part.ends_with(".lock"))
+}
+
+impl Config {
+    /// Parse `text`, naming `origin` (a path, or `<rev>:fleet.toml`) in errors.
+    pub fn parse(text: &str, origin: &str) -> Result<Config> {
+        toml::from_str(text).map_err(|e| config_error(text, origin, &e))
+    }
+
+    /// Read `fleet.toml` from a checkout; defaults when there is none.
+    pub fn load(checkout: &Path) -> Result<(Config, Option<PathBuf>)> {
+        let path = checkout.join(FILE_NAME);
+        match std::fs::read_to_string(&path) {
+            Ok(text) => Ok((Config::parse(&text, &path.display().to_string())?, Some(path))),
+            Err(e) if e.kind() == std::io::ErrorKind::NotFound => Ok((Config::default(), None)),
+            Err(e) => Err(Error::env(format!("cannot read {}: {e}", path.display()))),
+        }
+    }
+
+    /// The effective configuration as TOML, for `fleet config`.
+    pub fn to_toml(&self) -> String {
+        toml::to_string_pretty(self).unwrap_or_default()
+    }
+}
+
+fn config_error(text: &str, origin: &str, e: &toml::de::Error) -> Error {
+    let message = e.message().trim_end();
+    let located = match e.span() {
+        Some(span) => {
+            let (line, column) = line_column(text, span.start);
+            let source_line = text.lines().nth(line - 1).unwrap_or("");
+            format!("{origin}:{line}:{column}: {message}\n  | {source_line}")
+        }
+        None => format!("{origin}: {message}"),
+    };
+    Error::usage(format!("invalid configuration: {located}")).with_help(
+        "fix the value at that position; `fleet config --default` prints every key with its default",
+    )
+}
+
+/// 1-based line and column (in characters) of byte `offset`.
+fn line_column(text: &str, offset: usize) -> (usize, usize) {
+    let before = &text[..offset.min(text.len())];
+    let line = before.matches('\n').count() + 1;
+    let line_start = before.rfind('\n').map_or(0, |i| i + 1);
+    (line, before[line_start..].chars().count() + 1)
+}
+
+/// The commented file `fleet init` writes. Kept equal to the defaults by a test.
+pub const TEMPLATE: &str = r#"# fleet.toml: how agents share this repository. Read from the target branch
+# when landing, so a lane cannot weaken its own gate. Every key is optional.
+
+[lanes]
+target = "main"          # the branch lanes land on
+prefix = "fleet/"        # agent NAME works on branch <prefix>NAME
+strategy = "rebase"      # rebase | merge | squash
+
+[gate]
+commands = []            # e.g. ["cargo test --locked"]; run on the exact tree that lands
+timeout = "30m"
+protected = ["fleet.toml", ".ci/**", ".github/**"]   # lanes touching these need --allow-protected
+
+[worktrees]
+root = "../.fleet-work"  # agent worktrees go here, relative to the shared checkout
+nested = []              # nested repositories (found automatically as well)
+max_behind = 25          # refuse a base this many commits behind the target
+
+[lint]
+agents = []              # agent CLIs besides the built-in list
+helpers = []             # your own approved spawn helpers, by qualified name
+"#;
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn template_parses_to_the_defaults() {
+        assert_eq!(Config::parse(TEMPLATE, "t").unwrap(), Config::default());
+    }
+
+    #[test]
+    fn unknown_key_names_line_and_column() {
+        let err = Config::parse("[lanes]\ntarget = \"main\"\ntargte = \"x\"\n", "f.toml").unwrap_err();
+        assert_eq!(err.kind, crate::error::Kind::Usage);
+        assert!(err.message.contains("f.toml:3:1"), "{}", err.message);
+        assert!(err.message.contains("targte"), "{}", err.message);
+    }
+
+    #[test]
+    fn bad_values_are_rejected_with_what_is_allowed() {
+        let err = Config::parse("[lanes]\nstrategy = \"yolo\"\n", "f").unwrap_err();
+        assert!(err.message.contains("f:2:12"), "{}", err.message);
+        assert!(err.message.contains("rebase"), "{}", err.message);
+        let err = Config::parse("[gate]\ntimeout = \"soon\"\n", "f").unwrap_err();
+        assert!(err.message.contains("not a duration"), "{}", err.message);
+        let err = Config::parse("[lanes]\ntarget = \"a..b\"\n", "f").unwrap_err();
+        assert!(err.message.contains("not a valid branch name"), "{}", err.message);
+        let err = Config::parse("[worktrees]\nmax_behind = -1\n", "f").unwrap_err();
+        assert!(err.message.contains("f:2:14"), "{}", err.message);
+    }
+
+    #[test]
+    fn branch_name_rules_match_git() {
+        for ok in ["main", "fleet/x", "feat/foo-bar", "a.b"] {
+            assert!(is_valid_branch_name(ok), "{ok}");
+        }
+        for bad in ["", "-x", "a..b", "a/", "/a", "a//b", ".a", "a/.b", "a.lock", "a b", "a~1", "a^", "a:b", "a\tb", "@", "x@{1}", "a."] {
+            assert!(!is_valid_branch_name(bad), "{bad}");
+        }
+    }
+}

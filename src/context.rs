@@ -1,0 +1,108 @@
+//! Where fleet is running: the repository, its shared checkout and its configuration.
+//!
+//! The shared checkout is the main worktree of the outermost fleet-managed repository.
+//! From inside a nested repository (or one of its agent worktrees) fleet climbs to the
+//! enclosing repository only when that one has a `fleet.toml`, so a project that happens
+//! to sit inside an unrelated repository (a dotfiles repo in `$HOME`) is left alone.
+
+use std::path::{Path, PathBuf};
+
+use crate::config::{self, Config};
+use crate::error::{Error, Result};
+use crate::git::Repo;
+
+pub struct Context {
+    /// The main repository (opened at the shared checkout).
+    pub repo: Repo,
+    /// The shared checkout: the main worktree's folder.
+    pub shared: PathBuf,
+    pub config: Config,
+    /// The file the configuration came from; `None` means defaults.
+    pub config_path: Option<PathBuf>,
+}
+
+impl Context {
+    pub fn locate(cwd: &Path) -> Result<Context> {
+        let repo = Repo::discover(cwd)?;
+        if repo.is_bare() {
+            return Err(Error::refused(format!(
+                "{} is a bare repository: there is no shared checkout to work from",
+                repo.git_dir().display()
+            ))
+            .with_help("run fleet in a non-bare clone"));
+        }
+        let mut shared = repo.main_workdir()?.ok_or_else(|| {
+            Error::refused("the main repository is bare: there is no shared checkout")
+                .with_help("run fleet in a non-bare clone")
+        })?;
+        // Canonical, so a checkout reached through a symlink compares equal to the
+        // real paths git records for linked worktrees.
+        shared = shared.canonicalize().unwrap_or(shared);
+        while let Some(outer) = enclosing_fleet_checkout(&shared) {
+            shared = outer;
+        }
+        let repo = Repo::open(&shared)?;
+        let (config, config_path) = Config::load(&shared)?;
+        Ok(Context {
+            repo,
+            shared,
+            config,
+            config_path,
+        })
+    }
+
+    /// Where agent worktrees go, lexically normalised (no `..` left in it).
+    pub fn worktree_root(&self) -> PathBuf {
+        normalize(&self.shared.join(self.config.worktrees.root.as_path()))
+    }
+
+    pub fn target(&self) -> &str {
+        self.config.lanes.target.as_str()
+    }
+
+    pub fn branch_for(&self, name: &str) -> String {
+        format!("{}{name}", self.config.lanes.prefix.as_str())
+    }
+
+    /// The tip of the target branch, or a configuration error naming the fix.
+    pub fn target_tip(&self) -> Result<crate::git::ObjectId> {
+        let target = self.target();
+        self.repo.branch_tip(target)?.ok_or_else(|| {
+            Error::usage(format!("the target branch `{target}` does not exist in {}", self.shared.display()))
+                .with_help(format!(
+                    "create it (`git branch {target}`) or set [lanes] target in {}",
+                    config::FILE_NAME
+                ))
+        })
+    }
+}
+
+/// The shared checkout of a fleet-managed repository that holds `checkout` as a nested
+/// repository, if any.
+fn enclosing_fleet_checkout(checkout: &Path) -> Option<PathBuf> {
+    let parent = checkout.parent()?;
+    let outer = Repo::discover(parent).ok()?;
+    let outer_shared = outer.main_workdir().ok()??;
+    let outer_shared = outer_shared.canonicalize().unwrap_or(outer_shared);
+    if outer_shared.join(config::FILE_NAME).is_file() && checkout.starts_with(&outer_shared) {
+        Some(outer_shared)
+    } else {
+        None
+    }
+}
+
+/// Resolve `.` and `..` without touching the file system.
+pub fn normalize(path: &Path) -> PathBuf {
+    use std::path::Component;
+    let mut out = PathBuf::new();
+    for component in path.components() {
+        match component {
+            Component::CurDir => {}
+            Component::ParentDir => {
+                out.pop();
+            }
+            other => out.push(other),
+        }
+    }
+    out
+}

@@ -1,0 +1,84 @@
+//! The git binary, for the operations gix 0.90 does not have. One function per
+//! operation, each saying why gix cannot do it. Every call runs through
+//! [`crate::proc`], in its own process group, with stdin closed.
+
+use std::path::Path;
+use std::process::Command;
+use std::time::Duration;
+
+use crate::error::{Error, Result};
+use crate::proc::{self, Input};
+
+/// Variables that would make git ignore `-C` and look at another repository.
+const REPO_OVERRIDES: [&str; 6] = [
+    "GIT_DIR",
+    "GIT_WORK_TREE",
+    "GIT_INDEX_FILE",
+    "GIT_COMMON_DIR",
+    "GIT_PREFIX",
+    "GIT_OBJECT_DIRECTORY",
+];
+
+/// A git command rooted at `dir`, blind to repository overrides in fleet's environment.
+fn git(dir: &Path) -> Command {
+    let mut cmd = Command::new("git");
+    cmd.arg("-C").arg(dir);
+    for var in REPO_OVERRIDES {
+        cmd.env_remove(var);
+    }
+    cmd
+}
+
+fn run(mut cmd: Command, what: &str) -> Result<proc::Output> {
+    let out = proc::run(&mut cmd, Input::Closed, Some(Duration::from_secs(600)), proc::DEFAULT_GRACE).map_err(|e| {
+        if e.kind() == std::io::ErrorKind::NotFound {
+            Error::env("the git binary was not found on PATH").with_help("install git 2.38 or newer")
+        } else {
+            Error::env(format!("cannot run git to {what}: {e}"))
+        }
+    })?;
+    if !out.success() {
+        return Err(Error::env(format!(
+            "git failed to {what} (exit {}): {}",
+            out.code(),
+            out.stderr_str().trim()
+        )));
+    }
+    Ok(out)
+}
+
+/// Check out the submodule at `path` inside the worktree `workdir`, cloning from
+/// `local_source` (the shared checkout's copy of that submodule) so no network is used.
+///
+/// Why git: gix 0.90 can read submodules but cannot init, clone or update them.
+/// Only the `file` protocol is allowed, so a submodule we have no local copy of fails
+/// loudly instead of reaching for the network.
+pub fn submodule_update_from_local(workdir: &Path, name: &str, path: &str, local_source: &Path) -> Result<()> {
+    let mut cmd = git(workdir);
+    cmd.env("GIT_ALLOW_PROTOCOL", "file")
+        .env("GIT_TERMINAL_PROMPT", "0")
+        .arg("-c")
+        .arg(format!("submodule.{name}.url={}", local_source.display()))
+        .args(["-c", "protocol.file.allow=always"])
+        .args(["submodule", "update", "--init", "--no-fetch", "--", path]);
+    run(cmd, &format!("populate submodule {path}")).map(|_| ())
+}
+
+/// Point a populated submodule's `origin` back at its real URL after a local clone.
+///
+/// Why git: gix can write config, but this keeps the submodule step in one tool.
+pub fn set_origin_url(repo_dir: &Path, url: &str) -> Result<()> {
+    let mut cmd = git(repo_dir);
+    cmd.args(["remote", "set-url", "origin", url]);
+    run(cmd, "restore the submodule's origin URL").map(|_| ())
+}
+
+/// Drop the records of worktrees whose folders are gone.
+///
+/// Why git: gix 0.90 has no worktree prune (crate-status lists it as missing).
+pub fn worktree_prune(repo_dir: &Path) -> Result<String> {
+    let mut cmd = git(repo_dir);
+    cmd.args(["worktree", "prune", "--verbose"]);
+    let out = run(cmd, "prune worktree records")?;
+    Ok(format!("{}{}", out.stdout_str(), out.stderr_str()))
+}

@@ -1,0 +1,408 @@
+//! The only place that talks to git.
+//!
+//! gix does the reads, the object work and every ref update (compare-and-swap, so a ref
+//! only moves from the value we saw). The git binary is used only where gix 0.90 lacks
+//! the operation; those calls live in [`cli`], one function each, with the reason.
+
+pub mod cli;
+
+use std::path::{Path, PathBuf};
+use std::sync::atomic::AtomicBool;
+
+use gix::bstr::ByteSlice;
+use gix::refs::Target;
+use gix::refs::transaction::{Change, LogChange, PreviousValue, RefEdit, RefLog};
+
+use crate::error::{Context, Error, Result};
+
+pub use gix::ObjectId;
+
+/// One repository as seen from one of its worktrees (or a bare repository).
+pub struct Repo {
+    inner: gix::Repository,
+}
+
+/// A worktree of a repository, main or linked, as registered with git.
+#[derive(Clone, Debug)]
+pub struct WorktreeInfo {
+    /// The checkout folder (may be gone for a prunable linked worktree).
+    pub path: PathBuf,
+    /// `None` for the main worktree; the id under `<common>/worktrees/` otherwise.
+    pub id: Option<String>,
+    /// Short branch name, `None` when detached or unreadable.
+    pub branch: Option<String>,
+    pub head: Option<ObjectId>,
+    pub is_main: bool,
+    pub locked: bool,
+    /// The folder is gone: `fleet worktree prune` would drop the record.
+    pub missing: bool,
+}
+
+impl Repo {
+    /// Find the repository `path` belongs to, walking up like git does.
+    /// `GIT_DIR` and friends are not consulted: callers that care check them.
+    pub fn discover(path: &Path) -> Result<Repo> {
+        let inner = gix::discover(path).map_err(|e| {
+            Error::refused(format!("{} is not inside a git repository ({e})", path.display()))
+                .with_help("run fleet inside a git checkout, or `git init` one first")
+        })?;
+        Ok(Repo { inner })
+    }
+
+    /// Open the repository whose worktree or git dir is exactly `path`.
+    pub fn open(path: &Path) -> Result<Repo> {
+        let inner = gix::open(path).context(|| format!("cannot open the repository at {}", path.display()))?;
+        Ok(Repo { inner })
+    }
+
+    pub fn gix(&self) -> &gix::Repository {
+        &self.inner
+    }
+
+    /// The checkout folder of this worktree, `None` for a bare repository.
+    pub fn workdir(&self) -> Option<PathBuf> {
+        self.inner.workdir().map(absolute)
+    }
+
+    pub fn git_dir(&self) -> PathBuf {
+        absolute(self.inner.git_dir())
+    }
+
+    pub fn common_dir(&self) -> PathBuf {
+        absolute(self.inner.common_dir())
+    }
+
+    pub fn is_bare(&self) -> bool {
+        self.inner.is_bare()
+    }
+
+    /// True for a linked worktree (`git worktree add`), false for the main worktree.
+    pub fn is_linked_worktree(&self) -> bool {
+        self.inner.kind() == gix::repository::Kind::LinkedWorkTree
+    }
+
+    /// The main worktree's folder: the shared checkout. `None` when the main repo is bare.
+    pub fn main_workdir(&self) -> Result<Option<PathBuf>> {
+        if !self.is_linked_worktree() {
+            return Ok(self.workdir());
+        }
+        let main = self.inner.main_repo().context(|| "cannot open the main worktree".into())?;
+        Ok(main.workdir().map(absolute))
+    }
+
+    /// Open the repository of the main worktree.
+    pub fn main_repo(&self) -> Result<Repo> {
+        let inner = self.inner.main_repo().context(|| "cannot open the main worktree".into())?;
+        Ok(Repo { inner })
+    }
+
+    /// Short name of the checked-out branch; `None` on a detached HEAD.
+    pub fn head_branch(&self) -> Result<Option<String>> {
+        let name = self.inner.head_name().context(|| "cannot read HEAD".into())?;
+        Ok(name.map(|n| n.shorten().to_string()))
+    }
+
+    /// The commit HEAD points at; `None` on an unborn branch.
+    pub fn head_id(&self) -> Result<Option<ObjectId>> {
+        let mut head = self.inner.head().context(|| "cannot read HEAD".into())?;
+        if head.is_unborn() {
+            return Ok(None);
+        }
+        let id = head.try_peel_to_id().context(|| "cannot resolve HEAD".into())?;
+        Ok(id.map(|id| id.detach()))
+    }
+
+    /// Resolve a revision to a commit id.
+    pub fn resolve_commit(&self, rev: &str) -> Result<ObjectId> {
+        let id = self.inner.rev_parse_single(rev).map_err(|e| {
+            Error::usage(format!("cannot resolve revision `{rev}`: {e}"))
+                .with_help("pass a branch, tag or commit that exists in this repository")
+        })?;
+        let commit = id
+            .object()
+            .and_then(|o| o.peel_to_commit())
+            .map_err(|e| Error::usage(format!("revision `{rev}` is not a commit: {e}")))?;
+        Ok(commit.id)
+    }
+
+    /// The tip of local branch `name`, `None` if there is no such branch.
+    pub fn branch_tip(&self, name: &str) -> Result<Option<ObjectId>> {
+        self.ref_target(&format!("refs/heads/{name}"))
+    }
+
+    /// The object a full ref name points at (peeled through symbolic refs).
+    pub fn ref_target(&self, full_name: &str) -> Result<Option<ObjectId>> {
+        let Some(mut reference) = self
+            .inner
+            .try_find_reference(full_name)
+            .context(|| format!("cannot read {full_name}"))?
+        else {
+            return Ok(None);
+        };
+        let id = reference.peel_to_id().context(|| format!("cannot resolve {full_name}"))?;
+        Ok(Some(id.detach()))
+    }
+
+    /// Number of commits reachable from `tip` but not from `hide` (`git rev-list --count hide..tip`).
+    pub fn count_exclusive(&self, tip: ObjectId, hide: ObjectId) -> Result<usize> {
+        if tip == hide {
+            return Ok(0);
+        }
+        let walk = self
+            .inner
+            .rev_walk([tip])
+            .with_hidden([hide])
+            .all()
+            .context(|| format!("cannot walk history from {tip}"))?;
+        let mut n = 0;
+        for info in walk {
+            info.context(|| format!("cannot walk history from {tip}"))?;
+            n += 1;
+        }
+        Ok(n)
+    }
+
+    /// (ahead, behind) of `tip` relative to `base`.
+    pub fn ahead_behind(&self, tip: ObjectId, base: ObjectId) -> Result<(usize, usize)> {
+        Ok((self.count_exclusive(tip, base)?, self.count_exclusive(base, tip)?))
+    }
+
+    /// Commit time (seconds since the epoch) of `id`.
+    pub fn commit_time(&self, id: ObjectId) -> Result<i64> {
+        let commit = self.inner.find_commit(id).context(|| format!("cannot read commit {id}"))?;
+        let time = commit.time().context(|| format!("cannot read the time of commit {id}"))?;
+        Ok(time.seconds)
+    }
+
+    pub fn tree_of(&self, commit: ObjectId) -> Result<ObjectId> {
+        let commit = self.inner.find_commit(commit).context(|| format!("cannot read commit {commit}"))?;
+        Ok(commit.tree_id().context(|| "cannot read tree".to_string())?.detach())
+    }
+
+    /// Are all the changes of `branch` already in `target`? True when merging `branch`
+    /// into `target` would not change `target`'s tree: this counts squash, rebase and
+    /// cherry-pick landings, which ancestry alone would miss.
+    pub fn changes_already_in(&self, branch: ObjectId, target: ObjectId) -> Result<bool> {
+        if self.count_exclusive(branch, target)? == 0 {
+            return Ok(true);
+        }
+        // Merge in memory: objects the merge writes go to a throwaway store.
+        let repo = self.inner.clone().with_object_memory();
+        let options = repo
+            .tree_merge_options()
+            .context(|| "cannot configure an in-memory merge".into())?;
+        let labels = gix::merge::blob::builtin_driver::text::Labels {
+            ancestor: None,
+            current: None,
+            other: None,
+        };
+        let mut outcome = match repo.merge_commits(target, branch, labels, options.into()) {
+            Ok(outcome) => outcome,
+            // No merge base: unrelated histories, so the branch is certainly not in.
+            Err(_) => return Ok(false),
+        };
+        if outcome
+            .tree_merge
+            .has_unresolved_conflicts(gix::merge::tree::TreatAsUnresolved::git())
+        {
+            return Ok(false);
+        }
+        let merged = outcome
+            .tree_merge
+            .tree
+            .write()
+            .context(|| "cannot write the merged tree".into())?;
+        Ok(merged.detach() == self.tree_of(target)?)
+    }
+
+    /// Uncommitted changes: staged, unstaged or untracked (ignored files do not count,
+    /// nor do nested repositories, which are checked on their own).
+    pub fn is_dirty(&self) -> Result<bool> {
+        Ok(!self.dirty_paths(1)?.is_empty())
+    }
+
+    /// Up to `limit` paths with uncommitted changes, for messages.
+    pub fn dirty_paths(&self, limit: usize) -> Result<Vec<String>> {
+        let what = || "cannot compute the status of the worktree".to_string();
+        let iter = self
+            .inner
+            .status(gix::progress::Discard)
+            .context(what)?
+            .untracked_files(gix::status::UntrackedFiles::Collapsed)
+            .into_iter(Vec::<gix::bstr::BString>::new())
+            .context(what)?;
+        let mut paths = Vec::new();
+        for item in iter {
+            let item = item.context(what)?;
+            if is_nested_repository(&item) {
+                continue;
+            }
+            paths.push(item.location().to_str_lossy().into_owned());
+            if paths.len() >= limit {
+                break;
+            }
+        }
+        Ok(paths)
+    }
+
+    /// Every worktree of this repository: the main one first, then the linked ones.
+    pub fn worktrees(&self) -> Result<Vec<WorktreeInfo>> {
+        let main = self.main_repo()?;
+        let mut out = Vec::new();
+        if let Some(path) = main.workdir() {
+            out.push(WorktreeInfo {
+                path,
+                id: None,
+                branch: main.head_branch().ok().flatten(),
+                head: main.head_id().ok().flatten(),
+                is_main: true,
+                locked: false,
+                missing: false,
+            });
+        }
+        let proxies = self.inner.worktrees().context(|| "cannot list worktrees".into())?;
+        for proxy in proxies {
+            let id = proxy.id().ok().map(|id| id.to_str_lossy().into_owned());
+            let path = proxy.base().map(|p| absolute(&p)).unwrap_or_default();
+            let missing = !path.exists();
+            let locked = proxy.is_locked();
+            let (branch, head) = read_linked_head(proxy.git_dir());
+            out.push(WorktreeInfo {
+                path,
+                id,
+                branch,
+                head,
+                is_main: false,
+                locked,
+                missing,
+            });
+        }
+        Ok(out)
+    }
+
+    /// Create branch `name` at `at`; fails if it already exists elsewhere.
+    pub fn create_branch(&self, name: &str, at: ObjectId, reason: &str) -> Result<()> {
+        let full = format!("refs/heads/{name}");
+        self.edit(&full, Some(at), PreviousValue::MustNotExist, reason)
+            .map_err(|e| Error::refused(format!("cannot create branch {name}: {e}")))
+    }
+
+    /// Move `full_name` from exactly `old` to `new` (compare-and-swap). `old == None`
+    /// means the ref must not exist yet. Nothing changes when someone moved it first.
+    pub fn cas_update(&self, full_name: &str, old: Option<ObjectId>, new: ObjectId, reason: &str) -> Result<()> {
+        let expected = match old {
+            Some(old) => PreviousValue::MustExistAndMatch(Target::Object(old)),
+            None => PreviousValue::MustNotExist,
+        };
+        self.edit(full_name, Some(new), expected, reason).map_err(|e| {
+            let now = self.ref_target(full_name).ok().flatten();
+            Error::refused(format!(
+                "{full_name} was not updated: expected {}, found {} ({e})",
+                describe(old),
+                describe(now)
+            ))
+            .with_help("someone else moved it first; re-read and try again")
+        })
+    }
+
+    /// Delete `full_name` only if it still points at `expected`.
+    pub fn cas_delete(&self, full_name: &str, expected: ObjectId) -> Result<()> {
+        self.edit(full_name, None, PreviousValue::MustExistAndMatch(Target::Object(expected)), "")
+            .map_err(|e| Error::refused(format!("cannot delete {full_name}: {e}")))
+    }
+
+    fn edit(&self, full_name: &str, new: Option<ObjectId>, expected: PreviousValue, reason: &str) -> std::result::Result<(), String> {
+        let name: gix::refs::FullName = full_name.try_into().map_err(|e| format!("{e}"))?;
+        let change = match new {
+            Some(new) => Change::Update {
+                log: LogChange {
+                    mode: RefLog::AndReference,
+                    force_create_reflog: false,
+                    message: format!("fleet: {reason}").into(),
+                },
+                expected,
+                new: Target::Object(new),
+            },
+            None => Change::Delete {
+                expected,
+                log: RefLog::AndReference,
+            },
+        };
+        self.inner
+            .edit_reference(RefEdit {
+                change,
+                name,
+                deref: false,
+            })
+            .map(|_| ())
+            .map_err(|e| e.to_string())
+    }
+
+    /// Add a linked worktree at `path` on the existing local branch `branch`.
+    pub fn add_worktree(&self, path: &Path, branch: &str) -> Result<()> {
+        let name: gix::refs::FullName = format!("refs/heads/{branch}")
+            .try_into()
+            .map_err(|e| Error::usage(format!("bad branch name {branch}: {e}")))?;
+        let interrupt = AtomicBool::new(false);
+        self.inner
+            .add_worktree(path, gix::worktree::add::Head::Attached(name), gix::progress::Discard, &interrupt)
+            .map_err(|e| Error::env(format!("cannot create the worktree {}: {e}", path.display())))?;
+        Ok(())
+    }
+
+    /// Remove the linked worktree at `path`: its folder and its registration.
+    /// The branch stays. Callers have checked for unsaved work already.
+    pub fn remove_worktree(&self, path: &Path) -> Result<()> {
+        self.inner
+            .remove_worktree(path, gix::worktree::remove::Force::DiscardChanges, gix::progress::Discard)
+            .map_err(|e| Error::env(format!("cannot remove the worktree {}: {e}", path.display())))
+    }
+}
+
+/// Read a linked worktree's HEAD straight from its private git dir, so a worktree
+/// whose folder is gone still reports its branch.
+fn read_linked_head(git_dir: &Path) -> (Option<String>, Option<ObjectId>) {
+    let Ok(text) = std::fs::read_to_string(git_dir.join("HEAD")) else {
+        return (None, None);
+    };
+    let text = text.trim();
+    if let Some(full) = text.strip_prefix("ref: ") {
+        let branch = full.strip_prefix("refs/heads/").unwrap_or(full).to_string();
+        let common = git_dir.parent().and_then(Path::parent);
+        let head = common.and_then(|c| Repo::open(c).ok()).and_then(|r| r.ref_target(full).ok().flatten());
+        (Some(branch), head)
+    } else {
+        (None, ObjectId::from_hex(text.as_bytes()).ok())
+    }
+}
+
+fn is_nested_repository(item: &gix::status::Item) -> bool {
+    use gix::status::index_worktree::Item as W;
+    match item {
+        gix::status::Item::IndexWorktree(W::DirectoryContents { entry, .. }) => {
+            entry.disk_kind == Some(gix::dir::entry::Kind::Repository)
+        }
+        _ => false,
+    }
+}
+
+fn describe(id: Option<ObjectId>) -> String {
+    id.map_or_else(|| "no ref".into(), |id| id.to_hex_with_len(12).to_string())
+}
+
+/// Make a path absolute without resolving symlinks (the caller decides about those).
+pub fn absolute(path: &Path) -> PathBuf {
+    std::path::absolute(path).unwrap_or_else(|_| path.to_path_buf())
+}
+
+impl Repo {
+    /// Wrap a repository that was opened by other means (preflight discovers by hand).
+    pub fn from_gix(inner: gix::Repository) -> Repo {
+        Repo { inner }
+    }
+}
+
+/// A git path (bytes) as a file-system path.
+pub fn bstr_path(path: &gix::bstr::BStr) -> PathBuf {
+    PathBuf::from(path.to_str_lossy().into_owned())
+}

@@ -1,0 +1,16 @@
+//! fleet: git-native worktrees, landing and merge gate for teams of coding agents.
+//!
+//! The binary is a thin shell over this library: [`commands::run`] takes a parsed
+//! command line and returns the exit code.
+
+pub mod cli;
+pub mod commands;
+pub mod config;
+pub mod context;
+pub mod error;
+pub mod git;
+pub mod nested;
+pub mod preflight;
+pub mod proc;
+pub mod ui;
+pub mod worktree;

@@ -1,0 +1,116 @@
+//! Nested repositories: separate git repositories living in folders of another
+//! repository's checkout that the outer one does not track (not submodules).
+//!
+//! A worktree of the outer repository does not isolate them, so each agent worktree
+//! gets a linked worktree of every nested repository, at the same relative path.
+//! Found by walking the shared checkout (symlinks are not followed), plus the ones
+//! listed in `[worktrees] nested`.
+
+use std::collections::BTreeSet;
+use std::path::{Path, PathBuf};
+
+use crate::git::Repo;
+
+/// A nested repository, relative to the outer shared checkout.
+#[derive(Clone, Debug, PartialEq, Eq, PartialOrd, Ord)]
+pub struct Nested {
+    /// Path relative to the outer shared checkout, e.g. `cockpit` or `cockpit/engine`.
+    pub rel: PathBuf,
+    /// How many repositories enclose it: 1 for a direct child of the outer repository.
+    pub depth: usize,
+}
+
+/// Every nested repository under `shared`, parents before children.
+/// `skip` is a folder not to enter (the agent worktree root when it lies inside).
+/// Returns the repositories and warnings for listed ones that are missing.
+pub fn discover(shared: &Path, listed: &[PathBuf], skip: &Path) -> (Vec<Nested>, Vec<String>) {
+    let mut found = BTreeSet::new();
+    let submodules = submodule_paths(shared);
+    walk(shared, shared, skip, &submodules, 1, &mut found);
+    let mut warnings = Vec::new();
+    for rel in listed {
+        let abs = shared.join(rel);
+        if found.iter().any(|n: &Nested| &n.rel == rel) {
+            continue;
+        }
+        if abs.join(".git").exists() {
+            let depth = found.iter().filter(|n| rel.starts_with(&n.rel)).count() + 1;
+            found.insert(Nested { rel: rel.clone(), depth });
+        } else {
+            warnings.push(format!(
+                "[worktrees] nested lists `{}`, but {} is not a git repository; skipped",
+                rel.display(),
+                abs.display()
+            ));
+        }
+    }
+    let mut list: Vec<Nested> = found.into_iter().collect();
+    list.sort_by(|a, b| a.depth.cmp(&b.depth).then(a.rel.cmp(&b.rel)));
+    (list, warnings)
+}
+
+fn walk(shared: &Path, dir: &Path, skip: &Path, submodules: &BTreeSet<PathBuf>, depth: usize, found: &mut BTreeSet<Nested>) {
+    let Ok(entries) = std::fs::read_dir(dir) else {
+        return;
+    };
+    for entry in entries.flatten() {
+        let Ok(kind) = entry.file_type() else { continue };
+        if !kind.is_dir() || entry.file_name() == ".git" {
+            continue;
+        }
+        let path = entry.path();
+        if path == skip {
+            continue;
+        }
+        match classify(&path) {
+            Dot::None => walk(shared, &path, skip, submodules, depth, found),
+            Dot::LinkedWorktree => {}
+            Dot::Repository => {
+                if submodules.contains(&path) {
+                    continue;
+                }
+                let rel = path.strip_prefix(shared).unwrap_or(&path).to_path_buf();
+                found.insert(Nested { rel, depth });
+                let inner = submodule_paths(&path);
+                walk(shared, &path, skip, &inner, depth + 1, found);
+            }
+        }
+    }
+}
+
+enum Dot {
+    None,
+    Repository,
+    /// A linked worktree of some repository (an agent worktree, say): not ours to enter.
+    LinkedWorktree,
+}
+
+fn classify(dir: &Path) -> Dot {
+    let dot_git = dir.join(".git");
+    match std::fs::symlink_metadata(&dot_git) {
+        Ok(meta) if meta.is_dir() => Dot::Repository,
+        Ok(meta) if meta.is_file() => {
+            let text = std::fs::read_to_string(&dot_git).unwrap_or_default();
+            if text.contains("/worktrees/") {
+                Dot::LinkedWorktree
+            } else {
+                Dot::Repository
+            }
+        }
+        _ => Dot::None,
+    }
+}
+
+/// Absolute paths of the submodules registered in the checkout at `dir`.
+fn submodule_paths(dir: &Path) -> BTreeSet<PathBuf> {
+    let mut out = BTreeSet::new();
+    let Ok(repo) = Repo::open(dir) else { return out };
+    if let Ok(Some(subs)) = repo.gix().submodules() {
+        for sub in subs {
+            if let Ok(path) = sub.path() {
+                out.insert(dir.join(crate::git::bstr_path(path.as_ref())));
+            }
+        }
+    }
+    out
+}

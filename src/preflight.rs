@@ -1,0 +1,246 @@
+//! `fleet preflight`: a worker's first action, "where am I?".
+//!
+//! Promise: exit 0 only inside an agent worktree (outer or nested) whose branch is its
+//! own lane branch. Anything else, including anything fleet cannot determine for sure,
+//! is a failure with the reason: blind is never a pass.
+
+use std::path::{Path, PathBuf};
+
+use serde::Serialize;
+
+use crate::config::Config;
+use crate::context::Context;
+use crate::error::Result;
+use crate::git::Repo;
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum Place {
+    /// An agent worktree of the outer repository.
+    Agent,
+    /// A nested repository's worktree inside an agent worktree.
+    NestedAgent,
+    /// The shared checkout (the main worktree) of the outer repository.
+    Shared,
+    /// The shared checkout of a nested repository.
+    NestedShared,
+    /// Somewhere fleet cannot vouch for: outside a repository, bare, detached,
+    /// overridden by `GIT_DIR`, a worktree that is not an agent's, a wrong branch.
+    Blind,
+}
+
+#[derive(Debug, Serialize)]
+pub struct Report {
+    pub ok: bool,
+    pub place: Place,
+    /// The outer repository's shared checkout, when known.
+    pub repo: Option<PathBuf>,
+    /// The worktree this folder belongs to.
+    pub worktree: Option<PathBuf>,
+    pub agent: Option<String>,
+    /// Path of the nested repository relative to the outer checkout.
+    pub nested: Option<PathBuf>,
+    pub branch: Option<String>,
+    /// The lane this worktree's branch lands as.
+    pub lane: Option<String>,
+    /// Why this is not a pass.
+    pub problem: Option<String>,
+}
+
+impl Report {
+    fn blind(problem: impl Into<String>) -> Report {
+        Report {
+            ok: false,
+            place: Place::Blind,
+            repo: None,
+            worktree: None,
+            agent: None,
+            nested: None,
+            branch: None,
+            lane: None,
+            problem: Some(problem.into()),
+        }
+    }
+}
+
+pub fn inspect(cwd: &Path) -> Report {
+    match try_inspect(cwd) {
+        Ok(report) => report,
+        Err(e) => Report::blind(e.message),
+    }
+}
+
+fn try_inspect(cwd: &Path) -> Result<Report> {
+    let cwd = cwd.canonicalize().unwrap_or_else(|_| cwd.to_path_buf());
+    let Ok(repo) = gix::discover(&cwd) else {
+        return Ok(Report::blind(format!("{} is not inside a git repository", cwd.display())));
+    };
+    let repo = Repo::from_gix(repo);
+    if let Some(problem) = env_override_problem(&repo) {
+        return Ok(Report::blind(problem));
+    }
+    if repo.is_bare() {
+        return Ok(Report::blind(format!("{} is a bare repository", repo.git_dir().display())));
+    }
+    let Some(workdir) = repo.workdir().map(|w| canon(&w)) else {
+        return Ok(Report::blind("this repository has no worktree"));
+    };
+    let branch = repo.head_branch()?;
+    if !repo.is_linked_worktree() {
+        return Ok(shared_report(&workdir, branch));
+    }
+    let main = canon(&repo.main_workdir()?.unwrap_or_default());
+    let mut report = match outer_of(&main) {
+        Some((outer, rel)) => nested_report(&workdir, &outer, &rel)?,
+        None => agent_report(&workdir, &main)?,
+    };
+    report.branch = branch.clone();
+    let Some(expected) = report.lane.clone() else {
+        return Ok(report);
+    };
+    report.problem = match branch {
+        None => Some(format!("HEAD is detached; an agent works on its lane branch {expected}")),
+        Some(b) if b != expected => Some(format!(
+            "this worktree is on {b}, but agent {}'s lane branch is {expected}",
+            report.agent.as_deref().unwrap_or("?")
+        )),
+        Some(_) => None,
+    };
+    report.ok = report.problem.is_none();
+    if !report.ok {
+        report.place = Place::Blind;
+    }
+    Ok(report)
+}
+
+/// `GIT_DIR`/`GIT_WORK_TREE` that point somewhere other than this folder make every git
+/// command disagree with what fleet sees: refuse to guess.
+fn env_override_problem(repo: &Repo) -> Option<String> {
+    let check = |var: &str, actual: Option<PathBuf>| -> Option<String> {
+        let value = std::env::var_os(var)?;
+        let given = canon(Path::new(&value));
+        match actual.map(|a| canon(&a)) {
+            Some(actual) if actual == given => None,
+            _ => Some(format!(
+                "{var}={} points somewhere other than the repository of this folder",
+                Path::new(&value).display()
+            )),
+        }
+    };
+    check("GIT_DIR", Some(repo.git_dir())).or_else(|| check("GIT_WORK_TREE", repo.workdir()))
+}
+
+fn shared_report(workdir: &Path, branch: Option<String>) -> Report {
+    let (place, repo, nested) = match outer_of(workdir) {
+        Some((outer, rel)) => (Place::NestedShared, outer, Some(rel)),
+        None => (Place::Shared, workdir.to_path_buf(), None),
+    };
+    let what = match &nested {
+        Some(rel) => format!("the shared checkout of nested repository {}", rel.display()),
+        None => "the shared checkout".to_string(),
+    };
+    Report {
+        ok: false,
+        place,
+        repo: Some(repo),
+        worktree: Some(workdir.to_path_buf()),
+        agent: None,
+        nested,
+        branch,
+        lane: None,
+        problem: Some(format!(
+            "this is {what}: agents never work here; use `fleet worktree new NAME` (or `fleet preflight --agent NAME --create`)"
+        )),
+    }
+}
+
+/// The outer repository whose checkout holds the repository checked out at `checkout`
+/// as a nested repository: its shared checkout and the relative path.
+fn outer_of(checkout: &Path) -> Option<(PathBuf, PathBuf)> {
+    let parent = checkout.parent()?;
+    let outer = gix::discover(parent).ok()?;
+    let outer = Repo::from_gix(outer);
+    let outer_shared = canon(&outer.main_workdir().ok()??);
+    let outer_workdir = canon(&outer.workdir()?);
+    let rel = checkout.strip_prefix(&outer_workdir).ok()?.to_path_buf();
+    // Climb further: the outer may itself be nested.
+    match outer_of(&outer_shared) {
+        Some((outermost, outer_rel)) if outer_workdir == outer_shared => Some((outermost, outer_rel.join(rel))),
+        _ => Some((outer_shared, rel)),
+    }
+}
+
+fn agent_report(workdir: &Path, shared: &Path) -> Result<Report> {
+    let (config, _) = Config::load(shared)?;
+    let root = canon(&crate::context::normalize(&shared.join(config.worktrees.root.as_path())));
+    let mut report = Report::blind("");
+    report.repo = Some(shared.to_path_buf());
+    report.worktree = Some(workdir.to_path_buf());
+    if workdir.parent() != Some(root.as_path()) {
+        report.problem = Some(format!(
+            "{} is a linked worktree, but not an agent worktree (those live in {})",
+            workdir.display(),
+            root.display()
+        ));
+        return Ok(report);
+    }
+    let name = workdir.file_name().unwrap_or_default().to_string_lossy().into_owned();
+    report.place = Place::Agent;
+    report.lane = Some(format!("{}{name}", config.lanes.prefix.as_str()));
+    report.agent = Some(name);
+    Ok(report)
+}
+
+/// A nested repository's linked worktree: it must sit at `rel` inside an agent
+/// worktree of the outer repository, on that agent's branch.
+fn nested_report(workdir: &Path, outer: &Path, rel: &Path) -> Result<Report> {
+    let ctx = Context::locate(outer)?;
+    let root = canon(&ctx.worktree_root());
+    let agent_dir = strip_suffix(workdir, rel);
+    let mut report = Report::blind("");
+    report.repo = Some(outer.to_path_buf());
+    report.worktree = Some(workdir.to_path_buf());
+    report.nested = Some(rel.to_path_buf());
+    let Some(agent_dir) = agent_dir.filter(|a| a.parent() == Some(root.as_path())) else {
+        report.problem = Some(format!(
+            "{} is a worktree of nested repository {}, but not inside an agent worktree under {}",
+            workdir.display(),
+            rel.display(),
+            root.display()
+        ));
+        return Ok(report);
+    };
+    let registered = ctx
+        .repo
+        .worktrees()?
+        .into_iter()
+        .any(|w| !w.is_main && canon(&w.path) == agent_dir);
+    if !registered {
+        report.problem = Some(format!(
+            "{} is not a worktree of {}",
+            agent_dir.display(),
+            outer.display()
+        ));
+        return Ok(report);
+    }
+    let name = agent_dir.file_name().unwrap_or_default().to_string_lossy().into_owned();
+    report.place = Place::NestedAgent;
+    report.lane = Some(ctx.branch_for(&name));
+    report.agent = Some(name);
+    Ok(report)
+}
+
+fn strip_suffix(path: &Path, suffix: &Path) -> Option<PathBuf> {
+    if !path.ends_with(suffix) {
+        return None;
+    }
+    let mut path = path.to_path_buf();
+    for _ in suffix.components() {
+        path.pop();
+    }
+    Some(path)
+}
+
+fn canon(path: &Path) -> PathBuf {
+    path.canonicalize().unwrap_or_else(|_| path.to_path_buf())
+}

@@ -1,0 +1,431 @@
+//! Process groups: every child process fleet starts goes through this module.
+//!
+//! Promise: a child runs as the leader of a new process group, and the whole group is
+//! signalled when the child times out, when fleet hits an error or is interrupted, and
+//! also after the child exits cleanly, so helpers it left behind die with it.
+//!
+//! PID reuse: the group is only signalled while its leader is known to be unreaped
+//! (alive or a zombie we have not collected), so the group id is still ours. Exit is
+//! observed with `waitid(WNOWAIT)`, which leaves the zombie in place until the group has
+//! been cleaned up; only then is the leader reaped.
+//!
+//! Ctrl-C: a child in its own group does not get the terminal's SIGINT, so fleet keeps a
+//! fixed table of live group ids and its signal handler terminates them before fleet
+//! itself dies.
+
+use std::io::{self, Read, Write};
+use std::os::unix::process::{CommandExt, ExitStatusExt};
+use std::process::{Child, Command, ExitStatus, Stdio};
+use std::sync::Once;
+use std::sync::atomic::{AtomicI32, Ordering};
+use std::thread;
+use std::time::{Duration, Instant};
+
+/// How long a group gets between SIGTERM and SIGKILL unless the caller says otherwise.
+pub const DEFAULT_GRACE: Duration = Duration::from_secs(2);
+
+const SLOTS: usize = 128;
+static LIVE_GROUPS: [AtomicI32; SLOTS] = [const { AtomicI32::new(0) }; SLOTS];
+static INSTALL_HANDLERS: Once = Once::new();
+
+/// What to feed the child on stdin. Never `/dev/null`: on some machines it has been a
+/// plain file that other programs write into.
+pub enum Input {
+    /// A pipe closed at once: the child sees end-of-file.
+    Closed,
+    /// These bytes, then end-of-file.
+    Bytes(Vec<u8>),
+    /// fleet's own stdin (interactive commands).
+    Inherit,
+}
+
+/// A running child that leads its own process group.
+pub struct Group {
+    child: Child,
+    pgid: i32,
+    reaped: Option<ExitStatus>,
+}
+
+/// The result of [`run`].
+#[derive(Debug)]
+pub struct Output {
+    pub status: ExitStatus,
+    pub stdout: Vec<u8>,
+    pub stderr: Vec<u8>,
+    pub timed_out: bool,
+}
+
+impl Output {
+    /// The exit code, with a signal death mapped to 128+signal like a shell does.
+    pub fn code(&self) -> i32 {
+        self.status
+            .code()
+            .unwrap_or_else(|| 128 + self.status.signal().unwrap_or(0))
+    }
+    pub fn success(&self) -> bool {
+        self.status.success() && !self.timed_out
+    }
+    pub fn stdout_str(&self) -> String {
+        String::from_utf8_lossy(&self.stdout).into_owned()
+    }
+    pub fn stderr_str(&self) -> String {
+        String::from_utf8_lossy(&self.stderr).into_owned()
+    }
+}
+
+impl Group {
+    /// Start `cmd` as the leader of a new process group.
+    pub fn spawn(cmd: &mut Command) -> io::Result<Group> {
+        install_signal_handlers();
+        cmd.process_group(0);
+        let child = cmd.spawn()?;
+        let pgid = child.id() as i32;
+        register(pgid);
+        Ok(Group {
+            child,
+            pgid,
+            reaped: None,
+        })
+    }
+
+    pub fn id(&self) -> u32 {
+        self.child.id()
+    }
+
+    /// Wait until the leader exits or `deadline` passes; `true` when it exited.
+    /// The leader is left as a zombie so the group id cannot be reused yet.
+    pub fn wait_exit(&mut self, deadline: Option<Instant>) -> io::Result<bool> {
+        let mut pause = Duration::from_micros(200);
+        loop {
+            if self.reaped.is_some() || leader_exited(self.pgid)? {
+                return Ok(true);
+            }
+            if deadline.is_some_and(|d| Instant::now() >= d) {
+                return Ok(false);
+            }
+            thread::sleep(pause);
+            pause = (pause * 2).min(Duration::from_millis(20));
+        }
+    }
+
+    /// Send `signal` to the whole group, only while the leader is unreaped.
+    pub fn signal(&self, signal: i32) {
+        if self.reaped.is_none() && self.pgid > 1 {
+            // SAFETY: killpg has no memory-safety preconditions; the pgid is our child's.
+            unsafe {
+                libc::killpg(self.pgid, signal);
+            }
+        }
+    }
+
+    /// Clean up the group after the leader exited (or to stop it): SIGTERM to every
+    /// member, SIGKILL after `grace`, then reap the leader.
+    pub fn finish(mut self, grace: Duration) -> io::Result<ExitStatus> {
+        self.terminate(grace);
+        self.reap()
+    }
+
+    fn terminate(&mut self, grace: Duration) {
+        if self.reaped.is_some() {
+            return;
+        }
+        let leader_gone = leader_exited(self.pgid).unwrap_or(true);
+        if leader_gone && !group_has_other_members(self.pgid, self.pgid) {
+            return;
+        }
+        self.signal(libc::SIGTERM);
+        let deadline = Instant::now() + grace;
+        let mut pause = Duration::from_millis(1);
+        while Instant::now() < deadline {
+            let leader_gone = leader_exited(self.pgid).unwrap_or(true);
+            if leader_gone && !group_has_other_members(self.pgid, self.pgid) {
+                return;
+            }
+            thread::sleep(pause);
+            pause = (pause * 2).min(Duration::from_millis(50));
+        }
+        self.signal(libc::SIGKILL);
+    }
+
+    fn reap(&mut self) -> io::Result<ExitStatus> {
+        if let Some(status) = self.reaped {
+            return Ok(status);
+        }
+        unregister(self.pgid);
+        let status = self.child.wait()?;
+        self.reaped = Some(status);
+        Ok(status)
+    }
+}
+
+impl Drop for Group {
+    /// On an early return or a panic the group must still die: kill and reap.
+    fn drop(&mut self) {
+        if self.reaped.is_none() {
+            self.signal(libc::SIGKILL);
+            let _ = self.reap();
+        }
+    }
+}
+
+/// Run `cmd` to completion in its own process group, capturing stdout and stderr.
+/// On timeout the group gets SIGTERM, then SIGKILL after `grace`.
+pub fn run(
+    cmd: &mut Command,
+    input: Input,
+    timeout: Option<Duration>,
+    grace: Duration,
+) -> io::Result<Output> {
+    cmd.stdout(Stdio::piped()).stderr(Stdio::piped());
+    match input {
+        Input::Inherit => cmd.stdin(Stdio::inherit()),
+        _ => cmd.stdin(Stdio::piped()),
+    };
+    let mut group = Group::spawn(cmd)?;
+    let stdin = group.child.stdin.take();
+    let feeder = match (input, stdin) {
+        (Input::Bytes(bytes), Some(mut pipe)) => Some(thread::spawn(move || {
+            let _ = pipe.write_all(&bytes);
+        })),
+        _ => None,
+    };
+    let stdout = drain(group.child.stdout.take());
+    let stderr = drain(group.child.stderr.take());
+    let deadline = timeout.map(|t| Instant::now() + t);
+    let exited = group.wait_exit(deadline)?;
+    let status = group.finish(grace)?;
+    if let Some(feeder) = feeder {
+        let _ = feeder.join();
+    }
+    Ok(Output {
+        status,
+        stdout: stdout.join().unwrap_or_default(),
+        stderr: stderr.join().unwrap_or_default(),
+        timed_out: !exited,
+    })
+}
+
+fn drain<R: Read + Send + 'static>(pipe: Option<R>) -> thread::JoinHandle<Vec<u8>> {
+    thread::spawn(move || {
+        let mut buf = Vec::new();
+        if let Some(mut pipe) = pipe {
+            let _ = pipe.read_to_end(&mut buf);
+        }
+        buf
+    })
+}
+
+/// Has the child `pid` exited? Does not reap it.
+fn leader_exited(pid: i32) -> io::Result<bool> {
+    // SAFETY: waitid writes into the zeroed siginfo we own.
+    unsafe {
+        let mut info: libc::siginfo_t = std::mem::zeroed();
+        let rc = libc::waitid(
+            libc::P_PID,
+            pid as libc::id_t,
+            &mut info,
+            libc::WEXITED | libc::WNOHANG | libc::WNOWAIT,
+        );
+        if rc != 0 {
+            let err = io::Error::last_os_error();
+            return if err.raw_os_error() == Some(libc::ECHILD) {
+                Ok(true)
+            } else {
+                Err(err)
+            };
+        }
+        Ok(info.si_pid() != 0)
+    }
+}
+
+/// Are there processes in group `pgid` other than `leader`? Read from /proc, because
+/// `kill(-pgid, 0)` also succeeds for the zombie leader and cannot tell.
+fn group_has_other_members(pgid: i32, leader: i32) -> bool {
+    let Ok(entries) = std::fs::read_dir("/proc") else {
+        // No /proc: assume the worst, the caller will signal the group.
+        return true;
+    };
+    for entry in entries.flatten() {
+        let name = entry.file_name();
+        let Some(pid) = name.to_str().and_then(|s| s.parse::<i32>().ok()) else {
+            continue;
+        };
+        if pid == leader {
+            continue;
+        }
+        if let Ok(stat) = std::fs::read_to_string(format!("/proc/{pid}/stat"))
+            && stat_pgrp(&stat) == Some(pgid)
+        {
+            return true;
+        }
+    }
+    false
+}
+
+/// Field 5 of /proc/PID/stat, after the parenthesised command name (which may hold spaces).
+fn stat_pgrp(stat: &str) -> Option<i32> {
+    let rest = &stat[stat.rfind(')')? + 1..];
+    let mut fields = rest.split_whitespace();
+    // state, ppid, pgrp
+    fields.nth(2)?.parse().ok()
+}
+
+fn register(pgid: i32) {
+    for slot in &LIVE_GROUPS {
+        if slot
+            .compare_exchange(0, pgid, Ordering::SeqCst, Ordering::SeqCst)
+            .is_ok()
+        {
+            return;
+        }
+    }
+}
+
+fn unregister(pgid: i32) {
+    for slot in &LIVE_GROUPS {
+        if slot
+            .compare_exchange(pgid, 0, Ordering::SeqCst, Ordering::SeqCst)
+            .is_ok()
+        {
+            return;
+        }
+    }
+}
+
+/// Terminate every live child group, then die of the same signal.
+extern "C" fn on_fatal_signal(signal: libc::c_int) {
+    for slot in &LIVE_GROUPS {
+        let pgid = slot.load(Ordering::SeqCst);
+        if pgid > 1 {
+            // SAFETY: killpg is async-signal-safe.
+            unsafe {
+                libc::killpg(pgid, libc::SIGTERM);
+            }
+        }
+    }
+    // SAFETY: signal and raise are async-signal-safe; restoring the default action and
+    // re-raising makes fleet exit with the conventional status for this signal.
+    unsafe {
+        libc::signal(signal, libc::SIG_DFL);
+        libc::raise(signal);
+    }
+}
+
+fn install_signal_handlers() {
+    INSTALL_HANDLERS.call_once(|| {
+        for signal in [libc::SIGINT, libc::SIGTERM, libc::SIGHUP] {
+            // SAFETY: installing a handler that only calls async-signal-safe functions.
+            unsafe {
+                libc::signal(
+                    signal,
+                    on_fatal_signal as extern "C" fn(libc::c_int) as libc::sighandler_t,
+                );
+            }
+        }
+    });
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn stat_pgrp_survives_spaces_and_parens_in_the_command_name() {
+        let stat = "1234 (a (b) c) S 1 777 777 0 -1";
+        assert_eq!(stat_pgrp(stat), Some(777));
+    }
+
+    #[test]
+    fn run_captures_output_and_exit_code() {
+        let out = run(
+            Command::new("sh").args(["-c", "echo hi; echo err >&2; exit 3"]),
+            Input::Closed,
+            None,
+            DEFAULT_GRACE,
+        )
+        .unwrap();
+        assert_eq!(out.stdout_str(), "hi\n");
+        assert_eq!(out.stderr_str(), "err\n");
+        assert_eq!(out.code(), 3);
+        assert!(!out.timed_out);
+    }
+
+    #[test]
+    fn stdin_is_a_closed_pipe_not_dev_null() {
+        let out = run(
+            Command::new("sh").args(["-c", "cat; readlink /proc/self/fd/0"]),
+            Input::Closed,
+            None,
+            DEFAULT_GRACE,
+        )
+        .unwrap();
+        assert!(out.stdout_str().starts_with("pipe:"), "{}", out.stdout_str());
+    }
+
+    #[test]
+    fn helpers_left_behind_after_a_clean_exit_are_killed() {
+        let dir = tempfile::tempdir().unwrap();
+        let pidfile = dir.path().join("pid");
+        let script = format!(
+            "sleep 300 >/dev/null 2>&1 & echo $! > {}; exit 0",
+            pidfile.display()
+        );
+        let out = run(
+            Command::new("sh").args(["-c", &script]),
+            Input::Closed,
+            None,
+            Duration::from_millis(500),
+        )
+        .unwrap();
+        assert!(out.success());
+        let pid: i32 = std::fs::read_to_string(&pidfile)
+            .unwrap()
+            .trim()
+            .parse()
+            .unwrap();
+        assert!(!process_alive(pid), "helper {pid} outlived its group");
+    }
+
+    #[test]
+    fn timeout_kills_the_whole_group() {
+        let dir = tempfile::tempdir().unwrap();
+        let pidfile = dir.path().join("pid");
+        let script = format!(
+            "trap '' TERM; sleep 300 >/dev/null 2>&1 & echo $! > {}; wait",
+            pidfile.display()
+        );
+        let started = Instant::now();
+        let out = run(
+            Command::new("sh").args(["-c", &script]),
+            Input::Closed,
+            Some(Duration::from_millis(300)),
+            Duration::from_millis(300),
+        )
+        .unwrap();
+        assert!(out.timed_out);
+        assert!(started.elapsed() < Duration::from_secs(60));
+        let pid: i32 = std::fs::read_to_string(&pidfile)
+            .unwrap()
+            .trim()
+            .parse()
+            .unwrap();
+        assert!(!process_alive(pid), "helper {pid} survived the timeout");
+    }
+
+    /// Alive and not a zombie waiting for init to reap it.
+    fn process_alive(pid: i32) -> bool {
+        for _ in 0..100 {
+            match std::fs::read_to_string(format!("/proc/{pid}/stat")) {
+                Err(_) => return false,
+                Ok(stat) => {
+                    let state = stat[stat.rfind(')').unwrap() + 2..].chars().next();
+                    if state == Some('Z') {
+                        return false;
+                    }
+                }
+            }
+            thread::sleep(Duration::from_millis(20));
+        }
+        true
+    }
+}

@@ -1,0 +1,679 @@
+//! Agent worktrees: one linked worktree and branch per worker, with a linked worktree
+//! of every nested repository at the same relative path inside it.
+//!
+//! Promises: the shared checkouts (outer and nested) are never touched; `new` is
+//! all-or-nothing within a run (a failure undoes what the run created, in every
+//! repository) and converges when run again after a crash; `rm` never deletes
+//! uncommitted or unlanded work without `--force`, and never deletes an unlanded branch.
+
+use std::path::{Path, PathBuf};
+
+use serde::Serialize;
+
+use crate::context::Context;
+use crate::error::{Error, Result};
+use crate::git::{self, ObjectId, Repo};
+use crate::nested::{self, Nested};
+
+/// A validated agent name: one branch-name component that cannot leave the root.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct AgentName(String);
+
+impl AgentName {
+    pub fn parse(name: &str) -> Result<AgentName> {
+        let why = if name.is_empty() {
+            Some("it is empty")
+        } else if name == "." || name == ".." || name.contains("..") {
+            Some("it contains `..`, which could leave the worktree root")
+        } else if name.contains('/') || name.contains('\\') {
+            Some("it contains a path separator")
+        } else if name.chars().any(char::is_control) {
+            Some("it contains a control character")
+        } else if name.starts_with('-') {
+            Some("it starts with `-`")
+        } else if !crate::config::is_valid_branch_name(name) {
+            Some("it is not a valid branch name component")
+        } else {
+            None
+        };
+        match why {
+            Some(why) => Err(Error::usage(format!("invalid agent name {name:?}: {why}"))
+                .with_help("use letters, digits, `-`, `_` and `.`, like `task-42`")),
+            None => Ok(AgentName(name.to_string())),
+        }
+    }
+    pub fn as_str(&self) -> &str {
+        &self.0
+    }
+}
+
+/// What `worktree new` was asked to do.
+pub struct NewRequest {
+    pub name: AgentName,
+    pub base: Option<String>,
+    pub force_base: bool,
+}
+
+/// One repository's part of an agent worktree.
+#[derive(Clone, Debug, Serialize)]
+pub struct Member {
+    /// Relative to the outer checkout; empty for the outer repository itself.
+    pub rel: PathBuf,
+    /// The repository's shared checkout.
+    pub shared: PathBuf,
+    /// Where the member worktree lives.
+    pub path: PathBuf,
+    pub branch: String,
+    #[serde(skip)]
+    pub depth: usize,
+}
+
+#[derive(Debug, Serialize)]
+pub struct NewOutcome {
+    pub path: PathBuf,
+    pub branch: String,
+    /// False when everything already existed.
+    pub created: bool,
+    pub members: Vec<Member>,
+    pub notes: Vec<String>,
+}
+
+/// Undo log for one `new` run.
+enum Undo {
+    Branch { repo: PathBuf, name: String, at: ObjectId },
+    Worktree { repo: PathBuf, path: PathBuf },
+    Dir(PathBuf),
+}
+
+enum State {
+    Present,
+    Absent,
+    Conflict(String),
+}
+
+pub fn new(ctx: &Context, req: &NewRequest) -> Result<NewOutcome> {
+    let root = ctx.worktree_root();
+    let dest = root.join(req.name.as_str());
+    let branch = ctx.branch_for(req.name.as_str());
+    let target_tip = ctx.target_tip()?;
+    let base = match &req.base {
+        Some(rev) => ctx.repo.resolve_commit(rev)?,
+        None => target_tip,
+    };
+    check_behind(ctx, base, target_tip, req)?;
+
+    let (nested, mut notes) = discover_nested(ctx, &root);
+    let members = plan_members(ctx, &dest, &branch, &nested);
+
+    let mut conflicts = Vec::new();
+    let mut todo = Vec::new();
+    for member in &members {
+        match member_state(member)? {
+            State::Present => {}
+            State::Absent => todo.push(member.clone()),
+            State::Conflict(why) => conflicts.push(why),
+        }
+    }
+    if !conflicts.is_empty() {
+        return Err(Error::refused(format!(
+            "agent worktree `{}` exists but is not consistent:\n  {}",
+            req.name.as_str(),
+            conflicts.join("\n  ")
+        ))
+        .with_help(format!(
+            "inspect it, then `fleet worktree rm {}` (add --force to drop its changes) and retry",
+            req.name.as_str()
+        )));
+    }
+    let created = !todo.is_empty();
+    let mut undo = Vec::new();
+    if let Err(e) = create_all(ctx, &todo, base, &root, &mut undo, &mut notes) {
+        roll_back(undo);
+        return Err(e);
+    }
+    Ok(NewOutcome {
+        path: dest,
+        branch,
+        created,
+        members,
+        notes,
+    })
+}
+
+fn check_behind(ctx: &Context, base: ObjectId, target_tip: ObjectId, req: &NewRequest) -> Result<()> {
+    let behind = ctx.repo.count_exclusive(target_tip, base)?;
+    let max = ctx.config.worktrees.max_behind as usize;
+    if behind > max && !req.force_base {
+        return Err(Error::refused(format!(
+            "base {} is {behind} commits behind `{}` (max_behind is {max})",
+            req.base.as_deref().unwrap_or("?"),
+            ctx.target()
+        ))
+        .with_help("start from a newer base, raise [worktrees] max_behind, or pass --force-base"));
+    }
+    Ok(())
+}
+
+fn discover_nested(ctx: &Context, root: &Path) -> (Vec<Nested>, Vec<String>) {
+    let listed: Vec<PathBuf> = ctx
+        .config
+        .worktrees
+        .nested
+        .iter()
+        .map(|p| p.as_path().to_path_buf())
+        .collect();
+    nested::discover(&ctx.shared, &listed, root)
+}
+
+fn plan_members(ctx: &Context, dest: &Path, branch: &str, nested: &[Nested]) -> Vec<Member> {
+    let mut members = vec![Member {
+        rel: PathBuf::new(),
+        shared: ctx.shared.clone(),
+        path: dest.to_path_buf(),
+        branch: branch.to_string(),
+        depth: 0,
+    }];
+    for n in nested {
+        members.push(Member {
+            rel: n.rel.clone(),
+            shared: ctx.shared.join(&n.rel),
+            path: dest.join(&n.rel),
+            branch: branch.to_string(),
+            depth: n.depth,
+        });
+    }
+    members
+}
+
+/// Is this member already there (and right), absent, or in the way?
+fn member_state(member: &Member) -> Result<State> {
+    let repo = Repo::open(&member.shared)?;
+    let registered = repo
+        .worktrees()?
+        .into_iter()
+        .find(|w| same_path(&w.path, &member.path));
+    let branch_tip = repo.branch_tip(&member.branch)?;
+    let shown = member.path.display();
+    Ok(match registered {
+        Some(wt) if wt.missing => State::Conflict(format!(
+            "{shown} is registered as a worktree but the folder is gone (run `fleet worktree prune`)"
+        )),
+        Some(wt) if wt.branch.as_deref() != Some(member.branch.as_str()) => State::Conflict(format!(
+            "{shown} is a worktree on {} instead of {}",
+            wt.branch.as_deref().unwrap_or("a detached HEAD"),
+            member.branch
+        )),
+        Some(wt) if !has_index(&repo, wt.id.as_deref()) => State::Conflict(format!(
+            "{shown} was never fully checked out (interrupted?)"
+        )),
+        Some(_) => State::Present,
+        None if branch_tip.is_some() => State::Conflict(format!(
+            "branch {} already exists in {} but has no worktree at {shown}",
+            member.branch,
+            member.shared.display()
+        )),
+        None if member.path.exists() && !is_empty_dir(&member.path) => {
+            State::Conflict(format!("{shown} already exists and is not an agent worktree"))
+        }
+        None => State::Absent,
+    })
+}
+
+fn has_index(repo: &Repo, id: Option<&str>) -> bool {
+    id.is_some_and(|id| repo.common_dir().join("worktrees").join(id).join("index").is_file())
+}
+
+fn create_all(
+    ctx: &Context,
+    todo: &[Member],
+    outer_base: ObjectId,
+    root: &Path,
+    undo: &mut Vec<Undo>,
+    notes: &mut Vec<String>,
+) -> Result<()> {
+    if !root.exists() {
+        std::fs::create_dir_all(root)
+            .map_err(|e| Error::env(format!("cannot create the worktree root {}: {e}", root.display())))?;
+        undo.push(Undo::Dir(root.to_path_buf()));
+    }
+    let max_depth = todo.iter().map(|m| m.depth).max().unwrap_or(0);
+    for depth in 0..=max_depth {
+        let level: Vec<&Member> = todo.iter().filter(|m| m.depth == depth).collect();
+        if depth == 1 {
+            failpoint("worktree-new-after-outer")?;
+        }
+        // Members at one depth are independent: create them side by side, so nested
+        // repositories do not add their times up.
+        let results: Vec<Result<(Vec<Undo>, Vec<String>)>> = std::thread::scope(|scope| {
+            let handles: Vec<_> = level
+                .iter()
+                .map(|m| {
+                    let base = if m.depth == 0 { Some(outer_base) } else { None };
+                    scope.spawn(move || create_member(m, base))
+                })
+                .collect();
+            handles
+                .into_iter()
+                .map(|h| h.join().unwrap_or_else(|_| Err(Error::env("a worker thread panicked"))))
+                .collect()
+        });
+        let mut first_error = None;
+        for result in results {
+            match result {
+                Ok((done, more_notes)) => {
+                    undo.extend(done);
+                    notes.extend(more_notes);
+                }
+                Err(e) => first_error = first_error.or(Some(e)),
+            }
+        }
+        if let Some(e) = first_error {
+            return Err(e);
+        }
+    }
+    let _ = ctx;
+    Ok(())
+}
+
+/// Create one member's branch and worktree, and populate its submodules. On error the
+/// returned undo entries are lost, so undo this member's own steps before returning.
+fn create_member(member: &Member, base: Option<ObjectId>) -> Result<(Vec<Undo>, Vec<String>)> {
+    let mut done = Vec::new();
+    let result = create_member_steps(member, base, &mut done);
+    match result {
+        Ok(notes) => Ok((done, notes)),
+        Err(e) => {
+            roll_back(done);
+            Err(e)
+        }
+    }
+}
+
+fn create_member_steps(member: &Member, base: Option<ObjectId>, done: &mut Vec<Undo>) -> Result<Vec<String>> {
+    let repo = Repo::open(&member.shared)?;
+    let base = match base {
+        Some(base) => base,
+        // A nested repository starts from its own shared checkout's current commit.
+        None => repo.head_id()?.ok_or_else(|| {
+            Error::refused(format!(
+                "nested repository {} has no commits yet",
+                member.shared.display()
+            ))
+            .with_help("commit something there first")
+        })?,
+    };
+    if let Some(parent) = member.path.parent()
+        && !parent.exists()
+    {
+        std::fs::create_dir_all(parent)
+            .map_err(|e| Error::env(format!("cannot create {}: {e}", parent.display())))?;
+        done.push(Undo::Dir(parent.to_path_buf()));
+    }
+    repo.create_branch(&member.branch, base, &format!("worktree new: branch created from {base}"))?;
+    done.push(Undo::Branch {
+        repo: member.shared.clone(),
+        name: member.branch.clone(),
+        at: base,
+    });
+    repo.add_worktree(&member.path, &member.branch)?;
+    done.push(Undo::Worktree {
+        repo: member.shared.clone(),
+        path: member.path.clone(),
+    });
+    populate_submodules(&member.path, &member.shared)
+}
+
+/// Check out the submodules of the new worktree `path` from the objects of the shared
+/// checkout `shared`, recursively, without the network.
+fn populate_submodules(path: &Path, shared: &Path) -> Result<Vec<String>> {
+    let mut notes = Vec::new();
+    let repo = Repo::open(path)?;
+    let Ok(Some(subs)) = repo.gix().submodules() else {
+        return Ok(notes);
+    };
+    for sub in subs {
+        let name = sub.name().to_string();
+        let Ok(sub_path) = sub.path() else { continue };
+        let rel = git::bstr_path(sub_path.as_ref());
+        let source = shared.join(&rel);
+        let Ok(source_repo) = Repo::open(&source) else {
+            notes.push(format!(
+                "submodule {} is not populated: the shared checkout has no copy of it (run `git submodule update --init` there)",
+                rel.display()
+            ));
+            continue;
+        };
+        let url = sub.url().ok().map(|u| u.to_bstring().to_string());
+        let rel_str = rel.to_string_lossy().replace('\\', "/");
+        git::cli::submodule_update_from_local(path, &name, &rel_str, &source_repo.git_dir())?;
+        if let Some(url) = url {
+            git::cli::set_origin_url(&path.join(&rel), &url)?;
+        }
+        notes.extend(populate_submodules(&path.join(&rel), &source)?);
+    }
+    Ok(notes)
+}
+
+fn roll_back(undo: Vec<Undo>) {
+    for step in undo.into_iter().rev() {
+        match step {
+            Undo::Worktree { repo, path } => {
+                if let Ok(repo) = Repo::open(&repo) {
+                    let _ = repo.remove_worktree(&path);
+                }
+                let _ = std::fs::remove_dir_all(&path);
+            }
+            Undo::Branch { repo, name, at } => {
+                if let Ok(repo) = Repo::open(&repo) {
+                    let _ = repo.cas_delete(&format!("refs/heads/{name}"), at);
+                }
+            }
+            Undo::Dir(dir) => {
+                let _ = std::fs::remove_dir(&dir);
+            }
+        }
+    }
+}
+
+/// Test hook: `FLEET_FAILPOINT=<name>` fails (or, with `<name>:abort`, crashes) here, so
+/// tests can show that a failure or a kill half way leaves nothing behind or converges.
+pub fn failpoint(name: &str) -> Result<()> {
+    let Ok(spec) = std::env::var("FLEET_FAILPOINT") else {
+        return Ok(());
+    };
+    if spec == name {
+        return Err(Error::env(format!("failpoint {name} triggered")));
+    }
+    if spec == format!("{name}:abort") {
+        std::process::abort();
+    }
+    Ok(())
+}
+
+fn same_path(a: &Path, b: &Path) -> bool {
+    let canon = |p: &Path| p.canonicalize().unwrap_or_else(|_| crate::context::normalize(p));
+    canon(a) == canon(b)
+}
+
+fn is_empty_dir(path: &Path) -> bool {
+    std::fs::read_dir(path).is_ok_and(|mut d| d.next().is_none())
+}
+
+// ---------------------------------------------------------------------------------
+// list
+
+#[derive(Debug, Serialize)]
+pub struct Listed {
+    pub name: String,
+    pub path: PathBuf,
+    pub branch: Option<String>,
+    pub head: Option<String>,
+    /// Commits on the branch that the target does not have, and the reverse.
+    pub ahead: Option<usize>,
+    pub behind: Option<usize>,
+    pub dirty: Option<bool>,
+    /// Unix time of the last commit.
+    pub last_commit: Option<i64>,
+    pub missing: bool,
+    pub nested: Vec<ListedNested>,
+}
+
+#[derive(Debug, Serialize)]
+pub struct ListedNested {
+    pub rel: PathBuf,
+    pub path: PathBuf,
+    pub branch: Option<String>,
+    pub head: Option<String>,
+    pub ahead: Option<usize>,
+    pub behind: Option<usize>,
+    pub dirty: Option<bool>,
+    pub last_commit: Option<i64>,
+}
+
+pub fn list(ctx: &Context) -> Result<Vec<Listed>> {
+    let root = ctx.worktree_root();
+    let root_canon = root.canonicalize().unwrap_or(root.clone());
+    let target_tip = ctx.repo.branch_tip(ctx.target())?;
+    let (nested, _) = discover_nested(ctx, &root);
+    let mut out = Vec::new();
+    for wt in ctx.repo.worktrees()? {
+        if wt.is_main {
+            continue;
+        }
+        let parent = wt.path.parent().map(|p| p.canonicalize().unwrap_or(p.to_path_buf()));
+        if parent.as_deref() != Some(root_canon.as_path()) {
+            continue;
+        }
+        let name = wt.path.file_name().map(|n| n.to_string_lossy().into_owned()).unwrap_or_default();
+        let outer = facts(&ctx.repo, &wt, target_tip);
+        let mut nested_list = Vec::new();
+        for n in &nested {
+            let shared = ctx.shared.join(&n.rel);
+            let Ok(nrepo) = Repo::open(&shared) else { continue };
+            let path = wt.path.join(&n.rel);
+            let Some(nwt) = nrepo.worktrees()?.into_iter().find(|w| !w.is_main && same_path(&w.path, &path)) else {
+                continue;
+            };
+            let ntarget = nrepo.head_id().ok().flatten();
+            let f = facts(&nrepo, &nwt, ntarget);
+            nested_list.push(ListedNested {
+                rel: n.rel.clone(),
+                path,
+                branch: nwt.branch.clone(),
+                head: nwt.head.map(|h| h.to_string()),
+                ahead: f.ahead,
+                behind: f.behind,
+                dirty: f.dirty,
+                last_commit: f.last_commit,
+            });
+        }
+        out.push(Listed {
+            name,
+            path: wt.path.clone(),
+            branch: wt.branch.clone(),
+            head: wt.head.map(|h| h.to_string()),
+            ahead: outer.ahead,
+            behind: outer.behind,
+            dirty: outer.dirty,
+            last_commit: outer.last_commit,
+            missing: wt.missing,
+            nested: nested_list,
+        });
+    }
+    out.sort_by(|a, b| a.name.cmp(&b.name));
+    Ok(out)
+}
+
+struct Facts {
+    ahead: Option<usize>,
+    behind: Option<usize>,
+    dirty: Option<bool>,
+    last_commit: Option<i64>,
+}
+
+fn facts(repo: &Repo, wt: &git::WorktreeInfo, target: Option<ObjectId>) -> Facts {
+    let (ahead, behind) = match (wt.head, target) {
+        (Some(h), Some(t)) => match repo.ahead_behind(h, t) {
+            Ok((a, b)) => (Some(a), Some(b)),
+            Err(_) => (None, None),
+        },
+        _ => (None, None),
+    };
+    let dirty = if wt.missing {
+        None
+    } else {
+        Repo::open(&wt.path).and_then(|r| r.is_dirty()).ok()
+    };
+    let last_commit = wt.head.and_then(|h| repo.commit_time(h).ok());
+    Facts {
+        ahead,
+        behind,
+        dirty,
+        last_commit,
+    }
+}
+
+// ---------------------------------------------------------------------------------
+// rm and prune
+
+#[derive(Debug, Serialize)]
+pub struct Removed {
+    pub path: PathBuf,
+    /// Worktrees removed, deepest first.
+    pub worktrees: Vec<PathBuf>,
+    /// Branches deleted because their changes are in their target.
+    pub branches_deleted: Vec<String>,
+    /// Branches kept because they hold work the target does not have.
+    pub branches_kept: Vec<String>,
+}
+
+struct RmItem {
+    shared: PathBuf,
+    path: PathBuf,
+    branch: Option<String>,
+    head: Option<ObjectId>,
+    locked: bool,
+    depth: usize,
+}
+
+pub fn rm(ctx: &Context, name: &AgentName, force: bool) -> Result<Removed> {
+    let root = ctx.worktree_root();
+    let dest = root.join(name.as_str());
+    let items = collect_rm_items(ctx, &dest, &root)?;
+    if items.is_empty() {
+        return Err(Error::refused(format!(
+            "there is no agent worktree `{}` (looked for {})",
+            name.as_str(),
+            dest.display()
+        ))
+        .with_help("`fleet worktree list` shows the agent worktrees"));
+    }
+    let mut problems = Vec::new();
+    let mut landed = Vec::new();
+    for item in &items {
+        let (item_problems, is_landed) = inspect_for_rm(item)?;
+        problems.extend(item_problems);
+        landed.push(is_landed);
+    }
+    if !problems.is_empty() && !force {
+        return Err(Error::refused(format!(
+            "agent worktree `{}` holds work that would be lost:\n  {}",
+            name.as_str(),
+            problems.join("\n  ")
+        ))
+        .with_help("commit and land it first, or pass --force to delete the uncommitted changes (unlanded branches are kept)"));
+    }
+    let mut removed = Removed {
+        path: dest.clone(),
+        worktrees: Vec::new(),
+        branches_deleted: Vec::new(),
+        branches_kept: Vec::new(),
+    };
+    // Deepest first, so a nested worktree is gone before its parent folder goes.
+    let mut order: Vec<usize> = (0..items.len()).collect();
+    order.sort_by_key(|&i| std::cmp::Reverse(items[i].depth));
+    for i in order {
+        let item = &items[i];
+        let repo = Repo::open(&item.shared)?;
+        repo.remove_worktree(&item.path)?;
+        removed.worktrees.push(item.path.clone());
+        if let (Some(branch), Some(head)) = (&item.branch, item.head) {
+            if landed[i] {
+                repo.cas_delete(&format!("refs/heads/{branch}"), head)?;
+                removed.branches_deleted.push(format!("{} ({})", branch, item.shared.display()));
+            } else {
+                removed.branches_kept.push(format!("{} ({})", branch, item.shared.display()));
+            }
+        }
+    }
+    let _ = std::fs::remove_dir(&dest);
+    Ok(removed)
+}
+
+/// The outer worktree at `dest` and every nested worktree inside it.
+fn collect_rm_items(ctx: &Context, dest: &Path, root: &Path) -> Result<Vec<RmItem>> {
+    let mut items = Vec::new();
+    if let Some(wt) = ctx.repo.worktrees()?.into_iter().find(|w| !w.is_main && same_path(&w.path, dest)) {
+        items.push(RmItem {
+            shared: ctx.shared.clone(),
+            path: wt.path,
+            branch: wt.branch,
+            head: wt.head,
+            locked: wt.locked,
+            depth: 0,
+        });
+    } else {
+        return Ok(items);
+    }
+    let (nested, _) = discover_nested(ctx, root);
+    for n in nested {
+        let shared = ctx.shared.join(&n.rel);
+        let Ok(repo) = Repo::open(&shared) else { continue };
+        for wt in repo.worktrees()? {
+            if !wt.is_main && same_path(&wt.path, &dest.join(&n.rel)) {
+                items.push(RmItem {
+                    shared: shared.clone(),
+                    path: wt.path,
+                    branch: wt.branch,
+                    head: wt.head,
+                    locked: wt.locked,
+                    depth: n.depth,
+                });
+            }
+        }
+    }
+    Ok(items)
+}
+
+/// What would be lost by removing this worktree, and whether its branch has landed.
+fn inspect_for_rm(item: &RmItem) -> Result<(Vec<String>, bool)> {
+    let mut problems = Vec::new();
+    let shown = item.path.display();
+    if item.locked {
+        problems.push(format!("{shown} is locked (`git worktree unlock` it first)"));
+    }
+    if item.path.exists() {
+        let dirty = Repo::open(&item.path)?.dirty_paths(5)?;
+        if !dirty.is_empty() {
+            problems.push(format!("{shown} has uncommitted changes: {}", dirty.join(", ")));
+        }
+    }
+    let repo = Repo::open(&item.shared)?;
+    // The target of the outer repository is configured; a nested repository's target
+    // is the branch its own shared checkout has checked out.
+    let target = if item.depth == 0 {
+        let cfg = crate::config::Config::load(&item.shared)?.0;
+        repo.branch_tip(cfg.lanes.target.as_str())?
+    } else {
+        repo.head_id()?
+    };
+    let landed = match (item.head, target) {
+        (Some(head), Some(target)) => repo.changes_already_in(head, target)?,
+        _ => false,
+    };
+    if !landed && let Some(branch) = &item.branch {
+        problems.push(format!("branch {branch} has commits that are not in its target yet"));
+    }
+    Ok((problems, landed))
+}
+
+#[derive(Debug, Serialize)]
+pub struct Pruned {
+    pub repo: PathBuf,
+    pub output: String,
+}
+
+/// Drop the records of worktrees whose folders are gone, in the outer repository and
+/// every nested one.
+pub fn prune(ctx: &Context) -> Result<Vec<Pruned>> {
+    let root = ctx.worktree_root();
+    let (nested, _) = discover_nested(ctx, &root);
+    let mut repos = vec![ctx.shared.clone()];
+    repos.extend(nested.iter().map(|n| ctx.shared.join(&n.rel)));
+    let mut out = Vec::new();
+    for repo in repos {
+        let output = git::cli::worktree_prune(&repo)?;
+        out.push(Pruned { repo, output });
+    }
+    Ok(out)
+}
