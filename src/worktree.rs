@@ -91,7 +91,12 @@ enum State {
     Conflict(String),
 }
 
+/// Agent worktrees of one repository are created and removed one at a time.
+const LOCK: &str = "worktree";
+const LOCK_WAIT: std::time::Duration = std::time::Duration::from_secs(120);
+
 pub fn new(ctx: &Context, req: &NewRequest) -> Result<NewOutcome> {
+    let _lock = ctx.repo.lock(LOCK, LOCK_WAIT)?;
     let root = ctx.worktree_root();
     let dest = root.join(req.name.as_str());
     let branch = ctx.branch_for(req.name.as_str());
@@ -103,6 +108,7 @@ pub fn new(ctx: &Context, req: &NewRequest) -> Result<NewOutcome> {
     check_behind(ctx, base, target_tip, req)?;
 
     let (nested, mut notes) = discover_nested(ctx, &root);
+    let nested = skip_unborn(ctx, nested, &mut notes);
     let members = plan_members(ctx, &dest, &branch, &nested);
 
     let mut conflicts = Vec::new();
@@ -163,6 +169,20 @@ fn discover_nested(ctx: &Context, root: &Path) -> (Vec<Nested>, Vec<String>) {
         .map(|p| p.as_path().to_path_buf())
         .collect();
     nested::discover(&ctx.shared, &listed, root)
+}
+
+/// A nested repository without commits cannot have a worktree; say so and go on.
+fn skip_unborn(ctx: &Context, nested: Vec<Nested>, notes: &mut Vec<String>) -> Vec<Nested> {
+    nested
+        .into_iter()
+        .filter(|n| {
+            let born = Repo::open(&ctx.shared.join(&n.rel)).and_then(|r| r.head_id()).is_ok_and(|h| h.is_some());
+            if !born {
+                notes.push(format!("nested repository {} has no commits yet; it gets no worktree", n.rel.display()));
+            }
+            born
+        })
+        .collect()
 }
 
 fn plan_members(ctx: &Context, dest: &Path, branch: &str, nested: &[Nested]) -> Vec<Member> {
@@ -537,6 +557,7 @@ struct RmItem {
 }
 
 pub fn rm(ctx: &Context, name: &AgentName, force: bool) -> Result<Removed> {
+    let _lock = ctx.repo.lock(LOCK, LOCK_WAIT)?;
     let root = ctx.worktree_root();
     let dest = root.join(name.as_str());
     let items = collect_rm_items(ctx, &dest, &root)?;
@@ -547,6 +568,15 @@ pub fn rm(ctx: &Context, name: &AgentName, force: bool) -> Result<Removed> {
             dest.display()
         ))
         .with_help("`fleet worktree list` shows the agent worktrees"));
+    }
+    let locked: Vec<String> = items
+        .iter()
+        .filter(|i| i.locked)
+        .map(|i| format!("{} is locked", i.path.display()))
+        .collect();
+    if !locked.is_empty() {
+        return Err(Error::refused(locked.join("\n  "))
+            .with_help("someone locked it on purpose: `git worktree unlock PATH` first, then retry"));
     }
     let mut problems = Vec::new();
     let mut landed = Vec::new();
@@ -629,9 +659,6 @@ fn collect_rm_items(ctx: &Context, dest: &Path, root: &Path) -> Result<Vec<RmIte
 fn inspect_for_rm(item: &RmItem) -> Result<(Vec<String>, bool)> {
     let mut problems = Vec::new();
     let shown = item.path.display();
-    if item.locked {
-        problems.push(format!("{shown} is locked (`git worktree unlock` it first)"));
-    }
     if item.path.exists() {
         let dirty = Repo::open(&item.path)?.dirty_paths(5)?;
         if !dirty.is_empty() {

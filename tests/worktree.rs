@@ -330,3 +330,91 @@ fn prune_forgets_vanished_worktrees_in_every_repo() {
         assert!(!list.contains(".fleet-work/p"), "{}: {list}", repo.display());
     }
 }
+
+#[test]
+fn racing_processes_for_one_name_end_with_one_consistent_worktree() {
+    let env = Env::new();
+    let outer = env.outer_with_nested();
+    let runs: Vec<_> = std::thread::scope(|s| {
+        let handles: Vec<_> = (0..4).map(|_| s.spawn(|| env.fleet(&outer, &["worktree", "new", "race"]))).collect();
+        handles.into_iter().map(|h| h.join().unwrap()).collect()
+    });
+    for run in &runs {
+        assert_eq!(run.code, 0, "{}", run.stderr);
+        assert_eq!(run.stdout.trim(), env.path().join(".fleet-work/race").display().to_string());
+    }
+    assert_eq!(runs.iter().filter(|r| r.stderr.contains("already there")).count(), 3);
+    let wt = env.path().join(".fleet-work/race");
+    assert_eq!(env.git(&wt.join("cockpit/engine"), &["symbolic-ref", "--short", "HEAD"]), "fleet/race");
+    let list = env.git(&outer, &["worktree", "list", "--porcelain"]);
+    assert_eq!(list.matches("worktree ").count(), 2, "{list}");
+}
+
+#[test]
+fn racing_processes_for_different_names_all_succeed() {
+    let env = Env::new();
+    let outer = env.outer_with_nested();
+    let names = ["r1", "r2", "r3"];
+    let runs: Vec<_> = std::thread::scope(|s| {
+        let handles: Vec<_> = names
+            .iter()
+            .map(|n| {
+                let (env, outer) = (&env, &outer);
+                s.spawn(move || env.fleet(outer, &["worktree", "new", n]))
+            })
+            .collect();
+        handles.into_iter().map(|h| h.join().unwrap()).collect()
+    });
+    for run in runs {
+        run.ok();
+    }
+    for n in names {
+        let branch = format!("refs/heads/fleet/{n}");
+        assert!(env.branches(&outer.join("cockpit/engine")).contains(&branch));
+    }
+}
+
+#[test]
+fn a_root_inside_the_shared_checkout_is_not_mistaken_for_nested_repos() {
+    let env = Env::new();
+    let outer = env.outer_with_nested();
+    write(&outer.join("fleet.toml"), "[worktrees]\nroot = \".agents\"\n");
+    let a = env.fleet(&outer, &["worktree", "new", "a"]).ok();
+    assert_eq!(a.stdout.trim(), outer.join(".agents/a").display().to_string());
+    let b = env.fleet(&outer, &["worktree", "new", "b"]).ok();
+    assert!(!b.stderr.contains(".agents/a"), "agent a was taken for a nested repo: {}", b.stderr);
+    assert_eq!(env.git(&outer.join(".agents/b/cockpit"), &["symbolic-ref", "--short", "HEAD"]), "fleet/b");
+}
+
+#[test]
+fn a_nested_repo_without_commits_is_skipped_with_a_warning() {
+    let env = Env::new();
+    let outer = env.outer_with_nested();
+    env.git(&outer, &["init", "-q", "empty"]);
+    let run = env.fleet(&outer, &["worktree", "new", "e"]).ok();
+    assert!(run.stderr.contains("empty has no commits yet"), "{}", run.stderr);
+    assert!(env.path().join(".fleet-work/e/cockpit/engine/e.txt").exists());
+}
+
+#[test]
+fn listed_nested_repos_are_included_and_missing_ones_warned_about() {
+    let env = Env::new();
+    let outer = env.path().join("outer");
+    env.repo(&outer, "main", &[("README", "x\n"), (".gitignore", "tools/\n")]);
+    env.repo(&outer.join("tools/deep"), "main", &[("t.txt", "t\n")]);
+    write(&outer.join("fleet.toml"), "[worktrees]\nnested = [\"tools/deep\", \"gone\"]\n");
+    let run = env.fleet(&outer, &["worktree", "new", "n"]).ok();
+    assert!(run.stderr.contains("lists `gone`"), "{}", run.stderr);
+    assert_eq!(env.git(&env.path().join(".fleet-work/n/tools/deep"), &["symbolic-ref", "--short", "HEAD"]), "fleet/n");
+}
+
+#[test]
+fn rm_refuses_a_locked_worktree_even_with_force() {
+    let env = Env::new();
+    let outer = env.outer_with_nested();
+    let wt = Path::new(env.fleet(&outer, &["worktree", "new", "lk"]).ok().stdout.trim()).to_path_buf();
+    env.git(&outer, &["worktree", "lock", wt.to_str().unwrap()]);
+    let run = env.fleet(&outer, &["worktree", "rm", "lk", "--force"]).code(1);
+    assert!(run.stderr.contains("is locked"), "{}", run.stderr);
+    assert!(wt.join("cockpit/engine/e.txt").exists());
+}

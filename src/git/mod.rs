@@ -406,3 +406,43 @@ impl Repo {
 pub fn bstr_path(path: &gix::bstr::BStr) -> PathBuf {
     PathBuf::from(path.to_str_lossy().into_owned())
 }
+
+/// An exclusive lock on `<common dir>/fleet/<name>.lock`, held until dropped.
+///
+/// `flock(2)`, not a create-exclusive file: the kernel drops it when the holder dies,
+/// even by `kill -9`, so a crash never leaves a stale lock behind.
+pub struct RepoLock {
+    _file: std::fs::File,
+}
+
+impl Repo {
+    /// Take the named lock, waiting up to `wait` for another fleet process to finish.
+    pub fn lock(&self, name: &str, wait: std::time::Duration) -> Result<RepoLock> {
+        use std::os::fd::AsRawFd;
+        let dir = self.common_dir().join("fleet");
+        std::fs::create_dir_all(&dir).context(|| format!("cannot create {}", dir.display()))?;
+        let path = dir.join(format!("{name}.lock"));
+        let file = std::fs::OpenOptions::new()
+            .create(true)
+            .truncate(false)
+            .write(true)
+            .open(&path)
+            .context(|| format!("cannot open {}", path.display()))?;
+        let deadline = std::time::Instant::now() + wait;
+        loop {
+            // SAFETY: flock on a descriptor we own.
+            let rc = unsafe { libc::flock(file.as_raw_fd(), libc::LOCK_EX | libc::LOCK_NB) };
+            if rc == 0 {
+                return Ok(RepoLock { _file: file });
+            }
+            if std::time::Instant::now() >= deadline {
+                return Err(Error::env(format!(
+                    "{} is held by another fleet process",
+                    path.display()
+                ))
+                .with_help("wait for it to finish; the lock goes away by itself when that process exits"));
+            }
+            std::thread::sleep(std::time::Duration::from_millis(20));
+        }
+    }
+}
