@@ -72,13 +72,13 @@ pub fn inspect(cwd: &Path) -> Report {
 
 fn try_inspect(cwd: &Path) -> Result<Report> {
     let cwd = cwd.canonicalize().unwrap_or_else(|_| cwd.to_path_buf());
+    if let Some(problem) = env_override_problem(&cwd) {
+        return Ok(Report::blind(problem));
+    }
     let Ok(repo) = gix::discover(&cwd) else {
         return Ok(Report::blind(format!("{} is not inside a git repository", cwd.display())));
     };
     let repo = Repo::from_gix(repo);
-    if let Some(problem) = env_override_problem(&repo) {
-        return Ok(Report::blind(problem));
-    }
     if repo.is_bare() {
         return Ok(Report::blind(format!("{} is a bare repository", repo.git_dir().display())));
     }
@@ -113,21 +113,53 @@ fn try_inspect(cwd: &Path) -> Result<Report> {
     Ok(report)
 }
 
-/// `GIT_DIR`/`GIT_WORK_TREE` that point somewhere other than this folder make every git
-/// command disagree with what fleet sees: refuse to guess.
-fn env_override_problem(repo: &Repo) -> Option<String> {
-    let check = |var: &str, actual: Option<PathBuf>| -> Option<String> {
-        let value = std::env::var_os(var)?;
-        let given = canon(Path::new(&value));
-        match actual.map(|a| canon(&a)) {
-            Some(actual) if actual == given => None,
-            _ => Some(format!(
-                "{var}={} points somewhere other than the repository of this folder",
-                Path::new(&value).display()
-            )),
-        }
+/// `GIT_DIR`/`GIT_WORK_TREE` that point somewhere other than this folder's own
+/// repository make every git command disagree with what the folder looks like: refuse
+/// to guess. "This folder's own" is found by hand, walking up to the nearest `.git`,
+/// because discovery libraries may themselves honour the variables.
+fn env_override_problem(cwd: &Path) -> Option<String> {
+    let git_dir = std::env::var_os("GIT_DIR");
+    let work_tree = std::env::var_os("GIT_WORK_TREE");
+    if git_dir.is_none() && work_tree.is_none() {
+        return None;
+    }
+    let own = nearest_dot_git(cwd);
+    let complain = |var: &str, value: &std::ffi::OsStr| {
+        Some(format!(
+            "{var}={} points somewhere other than the repository of this folder; unset it",
+            Path::new(value).display()
+        ))
     };
-    check("GIT_DIR", Some(repo.git_dir())).or_else(|| check("GIT_WORK_TREE", repo.workdir()))
+    if let Some(value) = &git_dir {
+        let matches = own.as_ref().is_some_and(|(_, dir)| canon(Path::new(value)) == *dir);
+        if !matches {
+            return complain("GIT_DIR", value);
+        }
+    }
+    if let Some(value) = &work_tree {
+        let matches = own.as_ref().is_some_and(|(top, _)| canon(Path::new(value)) == *top);
+        if !matches {
+            return complain("GIT_WORK_TREE", value);
+        }
+    }
+    None
+}
+
+/// The nearest folder at or above `start` holding `.git`, and the git dir it names.
+fn nearest_dot_git(start: &Path) -> Option<(PathBuf, PathBuf)> {
+    let mut dir = Some(start);
+    while let Some(d) = dir {
+        let dot_git = d.join(".git");
+        if dot_git.is_dir() {
+            return Some((d.to_path_buf(), canon(&dot_git)));
+        }
+        if let Ok(text) = std::fs::read_to_string(&dot_git) {
+            let target = text.trim().strip_prefix("gitdir:")?.trim().to_string();
+            return Some((d.to_path_buf(), canon(&d.join(target))));
+        }
+        dir = d.parent();
+    }
+    None
 }
 
 fn shared_report(workdir: &Path, branch: Option<String>) -> Report {
