@@ -27,7 +27,9 @@ pub struct Cli {
 #[derive(Debug, Subcommand)]
 pub enum Command {
     /// Write fleet.toml if absent and record this checkout as the shared one
-    #[command(after_long_help = "Examples:\n  fleet init\n  fleet init --print   # show the file it would write, change nothing")]
+    #[command(
+        after_long_help = "Examples:\n  fleet init\n  fleet init --print   # show the file it would write, change nothing"
+    )]
     Init {
         /// Print the fleet.toml template instead of writing anything
         #[arg(long)]
@@ -49,7 +51,10 @@ pub enum Command {
         out: Output,
     },
     /// Agent worktrees: create, list, remove, prune
-    #[command(subcommand)]
+    #[command(
+        subcommand,
+        after_long_help = "Examples:\n  cd \"$(fleet worktree new task-42)\"\n  fleet worktree list\n  fleet worktree rm task-42\n  fleet worktree prune"
+    )]
     Worktree(WorktreeCommand),
     /// Say which repo, worktree, branch and lane this is; fail when blind
     #[command(
@@ -97,7 +102,9 @@ pub enum WorktreeCommand {
         out: Output,
     },
     /// List agent worktrees with branch, ahead/behind, dirty state and nested worktrees
-    #[command(after_long_help = "Examples:\n  fleet worktree list\n  fleet worktree list --json | jq '.[] | select(.dirty)'")]
+    #[command(
+        after_long_help = "Examples:\n  fleet worktree list\n  fleet worktree list --json | jq '.[] | select(.dirty)'"
+    )]
     List {
         #[command(flatten)]
         out: Output,
@@ -119,7 +126,9 @@ pub enum WorktreeCommand {
         out: Output,
     },
     /// Forget worktrees whose folders are gone, in every repo
-    #[command(after_long_help = "Examples:\n  rm -rf ../.fleet-work/task-42 && fleet worktree prune")]
+    #[command(
+        after_long_help = "Examples:\n  rm -rf ../.fleet-work/task-42 && fleet worktree prune"
+    )]
     Prune {
         #[command(flatten)]
         out: Output,

@@ -16,13 +16,19 @@ use crate::worktree::{self, AgentName, NewRequest};
 pub fn run(cli: Cli) -> Result<u8> {
     let cwd = match &cli.dir {
         Some(dir) => dir.clone(),
-        None => std::env::current_dir().map_err(|e| Error::env(format!("cannot read the current folder: {e}")))?,
+        None => std::env::current_dir()
+            .map_err(|e| Error::env(format!("cannot read the current folder: {e}")))?,
     };
     match cli.command {
         Command::Init { print, out } => init(&cwd, print, out.json),
         Command::Config { default, out } => show_config(&cwd, default, out.json),
         Command::Worktree(cmd) => match cmd {
-            WorktreeCommand::New { name, base, force_base, out } => {
+            WorktreeCommand::New {
+                name,
+                base,
+                force_base,
+                out,
+            } => {
                 let req = NewRequest {
                     name: AgentName::parse(&name)?,
                     base,
@@ -31,10 +37,14 @@ pub fn run(cli: Cli) -> Result<u8> {
                 worktree_new(&cwd, &req, out.json)
             }
             WorktreeCommand::List { out } => worktree_list(&cwd, out.json),
-            WorktreeCommand::Rm { name, force, out } => worktree_rm(&cwd, &AgentName::parse(&name)?, force, out.json),
+            WorktreeCommand::Rm { name, force, out } => {
+                worktree_rm(&cwd, &AgentName::parse(&name)?, force, out.json)
+            }
             WorktreeCommand::Prune { out } => worktree_prune(&cwd, out.json),
         },
-        Command::Preflight { agent, create, out } => preflight(&cwd, agent.as_deref(), create, out.json),
+        Command::Preflight { agent, create, out } => {
+            preflight(&cwd, agent.as_deref(), create, out.json)
+        }
     }
 }
 
@@ -64,11 +74,17 @@ fn init(cwd: &Path, print: bool, json: bool) -> Result<u8> {
         });
     } else {
         if written {
-            ui::ok(&format!("wrote {} (commit it: it is read from the target branch when landing)", config_path.display()));
+            ui::ok(&format!(
+                "wrote {} (commit it: it is read from the target branch when landing)",
+                config_path.display()
+            ));
         } else {
             ui::note(&format!("kept the existing {}", config_path.display()));
         }
-        ui::ok(&format!("recorded {} as the shared checkout", ctx.shared.display()));
+        ui::ok(&format!(
+            "recorded {} as the shared checkout",
+            ctx.shared.display()
+        ));
         ui::note("next: `cd \"$(fleet worktree new NAME)\"` gives an agent its own worktree");
     }
     Ok(0)
@@ -77,7 +93,11 @@ fn init(cwd: &Path, print: bool, json: bool) -> Result<u8> {
 /// Create `path` with `text` unless it exists; never overwrites (create_new is atomic).
 fn write_new_file(path: &Path, text: &str) -> Result<bool> {
     use std::io::Write;
-    match std::fs::OpenOptions::new().write(true).create_new(true).open(path) {
+    match std::fs::OpenOptions::new()
+        .write(true)
+        .create_new(true)
+        .open(path)
+    {
         Ok(mut file) => {
             file.write_all(text.as_bytes())
                 .map_err(|e| Error::env(format!("cannot write {}: {e}", path.display())))?;
@@ -92,7 +112,8 @@ fn write_new_file(path: &Path, text: &str) -> Result<bool> {
 /// (and the guard's hooks) can read it.
 fn record_shared_checkout(ctx: &Context) -> Result<PathBuf> {
     let dir = ctx.repo.common_dir().join("fleet");
-    std::fs::create_dir_all(&dir).map_err(|e| Error::env(format!("cannot create {}: {e}", dir.display())))?;
+    std::fs::create_dir_all(&dir)
+        .map_err(|e| Error::env(format!("cannot create {}: {e}", dir.display())))?;
     let file = dir.join("shared-checkout");
     std::fs::write(&file, format!("{}\n", ctx.shared.display()))
         .map_err(|e| Error::env(format!("cannot write {}: {e}", file.display())))?;
@@ -118,7 +139,10 @@ fn show_config(cwd: &Path, default: bool, json: bool) -> Result<u8> {
             config: &config,
         });
     } else {
-        let from = source.map_or_else(|| "built-in defaults".to_string(), |p| p.display().to_string());
+        let from = source.map_or_else(
+            || "built-in defaults".to_string(),
+            |p| p.display().to_string(),
+        );
         println!("# effective configuration (from {from})");
         print!("{}", config.to_toml());
     }
@@ -144,7 +168,11 @@ fn worktree_new(cwd: &Path, req: &NewRequest, json: bool) -> Result<u8> {
     }
     if outcome.created {
         for m in outcome.members.iter().skip(1) {
-            ui::note(&format!("  nested {} -> {}", m.rel.display(), m.path.display()));
+            ui::note(&format!(
+                "  nested {} -> {}",
+                m.rel.display(),
+                m.path.display()
+            ));
         }
     } else {
         ui::note("already there and consistent");
@@ -215,10 +243,14 @@ fn worktree_rm(cwd: &Path, name: &AgentName, force: bool, json: bool) -> Result<
         ui::ok(&format!("removed {}", path.display()));
     }
     for branch in &removed.branches_deleted {
-        ui::note(&format!("deleted branch {branch}: its changes are in the target"));
+        ui::note(&format!(
+            "deleted branch {branch}: its changes are in the target"
+        ));
     }
     for branch in &removed.branches_kept {
-        ui::warn(&format!("kept branch {branch}: it has work the target does not have"));
+        ui::warn(&format!(
+            "kept branch {branch}: it has work the target does not have"
+        ));
     }
     Ok(0)
 }
@@ -263,7 +295,10 @@ fn preflight(cwd: &Path, agent: Option<&str>, create: bool, json: bool) -> Resul
     } else {
         render_preflight(&report);
         if let Some(path) = &agent_path {
-            ui::note(&format!("agent worktree: {}  (cd there to work)", path.display()));
+            ui::note(&format!(
+                "agent worktree: {}  (cd there to work)",
+                path.display()
+            ));
             println!("{}", path.display());
         }
     }
@@ -284,8 +319,11 @@ fn agent_worktree(cwd: &Path, agent: &str, create: bool) -> Result<PathBuf> {
     }
     let path = ctx.worktree_root().join(name.as_str());
     if !path.exists() {
-        return Err(Error::refused(format!("agent {agent} has no worktree yet ({} does not exist)", path.display()))
-            .with_help(format!("add --create, or run `fleet worktree new {agent}`")));
+        return Err(Error::refused(format!(
+            "agent {agent} has no worktree yet ({} does not exist)",
+            path.display()
+        ))
+        .with_help(format!("add --create, or run `fleet worktree new {agent}`")));
     }
     Ok(path)
 }
@@ -305,7 +343,10 @@ fn render_preflight(r: &preflight::Report) {
     };
     ui::note(&format!("repo:     {}", show(&r.repo)));
     ui::note(&format!("worktree: {} ({place})", show(&r.worktree)));
-    ui::note(&format!("branch:   {}", r.branch.as_deref().unwrap_or("(detached or unknown)")));
+    ui::note(&format!(
+        "branch:   {}",
+        r.branch.as_deref().unwrap_or("(detached or unknown)")
+    ));
     ui::note(&format!("lane:     {}", r.lane.as_deref().unwrap_or("-")));
     match &r.problem {
         None => ui::ok("this is an agent worktree on its own lane branch"),

@@ -182,7 +182,11 @@ impl TryFrom<String> for DurationSetting {
     fn try_from(s: String) -> std::result::Result<Self, String> {
         humantime::parse_duration(&s)
             .map(DurationSetting)
-            .map_err(|e| format!("`{s}` is not a duration ({e}); write it like \"30m\", \"90s\" or \"1h 30m\""))
+            .map_err(|e| {
+                format!(
+                    "`{s}` is not a duration ({e}); write it like \"30m\", \"90s\" or \"1h 30m\""
+                )
+            })
     }
 }
 
@@ -230,7 +234,10 @@ impl Config {
     pub fn load(checkout: &Path) -> Result<(Config, Option<PathBuf>)> {
         let path = checkout.join(FILE_NAME);
         match std::fs::read_to_string(&path) {
-            Ok(text) => Ok((Config::parse(&text, &path.display().to_string())?, Some(path))),
+            Ok(text) => Ok((
+                Config::parse(&text, &path.display().to_string())?,
+                Some(path),
+            )),
             Err(e) if e.kind() == std::io::ErrorKind::NotFound => Ok((Config::default(), None)),
             Err(e) => Err(Error::env(format!("cannot read {}: {e}", path.display()))),
         }
@@ -300,7 +307,8 @@ mod tests {
 
     #[test]
     fn unknown_key_names_line_and_column() {
-        let err = Config::parse("[lanes]\ntarget = \"main\"\ntargte = \"x\"\n", "f.toml").unwrap_err();
+        let err =
+            Config::parse("[lanes]\ntarget = \"main\"\ntargte = \"x\"\n", "f.toml").unwrap_err();
         assert_eq!(err.kind, crate::error::Kind::Usage);
         assert!(err.message.contains("f.toml:3:1"), "{}", err.message);
         assert!(err.message.contains("targte"), "{}", err.message);
@@ -314,7 +322,11 @@ mod tests {
         let err = Config::parse("[gate]\ntimeout = \"soon\"\n", "f").unwrap_err();
         assert!(err.message.contains("not a duration"), "{}", err.message);
         let err = Config::parse("[lanes]\ntarget = \"a..b\"\n", "f").unwrap_err();
-        assert!(err.message.contains("not a valid branch name"), "{}", err.message);
+        assert!(
+            err.message.contains("not a valid branch name"),
+            "{}",
+            err.message
+        );
         let err = Config::parse("[worktrees]\nmax_behind = -1\n", "f").unwrap_err();
         assert!(err.message.contains("f:2:14"), "{}", err.message);
     }
@@ -324,7 +336,10 @@ mod tests {
         for ok in ["main", "fleet/x", "feat/foo-bar", "a.b"] {
             assert!(is_valid_branch_name(ok), "{ok}");
         }
-        for bad in ["", "-x", "a..b", "a/", "/a", "a//b", ".a", "a/.b", "a.lock", "a b", "a~1", "a^", "a:b", "a\tb", "@", "x@{1}", "a."] {
+        for bad in [
+            "", "-x", "a..b", "a/", "/a", "a//b", ".a", "a/.b", "a.lock", "a b", "a~1", "a^",
+            "a:b", "a\tb", "@", "x@{1}", "a.",
+        ] {
             assert!(!is_valid_branch_name(bad), "{bad}");
         }
     }

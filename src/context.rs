@@ -68,11 +68,14 @@ impl Context {
     pub fn target_tip(&self) -> Result<crate::git::ObjectId> {
         let target = self.target();
         self.repo.branch_tip(target)?.ok_or_else(|| {
-            Error::usage(format!("the target branch `{target}` does not exist in {}", self.shared.display()))
-                .with_help(format!(
-                    "create it (`git branch {target}`) or set [lanes] target in {}",
-                    config::FILE_NAME
-                ))
+            Error::usage(format!(
+                "the target branch `{target}` does not exist in {}",
+                self.shared.display()
+            ))
+            .with_help(format!(
+                "create it (`git branch {target}`) or set [lanes] target in {}",
+                config::FILE_NAME
+            ))
         })
     }
 }

@@ -35,7 +35,10 @@ pub fn discover(shared: &Path, listed: &[PathBuf], skip: &Path) -> (Vec<Nested>,
         }
         if abs.join(".git").exists() {
             let depth = found.iter().filter(|n| rel.starts_with(&n.rel)).count() + 1;
-            found.insert(Nested { rel: rel.clone(), depth });
+            found.insert(Nested {
+                rel: rel.clone(),
+                depth,
+            });
         } else {
             warnings.push(format!(
                 "[worktrees] nested lists `{}`, but {} is not a git repository; skipped",
@@ -49,12 +52,21 @@ pub fn discover(shared: &Path, listed: &[PathBuf], skip: &Path) -> (Vec<Nested>,
     (list, warnings)
 }
 
-fn walk(shared: &Path, dir: &Path, skip: &Path, submodules: &BTreeSet<PathBuf>, depth: usize, found: &mut BTreeSet<Nested>) {
+fn walk(
+    shared: &Path,
+    dir: &Path,
+    skip: &Path,
+    submodules: &BTreeSet<PathBuf>,
+    depth: usize,
+    found: &mut BTreeSet<Nested>,
+) {
     let Ok(entries) = std::fs::read_dir(dir) else {
         return;
     };
     for entry in entries.flatten() {
-        let Ok(kind) = entry.file_type() else { continue };
+        let Ok(kind) = entry.file_type() else {
+            continue;
+        };
         if !kind.is_dir() || entry.file_name() == ".git" {
             continue;
         }
@@ -104,7 +116,9 @@ fn classify(dir: &Path) -> Dot {
 /// Absolute paths of the submodules registered in the checkout at `dir`.
 fn submodule_paths(dir: &Path) -> BTreeSet<PathBuf> {
     let mut out = BTreeSet::new();
-    let Ok(repo) = Repo::open(dir) else { return out };
+    let Ok(repo) = Repo::open(dir) else {
+        return out;
+    };
     if let Ok(Some(subs)) = repo.gix().submodules() {
         for sub in subs {
             if let Ok(path) = sub.path() {

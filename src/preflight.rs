@@ -76,11 +76,17 @@ fn try_inspect(cwd: &Path) -> Result<Report> {
         return Ok(Report::blind(problem));
     }
     let Ok(repo) = gix::discover(&cwd) else {
-        return Ok(Report::blind(format!("{} is not inside a git repository", cwd.display())));
+        return Ok(Report::blind(format!(
+            "{} is not inside a git repository",
+            cwd.display()
+        )));
     };
     let repo = Repo::from_gix(repo);
     if repo.is_bare() {
-        return Ok(Report::blind(format!("{} is a bare repository", repo.git_dir().display())));
+        return Ok(Report::blind(format!(
+            "{} is a bare repository",
+            repo.git_dir().display()
+        )));
     }
     let Some(workdir) = repo.workdir().map(|w| canon(&w)) else {
         return Ok(Report::blind("this repository has no worktree"));
@@ -99,7 +105,9 @@ fn try_inspect(cwd: &Path) -> Result<Report> {
         return Ok(report);
     };
     report.problem = match branch {
-        None => Some(format!("HEAD is detached; an agent works on its lane branch {expected}")),
+        None => Some(format!(
+            "HEAD is detached; an agent works on its lane branch {expected}"
+        )),
         Some(b) if b != expected => Some(format!(
             "this worktree is on {b}, but agent {}'s lane branch is {expected}",
             report.agent.as_deref().unwrap_or("?")
@@ -131,13 +139,17 @@ fn env_override_problem(cwd: &Path) -> Option<String> {
         ))
     };
     if let Some(value) = &git_dir {
-        let matches = own.as_ref().is_some_and(|(_, dir)| canon(Path::new(value)) == *dir);
+        let matches = own
+            .as_ref()
+            .is_some_and(|(_, dir)| canon(Path::new(value)) == *dir);
         if !matches {
             return complain("GIT_DIR", value);
         }
     }
     if let Some(value) = &work_tree {
-        let matches = own.as_ref().is_some_and(|(top, _)| canon(Path::new(value)) == *top);
+        let matches = own
+            .as_ref()
+            .is_some_and(|(top, _)| canon(Path::new(value)) == *top);
         if !matches {
             return complain("GIT_WORK_TREE", value);
         }
@@ -197,14 +209,18 @@ fn outer_of(checkout: &Path) -> Option<(PathBuf, PathBuf)> {
     let rel = checkout.strip_prefix(&outer_workdir).ok()?.to_path_buf();
     // Climb further: the outer may itself be nested.
     match outer_of(&outer_shared) {
-        Some((outermost, outer_rel)) if outer_workdir == outer_shared => Some((outermost, outer_rel.join(rel))),
+        Some((outermost, outer_rel)) if outer_workdir == outer_shared => {
+            Some((outermost, outer_rel.join(rel)))
+        }
         _ => Some((outer_shared, rel)),
     }
 }
 
 fn agent_report(workdir: &Path, shared: &Path) -> Result<Report> {
     let (config, _) = Config::load(shared)?;
-    let root = canon(&crate::context::normalize(&shared.join(config.worktrees.root.as_path())));
+    let root = canon(&crate::context::normalize(
+        &shared.join(config.worktrees.root.as_path()),
+    ));
     let mut report = Report::blind("");
     report.repo = Some(shared.to_path_buf());
     report.worktree = Some(workdir.to_path_buf());
@@ -216,7 +232,11 @@ fn agent_report(workdir: &Path, shared: &Path) -> Result<Report> {
         ));
         return Ok(report);
     }
-    let name = workdir.file_name().unwrap_or_default().to_string_lossy().into_owned();
+    let name = workdir
+        .file_name()
+        .unwrap_or_default()
+        .to_string_lossy()
+        .into_owned();
     report.place = Place::Agent;
     report.lane = Some(format!("{}{name}", config.lanes.prefix.as_str()));
     report.agent = Some(name);
@@ -255,7 +275,11 @@ fn nested_report(workdir: &Path, outer: &Path, rel: &Path) -> Result<Report> {
         ));
         return Ok(report);
     }
-    let name = agent_dir.file_name().unwrap_or_default().to_string_lossy().into_owned();
+    let name = agent_dir
+        .file_name()
+        .unwrap_or_default()
+        .to_string_lossy()
+        .into_owned();
     report.place = Place::NestedAgent;
     report.lane = Some(ctx.branch_for(&name));
     report.agent = Some(name);

@@ -359,7 +359,11 @@ mod tests {
             DEFAULT_GRACE,
         )
         .unwrap();
-        assert!(out.stdout_str().starts_with("pipe:"), "{}", out.stdout_str());
+        assert!(
+            out.stdout_str().starts_with("pipe:"),
+            "{}",
+            out.stdout_str()
+        );
     }
 
     #[test]

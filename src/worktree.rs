@@ -80,8 +80,15 @@ pub struct NewOutcome {
 
 /// Undo log for one `new` run.
 enum Undo {
-    Branch { repo: PathBuf, name: String, at: ObjectId },
-    Worktree { repo: PathBuf, path: PathBuf },
+    Branch {
+        repo: PathBuf,
+        name: String,
+        at: ObjectId,
+    },
+    Worktree {
+        repo: PathBuf,
+        path: PathBuf,
+    },
     Dir(PathBuf),
 }
 
@@ -146,7 +153,12 @@ pub fn new(ctx: &Context, req: &NewRequest) -> Result<NewOutcome> {
     })
 }
 
-fn check_behind(ctx: &Context, base: ObjectId, target_tip: ObjectId, req: &NewRequest) -> Result<()> {
+fn check_behind(
+    ctx: &Context,
+    base: ObjectId,
+    target_tip: ObjectId,
+    req: &NewRequest,
+) -> Result<()> {
     let behind = ctx.repo.count_exclusive(target_tip, base)?;
     let max = ctx.config.worktrees.max_behind as usize;
     if behind > max && !req.force_base {
@@ -176,9 +188,14 @@ fn skip_unborn(ctx: &Context, nested: Vec<Nested>, notes: &mut Vec<String>) -> V
     nested
         .into_iter()
         .filter(|n| {
-            let born = Repo::open(&ctx.shared.join(&n.rel)).and_then(|r| r.head_id()).is_ok_and(|h| h.is_some());
+            let born = Repo::open(&ctx.shared.join(&n.rel))
+                .and_then(|r| r.head_id())
+                .is_ok_and(|h| h.is_some());
             if !born {
-                notes.push(format!("nested repository {} has no commits yet; it gets no worktree", n.rel.display()));
+                notes.push(format!(
+                    "nested repository {} has no commits yet; it gets no worktree",
+                    n.rel.display()
+                ));
             }
             born
         })
@@ -218,11 +235,13 @@ fn member_state(member: &Member) -> Result<State> {
         Some(wt) if wt.missing => State::Conflict(format!(
             "{shown} is registered as a worktree but the folder is gone (run `fleet worktree prune`)"
         )),
-        Some(wt) if wt.branch.as_deref() != Some(member.branch.as_str()) => State::Conflict(format!(
-            "{shown} is a worktree on {} instead of {}",
-            wt.branch.as_deref().unwrap_or("a detached HEAD"),
-            member.branch
-        )),
+        Some(wt) if wt.branch.as_deref() != Some(member.branch.as_str()) => {
+            State::Conflict(format!(
+                "{shown} is a worktree on {} instead of {}",
+                wt.branch.as_deref().unwrap_or("a detached HEAD"),
+                member.branch
+            ))
+        }
         Some(wt) if !has_index(&repo, wt.id.as_deref()) => State::Conflict(format!(
             "{shown} was never fully checked out (interrupted?)"
         )),
@@ -232,15 +251,21 @@ fn member_state(member: &Member) -> Result<State> {
             member.branch,
             member.shared.display()
         )),
-        None if member.path.exists() && !is_empty_dir(&member.path) => {
-            State::Conflict(format!("{shown} already exists and is not an agent worktree"))
-        }
+        None if member.path.exists() && !is_empty_dir(&member.path) => State::Conflict(format!(
+            "{shown} already exists and is not an agent worktree"
+        )),
         None => State::Absent,
     })
 }
 
 fn has_index(repo: &Repo, id: Option<&str>) -> bool {
-    id.is_some_and(|id| repo.common_dir().join("worktrees").join(id).join("index").is_file())
+    id.is_some_and(|id| {
+        repo.common_dir()
+            .join("worktrees")
+            .join(id)
+            .join("index")
+            .is_file()
+    })
 }
 
 fn create_all(
@@ -252,8 +277,12 @@ fn create_all(
     notes: &mut Vec<String>,
 ) -> Result<()> {
     if !root.exists() {
-        std::fs::create_dir_all(root)
-            .map_err(|e| Error::env(format!("cannot create the worktree root {}: {e}", root.display())))?;
+        std::fs::create_dir_all(root).map_err(|e| {
+            Error::env(format!(
+                "cannot create the worktree root {}: {e}",
+                root.display()
+            ))
+        })?;
         undo.push(Undo::Dir(root.to_path_buf()));
     }
     let max_depth = todo.iter().map(|m| m.depth).max().unwrap_or(0);
@@ -274,7 +303,10 @@ fn create_all(
                 .collect();
             handles
                 .into_iter()
-                .map(|h| h.join().unwrap_or_else(|_| Err(Error::env("a worker thread panicked"))))
+                .map(|h| {
+                    h.join()
+                        .unwrap_or_else(|_| Err(Error::env("a worker thread panicked")))
+                })
                 .collect()
         });
         let mut first_error = None;
@@ -309,7 +341,11 @@ fn create_member(member: &Member, base: Option<ObjectId>) -> Result<(Vec<Undo>, 
     }
 }
 
-fn create_member_steps(member: &Member, base: Option<ObjectId>, done: &mut Vec<Undo>) -> Result<Vec<String>> {
+fn create_member_steps(
+    member: &Member,
+    base: Option<ObjectId>,
+    done: &mut Vec<Undo>,
+) -> Result<Vec<String>> {
     let repo = Repo::open(&member.shared)?;
     let base = match base {
         Some(base) => base,
@@ -329,7 +365,11 @@ fn create_member_steps(member: &Member, base: Option<ObjectId>, done: &mut Vec<U
             .map_err(|e| Error::env(format!("cannot create {}: {e}", parent.display())))?;
         done.push(Undo::Dir(parent.to_path_buf()));
     }
-    repo.create_branch(&member.branch, base, &format!("worktree new: branch created from {base}"))?;
+    repo.create_branch(
+        &member.branch,
+        base,
+        &format!("worktree new: branch created from {base}"),
+    )?;
     done.push(Undo::Branch {
         repo: member.shared.clone(),
         name: member.branch.clone(),
@@ -411,7 +451,10 @@ pub fn failpoint(name: &str) -> Result<()> {
 }
 
 fn same_path(a: &Path, b: &Path) -> bool {
-    let canon = |p: &Path| p.canonicalize().unwrap_or_else(|_| crate::context::normalize(p));
+    let canon = |p: &Path| {
+        p.canonicalize()
+            .unwrap_or_else(|_| crate::context::normalize(p))
+    };
     canon(a) == canon(b)
 }
 
@@ -460,18 +503,31 @@ pub fn list(ctx: &Context) -> Result<Vec<Listed>> {
         if wt.is_main {
             continue;
         }
-        let parent = wt.path.parent().map(|p| p.canonicalize().unwrap_or(p.to_path_buf()));
+        let parent = wt
+            .path
+            .parent()
+            .map(|p| p.canonicalize().unwrap_or(p.to_path_buf()));
         if parent.as_deref() != Some(root_canon.as_path()) {
             continue;
         }
-        let name = wt.path.file_name().map(|n| n.to_string_lossy().into_owned()).unwrap_or_default();
+        let name = wt
+            .path
+            .file_name()
+            .map(|n| n.to_string_lossy().into_owned())
+            .unwrap_or_default();
         let outer = facts(&ctx.repo, &wt, target_tip);
         let mut nested_list = Vec::new();
         for n in &nested {
             let shared = ctx.shared.join(&n.rel);
-            let Ok(nrepo) = Repo::open(&shared) else { continue };
+            let Ok(nrepo) = Repo::open(&shared) else {
+                continue;
+            };
             let path = wt.path.join(&n.rel);
-            let Some(nwt) = nrepo.worktrees()?.into_iter().find(|w| !w.is_main && same_path(&w.path, &path)) else {
+            let Some(nwt) = nrepo
+                .worktrees()?
+                .into_iter()
+                .find(|w| !w.is_main && same_path(&w.path, &path))
+            else {
                 continue;
             };
             let ntarget = nrepo.head_id().ok().flatten();
@@ -575,8 +631,9 @@ pub fn rm(ctx: &Context, name: &AgentName, force: bool) -> Result<Removed> {
         .map(|i| format!("{} is locked", i.path.display()))
         .collect();
     if !locked.is_empty() {
-        return Err(Error::refused(locked.join("\n  "))
-            .with_help("someone locked it on purpose: `git worktree unlock PATH` first, then retry"));
+        return Err(Error::refused(locked.join("\n  ")).with_help(
+            "someone locked it on purpose: `git worktree unlock PATH` first, then retry",
+        ));
     }
     let mut problems = Vec::new();
     let mut landed = Vec::new();
@@ -610,9 +667,13 @@ pub fn rm(ctx: &Context, name: &AgentName, force: bool) -> Result<Removed> {
         if let (Some(branch), Some(head)) = (&item.branch, item.head) {
             if landed[i] {
                 repo.cas_delete(&format!("refs/heads/{branch}"), head)?;
-                removed.branches_deleted.push(format!("{} ({})", branch, item.shared.display()));
+                removed
+                    .branches_deleted
+                    .push(format!("{} ({})", branch, item.shared.display()));
             } else {
-                removed.branches_kept.push(format!("{} ({})", branch, item.shared.display()));
+                removed
+                    .branches_kept
+                    .push(format!("{} ({})", branch, item.shared.display()));
             }
         }
     }
@@ -623,7 +684,12 @@ pub fn rm(ctx: &Context, name: &AgentName, force: bool) -> Result<Removed> {
 /// The outer worktree at `dest` and every nested worktree inside it.
 fn collect_rm_items(ctx: &Context, dest: &Path, root: &Path) -> Result<Vec<RmItem>> {
     let mut items = Vec::new();
-    if let Some(wt) = ctx.repo.worktrees()?.into_iter().find(|w| !w.is_main && same_path(&w.path, dest)) {
+    if let Some(wt) = ctx
+        .repo
+        .worktrees()?
+        .into_iter()
+        .find(|w| !w.is_main && same_path(&w.path, dest))
+    {
         items.push(RmItem {
             shared: ctx.shared.clone(),
             path: wt.path,
@@ -638,7 +704,9 @@ fn collect_rm_items(ctx: &Context, dest: &Path, root: &Path) -> Result<Vec<RmIte
     let (nested, _) = discover_nested(ctx, root);
     for n in nested {
         let shared = ctx.shared.join(&n.rel);
-        let Ok(repo) = Repo::open(&shared) else { continue };
+        let Ok(repo) = Repo::open(&shared) else {
+            continue;
+        };
         for wt in repo.worktrees()? {
             if !wt.is_main && same_path(&wt.path, &dest.join(&n.rel)) {
                 items.push(RmItem {
@@ -662,7 +730,10 @@ fn inspect_for_rm(item: &RmItem) -> Result<(Vec<String>, bool)> {
     if item.path.exists() {
         let dirty = Repo::open(&item.path)?.dirty_paths(5)?;
         if !dirty.is_empty() {
-            problems.push(format!("{shown} has uncommitted changes: {}", dirty.join(", ")));
+            problems.push(format!(
+                "{shown} has uncommitted changes: {}",
+                dirty.join(", ")
+            ));
         }
     }
     let repo = Repo::open(&item.shared)?;
@@ -679,7 +750,9 @@ fn inspect_for_rm(item: &RmItem) -> Result<(Vec<String>, bool)> {
         _ => false,
     };
     if !landed && let Some(branch) = &item.branch {
-        problems.push(format!("branch {branch} has commits that are not in its target yet"));
+        problems.push(format!(
+            "branch {branch} has commits that are not in its target yet"
+        ));
     }
     Ok((problems, landed))
 }

@@ -15,13 +15,23 @@ fn json(run: &common::Run) -> serde_json::Value {
 fn passes_in_an_agent_worktree_and_its_nested_worktrees() {
     let env = Env::new();
     let outer = env.outer_with_nested();
-    let wt = Path::new(env.fleet(&outer, &["worktree", "new", "a"]).ok().stdout.trim()).to_path_buf();
+    let wt = Path::new(
+        env.fleet(&outer, &["worktree", "new", "a"])
+            .ok()
+            .stdout
+            .trim(),
+    )
+    .to_path_buf();
     std::fs::create_dir_all(wt.join("sub/dir")).unwrap();
     for (dir, place, nested) in [
         (wt.clone(), "agent", None),
         (wt.join("sub/dir"), "agent", None),
         (wt.join("cockpit"), "nested-agent", Some("cockpit")),
-        (wt.join("cockpit/engine"), "nested-agent", Some("cockpit/engine")),
+        (
+            wt.join("cockpit/engine"),
+            "nested-agent",
+            Some("cockpit/engine"),
+        ),
     ] {
         let run = env.fleet(&dir, &["preflight", "--json"]).ok();
         let r = json(&run);
@@ -34,7 +44,11 @@ fn passes_in_an_agent_worktree_and_its_nested_worktrees() {
         assert_eq!(r["nested"].as_str(), nested);
     }
     let text = env.fleet(&wt.join("cockpit"), &["preflight"]).ok();
-    assert!(text.stderr.contains("nested cockpit of agent a"), "{}", text.stderr);
+    assert!(
+        text.stderr.contains("nested cockpit of agent a"),
+        "{}",
+        text.stderr
+    );
 }
 
 #[test]
@@ -44,14 +58,24 @@ fn fails_in_the_shared_checkouts() {
     let r = json(&env.fleet(&outer, &["preflight", "--json"]).code(1));
     assert_eq!(r["place"], "shared");
     assert_eq!(r["ok"], false);
-    let r = json(&env.fleet(&outer.join("cockpit"), &["preflight", "--json"]).code(1));
+    let r = json(
+        &env.fleet(&outer.join("cockpit"), &["preflight", "--json"])
+            .code(1),
+    );
     assert_eq!(r["place"], "nested-shared");
     assert_eq!(r["nested"], "cockpit");
-    let r = json(&env.fleet(&outer.join("cockpit/engine"), &["preflight", "--json"]).code(1));
+    let r = json(
+        &env.fleet(&outer.join("cockpit/engine"), &["preflight", "--json"])
+            .code(1),
+    );
     assert_eq!(r["place"], "nested-shared");
     assert_eq!(r["nested"], "cockpit/engine");
     let run = env.fleet(&outer, &["preflight"]).code(1);
-    assert!(run.stderr.contains("this is the shared checkout"), "{}", run.stderr);
+    assert!(
+        run.stderr.contains("this is the shared checkout"),
+        "{}",
+        run.stderr
+    );
     assert!(run.stderr.contains("fleet worktree new"), "{}", run.stderr);
 }
 
@@ -62,10 +86,15 @@ fn agent_flag_prints_the_path_and_create_makes_it() {
     let run = env.fleet(&outer, &["preflight", "--agent", "z"]).code(1);
     assert!(run.stderr.contains("--create"), "{}", run.stderr);
     assert_eq!(run.stdout, "");
-    let run = env.fleet(&outer, &["preflight", "--agent", "z", "--create"]).code(1);
+    let run = env
+        .fleet(&outer, &["preflight", "--agent", "z", "--create"])
+        .code(1);
     let path = env.path().join(".fleet-work/z");
     assert_eq!(run.stdout.trim(), path.display().to_string());
-    assert_eq!(env.git(&path.join("cockpit"), &["symbolic-ref", "--short", "HEAD"]), "fleet/z");
+    assert_eq!(
+        env.git(&path.join("cockpit"), &["symbolic-ref", "--short", "HEAD"]),
+        "fleet/z"
+    );
     let run = env.fleet(&outer, &["preflight", "--agent", "z"]).code(1);
     assert_eq!(run.stdout.trim(), path.display().to_string());
     // And from there, preflight passes.
@@ -76,13 +105,24 @@ fn agent_flag_prints_the_path_and_create_makes_it() {
 fn fails_on_a_detached_head_and_on_a_foreign_branch() {
     let env = Env::new();
     let outer = env.outer_with_nested();
-    let wt = Path::new(env.fleet(&outer, &["worktree", "new", "d"]).ok().stdout.trim()).to_path_buf();
+    let wt = Path::new(
+        env.fleet(&outer, &["worktree", "new", "d"])
+            .ok()
+            .stdout
+            .trim(),
+    )
+    .to_path_buf();
     env.git(&wt, &["switch", "-q", "--detach"]);
     let run = env.fleet(&wt, &["preflight"]).code(1);
     assert!(run.stderr.contains("HEAD is detached"), "{}", run.stderr);
     env.git(&wt, &["switch", "-q", "-c", "elsewhere"]);
     let run = env.fleet(&wt, &["preflight"]).code(1);
-    assert!(run.stderr.contains("on elsewhere, but agent d's lane branch is fleet/d"), "{}", run.stderr);
+    assert!(
+        run.stderr
+            .contains("on elsewhere, but agent d's lane branch is fleet/d"),
+        "{}",
+        run.stderr
+    );
     env.git(&wt.join("cockpit"), &["switch", "-q", "--detach"]);
     env.fleet(&wt.join("cockpit"), &["preflight"]).code(1);
 }
@@ -93,9 +133,16 @@ fn fails_outside_any_repository_and_in_a_bare_one() {
     let plain = env.path().join("plain");
     std::fs::create_dir_all(&plain).unwrap();
     let run = env.fleet(&plain, &["preflight"]).code(1);
-    assert!(run.stderr.contains("not inside a git repository"), "{}", run.stderr);
+    assert!(
+        run.stderr.contains("not inside a git repository"),
+        "{}",
+        run.stderr
+    );
     let bare = env.path().join("bare.git");
-    env.git(&env.path(), &["init", "-q", "--bare", bare.to_str().unwrap()]);
+    env.git(
+        &env.path(),
+        &["init", "-q", "--bare", bare.to_str().unwrap()],
+    );
     let run = env.fleet(&bare, &["preflight"]).code(1);
     assert!(run.stderr.contains("bare repository"), "{}", run.stderr);
 }
@@ -104,18 +151,37 @@ fn fails_outside_any_repository_and_in_a_bare_one() {
 fn fails_when_git_dir_or_work_tree_point_elsewhere() {
     let env = Env::new();
     let outer = env.outer_with_nested();
-    let wt = Path::new(env.fleet(&outer, &["worktree", "new", "g"]).ok().stdout.trim()).to_path_buf();
+    let wt = Path::new(
+        env.fleet(&outer, &["worktree", "new", "g"])
+            .ok()
+            .stdout
+            .trim(),
+    )
+    .to_path_buf();
     let other = outer.join(".git");
-    let run = env.fleet_env(&wt, &["preflight"], &[("GIT_DIR", other.to_str().unwrap())]).code(1);
+    let run = env
+        .fleet_env(&wt, &["preflight"], &[("GIT_DIR", other.to_str().unwrap())])
+        .code(1);
     assert!(run.stderr.contains("GIT_DIR="), "{}", run.stderr);
     let run = env
-        .fleet_env(&wt, &["preflight"], &[("GIT_WORK_TREE", outer.to_str().unwrap())])
+        .fleet_env(
+            &wt,
+            &["preflight"],
+            &[("GIT_WORK_TREE", outer.to_str().unwrap())],
+        )
         .code(1);
     assert!(run.stderr.contains("GIT_WORK_TREE="), "{}", run.stderr);
     // Pointing at the place itself is fine.
     let own = env.git(&wt, &["rev-parse", "--absolute-git-dir"]);
-    env.fleet_env(&wt, &["preflight"], &[("GIT_DIR", own.as_str()), ("GIT_WORK_TREE", wt.to_str().unwrap())])
-        .ok();
+    env.fleet_env(
+        &wt,
+        &["preflight"],
+        &[
+            ("GIT_DIR", own.as_str()),
+            ("GIT_WORK_TREE", wt.to_str().unwrap()),
+        ],
+    )
+    .ok();
 }
 
 #[test]
@@ -123,12 +189,36 @@ fn fails_in_a_linked_worktree_that_is_not_an_agents() {
     let env = Env::new();
     let outer = env.outer_with_nested();
     let stray = env.path().join("stray");
-    env.git(&outer, &["worktree", "add", "-q", "-b", "fleet/stray", stray.to_str().unwrap()]);
+    env.git(
+        &outer,
+        &[
+            "worktree",
+            "add",
+            "-q",
+            "-b",
+            "fleet/stray",
+            stray.to_str().unwrap(),
+        ],
+    );
     let run = env.fleet(&stray, &["preflight"]).code(1);
-    assert!(run.stderr.contains("not an agent worktree"), "{}", run.stderr);
+    assert!(
+        run.stderr.contains("not an agent worktree"),
+        "{}",
+        run.stderr
+    );
     // A nested repo's worktree outside any agent worktree.
     let nested_stray = env.path().join("nested-stray");
-    env.git(&outer.join("cockpit"), &["worktree", "add", "-q", "-b", "x", nested_stray.to_str().unwrap()]);
+    env.git(
+        &outer.join("cockpit"),
+        &[
+            "worktree",
+            "add",
+            "-q",
+            "-b",
+            "x",
+            nested_stray.to_str().unwrap(),
+        ],
+    );
     env.fleet(&nested_stray, &["preflight"]).code(1);
 }
 
@@ -136,7 +226,13 @@ fn fails_in_a_linked_worktree_that_is_not_an_agents() {
 fn symlinked_paths_resolve_to_the_right_answer() {
     let env = Env::new();
     let outer = env.outer_with_nested();
-    let wt = Path::new(env.fleet(&outer, &["worktree", "new", "s"]).ok().stdout.trim()).to_path_buf();
+    let wt = Path::new(
+        env.fleet(&outer, &["worktree", "new", "s"])
+            .ok()
+            .stdout
+            .trim(),
+    )
+    .to_path_buf();
     let to_agent = env.path().join("to-agent");
     std::os::unix::fs::symlink(wt.join("cockpit"), &to_agent).unwrap();
     let r = json(&env.fleet(&to_agent, &["preflight", "--json"]).ok());

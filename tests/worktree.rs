@@ -12,7 +12,11 @@ fn new_gives_each_agent_isolated_outer_and_nested_worktrees() {
     let outer = env.outer_with_nested();
     let cockpit = outer.join("cockpit");
     let engine = cockpit.join("engine");
-    let before = [env.snapshot(&outer), env.snapshot(&cockpit), env.snapshot(&engine)];
+    let before = [
+        env.snapshot(&outer),
+        env.snapshot(&cockpit),
+        env.snapshot(&engine),
+    ];
 
     let a = env.fleet(&outer, &["worktree", "new", "a"]).ok();
     let b = env.fleet(&outer, &["worktree", "new", "b"]).ok();
@@ -24,21 +28,47 @@ fn new_gives_each_agent_isolated_outer_and_nested_worktrees() {
     for (wt, name) in [(&a, "a"), (&b, "b")] {
         let branch = format!("fleet/{name}");
         assert_eq!(env.git(wt, &["symbolic-ref", "--short", "HEAD"]), branch);
-        assert_eq!(env.git(&wt.join("cockpit"), &["symbolic-ref", "--short", "HEAD"]), branch);
-        assert_eq!(env.git(&wt.join("cockpit/engine"), &["symbolic-ref", "--short", "HEAD"]), branch);
+        assert_eq!(
+            env.git(&wt.join("cockpit"), &["symbolic-ref", "--short", "HEAD"]),
+            branch
+        );
+        assert_eq!(
+            env.git(
+                &wt.join("cockpit/engine"),
+                &["symbolic-ref", "--short", "HEAD"]
+            ),
+            branch
+        );
         // Nested worktrees are linked worktrees of the nested repos, not copies.
         assert_eq!(
             env.git(&wt.join("cockpit"), &["rev-parse", "--git-common-dir"]),
             cockpit.join(".git").display().to_string()
         );
         // Each starts from its own repository's current branch.
-        assert_eq!(env.git(&wt.join("cockpit/engine"), &["rev-parse", "HEAD"]), env.git(&engine, &["rev-parse", "dev"]));
+        assert_eq!(
+            env.git(&wt.join("cockpit/engine"), &["rev-parse", "HEAD"]),
+            env.git(&engine, &["rev-parse", "dev"])
+        );
         assert_eq!(env.git(wt, &["status", "--porcelain"]), "");
         env.commit_file(wt, &format!("{name}.txt"), name, "outer work");
-        env.commit_file(&wt.join("cockpit"), &format!("{name}.txt"), name, "nested work");
-        env.commit_file(&wt.join("cockpit/engine"), &format!("{name}.txt"), name, "nested-nested work");
+        env.commit_file(
+            &wt.join("cockpit"),
+            &format!("{name}.txt"),
+            name,
+            "nested work",
+        );
+        env.commit_file(
+            &wt.join("cockpit/engine"),
+            &format!("{name}.txt"),
+            name,
+            "nested-nested work",
+        );
     }
-    let after = [env.snapshot(&outer), env.snapshot(&cockpit), env.snapshot(&engine)];
+    let after = [
+        env.snapshot(&outer),
+        env.snapshot(&cockpit),
+        env.snapshot(&engine),
+    ];
     assert_eq!(before, after, "a shared checkout changed");
     assert!(!a.join("b.txt").exists() && !b.join("cockpit/a.txt").exists());
 }
@@ -48,8 +78,15 @@ fn new_prints_only_the_path_on_stdout() {
     let env = Env::new();
     let outer = env.outer_with_nested();
     let run = env.fleet(&outer, &["worktree", "new", "x"]).ok();
-    assert_eq!(run.stdout, format!("{}\n", env.path().join(".fleet-work/x").display()));
-    assert!(run.stderr.contains("creating agent worktree x"), "{}", run.stderr);
+    assert_eq!(
+        run.stdout,
+        format!("{}\n", env.path().join(".fleet-work/x").display())
+    );
+    assert!(
+        run.stderr.contains("creating agent worktree x"),
+        "{}",
+        run.stderr
+    );
 }
 
 #[test]
@@ -75,22 +112,47 @@ fn new_refuses_inconsistent_leftovers_and_changes_nothing() {
     // A branch with the agent's name but no worktree.
     env.git(&outer, &["branch", "fleet/taken"]);
     let run = env.fleet(&outer, &["worktree", "new", "taken"]).code(1);
-    assert!(run.stderr.contains("branch fleet/taken already exists"), "{}", run.stderr);
+    assert!(
+        run.stderr.contains("branch fleet/taken already exists"),
+        "{}",
+        run.stderr
+    );
     assert!(!env.path().join(".fleet-work/taken").exists());
 
     // A folder in the way.
     write(&env.path().join(".fleet-work/busy/file"), "mine");
     let run = env.fleet(&outer, &["worktree", "new", "busy"]).code(1);
-    assert!(run.stderr.contains("already exists and is not an agent worktree"), "{}", run.stderr);
-    assert_eq!(std::fs::read_to_string(env.path().join(".fleet-work/busy/file")).unwrap(), "mine");
-    assert!(!env.branches(&outer).contains(&"refs/heads/fleet/busy".to_string()));
+    assert!(
+        run.stderr
+            .contains("already exists and is not an agent worktree"),
+        "{}",
+        run.stderr
+    );
+    assert_eq!(
+        std::fs::read_to_string(env.path().join(".fleet-work/busy/file")).unwrap(),
+        "mine"
+    );
+    assert!(
+        !env.branches(&outer)
+            .contains(&"refs/heads/fleet/busy".to_string())
+    );
 
     // A worktree at the right place on the wrong branch.
     let wt = env.path().join(".fleet-work/wrong");
-    env.git(&outer, &["worktree", "add", "-q", "-b", "other", wt.to_str().unwrap()]);
+    env.git(
+        &outer,
+        &["worktree", "add", "-q", "-b", "other", wt.to_str().unwrap()],
+    );
     let run = env.fleet(&outer, &["worktree", "new", "wrong"]).code(1);
-    assert!(run.stderr.contains("on other instead of fleet/wrong"), "{}", run.stderr);
-    assert!(!env.branches(&outer.join("cockpit")).contains(&"refs/heads/fleet/wrong".to_string()));
+    assert!(
+        run.stderr.contains("on other instead of fleet/wrong"),
+        "{}",
+        run.stderr
+    );
+    assert!(
+        !env.branches(&outer.join("cockpit"))
+            .contains(&"refs/heads/fleet/wrong".to_string())
+    );
 }
 
 #[test]
@@ -98,9 +160,15 @@ fn new_refuses_names_that_could_escape_the_root() {
     let env = Env::new();
     let outer = env.outer_with_nested();
     let branches = env.branches(&outer);
-    for name in ["..", "../x", "a/b", "/abs", "a\tb", "a\nb", "-x", "", "a..b", "x.lock", "a b", "a:b", "."] {
+    for name in [
+        "..", "../x", "a/b", "/abs", "a\tb", "a\nb", "-x", "", "a..b", "x.lock", "a b", "a:b", ".",
+    ] {
         let run = env.fleet(&outer, &["worktree", "new", "--", name]).code(2);
-        assert!(run.stderr.contains("invalid agent name"), "{name:?}: {}", run.stderr);
+        assert!(
+            run.stderr.contains("invalid agent name"),
+            "{name:?}: {}",
+            run.stderr
+        );
     }
     assert_eq!(env.branches(&outer), branches);
     assert!(!env.path().join(".fleet-work").exists());
@@ -113,7 +181,11 @@ fn new_refuses_a_missing_target_branch() {
     let outer = env.outer_with_nested();
     write(&outer.join("fleet.toml"), "[lanes]\ntarget = \"trunk\"\n");
     let run = env.fleet(&outer, &["worktree", "new", "x"]).code(2);
-    assert!(run.stderr.contains("target branch `trunk` does not exist"), "{}", run.stderr);
+    assert!(
+        run.stderr.contains("target branch `trunk` does not exist"),
+        "{}",
+        run.stderr
+    );
     assert!(!env.path().join(".fleet-work").exists());
     assert_eq!(env.branches(&outer), vec!["refs/heads/main".to_string()]);
 }
@@ -127,27 +199,62 @@ fn new_refuses_a_base_too_far_behind_unless_forced() {
     for i in 0..3 {
         env.commit_file(&outer, "n.txt", &i.to_string(), "move on");
     }
-    let run = env.fleet(&outer, &["worktree", "new", "old", "--base", &old]).code(1);
-    assert!(run.stderr.contains("3 commits behind `main` (max_behind is 2)"), "{}", run.stderr);
+    let run = env
+        .fleet(&outer, &["worktree", "new", "old", "--base", &old])
+        .code(1);
+    assert!(
+        run.stderr
+            .contains("3 commits behind `main` (max_behind is 2)"),
+        "{}",
+        run.stderr
+    );
     assert!(!env.branches(&outer).iter().any(|b| b.contains("old")));
-    let run = env.fleet(&outer, &["worktree", "new", "old", "--base", &old, "--force-base"]).ok();
-    assert_eq!(env.git(Path::new(run.stdout.trim()), &["rev-parse", "HEAD"]), old);
+    let run = env
+        .fleet(
+            &outer,
+            &["worktree", "new", "old", "--base", &old, "--force-base"],
+        )
+        .ok();
+    assert_eq!(
+        env.git(Path::new(run.stdout.trim()), &["rev-parse", "HEAD"]),
+        old
+    );
     // Two behind is within the limit.
     let two = env.git(&outer, &["rev-parse", "HEAD~2"]);
-    env.fleet(&outer, &["worktree", "new", "ok", "--base", &two]).ok();
+    env.fleet(&outer, &["worktree", "new", "ok", "--base", &two])
+        .ok();
     // A base that does not resolve is a usage error.
-    env.fleet(&outer, &["worktree", "new", "nope", "--base", "no-such-rev"]).code(2);
+    env.fleet(
+        &outer,
+        &["worktree", "new", "nope", "--base", "no-such-rev"],
+    )
+    .code(2);
 }
 
 fn assert_nothing_left(env: &Env, outer: &Path, name: &str) {
     let branch = format!("refs/heads/fleet/{name}");
-    for repo in [outer.to_path_buf(), outer.join("cockpit"), outer.join("cockpit/engine")] {
-        assert!(!env.branches(&repo).contains(&branch), "branch left in {}", repo.display());
+    for repo in [
+        outer.to_path_buf(),
+        outer.join("cockpit"),
+        outer.join("cockpit/engine"),
+    ] {
+        assert!(
+            !env.branches(&repo).contains(&branch),
+            "branch left in {}",
+            repo.display()
+        );
         let list = env.git(&repo, &["worktree", "list", "--porcelain"]);
         let wt = format!(".fleet-work/{name}");
-        assert!(!list.contains(&wt), "worktree record left in {}: {list}", repo.display());
+        assert!(
+            !list.contains(&wt),
+            "worktree record left in {}: {list}",
+            repo.display()
+        );
     }
-    assert!(!env.path().join(".fleet-work").join(name).exists(), "folder left behind");
+    assert!(
+        !env.path().join(".fleet-work").join(name).exists(),
+        "folder left behind"
+    );
 }
 
 #[test]
@@ -155,12 +262,19 @@ fn a_failure_between_outer_and_nested_leaves_nothing_behind() {
     let env = Env::new();
     let outer = env.outer_with_nested();
     let run = env
-        .fleet_env(&outer, &["worktree", "new", "x"], &[("FLEET_FAILPOINT", "worktree-new-after-outer")])
+        .fleet_env(
+            &outer,
+            &["worktree", "new", "x"],
+            &[("FLEET_FAILPOINT", "worktree-new-after-outer")],
+        )
         .code(3);
     assert!(run.stderr.contains("failpoint"), "{}", run.stderr);
     assert_eq!(run.stdout, "");
     assert_nothing_left(&env, &outer, "x");
-    assert!(!env.path().join(".fleet-work").exists(), "root folder created by the run was left");
+    assert!(
+        !env.path().join(".fleet-work").exists(),
+        "root folder created by the run was left"
+    );
 }
 
 #[test]
@@ -180,12 +294,25 @@ fn a_nested_repo_that_cannot_take_a_worktree_rolls_everything_back() {
 fn a_crash_half_way_converges_on_the_next_run() {
     let env = Env::new();
     let outer = env.outer_with_nested();
-    let run = env.fleet_env(&outer, &["worktree", "new", "x"], &[("FLEET_FAILPOINT", "worktree-new-after-outer:abort")]);
+    let run = env.fleet_env(
+        &outer,
+        &["worktree", "new", "x"],
+        &[("FLEET_FAILPOINT", "worktree-new-after-outer:abort")],
+    );
     assert_ne!(run.code, 0);
     let wt = env.path().join(".fleet-work/x");
-    assert!(wt.exists() && !wt.join("cockpit").exists(), "the crash should have hit between the steps");
+    assert!(
+        wt.exists() && !wt.join("cockpit").exists(),
+        "the crash should have hit between the steps"
+    );
     env.fleet(&outer, &["worktree", "new", "x"]).ok();
-    assert_eq!(env.git(&wt.join("cockpit/engine"), &["symbolic-ref", "--short", "HEAD"]), "fleet/x");
+    assert_eq!(
+        env.git(
+            &wt.join("cockpit/engine"),
+            &["symbolic-ref", "--short", "HEAD"]
+        ),
+        "fleet/x"
+    );
 }
 
 #[test]
@@ -212,21 +339,42 @@ fn submodules_are_populated_from_local_objects_without_the_network() {
     env.repo(&lib, "main", &[("lib.txt", "lib\n")]);
     let outer = env.path().join("outer");
     env.repo(&outer, "main", &[("README", "x\n")]);
-    env.git(&outer, &["-c", "protocol.file.allow=always", "submodule", "add", "-q", lib.to_str().unwrap(), "vendor/lib"]);
+    env.git(
+        &outer,
+        &[
+            "-c",
+            "protocol.file.allow=always",
+            "submodule",
+            "add",
+            "-q",
+            lib.to_str().unwrap(),
+            "vendor/lib",
+        ],
+    );
     env.git(&outer, &["commit", "-q", "-m", "add submodule"]);
     // The submodule's origin disappears: only the shared checkout's objects are left.
     std::fs::remove_dir_all(&lib).unwrap();
     let before = env.snapshot(&outer);
     let run = env.fleet(&outer, &["worktree", "new", "sub"]).ok();
     let wt = Path::new(run.stdout.trim()).to_path_buf();
-    assert_eq!(std::fs::read_to_string(wt.join("vendor/lib/lib.txt")).unwrap(), "lib\n");
+    assert_eq!(
+        std::fs::read_to_string(wt.join("vendor/lib/lib.txt")).unwrap(),
+        "lib\n"
+    );
     assert_eq!(
         env.git(&wt.join("vendor/lib"), &["rev-parse", "HEAD"]),
         env.git(&outer.join("vendor/lib"), &["rev-parse", "HEAD"])
     );
-    assert_eq!(env.git(&wt, &["submodule", "status"]).chars().next(), Some(' '), "submodule not checked out cleanly");
+    assert_eq!(
+        env.git(&wt, &["submodule", "status"]).chars().next(),
+        Some(' '),
+        "submodule not checked out cleanly"
+    );
     // Its origin still names the real URL, not the local copy it came from.
-    assert_eq!(env.git(&wt.join("vendor/lib"), &["remote", "get-url", "origin"]), lib.display().to_string());
+    assert_eq!(
+        env.git(&wt.join("vendor/lib"), &["remote", "get-url", "origin"]),
+        lib.display().to_string()
+    );
     assert_eq!(env.snapshot(&outer), before);
     // The submodule is not mistaken for a nested repository.
     assert!(!run.stderr.contains("nested vendor/lib"), "{}", run.stderr);
@@ -239,7 +387,13 @@ fn submodules_are_populated_from_local_objects_without_the_network() {
 fn list_reports_branch_head_ahead_behind_dirty_and_nested() {
     let env = Env::new();
     let outer = env.outer_with_nested();
-    let wt = Path::new(env.fleet(&outer, &["worktree", "new", "l"]).ok().stdout.trim()).to_path_buf();
+    let wt = Path::new(
+        env.fleet(&outer, &["worktree", "new", "l"])
+            .ok()
+            .stdout
+            .trim(),
+    )
+    .to_path_buf();
     env.commit_file(&wt, "a.txt", "a", "one");
     env.commit_file(&wt, "b.txt", "b", "two");
     env.commit_file(&outer, "main.txt", "m", "main moves");
@@ -261,14 +415,23 @@ fn list_reports_branch_head_ahead_behind_dirty_and_nested() {
     assert_eq!(nested[1]["rel"], "cockpit/engine");
     assert_eq!(nested[1]["dirty"], false);
     let text = env.fleet(&outer, &["worktree", "list"]).ok().stdout;
-    assert!(text.contains("fleet/l") && text.contains("+2") && text.contains("-1"), "{text}");
+    assert!(
+        text.contains("fleet/l") && text.contains("+2") && text.contains("-1"),
+        "{text}"
+    );
 }
 
 #[test]
 fn rm_refuses_to_lose_uncommitted_or_unlanded_work() {
     let env = Env::new();
     let outer = env.outer_with_nested();
-    let wt = Path::new(env.fleet(&outer, &["worktree", "new", "r"]).ok().stdout.trim()).to_path_buf();
+    let wt = Path::new(
+        env.fleet(&outer, &["worktree", "new", "r"])
+            .ok()
+            .stdout
+            .trim(),
+    )
+    .to_path_buf();
 
     write(&wt.join("cockpit/engine/new.txt"), "unsaved");
     let run = env.fleet(&outer, &["worktree", "rm", "r"]).code(1);
@@ -285,15 +448,28 @@ fn rm_refuses_to_lose_uncommitted_or_unlanded_work() {
     let run = env.fleet(&outer, &["worktree", "rm", "r", "--force"]).ok();
     assert!(run.stderr.contains("kept branch fleet/r"), "{}", run.stderr);
     assert!(!wt.exists());
-    assert_eq!(env.git(&outer.join("cockpit"), &["rev-parse", "fleet/r"]), tip);
-    assert!(!env.branches(&outer).contains(&"refs/heads/fleet/r".to_string()), "landed (empty) branch should go");
+    assert_eq!(
+        env.git(&outer.join("cockpit"), &["rev-parse", "fleet/r"]),
+        tip
+    );
+    assert!(
+        !env.branches(&outer)
+            .contains(&"refs/heads/fleet/r".to_string()),
+        "landed (empty) branch should go"
+    );
 }
 
 #[test]
 fn rm_counts_a_squash_landed_branch_as_landed() {
     let env = Env::new();
     let outer = env.outer_with_nested();
-    let wt = Path::new(env.fleet(&outer, &["worktree", "new", "sq"]).ok().stdout.trim()).to_path_buf();
+    let wt = Path::new(
+        env.fleet(&outer, &["worktree", "new", "sq"])
+            .ok()
+            .stdout
+            .trim(),
+    )
+    .to_path_buf();
     env.commit_file(&wt, "one.txt", "1", "one");
     env.commit_file(&wt, "two.txt", "2", "two");
     // Land by squash on main, with main having moved on meanwhile.
@@ -301,11 +477,21 @@ fn rm_counts_a_squash_landed_branch_as_landed() {
     env.git(&outer, &["merge", "--squash", "-q", "fleet/sq"]);
     env.git(&outer, &["commit", "-q", "-m", "squash sq"]);
     let run = env.fleet(&outer, &["worktree", "rm", "sq"]).ok();
-    assert!(run.stderr.contains("deleted branch fleet/sq"), "{}", run.stderr);
+    assert!(
+        run.stderr.contains("deleted branch fleet/sq"),
+        "{}",
+        run.stderr
+    );
     assert!(!wt.exists());
-    assert!(!env.branches(&outer).contains(&"refs/heads/fleet/sq".to_string()));
+    assert!(
+        !env.branches(&outer)
+            .contains(&"refs/heads/fleet/sq".to_string())
+    );
     // Nested branches were empty: gone too.
-    assert!(!env.branches(&outer.join("cockpit")).contains(&"refs/heads/fleet/sq".to_string()));
+    assert!(
+        !env.branches(&outer.join("cockpit"))
+            .contains(&"refs/heads/fleet/sq".to_string())
+    );
 }
 
 #[test]
@@ -313,21 +499,43 @@ fn rm_of_an_unknown_agent_is_refused() {
     let env = Env::new();
     let outer = env.outer_with_nested();
     let run = env.fleet(&outer, &["worktree", "rm", "ghost"]).code(1);
-    assert!(run.stderr.contains("no agent worktree `ghost`"), "{}", run.stderr);
+    assert!(
+        run.stderr.contains("no agent worktree `ghost`"),
+        "{}",
+        run.stderr
+    );
 }
 
 #[test]
 fn prune_forgets_vanished_worktrees_in_every_repo() {
     let env = Env::new();
     let outer = env.outer_with_nested();
-    let wt = Path::new(env.fleet(&outer, &["worktree", "new", "p"]).ok().stdout.trim()).to_path_buf();
+    let wt = Path::new(
+        env.fleet(&outer, &["worktree", "new", "p"])
+            .ok()
+            .stdout
+            .trim(),
+    )
+    .to_path_buf();
     std::fs::remove_dir_all(&wt).unwrap();
     let run = env.fleet(&outer, &["worktree", "new", "p"]).code(1);
-    assert!(run.stderr.contains("fleet worktree prune"), "{}", run.stderr);
+    assert!(
+        run.stderr.contains("fleet worktree prune"),
+        "{}",
+        run.stderr
+    );
     env.fleet(&outer, &["worktree", "prune"]).ok();
-    for repo in [outer.clone(), outer.join("cockpit"), outer.join("cockpit/engine")] {
+    for repo in [
+        outer.clone(),
+        outer.join("cockpit"),
+        outer.join("cockpit/engine"),
+    ] {
         let list = env.git(&repo, &["worktree", "list", "--porcelain"]);
-        assert!(!list.contains(".fleet-work/p"), "{}: {list}", repo.display());
+        assert!(
+            !list.contains(".fleet-work/p"),
+            "{}: {list}",
+            repo.display()
+        );
     }
 }
 
@@ -336,16 +544,32 @@ fn racing_processes_for_one_name_end_with_one_consistent_worktree() {
     let env = Env::new();
     let outer = env.outer_with_nested();
     let runs: Vec<_> = std::thread::scope(|s| {
-        let handles: Vec<_> = (0..4).map(|_| s.spawn(|| env.fleet(&outer, &["worktree", "new", "race"]))).collect();
+        let handles: Vec<_> = (0..4)
+            .map(|_| s.spawn(|| env.fleet(&outer, &["worktree", "new", "race"])))
+            .collect();
         handles.into_iter().map(|h| h.join().unwrap()).collect()
     });
     for run in &runs {
         assert_eq!(run.code, 0, "{}", run.stderr);
-        assert_eq!(run.stdout.trim(), env.path().join(".fleet-work/race").display().to_string());
+        assert_eq!(
+            run.stdout.trim(),
+            env.path().join(".fleet-work/race").display().to_string()
+        );
     }
-    assert_eq!(runs.iter().filter(|r| r.stderr.contains("already there")).count(), 3);
+    assert_eq!(
+        runs.iter()
+            .filter(|r| r.stderr.contains("already there"))
+            .count(),
+        3
+    );
     let wt = env.path().join(".fleet-work/race");
-    assert_eq!(env.git(&wt.join("cockpit/engine"), &["symbolic-ref", "--short", "HEAD"]), "fleet/race");
+    assert_eq!(
+        env.git(
+            &wt.join("cockpit/engine"),
+            &["symbolic-ref", "--short", "HEAD"]
+        ),
+        "fleet/race"
+    );
     let list = env.git(&outer, &["worktree", "list", "--porcelain"]);
     assert_eq!(list.matches("worktree ").count(), 2, "{list}");
 }
@@ -370,7 +594,10 @@ fn racing_processes_for_different_names_all_succeed() {
     }
     for n in names {
         let branch = format!("refs/heads/fleet/{n}");
-        assert!(env.branches(&outer.join("cockpit/engine")).contains(&branch));
+        assert!(
+            env.branches(&outer.join("cockpit/engine"))
+                .contains(&branch)
+        );
     }
 }
 
@@ -378,12 +605,28 @@ fn racing_processes_for_different_names_all_succeed() {
 fn a_root_inside_the_shared_checkout_is_not_mistaken_for_nested_repos() {
     let env = Env::new();
     let outer = env.outer_with_nested();
-    write(&outer.join("fleet.toml"), "[worktrees]\nroot = \".agents\"\n");
+    write(
+        &outer.join("fleet.toml"),
+        "[worktrees]\nroot = \".agents\"\n",
+    );
     let a = env.fleet(&outer, &["worktree", "new", "a"]).ok();
-    assert_eq!(a.stdout.trim(), outer.join(".agents/a").display().to_string());
+    assert_eq!(
+        a.stdout.trim(),
+        outer.join(".agents/a").display().to_string()
+    );
     let b = env.fleet(&outer, &["worktree", "new", "b"]).ok();
-    assert!(!b.stderr.contains(".agents/a"), "agent a was taken for a nested repo: {}", b.stderr);
-    assert_eq!(env.git(&outer.join(".agents/b/cockpit"), &["symbolic-ref", "--short", "HEAD"]), "fleet/b");
+    assert!(
+        !b.stderr.contains(".agents/a"),
+        "agent a was taken for a nested repo: {}",
+        b.stderr
+    );
+    assert_eq!(
+        env.git(
+            &outer.join(".agents/b/cockpit"),
+            &["symbolic-ref", "--short", "HEAD"]
+        ),
+        "fleet/b"
+    );
 }
 
 #[test]
@@ -392,29 +635,58 @@ fn a_nested_repo_without_commits_is_skipped_with_a_warning() {
     let outer = env.outer_with_nested();
     env.git(&outer, &["init", "-q", "empty"]);
     let run = env.fleet(&outer, &["worktree", "new", "e"]).ok();
-    assert!(run.stderr.contains("empty has no commits yet"), "{}", run.stderr);
-    assert!(env.path().join(".fleet-work/e/cockpit/engine/e.txt").exists());
+    assert!(
+        run.stderr.contains("empty has no commits yet"),
+        "{}",
+        run.stderr
+    );
+    assert!(
+        env.path()
+            .join(".fleet-work/e/cockpit/engine/e.txt")
+            .exists()
+    );
 }
 
 #[test]
 fn listed_nested_repos_are_included_and_missing_ones_warned_about() {
     let env = Env::new();
     let outer = env.path().join("outer");
-    env.repo(&outer, "main", &[("README", "x\n"), (".gitignore", "tools/\n")]);
+    env.repo(
+        &outer,
+        "main",
+        &[("README", "x\n"), (".gitignore", "tools/\n")],
+    );
     env.repo(&outer.join("tools/deep"), "main", &[("t.txt", "t\n")]);
-    write(&outer.join("fleet.toml"), "[worktrees]\nnested = [\"tools/deep\", \"gone\"]\n");
+    write(
+        &outer.join("fleet.toml"),
+        "[worktrees]\nnested = [\"tools/deep\", \"gone\"]\n",
+    );
     let run = env.fleet(&outer, &["worktree", "new", "n"]).ok();
     assert!(run.stderr.contains("lists `gone`"), "{}", run.stderr);
-    assert_eq!(env.git(&env.path().join(".fleet-work/n/tools/deep"), &["symbolic-ref", "--short", "HEAD"]), "fleet/n");
+    assert_eq!(
+        env.git(
+            &env.path().join(".fleet-work/n/tools/deep"),
+            &["symbolic-ref", "--short", "HEAD"]
+        ),
+        "fleet/n"
+    );
 }
 
 #[test]
 fn rm_refuses_a_locked_worktree_even_with_force() {
     let env = Env::new();
     let outer = env.outer_with_nested();
-    let wt = Path::new(env.fleet(&outer, &["worktree", "new", "lk"]).ok().stdout.trim()).to_path_buf();
+    let wt = Path::new(
+        env.fleet(&outer, &["worktree", "new", "lk"])
+            .ok()
+            .stdout
+            .trim(),
+    )
+    .to_path_buf();
     env.git(&outer, &["worktree", "lock", wt.to_str().unwrap()]);
-    let run = env.fleet(&outer, &["worktree", "rm", "lk", "--force"]).code(1);
+    let run = env
+        .fleet(&outer, &["worktree", "rm", "lk", "--force"])
+        .code(1);
     assert!(run.stderr.contains("is locked"), "{}", run.stderr);
     assert!(wt.join("cockpit/engine/e.txt").exists());
 }

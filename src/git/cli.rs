@@ -30,9 +30,16 @@ fn git(dir: &Path) -> Command {
 }
 
 fn run(mut cmd: Command, what: &str) -> Result<proc::Output> {
-    let out = proc::run(&mut cmd, Input::Closed, Some(Duration::from_secs(600)), proc::DEFAULT_GRACE).map_err(|e| {
+    let out = proc::run(
+        &mut cmd,
+        Input::Closed,
+        Some(Duration::from_secs(600)),
+        proc::DEFAULT_GRACE,
+    )
+    .map_err(|e| {
         if e.kind() == std::io::ErrorKind::NotFound {
-            Error::env("the git binary was not found on PATH").with_help("install git 2.38 or newer")
+            Error::env("the git binary was not found on PATH")
+                .with_help("install git 2.38 or newer")
         } else {
             Error::env(format!("cannot run git to {what}: {e}"))
         }
@@ -53,7 +60,12 @@ fn run(mut cmd: Command, what: &str) -> Result<proc::Output> {
 /// Why git: gix 0.90 can read submodules but cannot init, clone or update them.
 /// Only the `file` protocol is allowed, so a submodule we have no local copy of fails
 /// loudly instead of reaching for the network.
-pub fn submodule_update_from_local(workdir: &Path, name: &str, path: &str, local_source: &Path) -> Result<()> {
+pub fn submodule_update_from_local(
+    workdir: &Path,
+    name: &str,
+    path: &str,
+    local_source: &Path,
+) -> Result<()> {
     let mut cmd = git(workdir);
     cmd.env("GIT_ALLOW_PROTOCOL", "file")
         .env("GIT_TERMINAL_PROMPT", "0")

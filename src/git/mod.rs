@@ -43,15 +43,19 @@ impl Repo {
     /// `GIT_DIR` and friends are not consulted: callers that care check them.
     pub fn discover(path: &Path) -> Result<Repo> {
         let inner = gix::discover(path).map_err(|e| {
-            Error::refused(format!("{} is not inside a git repository ({e})", path.display()))
-                .with_help("run fleet inside a git checkout, or `git init` one first")
+            Error::refused(format!(
+                "{} is not inside a git repository ({e})",
+                path.display()
+            ))
+            .with_help("run fleet inside a git checkout, or `git init` one first")
         })?;
         Ok(Repo { inner })
     }
 
     /// Open the repository whose worktree or git dir is exactly `path`.
     pub fn open(path: &Path) -> Result<Repo> {
-        let inner = gix::open(path).context(|| format!("cannot open the repository at {}", path.display()))?;
+        let inner = gix::open(path)
+            .context(|| format!("cannot open the repository at {}", path.display()))?;
         Ok(Repo { inner })
     }
 
@@ -86,19 +90,28 @@ impl Repo {
         if !self.is_linked_worktree() {
             return Ok(self.workdir());
         }
-        let main = self.inner.main_repo().context(|| "cannot open the main worktree".into())?;
+        let main = self
+            .inner
+            .main_repo()
+            .context(|| "cannot open the main worktree".into())?;
         Ok(main.workdir().map(absolute))
     }
 
     /// Open the repository of the main worktree.
     pub fn main_repo(&self) -> Result<Repo> {
-        let inner = self.inner.main_repo().context(|| "cannot open the main worktree".into())?;
+        let inner = self
+            .inner
+            .main_repo()
+            .context(|| "cannot open the main worktree".into())?;
         Ok(Repo { inner })
     }
 
     /// Short name of the checked-out branch; `None` on a detached HEAD.
     pub fn head_branch(&self) -> Result<Option<String>> {
-        let name = self.inner.head_name().context(|| "cannot read HEAD".into())?;
+        let name = self
+            .inner
+            .head_name()
+            .context(|| "cannot read HEAD".into())?;
         Ok(name.map(|n| n.shorten().to_string()))
     }
 
@@ -108,7 +121,9 @@ impl Repo {
         if head.is_unborn() {
             return Ok(None);
         }
-        let id = head.try_peel_to_id().context(|| "cannot resolve HEAD".into())?;
+        let id = head
+            .try_peel_to_id()
+            .context(|| "cannot resolve HEAD".into())?;
         Ok(id.map(|id| id.detach()))
     }
 
@@ -139,7 +154,9 @@ impl Repo {
         else {
             return Ok(None);
         };
-        let id = reference.peel_to_id().context(|| format!("cannot resolve {full_name}"))?;
+        let id = reference
+            .peel_to_id()
+            .context(|| format!("cannot resolve {full_name}"))?;
         Ok(Some(id.detach()))
     }
 
@@ -164,19 +181,33 @@ impl Repo {
 
     /// (ahead, behind) of `tip` relative to `base`.
     pub fn ahead_behind(&self, tip: ObjectId, base: ObjectId) -> Result<(usize, usize)> {
-        Ok((self.count_exclusive(tip, base)?, self.count_exclusive(base, tip)?))
+        Ok((
+            self.count_exclusive(tip, base)?,
+            self.count_exclusive(base, tip)?,
+        ))
     }
 
     /// Commit time (seconds since the epoch) of `id`.
     pub fn commit_time(&self, id: ObjectId) -> Result<i64> {
-        let commit = self.inner.find_commit(id).context(|| format!("cannot read commit {id}"))?;
-        let time = commit.time().context(|| format!("cannot read the time of commit {id}"))?;
+        let commit = self
+            .inner
+            .find_commit(id)
+            .context(|| format!("cannot read commit {id}"))?;
+        let time = commit
+            .time()
+            .context(|| format!("cannot read the time of commit {id}"))?;
         Ok(time.seconds)
     }
 
     pub fn tree_of(&self, commit: ObjectId) -> Result<ObjectId> {
-        let commit = self.inner.find_commit(commit).context(|| format!("cannot read commit {commit}"))?;
-        Ok(commit.tree_id().context(|| "cannot read tree".to_string())?.detach())
+        let commit = self
+            .inner
+            .find_commit(commit)
+            .context(|| format!("cannot read commit {commit}"))?;
+        Ok(commit
+            .tree_id()
+            .context(|| "cannot read tree".to_string())?
+            .detach())
     }
 
     /// Are all the changes of `branch` already in `target`? True when merging `branch`
@@ -260,7 +291,10 @@ impl Repo {
                 missing: false,
             });
         }
-        let proxies = self.inner.worktrees().context(|| "cannot list worktrees".into())?;
+        let proxies = self
+            .inner
+            .worktrees()
+            .context(|| "cannot list worktrees".into())?;
         for proxy in proxies {
             let id = proxy.id().ok().map(|id| id.to_str_lossy().into_owned());
             let path = proxy.base().map(|p| absolute(&p)).unwrap_or_default();
@@ -289,29 +323,47 @@ impl Repo {
 
     /// Move `full_name` from exactly `old` to `new` (compare-and-swap). `old == None`
     /// means the ref must not exist yet. Nothing changes when someone moved it first.
-    pub fn cas_update(&self, full_name: &str, old: Option<ObjectId>, new: ObjectId, reason: &str) -> Result<()> {
+    pub fn cas_update(
+        &self,
+        full_name: &str,
+        old: Option<ObjectId>,
+        new: ObjectId,
+        reason: &str,
+    ) -> Result<()> {
         let expected = match old {
             Some(old) => PreviousValue::MustExistAndMatch(Target::Object(old)),
             None => PreviousValue::MustNotExist,
         };
-        self.edit(full_name, Some(new), expected, reason).map_err(|e| {
-            let now = self.ref_target(full_name).ok().flatten();
-            Error::refused(format!(
-                "{full_name} was not updated: expected {}, found {} ({e})",
-                describe(old),
-                describe(now)
-            ))
-            .with_help("someone else moved it first; re-read and try again")
-        })
+        self.edit(full_name, Some(new), expected, reason)
+            .map_err(|e| {
+                let now = self.ref_target(full_name).ok().flatten();
+                Error::refused(format!(
+                    "{full_name} was not updated: expected {}, found {} ({e})",
+                    describe(old),
+                    describe(now)
+                ))
+                .with_help("someone else moved it first; re-read and try again")
+            })
     }
 
     /// Delete `full_name` only if it still points at `expected`.
     pub fn cas_delete(&self, full_name: &str, expected: ObjectId) -> Result<()> {
-        self.edit(full_name, None, PreviousValue::MustExistAndMatch(Target::Object(expected)), "")
-            .map_err(|e| Error::refused(format!("cannot delete {full_name}: {e}")))
+        self.edit(
+            full_name,
+            None,
+            PreviousValue::MustExistAndMatch(Target::Object(expected)),
+            "",
+        )
+        .map_err(|e| Error::refused(format!("cannot delete {full_name}: {e}")))
     }
 
-    fn edit(&self, full_name: &str, new: Option<ObjectId>, expected: PreviousValue, reason: &str) -> std::result::Result<(), String> {
+    fn edit(
+        &self,
+        full_name: &str,
+        new: Option<ObjectId>,
+        expected: PreviousValue,
+        reason: &str,
+    ) -> std::result::Result<(), String> {
         let name: gix::refs::FullName = full_name.try_into().map_err(|e| format!("{e}"))?;
         let change = match new {
             Some(new) => Change::Update {
@@ -345,8 +397,18 @@ impl Repo {
             .map_err(|e| Error::usage(format!("bad branch name {branch}: {e}")))?;
         let interrupt = AtomicBool::new(false);
         self.inner
-            .add_worktree(path, gix::worktree::add::Head::Attached(name), gix::progress::Discard, &interrupt)
-            .map_err(|e| Error::env(format!("cannot create the worktree {}: {e}", path.display())))?;
+            .add_worktree(
+                path,
+                gix::worktree::add::Head::Attached(name),
+                gix::progress::Discard,
+                &interrupt,
+            )
+            .map_err(|e| {
+                Error::env(format!(
+                    "cannot create the worktree {}: {e}",
+                    path.display()
+                ))
+            })?;
         Ok(())
     }
 
@@ -354,8 +416,17 @@ impl Repo {
     /// The branch stays. Callers have checked for unsaved work already.
     pub fn remove_worktree(&self, path: &Path) -> Result<()> {
         self.inner
-            .remove_worktree(path, gix::worktree::remove::Force::DiscardChanges, gix::progress::Discard)
-            .map_err(|e| Error::env(format!("cannot remove the worktree {}: {e}", path.display())))
+            .remove_worktree(
+                path,
+                gix::worktree::remove::Force::DiscardChanges,
+                gix::progress::Discard,
+            )
+            .map_err(|e| {
+                Error::env(format!(
+                    "cannot remove the worktree {}: {e}",
+                    path.display()
+                ))
+            })
     }
 }
 
@@ -369,7 +440,9 @@ fn read_linked_head(git_dir: &Path) -> (Option<String>, Option<ObjectId>) {
     if let Some(full) = text.strip_prefix("ref: ") {
         let branch = full.strip_prefix("refs/heads/").unwrap_or(full).to_string();
         let common = git_dir.parent().and_then(Path::parent);
-        let head = common.and_then(|c| Repo::open(c).ok()).and_then(|r| r.ref_target(full).ok().flatten());
+        let head = common
+            .and_then(|c| Repo::open(c).ok())
+            .and_then(|r| r.ref_target(full).ok().flatten());
         (Some(branch), head)
     } else {
         (None, ObjectId::from_hex(text.as_bytes()).ok())
@@ -440,7 +513,9 @@ impl Repo {
                     "{} is held by another fleet process",
                     path.display()
                 ))
-                .with_help("wait for it to finish; the lock goes away by itself when that process exits"));
+                .with_help(
+                    "wait for it to finish; the lock goes away by itself when that process exits",
+                ));
             }
             std::thread::sleep(std::time::Duration::from_millis(20));
         }

@@ -16,11 +16,19 @@ pub struct Run {
 
 impl Run {
     pub fn ok(self) -> Run {
-        assert_eq!(self.code, 0, "expected success\nstdout: {}\nstderr: {}", self.stdout, self.stderr);
+        assert_eq!(
+            self.code, 0,
+            "expected success\nstdout: {}\nstderr: {}",
+            self.stdout, self.stderr
+        );
         self
     }
     pub fn code(self, code: i32) -> Run {
-        assert_eq!(self.code, code, "expected exit {code}\nstdout: {}\nstderr: {}", self.stdout, self.stderr);
+        assert_eq!(
+            self.code, code,
+            "expected exit {code}\nstdout: {}\nstderr: {}",
+            self.stdout, self.stderr
+        );
         self
     }
 }
@@ -77,7 +85,13 @@ impl Env {
     /// Run git, assert success, return trimmed stdout.
     pub fn git(&self, dir: &Path, args: &[&str]) -> String {
         let run = self.git_run(dir, args);
-        assert_eq!(run.code, 0, "git {args:?} in {}: {}", dir.display(), run.stderr);
+        assert_eq!(
+            run.code,
+            0,
+            "git {args:?} in {}: {}",
+            dir.display(),
+            run.stderr
+        );
         run.stdout.trim_end().to_string()
     }
 
@@ -117,9 +131,17 @@ impl Env {
     /// cockpit/engine/ (branch dev). The outer repo ignores cockpit/.
     pub fn outer_with_nested(&self) -> PathBuf {
         let outer = self.path().join("outer");
-        self.repo(&outer, "main", &[("README", "outer\n"), (".gitignore", "cockpit/\n")]);
+        self.repo(
+            &outer,
+            "main",
+            &[("README", "outer\n"), (".gitignore", "cockpit/\n")],
+        );
         let cockpit = outer.join("cockpit");
-        self.repo(&cockpit, "main", &[("c.txt", "cockpit\n"), (".gitignore", "engine/\n")]);
+        self.repo(
+            &cockpit,
+            "main",
+            &[("c.txt", "cockpit\n"), (".gitignore", "engine/\n")],
+        );
         self.repo(&cockpit.join("engine"), "dev", &[("e.txt", "engine\n")]);
         outer
     }
@@ -155,7 +177,11 @@ fn list_files(root: &Path, dir: &Path, out: &mut Vec<String>) {
             list_files(root, &path, out);
         } else {
             let text = std::fs::read(&path).unwrap_or_default();
-            out.push(format!("{} {}", path.strip_prefix(root).unwrap().display(), String::from_utf8_lossy(&text)));
+            out.push(format!(
+                "{} {}",
+                path.strip_prefix(root).unwrap().display(),
+                String::from_utf8_lossy(&text)
+            ));
         }
     }
 }

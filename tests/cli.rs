@@ -1,0 +1,148 @@
+//! `fleet init`, `fleet config`, help and exit codes.
+
+mod common;
+
+use common::{Env, write};
+
+#[test]
+fn init_writes_a_commented_config_once_and_records_the_shared_checkout() {
+    let env = Env::new();
+    let outer = env.outer_with_nested();
+    let run = env.fleet(&outer, &["init"]).ok();
+    assert!(run.stderr.contains("wrote"), "{}", run.stderr);
+    let text = std::fs::read_to_string(outer.join("fleet.toml")).unwrap();
+    assert!(text.contains("# fleet.toml") && text.contains("target = \"main\""));
+    let recorded = std::fs::read_to_string(outer.join(".git/fleet/shared-checkout")).unwrap();
+    assert_eq!(recorded.trim(), outer.display().to_string());
+
+    write(
+        &outer.join("fleet.toml"),
+        "[lanes]\ntarget = \"main\"\n# mine\n",
+    );
+    let run = env.fleet(&outer, &["init"]).ok();
+    assert!(run.stderr.contains("kept the existing"), "{}", run.stderr);
+    assert_eq!(
+        std::fs::read_to_string(outer.join("fleet.toml")).unwrap(),
+        "[lanes]\ntarget = \"main\"\n# mine\n"
+    );
+}
+
+#[test]
+fn init_from_an_agent_worktree_records_the_shared_checkout_not_the_agent() {
+    let env = Env::new();
+    let outer = env.outer_with_nested();
+    let wt = env
+        .fleet(&outer, &["worktree", "new", "a"])
+        .ok()
+        .stdout
+        .trim()
+        .to_string();
+    env.fleet(std::path::Path::new(&wt), &["init", "--json"])
+        .ok();
+    let recorded = std::fs::read_to_string(outer.join(".git/fleet/shared-checkout")).unwrap();
+    assert_eq!(recorded.trim(), outer.display().to_string());
+    assert!(outer.join("fleet.toml").exists());
+    assert!(!std::path::Path::new(&wt).join("fleet.toml").exists());
+}
+
+#[test]
+fn init_print_changes_nothing() {
+    let env = Env::new();
+    let outer = env.outer_with_nested();
+    let run = env.fleet(&outer, &["init", "--print"]).ok();
+    assert!(run.stdout.contains("[worktrees]"));
+    assert!(!outer.join("fleet.toml").exists());
+}
+
+#[test]
+fn config_shows_the_effective_values_and_their_source() {
+    let env = Env::new();
+    let outer = env.outer_with_nested();
+    let run = env.fleet(&outer, &["config"]).ok();
+    assert!(
+        run.stdout.contains("built-in defaults") && run.stdout.contains("max_behind = 25"),
+        "{}",
+        run.stdout
+    );
+    write(
+        &outer.join("fleet.toml"),
+        "[lanes]\ntarget = \"trunk\"\n[gate]\ntimeout = \"90s\"\n",
+    );
+    let run = env.fleet(&outer, &["config", "--json"]).ok();
+    let v: serde_json::Value = serde_json::from_str(&run.stdout).unwrap();
+    assert_eq!(v["config"]["lanes"]["target"], "trunk");
+    assert_eq!(v["config"]["lanes"]["prefix"], "fleet/");
+    assert_eq!(v["config"]["gate"]["timeout"], "1m 30s");
+    assert_eq!(v["source"], outer.join("fleet.toml").display().to_string());
+}
+
+#[test]
+fn bad_config_is_a_usage_error_with_file_line_and_column() {
+    let env = Env::new();
+    let outer = env.outer_with_nested();
+    write(
+        &outer.join("fleet.toml"),
+        "[lanes]\ntarget = \"main\"\n\n[worktrees]\nmax_behnd = 3\n",
+    );
+    for args in [
+        &["config"][..],
+        &["worktree", "new", "x"],
+        &["worktree", "list"],
+    ] {
+        let run = env.fleet(&outer, args).code(2);
+        let expected = format!("{}:5:1", outer.join("fleet.toml").display());
+        assert!(run.stderr.contains(&expected), "{args:?}: {}", run.stderr);
+        assert!(run.stderr.contains("max_behnd"), "{}", run.stderr);
+        assert!(run.stderr.contains("help:"), "{}", run.stderr);
+    }
+    assert!(!env.path().join(".fleet-work").exists());
+    write(
+        &outer.join("fleet.toml"),
+        "[lanes]\nstrategy = \"octopus\"\n",
+    );
+    let run = env.fleet(&outer, &["config"]).code(2);
+    assert!(
+        run.stderr.contains("octopus") && run.stderr.contains("rebase"),
+        "{}",
+        run.stderr
+    );
+}
+
+#[test]
+fn every_command_has_help_with_an_example() {
+    let env = Env::new();
+    let commands: &[&[&str]] = &[
+        &[],
+        &["init"],
+        &["config"],
+        &["preflight"],
+        &["worktree"],
+        &["worktree", "new"],
+        &["worktree", "list"],
+        &["worktree", "rm"],
+        &["worktree", "prune"],
+    ];
+    for cmd in commands {
+        let mut args = cmd.to_vec();
+        args.push("--help");
+        let run = env.fleet(&env.path(), &args).ok();
+        assert!(
+            run.stdout.contains("Examples:"),
+            "{cmd:?} --help has no example:\n{}",
+            run.stdout
+        );
+    }
+}
+
+#[test]
+fn usage_errors_exit_2_and_outside_a_repo_is_refused() {
+    let env = Env::new();
+    env.fleet(&env.path(), &["worktree", "new"]).code(2);
+    env.fleet(&env.path(), &["no-such-command"]).code(2);
+    let run = env.fleet(&env.path(), &["worktree", "list"]).code(1);
+    assert!(
+        run.stderr.contains("not inside a git repository") && run.stderr.contains("help:"),
+        "{}",
+        run.stderr
+    );
+}
