@@ -140,7 +140,7 @@ pub fn new(ctx: &Context, req: &NewRequest) -> Result<NewOutcome> {
     }
     let created = !todo.is_empty();
     let mut undo = Vec::new();
-    if let Err(e) = create_all(ctx, &todo, base, &root, &mut undo, &mut notes) {
+    if let Err(e) = create_all(&todo, base, &root, &mut undo, &mut notes) {
         roll_back(undo);
         return Err(e);
     }
@@ -269,7 +269,6 @@ fn has_index(repo: &Repo, id: Option<&str>) -> bool {
 }
 
 fn create_all(
-    ctx: &Context,
     todo: &[Member],
     outer_base: ObjectId,
     root: &Path,
@@ -323,7 +322,6 @@ fn create_all(
             return Err(e);
         }
     }
-    let _ = ctx;
     Ok(())
 }
 
@@ -635,10 +633,11 @@ pub fn rm(ctx: &Context, name: &AgentName, force: bool) -> Result<Removed> {
             "someone locked it on purpose: `git worktree unlock PATH` first, then retry",
         ));
     }
+    let outer_target = ctx.target_tip()?;
     let mut problems = Vec::new();
     let mut landed = Vec::new();
     for item in &items {
-        let (item_problems, is_landed) = inspect_for_rm(item)?;
+        let (item_problems, is_landed) = inspect_for_rm(item, outer_target)?;
         problems.extend(item_problems);
         landed.push(is_landed);
     }
@@ -724,7 +723,7 @@ fn collect_rm_items(ctx: &Context, dest: &Path, root: &Path) -> Result<Vec<RmIte
 }
 
 /// What would be lost by removing this worktree, and whether its branch has landed.
-fn inspect_for_rm(item: &RmItem) -> Result<(Vec<String>, bool)> {
+fn inspect_for_rm(item: &RmItem, outer_target: ObjectId) -> Result<(Vec<String>, bool)> {
     let mut problems = Vec::new();
     let shown = item.path.display();
     if item.path.exists() {
@@ -740,8 +739,7 @@ fn inspect_for_rm(item: &RmItem) -> Result<(Vec<String>, bool)> {
     // The target of the outer repository is configured; a nested repository's target
     // is the branch its own shared checkout has checked out.
     let target = if item.depth == 0 {
-        let cfg = crate::config::Config::load(&item.shared)?.0;
-        repo.branch_tip(cfg.lanes.target.as_str())?
+        Some(outer_target)
     } else {
         repo.head_id()?
     };

@@ -300,7 +300,7 @@ impl Repo {
             let path = proxy.base().map(|p| absolute(&p)).unwrap_or_default();
             let missing = !path.exists();
             let locked = proxy.is_locked();
-            let (branch, head) = read_linked_head(proxy.git_dir());
+            let (branch, head) = self.read_linked_head(proxy.git_dir());
             out.push(WorktreeInfo {
                 path,
                 id,
@@ -430,25 +430,6 @@ impl Repo {
     }
 }
 
-/// Read a linked worktree's HEAD straight from its private git dir, so a worktree
-/// whose folder is gone still reports its branch.
-fn read_linked_head(git_dir: &Path) -> (Option<String>, Option<ObjectId>) {
-    let Ok(text) = std::fs::read_to_string(git_dir.join("HEAD")) else {
-        return (None, None);
-    };
-    let text = text.trim();
-    if let Some(full) = text.strip_prefix("ref: ") {
-        let branch = full.strip_prefix("refs/heads/").unwrap_or(full).to_string();
-        let common = git_dir.parent().and_then(Path::parent);
-        let head = common
-            .and_then(|c| Repo::open(c).ok())
-            .and_then(|r| r.ref_target(full).ok().flatten());
-        (Some(branch), head)
-    } else {
-        (None, ObjectId::from_hex(text.as_bytes()).ok())
-    }
-}
-
 fn is_nested_repository(item: &gix::status::Item) -> bool {
     use gix::status::index_worktree::Item as W;
     match item {
@@ -469,6 +450,23 @@ pub fn absolute(path: &Path) -> PathBuf {
 }
 
 impl Repo {
+    /// Read a linked worktree's HEAD straight from its private git dir, so a worktree
+    /// whose folder is gone still reports its branch. Refs are shared, so the branch is
+    /// resolved in this repository.
+    fn read_linked_head(&self, git_dir: &Path) -> (Option<String>, Option<ObjectId>) {
+        let Ok(text) = std::fs::read_to_string(git_dir.join("HEAD")) else {
+            return (None, None);
+        };
+        let text = text.trim();
+        match text.strip_prefix("ref: ") {
+            Some(full) => {
+                let branch = full.strip_prefix("refs/heads/").unwrap_or(full).to_string();
+                (Some(branch), self.ref_target(full).ok().flatten())
+            }
+            None => (None, ObjectId::from_hex(text.as_bytes()).ok()),
+        }
+    }
+
     /// Wrap a repository that was opened by other means (preflight discovers by hand).
     pub fn from_gix(inner: gix::Repository) -> Repo {
         Repo { inner }
