@@ -20,7 +20,10 @@ const OUTER_FILES: usize = 24_000;
 const NESTED_FILES: usize = 4_000;
 
 fn main() {
-    let runs: usize = std::env::var("FLEET_BENCH_RUNS").ok().and_then(|v| v.parse().ok()).unwrap_or(5);
+    let runs: usize = std::env::var("FLEET_BENCH_RUNS")
+        .ok()
+        .and_then(|v| v.parse().ok())
+        .unwrap_or(5);
     let fleet = PathBuf::from(env!("CARGO_BIN_EXE_fleet"));
     let tmp = tempfile::tempdir().expect("tempdir");
     let base = tmp.path().canonicalize().unwrap();
@@ -35,7 +38,11 @@ fn main() {
     std::fs::write(outer.join(".gitignore"), "nested-*/\n").unwrap();
     env.git(&outer, &["add", ".gitignore"]);
     env.git(&outer, &["commit", "-q", "-m", "ignore nested"]);
-    std::fs::write(outer.join("fleet.toml"), "[worktrees]\nroot = \"../fleet-wt\"\n").unwrap();
+    std::fs::write(
+        outer.join("fleet.toml"),
+        "[worktrees]\nroot = \"../fleet-wt\"\n",
+    )
+    .unwrap();
 
     println!("| case | git | fleet | ratio fleet/git |");
     println!("| --- | ---: | ---: | ---: |");
@@ -43,7 +50,21 @@ fn main() {
     let mut git_times = Vec::new();
     let mut fleet_times = Vec::new();
     for i in 0..runs {
-        let git_case = || env.time(&outer, "git", &["worktree", "add", "-q", "-b", &format!("g{i}"), base.join(format!("git-wt/g{i}")).to_str().unwrap(), "main"]);
+        let git_case = || {
+            env.time(
+                &outer,
+                "git",
+                &[
+                    "worktree",
+                    "add",
+                    "-q",
+                    "-b",
+                    &format!("g{i}"),
+                    base.join(format!("git-wt/g{i}")).to_str().unwrap(),
+                    "main",
+                ],
+            )
+        };
         let fleet_case = || env.time_bin(&outer, &fleet, &["worktree", "new", &format!("f{i}")]);
         if i % 2 == 0 {
             git_times.push(git_case());
@@ -53,7 +74,11 @@ fn main() {
             git_times.push(git_case());
         }
     }
-    report(&format!("outer repo, {OUTER_FILES} files"), &git_times, &fleet_times);
+    report(
+        &format!("outer repo, {OUTER_FILES} files"),
+        &git_times,
+        &fleet_times,
+    );
     let outer_git = median(&git_times);
 
     eprintln!("adding three nested repositories of {NESTED_FILES} files ...");
@@ -66,9 +91,32 @@ fn main() {
     for i in 0..runs {
         let git_case = || {
             let dest = base.join(format!("git-wt/n{i}"));
-            let mut total = env.time(&outer, "git", &["worktree", "add", "-q", "-b", &format!("n{i}"), dest.to_str().unwrap(), "main"]);
+            let mut total = env.time(
+                &outer,
+                "git",
+                &[
+                    "worktree",
+                    "add",
+                    "-q",
+                    "-b",
+                    &format!("n{i}"),
+                    dest.to_str().unwrap(),
+                    "main",
+                ],
+            );
             for name in nested {
-                total += env.time(&outer.join(name), "git", &["worktree", "add", "-q", "-b", &format!("n{i}"), dest.join(name).to_str().unwrap()]);
+                total += env.time(
+                    &outer.join(name),
+                    "git",
+                    &[
+                        "worktree",
+                        "add",
+                        "-q",
+                        "-b",
+                        &format!("n{i}"),
+                        dest.join(name).to_str().unwrap(),
+                    ],
+                );
             }
             total
         };
@@ -81,7 +129,11 @@ fn main() {
             git_times.push(git_case());
         }
     }
-    report("outer + 3 nested (git: one repo after another)", &git_times, &fleet_times);
+    report(
+        "outer + 3 nested (git: one repo after another)",
+        &git_times,
+        &fleet_times,
+    );
     println!(
         "| fleet with 3 nested vs git outer only | {} | {} | {:.2} |",
         ms(outer_git),
@@ -129,7 +181,11 @@ impl Env {
 
     fn run(&self, program: &Path, dir: &Path, args: &[&str], code: i32) -> Duration {
         let started = Instant::now();
-        let out = self.cmd(program, dir, args).spawn().and_then(|c| c.wait_with_output()).expect("spawn");
+        let out = self
+            .cmd(program, dir, args)
+            .spawn()
+            .and_then(|c| c.wait_with_output())
+            .expect("spawn");
         let took = started.elapsed();
         assert_eq!(
             out.status.code(),
@@ -162,18 +218,31 @@ impl Env {
     fn make_repo(&self, dir: &Path, files: usize, seed: u64) {
         std::fs::create_dir_all(dir).unwrap();
         self.git(dir, &["init", "-q", "-b", "main"]);
-        let mut rng = seed.wrapping_mul(6364136223846793005).wrapping_add(1442695040888963407);
+        let mut rng = seed
+            .wrapping_mul(6364136223846793005)
+            .wrapping_add(1442695040888963407);
         let mut next = || {
-            rng = rng.wrapping_mul(6364136223846793005).wrapping_add(1442695040888963407);
+            rng = rng
+                .wrapping_mul(6364136223846793005)
+                .wrapping_add(1442695040888963407);
             rng >> 33
         };
         for i in 0..files {
-            let path = dir.join(format!("pkg{}/mod{}/sub{}/file{i}.py", i % 12, (i / 12) % 40, (i / 480) % 5));
+            let path = dir.join(format!(
+                "pkg{}/mod{}/sub{}/file{i}.py",
+                i % 12,
+                (i / 12) % 40,
+                (i / 480) % 5
+            ));
             std::fs::create_dir_all(path.parent().unwrap()).unwrap();
             let len = 200 + (next() % 16_000) as usize;
             let mut text = String::with_capacity(len + 64);
             while text.len() < len {
-                text.push_str(&format!("def f_{}(x):\n    return x * {}\n", next() % 100_000, next() % 977));
+                text.push_str(&format!(
+                    "def f_{}(x):\n    return x * {}\n",
+                    next() % 100_000,
+                    next() % 977
+                ));
             }
             std::fs::write(path, text).unwrap();
         }
@@ -194,5 +263,10 @@ fn ms(d: Duration) -> String {
 
 fn report(case: &str, git: &[Duration], fleet: &[Duration]) {
     let (g, f) = (median(git), median(fleet));
-    println!("| {case} | {} | {} | {:.2} |", ms(g), ms(f), f.as_secs_f64() / g.as_secs_f64());
+    println!(
+        "| {case} | {} | {} | {:.2} |",
+        ms(g),
+        ms(f),
+        f.as_secs_f64() / g.as_secs_f64()
+    );
 }

@@ -55,7 +55,7 @@ pub struct Worktrees {
     /// Where agent worktrees go, relative to the shared checkout.
     pub root: RelativePath,
     /// Nested repositories to include besides the auto-discovered ones.
-    pub nested: Vec<RelativePath>,
+    pub nested: Vec<InsidePath>,
     /// Refuse a base this many commits behind the target.
     pub max_behind: u32,
 }
@@ -111,6 +111,37 @@ pub struct BranchPrefix(String);
 #[derive(Clone, Debug, Deserialize, Serialize, PartialEq, Eq)]
 #[serde(try_from = "String", into = "String")]
 pub struct RelativePath(String);
+
+/// A relative path that stays inside the checkout: no `..`, not absolute.
+#[derive(Clone, Debug, Deserialize, Serialize, PartialEq, Eq)]
+#[serde(try_from = "String", into = "String")]
+pub struct InsidePath(String);
+
+impl InsidePath {
+    pub fn as_path(&self) -> &Path {
+        Path::new(&self.0)
+    }
+}
+
+impl TryFrom<String> for InsidePath {
+    type Error = String;
+    fn try_from(s: String) -> std::result::Result<Self, String> {
+        let inner = RelativePath::try_from(s)?.0;
+        let path = Path::new(&inner);
+        let escapes = path.components().any(|c| {
+            !matches!(
+                c,
+                std::path::Component::Normal(_) | std::path::Component::CurDir
+            )
+        });
+        if escapes {
+            return Err(format!(
+                "`{inner}` must be a path inside the checkout, without `..` and not absolute"
+            ));
+        }
+        Ok(InsidePath(inner))
+    }
+}
 
 /// A duration written like `30m`, `90s` or `1h 30m`.
 #[derive(Clone, Copy, Debug, Deserialize, Serialize, PartialEq, Eq)]
@@ -197,7 +228,7 @@ macro_rules! into_string {
         }
     )*};
 }
-into_string!(BranchName, BranchPrefix, RelativePath);
+into_string!(BranchName, BranchPrefix, RelativePath, InsidePath);
 
 impl From<DurationSetting> for String {
     fn from(d: DurationSetting) -> String {
@@ -327,6 +358,15 @@ mod tests {
             "{}",
             err.message
         );
+        for bad in ["../sib", "/abs", "a/../../b"] {
+            let err =
+                Config::parse(&format!("[worktrees]\nnested = [\"{bad}\"]\n"), "f").unwrap_err();
+            assert!(
+                err.message.contains("inside the checkout"),
+                "{}",
+                err.message
+            );
+        }
         let err = Config::parse("[worktrees]\nmax_behind = -1\n", "f").unwrap_err();
         assert!(err.message.contains("f:2:14"), "{}", err.message);
     }

@@ -5,6 +5,12 @@ use std::process::ExitCode;
 use clap::Parser;
 
 fn main() -> ExitCode {
+    // Die quietly on a closed pipe (`fleet ... | head`) like other Unix tools, instead
+    // of panicking in println!.
+    // SAFETY: resetting a signal disposition to its default before any thread starts.
+    unsafe {
+        libc::signal(libc::SIGPIPE, libc::SIG_DFL);
+    }
     let cli = fleet::cli::Cli::parse();
     match fleet::commands::run(cli) {
         Ok(code) => ExitCode::from(code),

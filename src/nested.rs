@@ -128,3 +128,35 @@ fn submodule_paths(dir: &Path) -> BTreeSet<PathBuf> {
     }
     out
 }
+
+/// Every folder under `dir` (not `dir` itself) that holds a `.git` and is not a
+/// submodule of the checkout around it, entering every repository on the way. Used to
+/// find repositories that removing `dir` would delete.
+pub fn repositories_under(dir: &Path) -> Vec<PathBuf> {
+    let mut out = Vec::new();
+    collect_repositories(dir, &submodule_paths(dir), &mut out);
+    out
+}
+
+fn collect_repositories(dir: &Path, submodules: &BTreeSet<PathBuf>, out: &mut Vec<PathBuf>) {
+    let Ok(entries) = std::fs::read_dir(dir) else {
+        return;
+    };
+    for entry in entries.flatten() {
+        let Ok(kind) = entry.file_type() else {
+            continue;
+        };
+        if !kind.is_dir() || entry.file_name() == ".git" {
+            continue;
+        }
+        let path = entry.path();
+        if std::fs::symlink_metadata(path.join(".git")).is_ok() {
+            if !submodules.contains(&path) {
+                out.push(path.clone());
+            }
+            collect_repositories(&path, &submodule_paths(&path), out);
+        } else {
+            collect_repositories(&path, submodules, out);
+        }
+    }
+}

@@ -72,7 +72,7 @@ pub fn inspect(cwd: &Path) -> Report {
 
 fn try_inspect(cwd: &Path) -> Result<Report> {
     let cwd = cwd.canonicalize().unwrap_or_else(|_| cwd.to_path_buf());
-    if let Some(problem) = env_override_problem(&cwd) {
+    if let Some(problem) = env_override_problem(&cwd).or_else(redirect_problem) {
         return Ok(Report::blind(problem));
     }
     let Ok(repo) = gix::discover(&cwd) else {
@@ -92,12 +92,34 @@ fn try_inspect(cwd: &Path) -> Result<Report> {
         return Ok(Report::blind("this repository has no worktree"));
     };
     let branch = repo.head_branch()?;
+    if repo.is_submodule() {
+        return Ok(Report::blind(format!(
+            "{} is a submodule checkout; agents work in their agent worktree (or its nested worktrees), not inside a submodule",
+            workdir.display()
+        )));
+    }
     if !repo.is_linked_worktree() {
         return Ok(shared_report(&workdir, branch));
     }
     let main = canon(&repo.main_workdir()?.unwrap_or_default());
-    let mut report = match outer_of(&main) {
-        Some((outer, rel)) => nested_report(&workdir, &outer, &rel)?,
+    // A linked worktree of a repository inside another one is either a nested agent
+    // worktree of the outer repository or, when the whole project merely sits inside an
+    // unrelated repository (dotfiles in $HOME), an agent worktree of its own: take the
+    // reading whose structure checks out.
+    let nested = match outer_of(&main) {
+        Some((outer, rel)) => Some(nested_report(&workdir, &outer, &rel)?),
+        None => None,
+    };
+    let mut report = match nested {
+        Some(report) if report.place == Place::NestedAgent => report,
+        Some(report) => {
+            let own = agent_report(&workdir, &main)?;
+            if own.place == Place::Agent {
+                own
+            } else {
+                report
+            }
+        }
         None => agent_report(&workdir, &main)?,
     };
     report.branch = branch.clone();
@@ -155,6 +177,26 @@ fn env_override_problem(cwd: &Path) -> Option<String> {
         }
     }
     None
+}
+
+/// Variables that send git's reads or writes to another place than this folder's
+/// repository (objects, refs, index, namespace): any of them set makes the answer blind.
+const REDIRECTS: [&str; 5] = [
+    "GIT_COMMON_DIR",
+    "GIT_INDEX_FILE",
+    "GIT_OBJECT_DIRECTORY",
+    "GIT_ALTERNATE_OBJECT_DIRECTORIES",
+    "GIT_NAMESPACE",
+];
+
+fn redirect_problem() -> Option<String> {
+    REDIRECTS.iter().find_map(|var| {
+        let value = std::env::var_os(var).filter(|v| !v.is_empty())?;
+        Some(format!(
+            "{var}={} redirects git away from this folder's repository; unset it",
+            Path::new(&value).display()
+        ))
+    })
 }
 
 /// The nearest folder at or above `start` holding `.git`, and the git dir it names.

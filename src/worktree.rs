@@ -66,6 +66,9 @@ pub struct Member {
     pub branch: String,
     #[serde(skip)]
     pub depth: usize,
+    /// Attach the worktree to the existing agent branch instead of creating it.
+    #[serde(skip)]
+    pub reuse_branch: bool,
 }
 
 #[derive(Debug, Serialize)]
@@ -94,7 +97,11 @@ enum Undo {
 
 enum State {
     Present,
-    Absent,
+    /// Nothing there yet; `Some(tip)` when the agent branch exists without a worktree
+    /// (kept by `rm`, or left by a crash) and gets one attached.
+    Absent(Option<ObjectId>),
+    /// A worktree whose first checkout never finished (a crash): fleet's own leftover.
+    Unfinished,
     Conflict(String),
 }
 
@@ -121,9 +128,39 @@ pub fn new(ctx: &Context, req: &NewRequest) -> Result<NewOutcome> {
     let mut conflicts = Vec::new();
     let mut todo = Vec::new();
     for member in &members {
-        match member_state(member)? {
+        let mut state = member_state(member)?;
+        // Redo a checkout a crash interrupted, unless something else has since been
+        // put inside it: that is not fleet's to delete.
+        if let State::Unfinished = state
+            && nested::repositories_under(&member.path).is_empty()
+        {
+            notes.push(format!(
+                "{} was left half-created by an earlier run; redoing it",
+                member.path.display()
+            ));
+            Repo::open(&member.shared)?.remove_worktree(&member.path)?;
+            state = member_state(member)?;
+        }
+        match state {
             State::Present => {}
-            State::Absent => todo.push(member.clone()),
+            State::Absent(existing) => {
+                if let Some(tip) = existing {
+                    notes.push(format!(
+                        "branch {} already exists in {} (at {}); attaching the worktree to it",
+                        member.branch,
+                        member.shared.display(),
+                        tip.to_hex_with_len(12)
+                    ));
+                }
+                todo.push(Member {
+                    reuse_branch: existing.is_some(),
+                    ..member.clone()
+                });
+            }
+            State::Unfinished => conflicts.push(format!(
+                "{} was never fully checked out, and other repositories have been put inside it since",
+                member.path.display()
+            )),
             State::Conflict(why) => conflicts.push(why),
         }
     }
@@ -209,6 +246,7 @@ fn plan_members(ctx: &Context, dest: &Path, branch: &str, nested: &[Nested]) -> 
         path: dest.to_path_buf(),
         branch: branch.to_string(),
         depth: 0,
+        reuse_branch: false,
     }];
     for n in nested {
         members.push(Member {
@@ -217,6 +255,7 @@ fn plan_members(ctx: &Context, dest: &Path, branch: &str, nested: &[Nested]) -> 
             path: dest.join(&n.rel),
             branch: branch.to_string(),
             depth: n.depth,
+            reuse_branch: false,
         });
     }
     members
@@ -225,10 +264,11 @@ fn plan_members(ctx: &Context, dest: &Path, branch: &str, nested: &[Nested]) -> 
 /// Is this member already there (and right), absent, or in the way?
 fn member_state(member: &Member) -> Result<State> {
     let repo = Repo::open(&member.shared)?;
-    let registered = repo
-        .worktrees()?
-        .into_iter()
-        .find(|w| same_path(&w.path, &member.path));
+    let worktrees = repo.worktrees()?;
+    let registered = worktrees.iter().find(|w| same_path(&w.path, &member.path));
+    let elsewhere = worktrees.iter().find(|w| {
+        w.branch.as_deref() == Some(member.branch.as_str()) && !same_path(&w.path, &member.path)
+    });
     let branch_tip = repo.branch_tip(&member.branch)?;
     let shown = member.path.display();
     Ok(match registered {
@@ -242,19 +282,19 @@ fn member_state(member: &Member) -> Result<State> {
                 member.branch
             ))
         }
-        Some(wt) if !has_index(&repo, wt.id.as_deref()) => State::Conflict(format!(
-            "{shown} was never fully checked out (interrupted?)"
-        )),
+        Some(wt) if !has_index(&repo, wt.id.as_deref()) => State::Unfinished,
         Some(_) => State::Present,
-        None if branch_tip.is_some() => State::Conflict(format!(
-            "branch {} already exists in {} but has no worktree at {shown}",
+        None if elsewhere.is_some() => State::Conflict(format!(
+            "branch {} is checked out at {}, not at {shown}",
             member.branch,
-            member.shared.display()
+            elsewhere
+                .map(|w| w.path.display().to_string())
+                .unwrap_or_default()
         )),
         None if member.path.exists() && !is_empty_dir(&member.path) => State::Conflict(format!(
             "{shown} already exists and is not an agent worktree"
         )),
-        None => State::Absent,
+        None => State::Absent(branch_tip),
     })
 }
 
@@ -363,16 +403,18 @@ fn create_member_steps(
             .map_err(|e| Error::env(format!("cannot create {}: {e}", parent.display())))?;
         done.push(Undo::Dir(parent.to_path_buf()));
     }
-    repo.create_branch(
-        &member.branch,
-        base,
-        &format!("worktree new: branch created from {base}"),
-    )?;
-    done.push(Undo::Branch {
-        repo: member.shared.clone(),
-        name: member.branch.clone(),
-        at: base,
-    });
+    if !member.reuse_branch {
+        repo.create_branch(
+            &member.branch,
+            base,
+            &format!("worktree new: branch created from {base}"),
+        )?;
+        done.push(Undo::Branch {
+            repo: member.shared.clone(),
+            name: member.branch.clone(),
+            at: base,
+        });
+    }
     repo.add_worktree(&member.path, &member.branch)?;
     done.push(Undo::Worktree {
         repo: member.shared.clone(),
@@ -595,7 +637,7 @@ pub struct Removed {
     pub path: PathBuf,
     /// Worktrees removed, deepest first.
     pub worktrees: Vec<PathBuf>,
-    /// Branches deleted because their changes are in their target.
+    /// Agent branches deleted because their changes are in their target.
     pub branches_deleted: Vec<String>,
     /// Branches kept because they hold work the target does not have.
     pub branches_kept: Vec<String>,
@@ -606,14 +648,26 @@ struct RmItem {
     path: PathBuf,
     branch: Option<String>,
     head: Option<ObjectId>,
-    locked: bool,
+    lock: Option<String>,
     depth: usize,
+    /// The commit "landed" is measured against.
+    target: Option<ObjectId>,
+}
+
+/// What removing an agent worktree would lose. `forceable` problems are uncommitted
+/// or untracked content that `--force` discards; `fatal` ones are commits that would
+/// become unreachable, which no flag deletes.
+#[derive(Default)]
+struct Losses {
+    forceable: Vec<String>,
+    fatal: Vec<String>,
 }
 
 pub fn rm(ctx: &Context, name: &AgentName, force: bool) -> Result<Removed> {
     let _lock = ctx.repo.lock(LOCK, LOCK_WAIT)?;
     let root = ctx.worktree_root();
     let dest = root.join(name.as_str());
+    let agent_branch = ctx.branch_for(name.as_str());
     let items = collect_rm_items(ctx, &dest, &root)?;
     if items.is_empty() {
         return Err(Error::refused(format!(
@@ -625,7 +679,7 @@ pub fn rm(ctx: &Context, name: &AgentName, force: bool) -> Result<Removed> {
     }
     let locked: Vec<String> = items
         .iter()
-        .filter(|i| i.locked)
+        .filter(|i| i.lock.as_deref().is_some_and(|r| !is_initializing(r)))
         .map(|i| format!("{} is locked", i.path.display()))
         .collect();
     if !locked.is_empty() {
@@ -633,21 +687,32 @@ pub fn rm(ctx: &Context, name: &AgentName, force: bool) -> Result<Removed> {
             "someone locked it on purpose: `git worktree unlock PATH` first, then retry",
         ));
     }
-    let outer_target = ctx.target_tip()?;
-    let mut problems = Vec::new();
+    let mut losses = Losses::default();
     let mut landed = Vec::new();
     for item in &items {
-        let (item_problems, is_landed) = inspect_for_rm(item, outer_target)?;
-        problems.extend(item_problems);
-        landed.push(is_landed);
+        landed.push(inspect_for_rm(item, &mut losses)?);
     }
-    if !problems.is_empty() && !force {
+    let members: Vec<PathBuf> = items.iter().map(|i| i.path.clone()).collect();
+    for repo in unmanaged_repositories(&dest, &members) {
+        losses.forceable.push(format!(
+            "{} is a git repository fleet does not manage",
+            repo.display()
+        ));
+    }
+    if !losses.fatal.is_empty() || (!losses.forceable.is_empty() && !force) {
+        let mut all = losses.fatal.clone();
+        all.extend(losses.forceable.iter().cloned());
+        let help = if losses.fatal.is_empty() {
+            "commit and land it first, or pass --force to delete uncommitted changes and untracked files (unlanded branches are kept)"
+        } else {
+            "these commits are on no branch and would be lost, even with --force: put them on a branch (`git switch -c NAME`) or push them, then retry"
+        };
         return Err(Error::refused(format!(
             "agent worktree `{}` holds work that would be lost:\n  {}",
             name.as_str(),
-            problems.join("\n  ")
+            all.join("\n  ")
         ))
-        .with_help("commit and land it first, or pass --force to delete the uncommitted changes (unlanded branches are kept)"));
+        .with_help(help));
     }
     let mut removed = Removed {
         path: dest.clone(),
@@ -663,58 +728,71 @@ pub fn rm(ctx: &Context, name: &AgentName, force: bool) -> Result<Removed> {
         let repo = Repo::open(&item.shared)?;
         repo.remove_worktree(&item.path)?;
         removed.worktrees.push(item.path.clone());
-        if let (Some(branch), Some(head)) = (&item.branch, item.head) {
-            if landed[i] {
+        let where_ = item.shared.display();
+        match (&item.branch, item.head) {
+            // Only the agent's own branch is ever deleted, and only once it has landed.
+            (Some(branch), Some(head)) if *branch == agent_branch && landed[i] => {
                 repo.cas_delete(&format!("refs/heads/{branch}"), head)?;
                 removed
                     .branches_deleted
-                    .push(format!("{} ({})", branch, item.shared.display()));
-            } else {
-                removed
-                    .branches_kept
-                    .push(format!("{} ({})", branch, item.shared.display()));
+                    .push(format!("{branch} ({where_})"));
             }
+            (Some(branch), _) if !landed[i] => {
+                removed.branches_kept.push(format!("{branch} ({where_})"))
+            }
+            _ => {}
         }
     }
     let _ = std::fs::remove_dir(&dest);
     Ok(removed)
 }
 
+/// gix and git lock a worktree with this reason while its first checkout runs; left
+/// behind only by a crash, so it is not a user's lock.
+fn is_initializing(reason: &str) -> bool {
+    reason.trim() == "initializing"
+}
+
 /// The outer worktree at `dest` and every nested worktree inside it.
 fn collect_rm_items(ctx: &Context, dest: &Path, root: &Path) -> Result<Vec<RmItem>> {
     let mut items = Vec::new();
-    if let Some(wt) = ctx
+    let Some(wt) = ctx
         .repo
         .worktrees()?
         .into_iter()
         .find(|w| !w.is_main && same_path(&w.path, dest))
-    {
-        items.push(RmItem {
-            shared: ctx.shared.clone(),
-            path: wt.path,
-            branch: wt.branch,
-            head: wt.head,
-            locked: wt.locked,
-            depth: 0,
-        });
-    } else {
+    else {
         return Ok(items);
-    }
+    };
+    let outer_lock = lock_reason(&ctx.repo, wt.id.as_deref());
+    items.push(RmItem {
+        shared: ctx.shared.clone(),
+        path: wt.path,
+        branch: wt.branch,
+        head: wt.head,
+        lock: outer_lock,
+        depth: 0,
+        target: Some(ctx.target_tip()?),
+    });
     let (nested, _) = discover_nested(ctx, root);
     for n in nested {
         let shared = ctx.shared.join(&n.rel);
         let Ok(repo) = Repo::open(&shared) else {
             continue;
         };
+        // A nested repository's target is the branch its shared checkout has out.
+        let target = repo.head_id()?;
         for wt in repo.worktrees()? {
             if !wt.is_main && same_path(&wt.path, &dest.join(&n.rel)) {
+                let lock = lock_reason(&repo, wt.id.as_deref());
                 items.push(RmItem {
                     shared: shared.clone(),
                     path: wt.path,
                     branch: wt.branch,
                     head: wt.head,
-                    locked: wt.locked,
+                    lock,
                     depth: n.depth,
+                    target,
                 });
             }
         }
@@ -722,37 +800,85 @@ fn collect_rm_items(ctx: &Context, dest: &Path, root: &Path) -> Result<Vec<RmIte
     Ok(items)
 }
 
-/// What would be lost by removing this worktree, and whether its branch has landed.
-fn inspect_for_rm(item: &RmItem, outer_target: ObjectId) -> Result<(Vec<String>, bool)> {
-    let mut problems = Vec::new();
+fn lock_reason(repo: &Repo, id: Option<&str>) -> Option<String> {
+    let file = repo.common_dir().join("worktrees").join(id?).join("locked");
+    std::fs::read_to_string(file).ok()
+}
+
+/// Record what removing this worktree would lose; returns whether its HEAD has landed.
+fn inspect_for_rm(item: &RmItem, losses: &mut Losses) -> Result<bool> {
     let shown = item.path.display();
     if item.path.exists() {
         let dirty = Repo::open(&item.path)?.dirty_paths(5)?;
         if !dirty.is_empty() {
-            problems.push(format!(
+            losses.forceable.push(format!(
                 "{shown} has uncommitted changes: {}",
                 dirty.join(", ")
             ));
         }
+        submodule_losses(&item.path, &item.shared, losses)?;
     }
     let repo = Repo::open(&item.shared)?;
-    // The target of the outer repository is configured; a nested repository's target
-    // is the branch its own shared checkout has checked out.
-    let target = if item.depth == 0 {
-        Some(outer_target)
-    } else {
-        repo.head_id()?
-    };
-    let landed = match (item.head, target) {
+    let landed = match (item.head, item.target) {
         (Some(head), Some(target)) => repo.changes_already_in(head, target)?,
-        _ => false,
+        (None, _) => true,
+        (Some(_), None) => false,
     };
-    if !landed && let Some(branch) = &item.branch {
-        problems.push(format!(
-            "branch {branch} has commits that are not in its target yet"
-        ));
+    if !landed {
+        match &item.branch {
+            Some(branch) => losses.forceable.push(format!(
+                "{shown}: branch {branch} has commits that are not in its target yet (the branch is kept)"
+            )),
+            None => losses
+                .fatal
+                .push(format!("{shown}: the detached HEAD has commits that are not in its target")),
+        }
     }
-    Ok((problems, landed))
+    Ok(landed)
+}
+
+/// A submodule's clone lives in the worktree's private git dir and goes with it:
+/// commits that exist only there (not in the shared checkout's copy) would be lost.
+fn submodule_losses(checkout: &Path, shared: &Path, losses: &mut Losses) -> Result<()> {
+    let Ok(repo) = Repo::open(checkout) else {
+        return Ok(());
+    };
+    let Ok(Some(subs)) = repo.gix().submodules() else {
+        return Ok(());
+    };
+    for sub in subs {
+        let Ok(rel) = sub.path() else { continue };
+        let rel = git::bstr_path(rel.as_ref());
+        let Ok(clone) = Repo::open(&checkout.join(&rel)) else {
+            continue;
+        };
+        let source = Repo::open(&shared.join(&rel)).ok();
+        let mut tips = clone.local_branch_tips()?;
+        if let Some(head) = clone.head_id()? {
+            tips.push(("HEAD".into(), head));
+        }
+        for (name, tip) in tips {
+            if !source.as_ref().is_some_and(|s| s.has_object(tip)) {
+                losses.fatal.push(format!(
+                    "submodule {} has commits only in this worktree ({name} at {})",
+                    checkout.join(&rel).display(),
+                    tip.to_hex_with_len(12)
+                ));
+                break;
+            }
+        }
+        submodule_losses(&checkout.join(&rel), &shared.join(&rel), losses)?;
+    }
+    Ok(())
+}
+
+/// Git repositories inside the agent worktree that are neither its members nor
+/// submodules: removing the folder would delete them.
+fn unmanaged_repositories(dest: &Path, members: &[PathBuf]) -> Vec<PathBuf> {
+    nested::repositories_under(dest)
+        .into_iter()
+        .filter(|repo| !members.iter().any(|m| same_path(m, repo)))
+        .collect()
 }
 
 #[derive(Debug, Serialize)]

@@ -21,22 +21,35 @@ fn cas_update_moves_only_from_the_expected_value() {
     env.git(&dir, &["branch", "lane", &first.to_string()]);
 
     // Expected value is stale: refused, and the ref is untouched.
-    let err = repo.cas_update("refs/heads/lane", Some(second), first, "test").unwrap_err();
+    let err = repo
+        .cas_update("refs/heads/lane", Some(second), first, "test")
+        .unwrap_err();
     assert_eq!(err.kind, fleet::error::Kind::Refused);
     assert!(err.message.contains("expected"), "{}", err.message);
     assert_eq!(env.git(&dir, &["rev-parse", "lane"]), first.to_string());
 
-    repo.cas_update("refs/heads/lane", Some(first), second, "test").unwrap();
+    repo.cas_update("refs/heads/lane", Some(first), second, "test")
+        .unwrap();
     assert_eq!(env.git(&dir, &["rev-parse", "lane"]), second.to_string());
     // The move is in the reflog, like any git ref update.
-    assert!(env.git(&dir, &["reflog", "show", "lane"]).contains("fleet: test"));
+    assert!(
+        env.git(&dir, &["reflog", "show", "lane"])
+            .contains("fleet: test")
+    );
 
     // "Must not exist" refuses an existing ref.
-    assert!(repo.cas_update("refs/heads/lane", None, first, "test").is_err());
+    assert!(
+        repo.cas_update("refs/heads/lane", None, first, "test")
+            .is_err()
+    );
     assert_eq!(env.git(&dir, &["rev-parse", "lane"]), second.to_string());
     repo.cas_delete("refs/heads/lane", first).unwrap_err();
     repo.cas_delete("refs/heads/lane", second).unwrap();
-    assert!(env.git_run(&dir, &["rev-parse", "--verify", "-q", "lane"]).code != 0);
+    assert!(
+        env.git_run(&dir, &["rev-parse", "--verify", "-q", "lane"])
+            .code
+            != 0
+    );
 }
 
 #[test]
@@ -57,14 +70,26 @@ fn racing_cas_updates_never_lose_one_silently() {
             .iter()
             .map(|tip| {
                 let dir = dir.clone();
-                s.spawn(move || Repo::open(&dir).unwrap().cas_update("refs/heads/contested", Some(base), *tip, "race").is_ok())
+                s.spawn(move || {
+                    Repo::open(&dir)
+                        .unwrap()
+                        .cas_update("refs/heads/contested", Some(base), *tip, "race")
+                        .is_ok()
+                })
             })
             .collect();
         handles.into_iter().map(|h| h.join().unwrap()).collect()
     });
-    assert_eq!(wins.iter().filter(|w| **w).count(), 1, "exactly one writer wins");
+    assert_eq!(
+        wins.iter().filter(|w| **w).count(),
+        1,
+        "exactly one writer wins"
+    );
     let winner = tips[wins.iter().position(|w| *w).unwrap()];
-    assert_eq!(env.git(&dir, &["rev-parse", "contested"]), winner.to_string());
+    assert_eq!(
+        env.git(&dir, &["rev-parse", "contested"]),
+        winner.to_string()
+    );
 }
 
 #[test]
@@ -107,21 +132,38 @@ fn changes_already_in_sees_squash_rebase_and_cherry_pick_landings() {
     env.commit_file(&dir, "m", "m", "main moves");
     let repo = Repo::open(&dir).unwrap();
     let lane = repo.resolve_commit("lane").unwrap();
-    assert!(!repo.changes_already_in(lane, repo.resolve_commit("main").unwrap()).unwrap());
+    assert!(
+        !repo
+            .changes_already_in(lane, repo.resolve_commit("main").unwrap())
+            .unwrap()
+    );
     env.git(&dir, &["merge", "--squash", "-q", "lane"]);
     env.git(&dir, &["commit", "-q", "-m", "squashed"]);
-    assert!(repo.changes_already_in(lane, repo.resolve_commit("main").unwrap()).unwrap());
+    assert!(
+        repo.changes_already_in(lane, repo.resolve_commit("main").unwrap())
+            .unwrap()
+    );
     // Unrelated later work on the target does not change the answer.
     env.commit_file(&dir, "later", "z", "later");
-    assert!(repo.changes_already_in(lane, repo.resolve_commit("main").unwrap()).unwrap());
+    assert!(
+        repo.changes_already_in(lane, repo.resolve_commit("main").unwrap())
+            .unwrap()
+    );
     // A lane with one more commit is not landed.
     env.git(&dir, &["switch", "-q", "lane"]);
     let more = oid(&env.commit_file(&dir, "l3", "z", "l3"));
     env.git(&dir, &["switch", "-q", "main"]);
-    assert!(!repo.changes_already_in(more, repo.resolve_commit("main").unwrap()).unwrap());
+    assert!(
+        !repo
+            .changes_already_in(more, repo.resolve_commit("main").unwrap())
+            .unwrap()
+    );
     // A fully merged lane is landed by ancestry.
     env.git(&dir, &["merge", "-q", "--no-edit", "lane"]);
-    assert!(repo.changes_already_in(more, repo.resolve_commit("main").unwrap()).unwrap());
+    assert!(
+        repo.changes_already_in(more, repo.resolve_commit("main").unwrap())
+            .unwrap()
+    );
 }
 
 #[test]
@@ -130,7 +172,17 @@ fn worktrees_lists_main_then_linked_with_branches() {
     let dir = env.path().join("r");
     env.repo(&dir, "main", &[("a", "1")]);
     let wt = env.path().join("wt");
-    env.git(&dir, &["worktree", "add", "-q", "-b", "feat/x", wt.to_str().unwrap()]);
+    env.git(
+        &dir,
+        &[
+            "worktree",
+            "add",
+            "-q",
+            "-b",
+            "feat/x",
+            wt.to_str().unwrap(),
+        ],
+    );
     let from_linked = Repo::discover(&wt).unwrap();
     assert!(from_linked.is_linked_worktree());
     assert_eq!(from_linked.main_workdir().unwrap().unwrap(), dir);
@@ -142,5 +194,38 @@ fn worktrees_lists_main_then_linked_with_branches() {
     std::fs::remove_dir_all(&wt).unwrap();
     let list = Repo::open(&dir).unwrap().worktrees().unwrap();
     assert!(list[1].missing);
-    assert_eq!(list[1].branch.as_deref(), Some("feat/x"), "branch still known for a vanished folder");
+    assert_eq!(
+        list[1].branch.as_deref(),
+        Some("feat/x"),
+        "branch still known for a vanished folder"
+    );
+}
+
+#[test]
+fn merge_attributes_cannot_make_unlanded_work_look_landed() {
+    let env = Env::new();
+    let dir = env.path().join("r");
+    env.repo(
+        &dir,
+        "main",
+        &[("a", "base\n"), (".gitattributes", "* merge=ours\n")],
+    );
+    env.git(&dir, &["config", "merge.ours.driver", "true"]);
+    env.git(&dir, &["switch", "-q", "-c", "lane"]);
+    let lane = oid(&env.commit_file(&dir, "a", "lane version\n", "lane"));
+    env.git(&dir, &["switch", "-q", "main"]);
+    let main = oid(&env.commit_file(&dir, "a", "main version\n", "main"));
+    let repo = Repo::open(&dir).unwrap();
+    assert!(!repo.changes_already_in(lane, main).unwrap());
+    // Deleting a file counts too: landed only when the target lacks it as well.
+    env.git(&dir, &["switch", "-q", "-c", "deleter", "main"]);
+    env.git(&dir, &["rm", "-q", "a"]);
+    env.git(&dir, &["commit", "-q", "-m", "delete a"]);
+    let deleter = repo.resolve_commit("deleter").unwrap();
+    env.git(&dir, &["switch", "-q", "main"]);
+    assert!(!repo.changes_already_in(deleter, main).unwrap());
+    env.git(&dir, &["rm", "-q", "a"]);
+    env.git(&dir, &["commit", "-q", "-m", "delete a on main too"]);
+    let main = repo.resolve_commit("main").unwrap();
+    assert!(repo.changes_already_in(deleter, main).unwrap());
 }

@@ -171,6 +171,17 @@ fn fails_when_git_dir_or_work_tree_point_elsewhere() {
         )
         .code(1);
     assert!(run.stderr.contains("GIT_WORK_TREE="), "{}", run.stderr);
+    for var in [
+        "GIT_COMMON_DIR",
+        "GIT_OBJECT_DIRECTORY",
+        "GIT_INDEX_FILE",
+        "GIT_NAMESPACE",
+    ] {
+        let run = env
+            .fleet_env(&wt, &["preflight"], &[(var, other.to_str().unwrap())])
+            .code(1);
+        assert!(run.stderr.contains(var), "{var}: {}", run.stderr);
+    }
     // Pointing at the place itself is fine.
     let own = env.git(&wt, &["rev-parse", "--absolute-git-dir"]);
     env.fleet_env(
@@ -242,4 +253,53 @@ fn symlinked_paths_resolve_to_the_right_answer() {
     std::os::unix::fs::symlink(&outer, &to_shared).unwrap();
     let r = json(&env.fleet(&to_shared, &["preflight", "--json"]).code(1));
     assert_eq!(r["place"], "shared");
+}
+
+#[test]
+fn a_project_inside_an_unrelated_repository_still_passes_in_its_agent_worktrees() {
+    let env = Env::new();
+    let dotfiles = env.path().join("home-repo");
+    env.repo(&dotfiles, "main", &[(".bashrc", "x\n")]);
+    let project = dotfiles.join("src/project");
+    env.repo(&project, "main", &[("README", "p\n")]);
+    let wt = std::path::PathBuf::from(
+        env.fleet(&project, &["worktree", "new", "a"])
+            .ok()
+            .stdout
+            .trim(),
+    );
+    let r = json(&env.fleet(&wt, &["preflight", "--json"]).ok());
+    assert_eq!(r["place"], "agent");
+    assert_eq!(r["repo"], project.display().to_string());
+}
+
+#[test]
+fn a_submodule_is_not_an_agent_worktree() {
+    let env = Env::new();
+    let lib = env.path().join("lib-origin");
+    env.repo(&lib, "main", &[("lib.txt", "lib\n")]);
+    let outer = env.path().join("outer");
+    env.repo(&outer, "main", &[("README", "x\n")]);
+    env.git(
+        &outer,
+        &[
+            "-c",
+            "protocol.file.allow=always",
+            "submodule",
+            "add",
+            "-q",
+            lib.to_str().unwrap(),
+            "vendor/lib",
+        ],
+    );
+    env.git(&outer, &["commit", "-q", "-m", "add submodule"]);
+    let wt = std::path::PathBuf::from(
+        env.fleet(&outer, &["worktree", "new", "a"])
+            .ok()
+            .stdout
+            .trim(),
+    );
+    env.git(&wt.join("vendor/lib"), &["switch", "-q", "-c", "fleet/a"]);
+    let run = env.fleet(&wt.join("vendor/lib"), &["preflight"]).code(1);
+    assert!(run.stderr.contains("submodule"), "{}", run.stderr);
 }

@@ -109,15 +109,30 @@ fn new_twice_succeeds_with_the_same_path_and_changes_nothing() {
 fn new_refuses_inconsistent_leftovers_and_changes_nothing() {
     let env = Env::new();
     let outer = env.outer_with_nested();
-    // A branch with the agent's name but no worktree.
-    env.git(&outer, &["branch", "fleet/taken"]);
+    // The agent branch checked out somewhere else.
+    let other = env.path().join("elsewhere");
+    env.git(
+        &outer,
+        &[
+            "worktree",
+            "add",
+            "-q",
+            "-b",
+            "fleet/taken",
+            other.to_str().unwrap(),
+        ],
+    );
     let run = env.fleet(&outer, &["worktree", "new", "taken"]).code(1);
     assert!(
-        run.stderr.contains("branch fleet/taken already exists"),
+        run.stderr.contains("branch fleet/taken is checked out at"),
         "{}",
         run.stderr
     );
     assert!(!env.path().join(".fleet-work/taken").exists());
+    assert!(
+        !env.branches(&outer.join("cockpit"))
+            .contains(&"refs/heads/fleet/taken".to_string())
+    );
 
     // A folder in the way.
     write(&env.path().join(".fleet-work/busy/file"), "mine");
@@ -689,4 +704,219 @@ fn rm_refuses_a_locked_worktree_even_with_force() {
         .code(1);
     assert!(run.stderr.contains("is locked"), "{}", run.stderr);
     assert!(wt.join("cockpit/engine/e.txt").exists());
+}
+
+#[test]
+fn an_existing_agent_branch_without_worktree_gets_the_worktree_attached() {
+    let env = Env::new();
+    let outer = env.outer_with_nested();
+    let wt = Path::new(
+        env.fleet(&outer, &["worktree", "new", "back"])
+            .ok()
+            .stdout
+            .trim(),
+    )
+    .to_path_buf();
+    let tip = env.commit_file(&wt, "work.txt", "w", "unlanded work");
+    // rm --force keeps the unlanded branch; new brings the work back.
+    env.fleet(&outer, &["worktree", "rm", "back", "--force"])
+        .ok();
+    assert!(!wt.exists());
+    let run = env.fleet(&outer, &["worktree", "new", "back"]).ok();
+    assert!(
+        run.stderr.contains("attaching the worktree to it"),
+        "{}",
+        run.stderr
+    );
+    assert_eq!(env.git(&wt, &["rev-parse", "HEAD"]), tip);
+    assert_eq!(std::fs::read_to_string(wt.join("work.txt")).unwrap(), "w");
+}
+
+#[test]
+fn a_checkout_interrupted_by_a_crash_is_redone() {
+    let env = Env::new();
+    let outer = env.outer_with_nested();
+    let wt = Path::new(
+        env.fleet(&outer, &["worktree", "new", "cut"])
+            .ok()
+            .stdout
+            .trim(),
+    )
+    .to_path_buf();
+    // What a kill -9 during the deepest checkout leaves: a registration locked
+    // "initializing", some files, no index.
+    let engine = wt.join("cockpit/engine");
+    let id_dir = worktree_git_dir(&env, &engine);
+    std::fs::remove_file(id_dir.join("index")).unwrap();
+    std::fs::write(id_dir.join("locked"), "initializing\n").unwrap();
+    std::fs::remove_file(engine.join("e.txt")).unwrap();
+    let run = env.fleet(&outer, &["worktree", "new", "cut"]).ok();
+    assert!(run.stderr.contains("left half-created"), "{}", run.stderr);
+    assert_eq!(
+        std::fs::read_to_string(engine.join("e.txt")).unwrap(),
+        "engine\n"
+    );
+    assert_eq!(env.git(&engine, &["status", "--porcelain"]), "");
+    let id_dir = worktree_git_dir(&env, &engine);
+    assert!(!id_dir.join("locked").exists());
+    // And rm is not blocked by such a lock either.
+    std::fs::write(id_dir.join("locked"), "initializing\n").unwrap();
+    env.fleet(&outer, &["worktree", "rm", "cut"]).ok();
+    assert!(!wt.exists());
+}
+
+#[test]
+fn an_unfinished_checkout_holding_other_worktrees_is_refused_not_deleted() {
+    let env = Env::new();
+    let outer = env.outer_with_nested();
+    let wt = Path::new(
+        env.fleet(&outer, &["worktree", "new", "odd"])
+            .ok()
+            .stdout
+            .trim(),
+    )
+    .to_path_buf();
+    let cockpit_git = worktree_git_dir(&env, &wt.join("cockpit"));
+    std::fs::remove_file(cockpit_git.join("index")).unwrap();
+    write(&wt.join("cockpit/engine/precious.txt"), "work");
+    let run = env.fleet(&outer, &["worktree", "new", "odd"]).code(1);
+    assert!(
+        run.stderr.contains("never fully checked out"),
+        "{}",
+        run.stderr
+    );
+    assert!(wt.join("cockpit/engine/precious.txt").exists());
+}
+
+#[test]
+fn rm_deletes_only_the_agents_own_branch() {
+    let env = Env::new();
+    let outer = env.outer_with_nested();
+    let wt = Path::new(
+        env.fleet(&outer, &["worktree", "new", "own"])
+            .ok()
+            .stdout
+            .trim(),
+    )
+    .to_path_buf();
+    // The shared checkout moves to another branch; the agent checks out main itself.
+    env.git(&outer, &["switch", "-q", "-c", "dev"]);
+    env.git(&wt, &["switch", "-q", "main"]);
+    env.git(&outer.join("cockpit"), &["branch", "release"]);
+    env.git(&wt.join("cockpit"), &["switch", "-q", "release"]);
+    env.fleet(&outer, &["worktree", "rm", "own"]).ok();
+    assert!(
+        env.branches(&outer)
+            .contains(&"refs/heads/main".to_string()),
+        "the target was deleted"
+    );
+    assert!(
+        env.branches(&outer.join("cockpit"))
+            .contains(&"refs/heads/release".to_string())
+    );
+    // The agent's own (empty, landed) branches are gone.
+    assert!(
+        !env.branches(&outer.join("cockpit/engine"))
+            .contains(&"refs/heads/fleet/own".to_string())
+    );
+}
+
+#[test]
+fn rm_never_drops_detached_commits_even_with_force() {
+    let env = Env::new();
+    let outer = env.outer_with_nested();
+    let wt = Path::new(
+        env.fleet(&outer, &["worktree", "new", "det"])
+            .ok()
+            .stdout
+            .trim(),
+    )
+    .to_path_buf();
+    env.git(&wt.join("cockpit/engine"), &["switch", "-q", "--detach"]);
+    let orphan = env.commit_file(&wt.join("cockpit/engine"), "d.txt", "d", "detached work");
+    let run = env
+        .fleet(&outer, &["worktree", "rm", "det", "--force"])
+        .code(1);
+    assert!(
+        run.stderr.contains("detached HEAD has commits"),
+        "{}",
+        run.stderr
+    );
+    assert!(run.stderr.contains("git switch -c"), "{}", run.stderr);
+    assert_eq!(
+        env.git(&wt.join("cockpit/engine"), &["rev-parse", "HEAD"]),
+        orphan
+    );
+    assert!(wt.join("cockpit/engine/d.txt").exists());
+}
+
+#[test]
+fn rm_refuses_to_delete_a_repository_it_does_not_manage() {
+    let env = Env::new();
+    let outer = env.outer_with_nested();
+    let wt = Path::new(
+        env.fleet(&outer, &["worktree", "new", "scr"])
+            .ok()
+            .stdout
+            .trim(),
+    )
+    .to_path_buf();
+    env.repo(&wt.join("scratch"), "main", &[("s.txt", "s")]);
+    let run = env.fleet(&outer, &["worktree", "rm", "scr"]).code(1);
+    assert!(
+        run.stderr
+            .contains("scratch is a git repository fleet does not manage"),
+        "{}",
+        run.stderr
+    );
+    assert!(wt.join("scratch/s.txt").exists());
+    env.fleet(&outer, &["worktree", "rm", "scr", "--force"])
+        .ok();
+    assert!(!wt.exists());
+}
+
+#[test]
+fn rm_refuses_to_drop_commits_that_exist_only_in_a_submodule_clone() {
+    let env = Env::new();
+    let lib = env.path().join("lib-origin");
+    env.repo(&lib, "main", &[("lib.txt", "lib\n")]);
+    let outer = env.path().join("outer");
+    env.repo(&outer, "main", &[("README", "x\n")]);
+    env.git(
+        &outer,
+        &[
+            "-c",
+            "protocol.file.allow=always",
+            "submodule",
+            "add",
+            "-q",
+            lib.to_str().unwrap(),
+            "vendor/lib",
+        ],
+    );
+    env.git(&outer, &["commit", "-q", "-m", "add submodule"]);
+    let wt = Path::new(
+        env.fleet(&outer, &["worktree", "new", "sm"])
+            .ok()
+            .stdout
+            .trim(),
+    )
+    .to_path_buf();
+    let sub = wt.join("vendor/lib");
+    env.git(&sub, &["switch", "-q", "-c", "fleet/sm"]);
+    let work = env.commit_file(&sub, "new.txt", "n", "submodule work");
+    env.git(&sub, &["switch", "-q", "--detach", "HEAD~1"]);
+    let run = env
+        .fleet(&outer, &["worktree", "rm", "sm", "--force"])
+        .code(1);
+    assert!(
+        run.stderr.contains("has commits only in this worktree"),
+        "{}",
+        run.stderr
+    );
+    assert_eq!(env.git(&sub, &["rev-parse", "fleet/sm"]), work);
+}
+
+fn worktree_git_dir(env: &Env, checkout: &Path) -> std::path::PathBuf {
+    std::path::PathBuf::from(env.git(checkout, &["rev-parse", "--absolute-git-dir"]))
 }

@@ -81,8 +81,23 @@ impl Repo {
     }
 
     /// True for a linked worktree (`git worktree add`), false for the main worktree.
+    /// A private git dir never holds objects: gix 0.90 also calls a submodule clone
+    /// living under `<common>/worktrees/<id>/modules/` "linked", which it is not.
     pub fn is_linked_worktree(&self) -> bool {
         self.inner.kind() == gix::repository::Kind::LinkedWorkTree
+            && !self.git_dir().join("objects").is_dir()
+    }
+
+    /// A submodule checkout: its git dir lives elsewhere (`.git/modules/...`) and
+    /// names the checkout with `core.worktree`.
+    pub fn is_submodule(&self) -> bool {
+        self.inner.kind() == gix::repository::Kind::Submodule
+            || (!self.is_linked_worktree()
+                && self
+                    .inner
+                    .config_snapshot()
+                    .string("core.worktree")
+                    .is_some())
     }
 
     /// The main worktree's folder: the shared checkout. `None` when the main repo is bare.
@@ -210,40 +225,107 @@ impl Repo {
             .detach())
     }
 
-    /// Are all the changes of `branch` already in `target`? True when merging `branch`
-    /// into `target` would not change `target`'s tree: this counts squash, rebase and
-    /// cherry-pick landings, which ancestry alone would miss.
+    /// Are all the changes of `branch` already in `target`? True when every path the
+    /// branch changed (since its merge base with `target`) holds exactly the branch's
+    /// version in `target`. This counts squash, rebase and cherry-pick landings, which
+    /// ancestry alone would miss, and uses no merge drivers or attributes, so it never
+    /// calls work landed that a merge would have dropped. It can answer "no" for a
+    /// landed branch whose files the target changed again later: the safe direction.
     pub fn changes_already_in(&self, branch: ObjectId, target: ObjectId) -> Result<bool> {
         if self.count_exclusive(branch, target)? == 0 {
             return Ok(true);
         }
-        // Merge in memory: objects the merge writes go to a throwaway store.
-        let repo = self.inner.clone().with_object_memory();
-        let options = repo
-            .tree_merge_options()
-            .context(|| "cannot configure an in-memory merge".into())?;
-        let labels = gix::merge::blob::builtin_driver::text::Labels {
-            ancestor: None,
-            current: None,
-            other: None,
-        };
-        let mut outcome = match repo.merge_commits(target, branch, labels, options.into()) {
-            Ok(outcome) => outcome,
-            // No merge base: unrelated histories, so the branch is certainly not in.
-            Err(_) => return Ok(false),
-        };
-        if outcome
-            .tree_merge
-            .has_unresolved_conflicts(gix::merge::tree::TreatAsUnresolved::git())
-        {
+        let Ok(Some(base)) = self.inner.merge_base(branch, target) else {
+            // Unrelated histories: nothing of the branch can be in the target.
             return Ok(false);
+        };
+        let base = Some(TreeSide::Tree(self.tree_of(base.detach())?));
+        let branch = Some(TreeSide::Tree(self.tree_of(branch)?));
+        let target = Some(TreeSide::Tree(self.tree_of(target)?));
+        self.branch_side_in_target(base, branch, target)
+    }
+
+    /// One path, three sides: unchanged by the branch, or the branch's version is in the
+    /// target (recursing into folders the branch changed).
+    fn branch_side_in_target(
+        &self,
+        base: Option<TreeSide>,
+        branch: Option<TreeSide>,
+        target: Option<TreeSide>,
+    ) -> Result<bool> {
+        if base == branch || branch == target {
+            return Ok(true);
         }
-        let merged = outcome
-            .tree_merge
-            .tree
-            .write()
-            .context(|| "cannot write the merged tree".into())?;
-        Ok(merged.detach() == self.tree_of(target)?)
+        let Some(TreeSide::Tree(branch_tree)) = branch else {
+            return Ok(false);
+        };
+        let base_children = match base {
+            Some(TreeSide::Tree(id)) => self.tree_children(id)?,
+            _ => Default::default(),
+        };
+        let target_children = match target {
+            Some(TreeSide::Tree(id)) => self.tree_children(id)?,
+            _ => Default::default(),
+        };
+        let branch_children = self.tree_children(branch_tree)?;
+        let names: std::collections::BTreeSet<&Vec<u8>> =
+            base_children.keys().chain(branch_children.keys()).collect();
+        for name in names {
+            let side = |map: &std::collections::BTreeMap<Vec<u8>, TreeSide>| map.get(name).copied();
+            if !self.branch_side_in_target(
+                side(&base_children),
+                side(&branch_children),
+                side(&target_children),
+            )? {
+                return Ok(false);
+            }
+        }
+        Ok(true)
+    }
+
+    fn tree_children(
+        &self,
+        tree: ObjectId,
+    ) -> Result<std::collections::BTreeMap<Vec<u8>, TreeSide>> {
+        let tree = self
+            .inner
+            .find_tree(tree)
+            .context(|| format!("cannot read tree {tree}"))?;
+        let decoded = tree
+            .decode()
+            .context(|| "cannot decode a tree".to_string())?;
+        Ok(decoded
+            .entries
+            .iter()
+            .map(|e| {
+                let side = if e.mode.is_tree() {
+                    TreeSide::Tree(e.oid.to_owned())
+                } else {
+                    TreeSide::Leaf(e.mode.value(), e.oid.to_owned())
+                };
+                (e.filename.to_vec(), side)
+            })
+            .collect())
+    }
+
+    /// Does the object database have `id`?
+    pub fn has_object(&self, id: ObjectId) -> bool {
+        self.inner.has_object(id)
+    }
+
+    /// Tips of all local branches.
+    pub fn local_branch_tips(&self) -> Result<Vec<(String, ObjectId)>> {
+        let what = || "cannot list branches".to_string();
+        let refs = self.inner.references().context(what)?;
+        let mut out = Vec::new();
+        for r in refs.local_branches().context(what)? {
+            let mut r = r.context(what)?;
+            let name = r.name().shorten().to_string();
+            if let Ok(id) = r.peel_to_id() {
+                out.push((name, id.detach()));
+            }
+        }
+        Ok(out)
     }
 
     /// Uncommitted changes: staged, unstaged or untracked (ignored files do not count,
@@ -413,12 +495,14 @@ impl Repo {
     }
 
     /// Remove the linked worktree at `path`: its folder and its registration.
-    /// The branch stays. Callers have checked for unsaved work already.
+    /// The branch stays. Callers have checked for unsaved work and for a user's lock
+    /// already; the lock is overridden because the one left here is fleet's own
+    /// (`initializing`, from a checkout a crash interrupted).
     pub fn remove_worktree(&self, path: &Path) -> Result<()> {
         self.inner
             .remove_worktree(
                 path,
-                gix::worktree::remove::Force::DiscardChanges,
+                gix::worktree::remove::Force::OverrideLock,
                 gix::progress::Discard,
             )
             .map_err(|e| {
@@ -442,6 +526,13 @@ fn is_nested_repository(item: &gix::status::Item) -> bool {
 
 fn describe(id: Option<ObjectId>) -> String {
     id.map_or_else(|| "no ref".into(), |id| id.to_hex_with_len(12).to_string())
+}
+
+/// One side of a path in a three-way tree comparison.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum TreeSide {
+    Tree(ObjectId),
+    Leaf(u16, ObjectId),
 }
 
 /// Make a path absolute without resolving symlinks (the caller decides about those).
