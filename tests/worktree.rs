@@ -920,3 +920,25 @@ fn rm_refuses_to_drop_commits_that_exist_only_in_a_submodule_clone() {
 fn worktree_git_dir(env: &Env, checkout: &Path) -> std::path::PathBuf {
     std::path::PathBuf::from(env.git(checkout, &["rev-parse", "--absolute-git-dir"]))
 }
+
+#[test]
+fn works_on_a_machine_without_a_git_identity() {
+    let env = Env::new();
+    let outer = env.outer_with_nested();
+    let run = env
+        .fleet_anonymous(&outer, &["worktree", "new", "anon"])
+        .ok();
+    let wt = Path::new(run.stdout.trim()).to_path_buf();
+    assert_eq!(
+        env.git(&wt.join("cockpit"), &["symbolic-ref", "--short", "HEAD"]),
+        "fleet/anon"
+    );
+    // The identity is fleet's fallback, in memory only: nothing was written to config.
+    assert!(
+        env.git_run(&outer, &["config", "committer.name"])
+            .stdout
+            .is_empty()
+    );
+    env.fleet_anonymous(&outer, &["worktree", "rm", "anon"])
+        .ok();
+}

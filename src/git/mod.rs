@@ -42,7 +42,7 @@ impl Repo {
     /// Find the repository `path` belongs to, walking up like git does.
     /// `GIT_DIR` and friends are not consulted: callers that care check them.
     pub fn discover(path: &Path) -> Result<Repo> {
-        let inner = gix::discover(path).map_err(|e| {
+        let inner = gix::discover(path).map(with_identity).map_err(|e| {
             Error::refused(format!(
                 "{} is not inside a git repository ({e})",
                 path.display()
@@ -55,6 +55,7 @@ impl Repo {
     /// Open the repository whose worktree or git dir is exactly `path`.
     pub fn open(path: &Path) -> Result<Repo> {
         let inner = gix::open(path)
+            .map(with_identity)
             .context(|| format!("cannot open the repository at {}", path.display()))?;
         Ok(Repo { inner })
     }
@@ -117,6 +118,7 @@ impl Repo {
         let inner = self
             .inner
             .main_repo()
+            .map(with_identity)
             .context(|| "cannot open the main worktree".into())?;
         Ok(Repo { inner })
     }
@@ -462,14 +464,13 @@ impl Repo {
                 log: RefLog::AndReference,
             },
         };
-        self.inner
-            .edit_reference(RefEdit {
-                change,
-                name,
-                deref: false,
-            })
-            .map(|_| ())
-            .map_err(|e| e.to_string())
+        let edit = RefEdit {
+            change,
+            name,
+            deref: false,
+        };
+        let result = self.inner.edit_reference(edit);
+        result.map(|_| ()).map_err(|e| e.to_string())
     }
 
     /// Add a linked worktree at `path` on the existing local branch `branch`.
@@ -535,6 +536,23 @@ enum TreeSide {
     Leaf(u16, ObjectId),
 }
 
+/// gix needs a committer for reflogs (ref updates, new worktrees' HEAD) and fails
+/// without one, where git falls back to a default identity. fleet does the same, in
+/// memory only, so a machine without `user.name` still works.
+fn with_identity(inner: gix::Repository) -> gix::Repository {
+    if matches!(inner.committer(), Some(Ok(_))) {
+        return inner;
+    }
+    // Reopen with the identity as an API override: gix carries open options over to
+    // the repositories it opens itself (a new worktree's HEAD reflog is written that way).
+    let options = inner
+        .open_options()
+        .clone()
+        .config_overrides(["committer.name=fleet", "committer.email=fleet@localhost"]);
+    let path = inner.workdir().unwrap_or(inner.git_dir()).to_path_buf();
+    gix::open_opts(path, options).unwrap_or(inner)
+}
+
 /// Make a path absolute without resolving symlinks (the caller decides about those).
 pub fn absolute(path: &Path) -> PathBuf {
     std::path::absolute(path).unwrap_or_else(|_| path.to_path_buf())
@@ -560,7 +578,9 @@ impl Repo {
 
     /// Wrap a repository that was opened by other means (preflight discovers by hand).
     pub fn from_gix(inner: gix::Repository) -> Repo {
-        Repo { inner }
+        Repo {
+            inner: with_identity(inner),
+        }
     }
 }
 

@@ -99,6 +99,22 @@ impl Env {
         self.fleet_env(dir, args, &[])
     }
 
+    /// Run fleet with no git identity configured anywhere.
+    pub fn fleet_anonymous(&self, dir: &Path, args: &[&str]) -> Run {
+        let mut cmd = Command::new(env!("CARGO_BIN_EXE_fleet"));
+        self.hermetic(&mut cmd);
+        for var in [
+            "GIT_AUTHOR_NAME",
+            "GIT_AUTHOR_EMAIL",
+            "GIT_COMMITTER_NAME",
+            "GIT_COMMITTER_EMAIL",
+        ] {
+            cmd.env_remove(var);
+        }
+        cmd.current_dir(dir).args(args);
+        Self::finish(cmd)
+    }
+
     pub fn fleet_env(&self, dir: &Path, args: &[&str], env: &[(&str, &str)]) -> Run {
         let mut cmd = Command::new(env!("CARGO_BIN_EXE_fleet"));
         self.hermetic(&mut cmd);
