@@ -399,6 +399,46 @@ fn submodules_are_populated_from_local_objects_without_the_network() {
 }
 
 #[test]
+fn two_agents_commit_in_their_submodules_without_touching_the_shared_one() {
+    let env = Env::new();
+    let lib = env.path().join("lib-origin");
+    env.repo(&lib, "main", &[("lib.txt", "lib\n")]);
+    let outer = env.path().join("outer");
+    env.repo(&outer, "main", &[("README", "x\n")]);
+    env.git(
+        &outer,
+        &[
+            "-c",
+            "protocol.file.allow=always",
+            "submodule",
+            "add",
+            "-q",
+            lib.to_str().unwrap(),
+            "vendor/lib",
+        ],
+    );
+    env.git(&outer, &["commit", "-q", "-m", "add submodule"]);
+    let shared_sub = outer.join("vendor/lib");
+    let before = [env.snapshot(&outer), env.snapshot(&shared_sub)];
+    for name in ["s1", "s2"] {
+        let wt = Path::new(
+            env.fleet(&outer, &["worktree", "new", name])
+                .ok()
+                .stdout
+                .trim(),
+        )
+        .to_path_buf();
+        let sub = wt.join("vendor/lib");
+        env.git(&sub, &["switch", "-q", "-c", &format!("fleet/{name}")]);
+        env.commit_file(&sub, &format!("{name}.txt"), name, "submodule work");
+        env.git(&wt, &["add", "vendor/lib"]);
+        env.git(&wt, &["commit", "-q", "-m", "bump submodule"]);
+        env.commit_file(&wt, &format!("{name}.txt"), name, "outer work");
+    }
+    assert_eq!([env.snapshot(&outer), env.snapshot(&shared_sub)], before);
+}
+
+#[test]
 fn list_reports_branch_head_ahead_behind_dirty_and_nested() {
     let env = Env::new();
     let outer = env.outer_with_nested();
