@@ -75,6 +75,38 @@ pub enum Command {
         #[command(flatten)]
         out: Output,
     },
+    /// Run a command in its own process group; the whole group dies with it
+    #[command(
+        long_about = "Run a command as the leader of a new process group. Ctrl-C, SIGTERM and SIGHUP are \
+                      forwarded to the group. On timeout, and also after the command exits (cleanly or \
+                      not), every process left in the group gets SIGTERM, then SIGKILL after the grace \
+                      period, so helpers it started die with it. Exits with the command's code, 124 on \
+                      timeout, 128+N when killed by signal N, 127 when the command is not found.",
+        after_long_help = "Examples:\n  fleet run --timeout 30m -- claude -p \"fix the tests\"\n  fleet run --timeout 10s --grace 1s -- ./flaky-server.sh\n  fleet run --json -- make test"
+    )]
+    Run {
+        /// Kill the group after this long (e.g. 90s, 30m)
+        #[arg(long, value_name = "DUR", value_parser = duration)]
+        timeout: Option<std::time::Duration>,
+        /// Time between SIGTERM and SIGKILL
+        #[arg(long, value_name = "DUR", value_parser = duration, default_value = "2s")]
+        grace: std::time::Duration,
+        #[command(flatten)]
+        out: Output,
+        /// The command and its arguments
+        #[arg(
+            required = true,
+            trailing_var_arg = true,
+            allow_hyphen_values = true,
+            value_name = "CMD"
+        )]
+        command: Vec<String>,
+    },
+}
+
+/// Parse `30s`, `5m`, `1h 30m` (for clap: a bad value is a usage error, exit 2).
+fn duration(text: &str) -> Result<std::time::Duration, String> {
+    humantime::parse_duration(text).map_err(|e| format!("{e}; write it like 30s, 5m or 1h 30m"))
 }
 
 #[derive(Debug, Subcommand)]

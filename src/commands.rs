@@ -45,6 +45,12 @@ pub fn run(cli: Cli) -> Result<u8> {
         Command::Preflight { agent, create, out } => {
             preflight(&cwd, agent.as_deref(), create, out.json)
         }
+        Command::Run {
+            timeout,
+            grace,
+            out,
+            command,
+        } => run_command(&cwd, &command, timeout, grace, out.json),
     }
 }
 
@@ -352,4 +358,62 @@ fn render_preflight(r: &preflight::Report) {
         None => ui::ok("this is an agent worktree on its own lane branch"),
         Some(problem) => ui::error(&Error::refused(problem.clone())),
     }
+}
+
+#[derive(Serialize)]
+struct RunReport {
+    command: Vec<String>,
+    code: i32,
+    timed_out: bool,
+    /// The signal that killed the command, if one did.
+    signal: Option<i32>,
+    /// A signal fleet received and forwarded to the command's group.
+    forwarded_signal: Option<i32>,
+    duration_ms: u128,
+}
+
+fn run_command(
+    cwd: &Path,
+    command: &[String],
+    timeout: Option<std::time::Duration>,
+    grace: std::time::Duration,
+    json: bool,
+) -> Result<u8> {
+    use std::os::unix::process::ExitStatusExt;
+    let (program, args) = command
+        .split_first()
+        .ok_or_else(|| Error::usage("no command given"))?;
+    let mut cmd = std::process::Command::new(program);
+    cmd.args(args).current_dir(cwd);
+    let started = std::time::Instant::now();
+    let outcome = match crate::proc::run_foreground(&mut cmd, timeout, grace) {
+        Ok(outcome) => outcome,
+        Err(e) => {
+            let code = if e.kind() == std::io::ErrorKind::NotFound {
+                127
+            } else {
+                126
+            };
+            ui::error(
+                &Error::refused(format!("cannot run `{program}`: {e}"))
+                    .with_help("check the command name and PATH"),
+            );
+            return Ok(code);
+        }
+    };
+    if json {
+        ui::json(&RunReport {
+            command: command.to_vec(),
+            code: outcome.code(),
+            timed_out: outcome.timed_out,
+            signal: outcome.status.signal(),
+            forwarded_signal: outcome.forwarded,
+            duration_ms: started.elapsed().as_millis(),
+        });
+    } else if outcome.timed_out {
+        ui::warn(&format!(
+            "`{program}` timed out; its process group was terminated"
+        ));
+    }
+    Ok(u8::try_from(outcome.code()).unwrap_or(255))
 }

@@ -16,8 +16,8 @@
 use std::io::{self, Read, Write};
 use std::os::unix::process::{CommandExt, ExitStatusExt};
 use std::process::{Child, Command, ExitStatus, Stdio};
-use std::sync::Once;
-use std::sync::atomic::{AtomicI32, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicI32, Ordering};
+use std::sync::{Mutex, Once};
 use std::thread;
 use std::time::{Duration, Instant};
 
@@ -151,6 +151,7 @@ impl Group {
         if let Some(status) = self.reaped {
             return Ok(status);
         }
+        let _guard = REAP_LOCK.lock().unwrap_or_else(|p| p.into_inner());
         unregister(self.pgid);
         let status = self.child.wait()?;
         self.reaped = Some(status);
@@ -253,13 +254,20 @@ fn group_has_other_members(pgid: i32, leader: i32) -> bool {
         if pid == leader {
             continue;
         }
+        // Zombies are dead already (and may never be reaped if init does not reap).
         if let Ok(stat) = std::fs::read_to_string(format!("/proc/{pid}/stat"))
             && stat_pgrp(&stat) == Some(pgid)
+            && stat_state(&stat) != Some('Z')
         {
             return true;
         }
     }
     false
+}
+
+/// Field 3 of /proc/PID/stat: R, S, D, Z, T...
+fn stat_state(stat: &str) -> Option<char> {
+    stat[stat.rfind(')')? + 1..].trim_start().chars().next()
 }
 
 /// Field 5 of /proc/PID/stat, after the parenthesised command name (which may hold spaces).
@@ -292,37 +300,189 @@ fn unregister(pgid: i32) {
     }
 }
 
-/// Terminate every live child group, then die of the same signal.
-extern "C" fn on_fatal_signal(signal: libc::c_int) {
+/// The write end of the self-pipe the signal handler reports to.
+static SIGNAL_PIPE: AtomicI32 = AtomicI32::new(-1);
+/// While set (`fleet run` waiting for its command), a signal is forwarded to the child
+/// groups and recorded in [`PENDING_SIGNAL`] instead of ending fleet.
+static FORWARD: AtomicBool = AtomicBool::new(false);
+static PENDING_SIGNAL: AtomicI32 = AtomicI32::new(0);
+/// Held while a group is signalled or its leader reaped, so a signal never reaches a
+/// group whose leader was just reaped (and whose id could be reused).
+static REAP_LOCK: Mutex<()> = Mutex::new(());
+
+/// Async-signal-safe: hand the signal number to the watcher thread.
+extern "C" fn on_signal(signal: libc::c_int) {
+    let fd = SIGNAL_PIPE.load(Ordering::SeqCst);
+    if fd >= 0 {
+        let byte = signal as u8;
+        // SAFETY: write(2) is async-signal-safe; the buffer is a local byte.
+        unsafe {
+            libc::write(fd, (&byte as *const u8).cast(), 1);
+        }
+    }
+}
+
+fn signal_live_groups(signal: i32) {
+    let _guard = REAP_LOCK.lock().unwrap_or_else(|p| p.into_inner());
     for slot in &LIVE_GROUPS {
         let pgid = slot.load(Ordering::SeqCst);
         if pgid > 1 {
-            // SAFETY: killpg is async-signal-safe.
+            // SAFETY: killpg has no memory-safety preconditions; the leader is unreaped.
             unsafe {
-                libc::killpg(pgid, libc::SIGTERM);
+                libc::killpg(pgid, signal);
             }
         }
     }
-    // SAFETY: signal and raise are async-signal-safe; restoring the default action and
-    // re-raising makes fleet exit with the conventional status for this signal.
-    unsafe {
-        libc::signal(signal, libc::SIG_DFL);
-        libc::raise(signal);
+}
+
+fn live_groups_remain() -> bool {
+    LIVE_GROUPS.iter().any(|slot| {
+        let pgid = slot.load(Ordering::SeqCst);
+        pgid > 1 && (!leader_exited(pgid).unwrap_or(true) || group_has_other_members(pgid, pgid))
+    })
+}
+
+/// The watcher thread: on Ctrl-C, SIGTERM or SIGHUP either forward the signal (during
+/// `fleet run`) or end fleet, after terminating every child group (SIGTERM, then SIGKILL
+/// after the default grace) so nothing outlives it.
+fn watch_signals(read_fd: i32) {
+    loop {
+        let mut byte = 0u8;
+        // SAFETY: reading one byte into a local buffer from our own pipe.
+        let n = unsafe { libc::read(read_fd, (&mut byte as *mut u8).cast(), 1) };
+        if n != 1 {
+            if n < 0 && io::Error::last_os_error().kind() == io::ErrorKind::Interrupted {
+                continue;
+            }
+            return;
+        }
+        let signal = i32::from(byte);
+        if FORWARD.load(Ordering::SeqCst) {
+            signal_live_groups(signal);
+            PENDING_SIGNAL.store(signal, Ordering::SeqCst);
+            continue;
+        }
+        signal_live_groups(libc::SIGTERM);
+        let deadline = Instant::now() + DEFAULT_GRACE;
+        while live_groups_remain() && Instant::now() < deadline {
+            thread::sleep(Duration::from_millis(20));
+        }
+        signal_live_groups(libc::SIGKILL);
+        // SAFETY: restoring the default action and re-raising makes fleet exit with the
+        // conventional status for this signal.
+        unsafe {
+            libc::signal(signal, libc::SIG_DFL);
+            libc::raise(signal);
+        }
     }
 }
 
 fn install_signal_handlers() {
     INSTALL_HANDLERS.call_once(|| {
+        let mut fds = [0i32; 2];
+        // SAFETY: pipe2 fills the two descriptors we pass.
+        if unsafe { libc::pipe2(fds.as_mut_ptr(), libc::O_CLOEXEC) } != 0 {
+            return;
+        }
+        SIGNAL_PIPE.store(fds[1], Ordering::SeqCst);
+        let read_fd = fds[0];
+        if thread::Builder::new()
+            .name("fleet-signals".into())
+            .spawn(move || watch_signals(read_fd))
+            .is_err()
+        {
+            return;
+        }
         for signal in [libc::SIGINT, libc::SIGTERM, libc::SIGHUP] {
-            // SAFETY: installing a handler that only calls async-signal-safe functions.
+            // SAFETY: the handler only calls write(2), which is async-signal-safe.
             unsafe {
                 libc::signal(
                     signal,
-                    on_fatal_signal as extern "C" fn(libc::c_int) as libc::sighandler_t,
+                    on_signal as extern "C" fn(libc::c_int) as libc::sighandler_t,
                 );
             }
         }
     });
+}
+
+/// How `fleet run`'s command ended.
+#[derive(Debug, Clone, Copy)]
+pub struct RunOutcome {
+    pub status: ExitStatus,
+    pub timed_out: bool,
+    /// A signal fleet received and forwarded to the group.
+    pub forwarded: Option<i32>,
+}
+
+impl RunOutcome {
+    /// The exit code `fleet run` reports: the command's own, 124 on timeout (like
+    /// `timeout`), 128+N for a death by signal N.
+    pub fn code(&self) -> i32 {
+        if self.timed_out {
+            return 124;
+        }
+        self.status
+            .code()
+            .unwrap_or_else(|| 128 + self.status.signal().unwrap_or(0))
+    }
+}
+
+/// Run `cmd` in the foreground with fleet's own stdio, in its own process group.
+/// Ctrl-C, SIGTERM and SIGHUP are forwarded to the group; on timeout or a forwarded
+/// signal the group gets `grace` before SIGKILL; after the command exits, whatever it
+/// left behind in its group is terminated the same way.
+pub fn run_foreground(
+    cmd: &mut Command,
+    timeout: Option<Duration>,
+    grace: Duration,
+) -> io::Result<RunOutcome> {
+    install_signal_handlers();
+    PENDING_SIGNAL.store(0, Ordering::SeqCst);
+    FORWARD.store(true, Ordering::SeqCst);
+    let result = run_forwarding(cmd, timeout, grace);
+    FORWARD.store(false, Ordering::SeqCst);
+    result
+}
+
+fn run_forwarding(
+    cmd: &mut Command,
+    timeout: Option<Duration>,
+    grace: Duration,
+) -> io::Result<RunOutcome> {
+    let group = Group::spawn(cmd)?;
+    let deadline = timeout.map(|t| Instant::now() + t);
+    let mut timed_out = false;
+    let mut kill_at: Option<Instant> = None;
+    let mut pause = Duration::from_micros(200);
+    loop {
+        if group.reaped.is_some() || leader_exited(group.pgid)? {
+            break;
+        }
+        let now = Instant::now();
+        if kill_at.is_none() && PENDING_SIGNAL.load(Ordering::SeqCst) != 0 {
+            kill_at = Some(now + grace);
+        }
+        if kill_at.is_none() && deadline.is_some_and(|d| now >= d) {
+            timed_out = true;
+            group.signal(libc::SIGTERM);
+            kill_at = Some(now + grace);
+        }
+        if kill_at.is_some_and(|k| now >= k) {
+            group.signal(libc::SIGKILL);
+        }
+        thread::sleep(pause);
+        pause = (pause * 2).min(Duration::from_millis(20));
+    }
+    let status = group.finish(grace)?;
+    let forwarded = match PENDING_SIGNAL.load(Ordering::SeqCst) {
+        0 => None,
+        signal => Some(signal),
+    };
+    Ok(RunOutcome {
+        status,
+        timed_out,
+        forwarded,
+    })
 }
 
 #[cfg(test)]
