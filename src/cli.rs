@@ -75,6 +75,57 @@ pub enum Command {
         #[command(flatten)]
         out: Output,
     },
+    /// Register worker branches as lanes
+    #[command(
+        long_about = "Register branches as lanes, in this order. Refuses unknown branches, the target \
+                      itself and lanes already tracked; all or none are tracked. An agent name stands \
+                      for its branch (`task-a` for `fleet/task-a`).",
+        after_long_help = "Examples:\n  fleet track fleet/task-a fleet/task-b\n  fleet track --ready feat/login"
+    )]
+    Track {
+        /// Mark them ready to land at once
+        #[arg(long)]
+        ready: bool,
+        #[arg(required = true, value_name = "BRANCH")]
+        branches: Vec<String>,
+        #[command(flatten)]
+        out: Output,
+    },
+    /// Forget lanes (their branches stay)
+    #[command(after_long_help = "Examples:\n  fleet untrack fleet/task-a")]
+    Untrack {
+        #[arg(required = true, value_name = "LANE")]
+        lanes: Vec<String>,
+        #[command(flatten)]
+        out: Output,
+    },
+    /// Mark lanes ready to land (default: the lane of this worktree)
+    #[command(
+        long_about = "Mark lanes ready to land; with no LANE, the lane of the current worktree. \
+                      A worker may attach its own test run: the exit code decides (non-zero leaves \
+                      the lane running and exits 1), the log is kept for `fleet status`.",
+        after_long_help = "Examples:\n  fleet ready\n  cargo test > test.log 2>&1; fleet ready --exit-code $? --log test.log\n  fleet ready fleet/task-a fleet/task-b"
+    )]
+    Ready {
+        #[arg(value_name = "LANE")]
+        lanes: Vec<String>,
+        /// Exit code of the worker's own test run
+        #[arg(long, value_name = "N", allow_negative_numbers = true)]
+        exit_code: Option<i32>,
+        /// Log of the worker's own test run
+        #[arg(long, value_name = "FILE", requires = "exit_code")]
+        log: Option<PathBuf>,
+        #[command(flatten)]
+        out: Output,
+    },
+    /// Lanes with state, ahead/behind, predicted conflicts and last gate result
+    #[command(
+        after_long_help = "Examples:\n  fleet status\n  fleet status --json | jq '.[] | select(.state == \"failed\") | .gate.log'"
+    )]
+    Status {
+        #[command(flatten)]
+        out: Output,
+    },
     /// Run a command in its own process group; the whole group dies with it
     #[command(
         long_about = "Run a command as the leader of a new process group. Ctrl-C, SIGTERM and SIGHUP are \

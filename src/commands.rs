@@ -45,6 +45,19 @@ pub fn run(cli: Cli) -> Result<u8> {
         Command::Preflight { agent, create, out } => {
             preflight(&cwd, agent.as_deref(), create, out.json)
         }
+        Command::Track {
+            ready,
+            branches,
+            out,
+        } => track(&cwd, &branches, ready, out.json),
+        Command::Untrack { lanes, out } => untrack(&cwd, &lanes, out.json),
+        Command::Ready {
+            lanes,
+            exit_code,
+            log,
+            out,
+        } => ready(&cwd, &lanes, exit_code, log.as_deref(), out.json),
+        Command::Status { out } => status(&cwd, out.json),
         Command::Run {
             timeout,
             grace,
@@ -416,4 +429,143 @@ fn run_command(
         ));
     }
     Ok(u8::try_from(outcome.code()).unwrap_or(255))
+}
+
+fn track(cwd: &Path, branches: &[String], ready: bool, json: bool) -> Result<u8> {
+    let ctx = Context::locate(cwd)?;
+    let tracked = crate::lanes::track(
+        &ctx.repo,
+        ctx.target(),
+        ctx.config.lanes.prefix.as_str(),
+        branches,
+        ready,
+    )?;
+    if json {
+        ui::json(&tracked);
+    } else {
+        let state = if ready { "ready" } else { "running" };
+        for lane in &tracked {
+            ui::ok(&format!("tracking {lane} ({state})"));
+        }
+    }
+    Ok(0)
+}
+
+fn untrack(cwd: &Path, lanes: &[String], json: bool) -> Result<u8> {
+    let ctx = Context::locate(cwd)?;
+    let gone = crate::lanes::untrack(&ctx.repo, ctx.config.lanes.prefix.as_str(), lanes)?;
+    if json {
+        ui::json(&gone);
+    } else {
+        for lane in &gone {
+            ui::ok(&format!(
+                "no longer tracking {lane} (the branch is untouched)"
+            ));
+        }
+    }
+    Ok(0)
+}
+
+fn ready(
+    cwd: &Path,
+    lanes: &[String],
+    exit_code: Option<i32>,
+    log: Option<&Path>,
+    json: bool,
+) -> Result<u8> {
+    let ctx = Context::locate(cwd)?;
+    let lanes: Vec<String> = if lanes.is_empty() {
+        vec![current_branch(cwd)?]
+    } else {
+        lanes.to_vec()
+    };
+    let worker = match exit_code {
+        None => None,
+        Some(code) => Some(crate::lanes::WorkerTest {
+            exit_code: code,
+            log: log.map(|l| keep_worker_log(&ctx, l)).transpose()?,
+            at: crate::lanes::now(),
+        }),
+    };
+    let marked = crate::lanes::ready(&ctx.repo, ctx.config.lanes.prefix.as_str(), &lanes, worker)?;
+    if json {
+        ui::json(&marked);
+    } else {
+        for lane in &marked {
+            ui::ok(&format!("{lane} is ready to land"));
+        }
+    }
+    Ok(0)
+}
+
+/// The branch checked out where the user stands.
+fn current_branch(cwd: &Path) -> Result<String> {
+    let repo = crate::git::Repo::discover(cwd)?;
+    repo.head_branch()?.ok_or_else(|| {
+        Error::refused("HEAD is detached here, so there is no lane to mark")
+            .with_help("name the lane: `fleet ready LANE`")
+    })
+}
+
+/// Copy a worker's log into the common git dir, where every worktree can read it.
+fn keep_worker_log(ctx: &Context, log: &Path) -> Result<String> {
+    let dir = ctx.repo.common_dir().join("fleet/logs");
+    std::fs::create_dir_all(&dir)
+        .map_err(|e| Error::env(format!("cannot create {}: {e}", dir.display())))?;
+    let name = format!(
+        "worker-{}-{}.log",
+        log.file_stem().unwrap_or_default().to_string_lossy(),
+        crate::lanes::now()
+    );
+    let dest = dir.join(name);
+    std::fs::copy(log, &dest).map_err(|e| {
+        Error::usage(format!("cannot read the log {}: {e}", log.display()))
+            .with_help("pass an existing file to --log")
+    })?;
+    Ok(dest.display().to_string())
+}
+
+fn status(cwd: &Path, json: bool) -> Result<u8> {
+    let ctx = Context::locate(cwd)?;
+    let views = crate::status::lanes(&ctx)?;
+    if json {
+        ui::json(&views);
+        return Ok(0);
+    }
+    if views.is_empty() {
+        ui::note("no lanes; track one with `fleet track BRANCH`");
+        return Ok(0);
+    }
+    for v in &views {
+        let mut line = format!(
+            "{:<28} {:<10} {}",
+            v.branch,
+            v.state.as_str(),
+            ahead_behind(v.ahead, v.behind)
+        );
+        if v.missing {
+            line.push_str(" branch missing");
+        }
+        if v.stale {
+            line.push_str(" stale");
+        }
+        if !v.conflicts.is_empty() {
+            line.push_str(&format!(" conflicts: {}", v.conflicts.join(", ")));
+        }
+        if let Some(gate) = &v.gate {
+            let verdict = if gate.green { "green" } else { "red" };
+            line.push_str(&format!(
+                " gate {verdict} {:.1}s",
+                gate.duration_ms as f64 / 1000.0
+            ));
+            if !gate.green {
+                line.push_str(&format!(" log {}", gate.log));
+            }
+        }
+        if !v.detail.is_empty() {
+            line.push_str(&format!(" ({})", v.detail.join("; ")));
+        }
+        ui::answer(&line);
+    }
+    Ok(0)
 }

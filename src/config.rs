@@ -30,6 +30,8 @@ pub struct Lanes {
     /// Prefix of agent branches: agent `x` works on `<prefix>x`.
     pub prefix: BranchPrefix,
     pub strategy: Strategy,
+    /// A running lane with no commit and no file change for this long is flagged stale.
+    pub stale_after: DurationSetting,
 }
 
 #[derive(Clone, Copy, Debug, Default, Deserialize, Serialize, PartialEq, Eq)]
@@ -73,6 +75,7 @@ impl Default for Lanes {
             target: BranchName("main".into()),
             prefix: BranchPrefix("fleet/".into()),
             strategy: Strategy::Rebase,
+            stale_after: DurationSetting(Duration::from_secs(2 * 3600)),
         }
     }
 }
@@ -311,6 +314,7 @@ pub const TEMPLATE: &str = r#"# fleet.toml: how agents share this repository. Re
 target = "main"          # the branch lanes land on
 prefix = "fleet/"        # agent NAME works on branch <prefix>NAME
 strategy = "rebase"      # rebase | merge | squash
+stale_after = "2h"       # a running lane idle this long is flagged stale
 
 [gate]
 commands = []            # e.g. ["cargo test --locked"]; run on the exact tree that lands

@@ -23,7 +23,17 @@ pub struct Context {
 
 impl Context {
     pub fn locate(cwd: &Path) -> Result<Context> {
-        let repo = Repo::discover(cwd)?;
+        let mut repo = Repo::discover(cwd)?;
+        // Inside a submodule, the project is the superproject around it.
+        while repo.is_submodule() {
+            let Some(parent) = repo
+                .workdir()
+                .and_then(|w| w.parent().map(Path::to_path_buf))
+            else {
+                break;
+            };
+            repo = Repo::discover(&parent)?;
+        }
         if repo.is_bare() {
             return Err(Error::refused(format!(
                 "{} is a bare repository: there is no shared checkout to work from",

@@ -33,7 +33,12 @@ pub fn discover(shared: &Path, listed: &[PathBuf], skip: &Path) -> (Vec<Nested>,
         if found.iter().any(|n: &Nested| &n.rel == rel) {
             continue;
         }
-        if abs.join(".git").exists() {
+        if std::fs::symlink_metadata(&abs).is_ok_and(|m| m.file_type().is_symlink()) {
+            warnings.push(format!(
+                "[worktrees] nested lists `{}`, which is a symlink; skipped (a worktree cannot stand in for a link)",
+                rel.display()
+            ));
+        } else if abs.join(".git").exists() {
             let depth = found.iter().filter(|n| rel.starts_with(&n.rel)).count() + 1;
             found.insert(Nested {
                 rel: rel.clone(),

@@ -91,6 +91,12 @@ fn try_inspect(cwd: &Path) -> Result<Report> {
     let Some(workdir) = repo.workdir().map(|w| canon(&w)) else {
         return Ok(Report::blind("this repository has no worktree"));
     };
+    if !cwd.starts_with(&workdir) {
+        return Ok(Report::blind(format!(
+            "{} is inside a git directory, not a worktree",
+            cwd.display()
+        )));
+    }
     let branch = repo.head_branch()?;
     if repo.is_submodule() {
         return Ok(Report::blind(format!(
@@ -126,7 +132,15 @@ fn try_inspect(cwd: &Path) -> Result<Report> {
     let Some(expected) = report.lane.clone() else {
         return Ok(report);
     };
+    let target = report
+        .repo
+        .as_deref()
+        .and_then(|r| Config::load(r).ok())
+        .map(|(c, _)| c.lanes.target.as_str().to_string());
     report.problem = match branch {
+        _ if target.as_deref() == Some(expected.as_str()) => Some(format!(
+            "the lane branch {expected} is the target branch itself; agents never work on it"
+        )),
         None => Some(format!(
             "HEAD is detached; an agent works on its lane branch {expected}"
         )),

@@ -78,6 +78,7 @@ impl Group {
     pub fn spawn(cmd: &mut Command) -> io::Result<Group> {
         install_signal_handlers();
         cmd.process_group(0);
+        die_with_parent(cmd);
         let child = cmd.spawn()?;
         let pgid = child.id() as i32;
         register(pgid);
@@ -205,6 +206,31 @@ pub fn run(
         timed_out: !exited,
     })
 }
+
+/// Linux: the child gets SIGKILL if fleet itself dies without a chance to clean up
+/// (`kill -9`), so a killed fleet leaves no leader running. Helpers in the group are
+/// not covered; they are what the signal watcher handles on every other death.
+#[cfg(target_os = "linux")]
+fn die_with_parent(cmd: &mut Command) {
+    // SAFETY: getpid before fork; the closure only calls async-signal-safe prctl,
+    // getppid and _exit between fork and exec.
+    let parent = unsafe { libc::getpid() };
+    unsafe {
+        cmd.pre_exec(move || {
+            if libc::prctl(libc::PR_SET_PDEATHSIG, libc::SIGKILL) != 0 {
+                return Err(io::Error::last_os_error());
+            }
+            // The parent may have died before prctl took effect.
+            if libc::getppid() != parent {
+                libc::_exit(1);
+            }
+            Ok(())
+        });
+    }
+}
+
+#[cfg(not(target_os = "linux"))]
+fn die_with_parent(_cmd: &mut Command) {}
 
 fn drain<R: Read + Send + 'static>(pipe: Option<R>) -> thread::JoinHandle<Vec<u8>> {
     thread::spawn(move || {

@@ -29,6 +29,8 @@ impl AgentName {
             Some("it contains a path separator")
         } else if name.chars().any(char::is_control) {
             Some("it contains a control character")
+        } else if name.len() > 100 {
+            Some("it is longer than 100 bytes")
         } else if name.starts_with('-') {
             Some("it starts with `-`")
         } else if !crate::config::is_valid_branch_name(name) {
@@ -114,6 +116,13 @@ pub fn new(ctx: &Context, req: &NewRequest) -> Result<NewOutcome> {
     let root = ctx.worktree_root();
     let dest = root.join(req.name.as_str());
     let branch = ctx.branch_for(req.name.as_str());
+    if branch == ctx.target() {
+        return Err(Error::usage(format!(
+            "agent `{}` would work on `{branch}`, the target branch itself",
+            req.name.as_str()
+        ))
+        .with_help("pick another name, or set a [lanes] prefix such as \"fleet/\""));
+    }
     let target_tip = ctx.target_tip()?;
     let base = match &req.base {
         Some(rev) => ctx.repo.resolve_commit(rev)?,
@@ -142,7 +151,8 @@ pub fn new(ctx: &Context, req: &NewRequest) -> Result<NewOutcome> {
             state = member_state(member)?;
         }
         match state {
-            State::Present => {}
+            // A crash can hit between the checkout and the submodules: fill them in.
+            State::Present => notes.extend(populate_submodules(&member.path, &member.shared)?),
             State::Absent(existing) => {
                 if let Some(tip) = existing {
                     notes.push(format!(
@@ -271,6 +281,13 @@ fn member_state(member: &Member) -> Result<State> {
     });
     let branch_tip = repo.branch_tip(&member.branch)?;
     let shown = member.path.display();
+    if repo.head_branch()?.as_deref() == Some(member.branch.as_str()) {
+        return Ok(State::Conflict(format!(
+            "{} has {} checked out in its shared checkout: an agent cannot work on it",
+            member.shared.display(),
+            member.branch
+        )));
+    }
     Ok(match registered {
         Some(wt) if wt.missing => State::Conflict(format!(
             "{shown} is registered as a worktree but the folder is gone (run `fleet worktree prune`)"
@@ -282,7 +299,17 @@ fn member_state(member: &Member) -> Result<State> {
                 member.branch
             ))
         }
-        Some(wt) if !has_index(&repo, wt.id.as_deref()) => State::Unfinished,
+        Some(wt)
+            if !has_index(&repo, wt.id.as_deref())
+                && lock_reason(&repo, wt.id.as_deref()).is_some_and(|r| is_initializing(&r)) =>
+        {
+            State::Unfinished
+        }
+        Some(_) if !has_index(&repo, registered.and_then(|w| w.id.as_deref())) => {
+            State::Conflict(format!(
+                "{shown} is a worktree without a checkout (made with --no-checkout?); fleet leaves it alone"
+            ))
+        }
         Some(_) => State::Present,
         None if elsewhere.is_some() => State::Conflict(format!(
             "branch {} is checked out at {}, not at {shown}",
@@ -444,10 +471,12 @@ fn populate_submodules(path: &Path, shared: &Path) -> Result<Vec<String>> {
             continue;
         };
         let url = sub.url().ok().map(|u| u.to_bstring().to_string());
-        let rel_str = rel.to_string_lossy().replace('\\', "/");
-        git::cli::submodule_update_from_local(path, &name, &rel_str, &source_repo.git_dir())?;
-        if let Some(url) = url {
-            git::cli::set_origin_url(&path.join(&rel), &url)?;
+        if !path.join(&rel).join(".git").exists() {
+            let rel_str = rel.to_string_lossy().replace('\\', "/");
+            git::cli::submodule_update_from_local(path, &name, &rel_str, &source_repo.git_dir())?;
+            if let Some(url) = url {
+                git::cli::set_origin_url(&path.join(&rel), &url)?;
+            }
         }
         notes.extend(populate_submodules(&path.join(&rel), &source)?);
     }
@@ -705,7 +734,7 @@ pub fn rm(ctx: &Context, name: &AgentName, force: bool) -> Result<Removed> {
         let help = if losses.fatal.is_empty() {
             "commit and land it first, or pass --force to delete uncommitted changes and untracked files (unlanded branches are kept)"
         } else {
-            "these commits are on no branch and would be lost, even with --force: put them on a branch (`git switch -c NAME`) or push them, then retry"
+            "this would be lost even with --force: put commits on a branch (`git switch -c NAME`) or push them, move other repositories out, then retry"
         };
         return Err(Error::refused(format!(
             "agent worktree `{}` holds work that would be lost:\n  {}",
@@ -731,7 +760,11 @@ pub fn rm(ctx: &Context, name: &AgentName, force: bool) -> Result<Removed> {
         let where_ = item.shared.display();
         match (&item.branch, item.head) {
             // Only the agent's own branch is ever deleted, and only once it has landed.
-            (Some(branch), Some(head)) if *branch == agent_branch && landed[i] => {
+            (Some(branch), Some(head))
+                if *branch == agent_branch
+                    && landed[i]
+                    && !is_target_branch(ctx, item, branch)? =>
+            {
                 repo.cas_delete(&format!("refs/heads/{branch}"), head)?;
                 removed
                     .branches_deleted
@@ -745,6 +778,14 @@ pub fn rm(ctx: &Context, name: &AgentName, force: bool) -> Result<Removed> {
     }
     let _ = std::fs::remove_dir(&dest);
     Ok(removed)
+}
+
+/// The outer target, or the branch a nested repository's shared checkout has out.
+fn is_target_branch(ctx: &Context, item: &RmItem, branch: &str) -> Result<bool> {
+    if item.depth == 0 {
+        return Ok(branch == ctx.target());
+    }
+    Ok(Repo::open(&item.shared)?.head_branch()?.as_deref() == Some(branch))
 }
 
 /// gix and git lock a worktree with this reason while its first checkout runs; left
@@ -853,7 +894,7 @@ fn submodule_losses(checkout: &Path, shared: &Path, losses: &mut Losses) -> Resu
             continue;
         };
         let source = Repo::open(&shared.join(&rel)).ok();
-        let mut tips = clone.local_branch_tips()?;
+        let mut tips = clone.local_work_tips()?;
         if let Some(head) = clone.head_id()? {
             tips.push(("HEAD".into(), head));
         }

@@ -303,3 +303,18 @@ fn a_submodule_is_not_an_agent_worktree() {
     let run = env.fleet(&wt.join("vendor/lib"), &["preflight"]).code(1);
     assert!(run.stderr.contains("submodule"), "{}", run.stderr);
 }
+
+#[test]
+fn fails_inside_a_git_directory() {
+    let env = Env::new();
+    let outer = env.outer_with_nested();
+    env.fleet(&outer, &["worktree", "new", "g"]).ok();
+    let run = env
+        .fleet(&outer.join(".git/worktrees/g"), &["preflight"])
+        .code(1);
+    assert!(
+        run.stderr.contains("inside a git directory"),
+        "{}",
+        run.stderr
+    );
+}

@@ -184,3 +184,26 @@ fn sigterm_to_fleet_run_terminates_the_command_group() {
     child.wait().unwrap();
     assert!(!alive(pid), "child {pid} outlived fleet");
 }
+
+#[test]
+fn kill_9_of_fleet_takes_the_command_down_too() {
+    let env = Env::new();
+    let pidfile = env.path().join("leader.pid");
+    let mut child = Command::new(env!("CARGO_BIN_EXE_fleet"))
+        .args([
+            "run",
+            "--",
+            "sh",
+            "-c",
+            &format!("echo $$ > {}; sleep 30", pidfile.display()),
+        ])
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    let pid = read_pid(&pidfile);
+    child.kill().unwrap();
+    child.wait().unwrap();
+    assert!(!alive(pid), "command {pid} outlived a kill -9 of fleet");
+}

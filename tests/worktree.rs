@@ -818,6 +818,7 @@ fn an_unfinished_checkout_holding_other_worktrees_is_refused_not_deleted() {
     .to_path_buf();
     let cockpit_git = worktree_git_dir(&env, &wt.join("cockpit"));
     std::fs::remove_file(cockpit_git.join("index")).unwrap();
+    std::fs::write(cockpit_git.join("locked"), "initializing\n").unwrap();
     write(&wt.join("cockpit/engine/precious.txt"), "work");
     let run = env.fleet(&outer, &["worktree", "new", "odd"]).code(1);
     assert!(
@@ -981,4 +982,220 @@ fn works_on_a_machine_without_a_git_identity() {
     );
     env.fleet_anonymous(&outer, &["worktree", "rm", "anon"])
         .ok();
+}
+
+fn outer_with_submodule(env: &Env) -> std::path::PathBuf {
+    let lib = env.path().join("lib-origin");
+    env.repo(&lib, "main", &[("lib.txt", "lib\n")]);
+    let outer = env.path().join("outer");
+    env.repo(&outer, "main", &[("README", "x\n")]);
+    env.git(
+        &outer,
+        &[
+            "-c",
+            "protocol.file.allow=always",
+            "submodule",
+            "add",
+            "-q",
+            lib.to_str().unwrap(),
+            "vendor/lib",
+        ],
+    );
+    env.git(&outer, &["commit", "-q", "-m", "add submodule"]);
+    outer
+}
+
+#[test]
+fn rm_sees_untracked_files_even_when_status_hides_them() {
+    let env = Env::new();
+    let outer = env.outer_with_nested();
+    env.git(&outer, &["config", "status.showUntrackedFiles", "no"]);
+    let wt = Path::new(
+        env.fleet(&outer, &["worktree", "new", "hid"])
+            .ok()
+            .stdout
+            .trim(),
+    )
+    .to_path_buf();
+    write(&wt.join("precious.txt"), "p");
+    let run = env.fleet(&outer, &["worktree", "rm", "hid"]).code(1);
+    assert!(run.stderr.contains("precious.txt"), "{}", run.stderr);
+    assert!(wt.join("precious.txt").exists());
+}
+
+#[test]
+fn rm_sees_submodule_edits_even_when_gitmodules_ignores_them() {
+    let env = Env::new();
+    let outer = outer_with_submodule(&env);
+    env.git(
+        &outer,
+        &[
+            "config",
+            "-f",
+            ".gitmodules",
+            "submodule.vendor/lib.ignore",
+            "dirty",
+        ],
+    );
+    env.git(&outer, &["commit", "-q", "-am", "ignore dirty submodule"]);
+    let wt = Path::new(
+        env.fleet(&outer, &["worktree", "new", "ign"])
+            .ok()
+            .stdout
+            .trim(),
+    )
+    .to_path_buf();
+    write(&wt.join("vendor/lib/lib.txt"), "edited\n");
+    env.fleet(&outer, &["worktree", "rm", "ign"]).code(1);
+    assert_eq!(
+        std::fs::read_to_string(wt.join("vendor/lib/lib.txt")).unwrap(),
+        "edited\n"
+    );
+}
+
+#[test]
+fn rm_refuses_to_drop_a_stash_in_a_submodule_clone() {
+    let env = Env::new();
+    let outer = outer_with_submodule(&env);
+    let wt = Path::new(
+        env.fleet(&outer, &["worktree", "new", "st"])
+            .ok()
+            .stdout
+            .trim(),
+    )
+    .to_path_buf();
+    write(&wt.join("vendor/lib/lib.txt"), "stashed\n");
+    env.git(&wt.join("vendor/lib"), &["stash", "-q"]);
+    let run = env
+        .fleet(&outer, &["worktree", "rm", "st", "--force"])
+        .code(1);
+    assert!(run.stderr.contains("refs/stash"), "{}", run.stderr);
+    assert!(wt.exists());
+}
+
+#[test]
+fn a_missing_submodule_checkout_is_filled_in_on_the_next_run() {
+    let env = Env::new();
+    let outer = outer_with_submodule(&env);
+    let wt = Path::new(
+        env.fleet(&outer, &["worktree", "new", "fill"])
+            .ok()
+            .stdout
+            .trim(),
+    )
+    .to_path_buf();
+    // What a crash between the checkout and the submodule step leaves.
+    env.git(&wt, &["submodule", "deinit", "-q", "-f", "vendor/lib"]);
+    assert!(!wt.join("vendor/lib/lib.txt").exists());
+    env.fleet(&outer, &["worktree", "new", "fill"]).ok();
+    assert_eq!(
+        std::fs::read_to_string(wt.join("vendor/lib/lib.txt")).unwrap(),
+        "lib\n"
+    );
+}
+
+#[test]
+fn an_agent_name_that_would_be_the_target_branch_is_refused() {
+    let env = Env::new();
+    let outer = env.outer_with_nested();
+    write(&outer.join("fleet.toml"), "[lanes]\nprefix = \"\"\n");
+    env.git(&outer, &["switch", "-q", "-c", "other"]);
+    let run = env.fleet(&outer, &["worktree", "new", "main"]).code(2);
+    assert!(
+        run.stderr.contains("the target branch itself"),
+        "{}",
+        run.stderr
+    );
+    assert!(!env.path().join(".fleet-work/main").exists());
+    // And where a nested repository's shared checkout has the branch out.
+    env.git(&outer, &["switch", "-q", "main"]);
+    env.git(
+        &outer.join("cockpit"),
+        &["switch", "-q", "-c", "cockpit-own"],
+    );
+    let run = env
+        .fleet(&outer, &["worktree", "new", "cockpit-own"])
+        .code(1);
+    assert!(
+        run.stderr.contains("an agent cannot work on it"),
+        "{}",
+        run.stderr
+    );
+    assert!(
+        env.branches(&outer)
+            .iter()
+            .all(|b| !b.ends_with("cockpit-own"))
+    );
+}
+
+#[test]
+fn a_users_checkoutless_worktree_is_never_taken_for_a_crash_leftover() {
+    let env = Env::new();
+    let outer = env.outer_with_nested();
+    let wt = env.path().join(".fleet-work/mine");
+    env.git(
+        &outer,
+        &[
+            "worktree",
+            "add",
+            "-q",
+            "--no-checkout",
+            "-b",
+            "fleet/mine",
+            wt.to_str().unwrap(),
+        ],
+    );
+    write(&wt.join("notes.txt"), "mine");
+    env.git(
+        &outer,
+        &["worktree", "lock", "--reason", "usb", wt.to_str().unwrap()],
+    );
+    let run = env.fleet(&outer, &["worktree", "new", "mine"]).code(1);
+    assert!(run.stderr.contains("without a checkout"), "{}", run.stderr);
+    assert_eq!(
+        std::fs::read_to_string(wt.join("notes.txt")).unwrap(),
+        "mine"
+    );
+}
+
+#[test]
+fn new_from_inside_an_agents_submodule_works_on_the_project() {
+    let env = Env::new();
+    let outer = outer_with_submodule(&env);
+    let wt = Path::new(
+        env.fleet(&outer, &["worktree", "new", "w"])
+            .ok()
+            .stdout
+            .trim(),
+    )
+    .to_path_buf();
+    let run = env
+        .fleet(&wt.join("vendor/lib"), &["worktree", "new", "y"])
+        .ok();
+    assert_eq!(
+        run.stdout.trim(),
+        env.path().join(".fleet-work/y").display().to_string()
+    );
+    assert!(!wt.join(".fleet-work").exists());
+}
+
+#[test]
+fn overlong_names_and_symlinked_nested_repos_are_handled() {
+    let env = Env::new();
+    let outer = env.outer_with_nested();
+    env.fleet(&outer, &["worktree", "new", &"a".repeat(101)])
+        .code(2);
+    env.fleet(&outer, &["worktree", "new", &"ü".repeat(60)])
+        .code(2);
+    std::os::unix::fs::symlink(outer.join("cockpit"), outer.join("linked")).unwrap();
+    write(
+        &outer.join("fleet.toml"),
+        "[worktrees]\nnested = [\"linked\"]\n",
+    );
+    let run = env.fleet(&outer, &["worktree", "new", "sym"]).ok();
+    assert!(
+        run.stderr.contains("which is a symlink; skipped"),
+        "{}",
+        run.stderr
+    );
 }

@@ -5,6 +5,9 @@
 //! the operation; those calls live in [`cli`], one function each, with the reason.
 
 pub mod cli;
+mod objects;
+
+pub use objects::{CommitInfo, Merged};
 
 use std::path::{Path, PathBuf};
 use std::sync::atomic::AtomicBool;
@@ -159,6 +162,10 @@ impl Repo {
 
     /// The tip of local branch `name`, `None` if there is no such branch.
     pub fn branch_tip(&self, name: &str) -> Result<Option<ObjectId>> {
+        // A name git would reject cannot name an existing branch.
+        if !crate::config::is_valid_branch_name(name) {
+            return Ok(None);
+        }
         self.ref_target(&format!("refs/heads/{name}"))
     }
 
@@ -315,14 +322,21 @@ impl Repo {
         self.inner.has_object(id)
     }
 
-    /// Tips of all local branches.
-    pub fn local_branch_tips(&self) -> Result<Vec<(String, ObjectId)>> {
-        let what = || "cannot list branches".to_string();
+    /// Tips of the refs that hold local work: branches, tags, the stash.
+    pub fn local_work_tips(&self) -> Result<Vec<(String, ObjectId)>> {
+        let what = || "cannot list refs".to_string();
         let refs = self.inner.references().context(what)?;
         let mut out = Vec::new();
-        for r in refs.local_branches().context(what)? {
-            let mut r = r.context(what)?;
-            let name = r.name().shorten().to_string();
+        for r in refs.all().context(what)? {
+            let Ok(r) = r else { continue };
+            let name = r.name().as_bstr().to_str_lossy().into_owned();
+            if !(name.starts_with("refs/heads/")
+                || name.starts_with("refs/tags/")
+                || name == "refs/stash")
+            {
+                continue;
+            }
+            let mut r = r;
             if let Ok(id) = r.peel_to_id() {
                 out.push((name, id.detach()));
             }
@@ -339,10 +353,18 @@ impl Repo {
     /// Up to `limit` paths with uncommitted changes, for messages.
     pub fn dirty_paths(&self, limit: usize) -> Result<Vec<String>> {
         let what = || "cannot compute the status of the worktree".to_string();
+        // Whatever the user configured to hide (status.showUntrackedFiles=no, a
+        // submodule's `ignore`), fleet must see: this answers "would work be lost?".
+        let dirwalk = self.inner.dirwalk_options().context(what)?;
         let iter = self
             .inner
             .status(gix::progress::Discard)
             .context(what)?
+            .index_worktree_options_mut(|o| o.dirwalk_options = Some(dirwalk))
+            .index_worktree_submodules(gix::status::Submodule::Given {
+                ignore: gix::submodule::config::Ignore::None,
+                check_dirty: true,
+            })
             .untracked_files(gix::status::UntrackedFiles::Collapsed)
             .into_iter(Vec::<gix::bstr::BString>::new())
             .context(what)?;

@@ -1,0 +1,252 @@
+//! Objects and in-memory merges: reading files out of commits, writing small commits
+//! (the lane registry, notes), and building landing candidates without any worktree.
+
+use gix::bstr::ByteSlice;
+
+use super::{ObjectId, Repo};
+use crate::error::{Context, Error, Result};
+
+/// A three-way merge's result.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Merged {
+    /// The merged tree (written to the object database when asked to).
+    Clean(ObjectId),
+    /// Paths that conflict.
+    Conflicts(Vec<String>),
+}
+
+/// What a commit of a lane carries over to its replayed copy.
+pub struct CommitInfo {
+    pub id: ObjectId,
+    pub parents: Vec<ObjectId>,
+    pub tree: ObjectId,
+    pub message: String,
+    /// The raw author signature line, kept byte for byte.
+    pub author: gix::actor::Signature,
+}
+
+impl Repo {
+    /// The bytes of `path` in `commit`'s tree, `None` when there is no such file.
+    pub fn file_at(&self, commit: ObjectId, path: &str) -> Result<Option<Vec<u8>>> {
+        let what = || format!("cannot read {path} from {commit}");
+        let tree = self
+            .inner
+            .find_commit(commit)
+            .context(what)?
+            .tree()
+            .context(what)?;
+        let Some(entry) = tree.lookup_entry_by_path(path).context(what)? else {
+            return Ok(None);
+        };
+        if !entry.mode().is_blob() {
+            return Ok(None);
+        }
+        let object = entry.object().context(what)?;
+        Ok(Some(object.data.clone()))
+    }
+
+    /// Write a commit whose tree holds exactly `files` (path, bytes), with `parents`.
+    /// Does not move any ref.
+    pub fn write_commit(
+        &self,
+        files: &[(&str, &[u8])],
+        message: &str,
+        parents: &[ObjectId],
+    ) -> Result<ObjectId> {
+        let what = || "cannot write a commit".to_string();
+        let mut editor = self.inner.empty_tree().edit().context(what)?;
+        for (path, bytes) in files {
+            let blob = self.inner.write_blob(bytes).context(what)?.detach();
+            editor
+                .upsert(*path, gix::object::tree::EntryKind::Blob, blob)
+                .context(what)?;
+        }
+        let tree = editor.write().context(what)?.detach();
+        self.commit_tree(message, tree, parents)
+    }
+
+    /// A commit of `tree` by the configured committer (author too).
+    pub fn commit_tree(
+        &self,
+        message: &str,
+        tree: ObjectId,
+        parents: &[ObjectId],
+    ) -> Result<ObjectId> {
+        let commit = self
+            .inner
+            .new_commit(message, tree, parents.iter().copied())
+            .context(|| "cannot write a commit".to_string())?;
+        Ok(commit.id)
+    }
+
+    /// A commit of `tree` that keeps `author` (a replayed or squashed lane commit).
+    pub fn commit_tree_as_author(
+        &self,
+        author: &gix::actor::Signature,
+        message: &str,
+        tree: ObjectId,
+        parents: &[ObjectId],
+    ) -> Result<ObjectId> {
+        let what = || "cannot write a commit".to_string();
+        let committer = self
+            .inner
+            .committer()
+            .ok_or_else(|| Error::env("no committer identity"))?
+            .context(what)?
+            .to_owned()
+            .context(what)?;
+        let commit = self
+            .inner
+            .new_commit_as(
+                committer.to_ref(&mut Default::default()),
+                author.to_ref(&mut Default::default()),
+                message,
+                tree,
+                parents.iter().copied(),
+            )
+            .context(what)?;
+        Ok(commit.id)
+    }
+
+    pub fn commit_info(&self, id: ObjectId) -> Result<CommitInfo> {
+        let what = || format!("cannot read commit {id}");
+        let commit = self.inner.find_commit(id).context(what)?;
+        let author = commit.author().context(what)?.to_owned().context(what)?;
+        Ok(CommitInfo {
+            id,
+            parents: commit.parent_ids().map(|p| p.detach()).collect(),
+            tree: commit.tree_id().context(what)?.detach(),
+            message: commit
+                .message_raw()
+                .context(what)?
+                .to_str_lossy()
+                .into_owned(),
+            author,
+        })
+    }
+
+    /// Commits reachable from `tip` but not from `base`, oldest first.
+    pub fn commits_between(&self, base: ObjectId, tip: ObjectId) -> Result<Vec<ObjectId>> {
+        let what = || format!("cannot walk {base}..{tip}");
+        let walk = self
+            .inner
+            .rev_walk([tip])
+            .with_hidden([base])
+            .sorting(gix::revision::walk::Sorting::BreadthFirst)
+            .all()
+            .context(what)?;
+        let mut ids = Vec::new();
+        for info in walk {
+            ids.push(info.context(what)?.id);
+        }
+        // Parents before children: reverse a topological (children-first) order.
+        let mut order = topo_sort_children_first(self, &ids)?;
+        order.reverse();
+        Ok(order)
+    }
+
+    /// Merge `theirs` into `ours` using `base` as the ancestor, all trees, in memory.
+    /// With `write`, the result tree is stored; otherwise nothing is written.
+    pub fn merge_trees(
+        &self,
+        base: ObjectId,
+        ours: ObjectId,
+        theirs: ObjectId,
+        write: bool,
+    ) -> Result<Merged> {
+        let repo = if write {
+            self.inner.clone()
+        } else {
+            self.inner.clone().with_object_memory()
+        };
+        let what = || "cannot merge in memory".to_string();
+        let options = repo.tree_merge_options().context(what)?;
+        let mut outcome = repo
+            .merge_trees(base, ours, theirs, labels(), options)
+            .context(what)?;
+        finish_merge(&mut outcome)
+    }
+
+    /// Merge commit `theirs` into commit `ours` (merge base found automatically).
+    pub fn merge_commits(&self, ours: ObjectId, theirs: ObjectId, write: bool) -> Result<Merged> {
+        let repo = if write {
+            self.inner.clone()
+        } else {
+            self.inner.clone().with_object_memory()
+        };
+        let what = || "cannot merge in memory".to_string();
+        let options = repo.tree_merge_options().context(what)?;
+        let mut outcome = repo
+            .merge_commits(ours, theirs, labels(), options.into())
+            .context(what)?;
+        finish_merge(&mut outcome.tree_merge)
+    }
+}
+
+fn labels() -> gix::merge::blob::builtin_driver::text::Labels<'static> {
+    gix::merge::blob::builtin_driver::text::Labels {
+        ancestor: Some("base".into()),
+        current: Some("target".into()),
+        other: Some("lane".into()),
+    }
+}
+
+fn finish_merge(outcome: &mut gix::merge::tree::Outcome<'_>) -> Result<Merged> {
+    let how = gix::merge::tree::TreatAsUnresolved::git();
+    if outcome.has_unresolved_conflicts(how) {
+        let mut paths: Vec<String> = outcome
+            .conflicts
+            .iter()
+            .filter(|c| c.is_unresolved(how))
+            .map(|c| c.ours.location().to_str_lossy().into_owned())
+            .collect();
+        paths.sort();
+        paths.dedup();
+        return Ok(Merged::Conflicts(paths));
+    }
+    let tree = outcome
+        .tree
+        .write()
+        .context(|| "cannot write the merged tree".to_string())?;
+    Ok(Merged::Clean(tree.detach()))
+}
+
+/// Order `ids` so every commit comes before its parents (within the set).
+fn topo_sort_children_first(repo: &Repo, ids: &[ObjectId]) -> Result<Vec<ObjectId>> {
+    use std::collections::{HashMap, HashSet};
+    let set: HashSet<ObjectId> = ids.iter().copied().collect();
+    let mut parents: HashMap<ObjectId, Vec<ObjectId>> = HashMap::new();
+    for id in ids {
+        let info = repo.commit_info(*id)?;
+        parents.insert(
+            *id,
+            info.parents
+                .into_iter()
+                .filter(|p| set.contains(p))
+                .collect(),
+        );
+    }
+    // Depth-first post-order over parents gives parents before children; reverse it.
+    let mut visited = HashSet::new();
+    let mut post = Vec::new();
+    for id in ids {
+        let mut stack = vec![(*id, false)];
+        while let Some((node, expanded)) = stack.pop() {
+            if expanded {
+                post.push(node);
+                continue;
+            }
+            if !visited.insert(node) {
+                continue;
+            }
+            stack.push((node, true));
+            for p in &parents[&node] {
+                if !visited.contains(p) {
+                    stack.push((*p, false));
+                }
+            }
+        }
+    }
+    post.reverse();
+    Ok(post)
+}

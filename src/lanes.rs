@@ -1,0 +1,319 @@
+//! The lane registry: which branches are lanes, in which order, in which state.
+//!
+//! Stored as git data shared by every worktree: a small TOML file committed on
+//! `refs/fleet/lanes`, each change a new commit whose parent is the previous one, moved
+//! by compare-and-swap, so two fleet processes never lose each other's updates (the
+//! loser re-reads and re-applies its change). Pushable like any ref.
+//!
+//! The registry is a record, not the truth about safety: whether a lane has landed,
+//! how far ahead or behind it is and whether it still applies are derived from the
+//! refs on every read.
+
+use serde::{Deserialize, Serialize};
+
+use crate::error::{Error, Result};
+use crate::git::{ObjectId, Repo};
+
+pub const REF: &str = "refs/fleet/lanes";
+const FILE: &str = "lanes.toml";
+const CAS_ATTEMPTS: usize = 50;
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum LaneState {
+    /// Tracked; its worker is still at it.
+    Running,
+    Ready,
+    Testing,
+    Landed,
+    Failed,
+    Conflicted,
+    /// Touches protected paths or adds a forbidden marker.
+    Blocked,
+}
+
+impl LaneState {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            LaneState::Running => "running",
+            LaneState::Ready => "ready",
+            LaneState::Testing => "testing",
+            LaneState::Landed => "landed",
+            LaneState::Failed => "failed",
+            LaneState::Conflicted => "conflicted",
+            LaneState::Blocked => "blocked",
+        }
+    }
+}
+
+/// The worker's own test run, attached by `fleet ready`.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct WorkerTest {
+    pub exit_code: i32,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub log: Option<String>,
+    pub at: i64,
+}
+
+/// The last gate run for a lane.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct GateRecord {
+    pub green: bool,
+    pub duration_ms: u64,
+    pub log: String,
+    pub at: i64,
+    /// The target commit the candidate was built on, and the candidate itself.
+    pub base: String,
+    pub candidate: String,
+}
+
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Lane {
+    pub branch: String,
+    pub state: LaneState,
+    pub tracked_at: i64,
+    /// The branch tip when it was tracked: a lane whose tip moved and is now in the
+    /// target has landed, even by a plain merge.
+    pub tracked_tip: String,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub worker: Option<WorkerTest>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub gate: Option<GateRecord>,
+    /// Conflicting files, blocked paths and markers: why the state is what it is.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub detail: Vec<String>,
+    /// The target commit this lane landed as.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub landed_as: Option<String>,
+}
+
+#[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Registry {
+    #[serde(default, rename = "lane")]
+    pub lanes: Vec<Lane>,
+}
+
+impl Registry {
+    pub fn get(&self, branch: &str) -> Option<&Lane> {
+        self.lanes.iter().find(|l| l.branch == branch)
+    }
+    pub fn get_mut(&mut self, branch: &str) -> Option<&mut Lane> {
+        self.lanes.iter_mut().find(|l| l.branch == branch)
+    }
+}
+
+/// Read the registry (empty when the ref does not exist yet) and the commit it came from.
+pub fn load(repo: &Repo) -> Result<(Registry, Option<ObjectId>)> {
+    let Some(commit) = repo.ref_target(REF)? else {
+        return Ok((Registry::default(), None));
+    };
+    let bytes = repo.file_at(commit, FILE)?.unwrap_or_default();
+    let text = String::from_utf8_lossy(&bytes);
+    let registry = toml::from_str(&text).map_err(|e| {
+        Error::env(format!(
+            "the lane registry ({REF}:{FILE}) is unreadable: {e}"
+        ))
+        .with_help(format!(
+            "inspect it with `git show {REF}:{FILE}`; `git update-ref -d {REF}` starts over"
+        ))
+    })?;
+    Ok((registry, Some(commit)))
+}
+
+/// Apply `change` to the registry and store it by compare-and-swap, re-reading and
+/// re-applying when another process updated it first. `change` must be idempotent
+/// over a re-read registry (it is called again on each retry).
+pub fn update<T>(
+    repo: &Repo,
+    what: &str,
+    mut change: impl FnMut(&mut Registry) -> Result<T>,
+) -> Result<T> {
+    for _ in 0..CAS_ATTEMPTS {
+        let (mut registry, old) = load(repo)?;
+        let result = change(&mut registry)?;
+        let text = toml::to_string(&registry)
+            .map_err(|e| Error::env(format!("cannot write the lane registry: {e}")))?;
+        let parents: Vec<ObjectId> = old.into_iter().collect();
+        let commit = repo.write_commit(
+            &[(FILE, text.as_bytes())],
+            &format!("fleet: {what}"),
+            &parents,
+        )?;
+        if repo.cas_update(REF, old, commit, what).is_ok() {
+            return Ok(result);
+        }
+        std::thread::sleep(std::time::Duration::from_millis(5));
+    }
+    Err(Error::env(format!(
+        "{REF} kept changing under fleet ({CAS_ATTEMPTS} attempts)"
+    ))
+    .with_help("another fleet process is updating lanes in a loop; retry in a moment"))
+}
+
+pub fn now() -> i64 {
+    std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .map(|d| d.as_secs() as i64)
+        .unwrap_or(0)
+}
+
+/// Resolve what a user typed to a branch name: the branch itself, or an agent name
+/// (`task-a` for `fleet/task-a`).
+pub fn resolve_branch(repo: &Repo, prefix: &str, given: &str) -> Result<Option<String>> {
+    if repo.branch_tip(given)?.is_some() {
+        return Ok(Some(given.to_string()));
+    }
+    let prefixed = format!("{prefix}{given}");
+    if !given.starts_with(prefix) && repo.branch_tip(&prefixed)?.is_some() {
+        return Ok(Some(prefixed));
+    }
+    Ok(None)
+}
+
+/// Register branches as lanes, all or none.
+pub fn track(
+    repo: &Repo,
+    target: &str,
+    prefix: &str,
+    given: &[String],
+    ready: bool,
+) -> Result<Vec<String>> {
+    let mut branches = Vec::new();
+    for name in given {
+        let branch = resolve_branch(repo, prefix, name)?.ok_or_else(|| {
+            Error::usage(format!("there is no branch `{name}` to track"))
+                .with_help("`git branch --list` shows the branches; create the worktree with `fleet worktree new`")
+        })?;
+        if branch == target {
+            return Err(Error::usage(format!(
+                "`{branch}` is the target branch; it cannot be a lane"
+            ))
+            .with_help("track the branches that land on it"));
+        }
+        if branches.contains(&branch) {
+            return Err(Error::usage(format!("`{branch}` is given twice")));
+        }
+        branches.push(branch);
+    }
+    let mut tips = Vec::new();
+    for branch in &branches {
+        tips.push(
+            repo.branch_tip(branch)?
+                .unwrap_or_else(|| ObjectId::null(gix::hash::Kind::Sha1)),
+        );
+    }
+    let state = if ready {
+        LaneState::Ready
+    } else {
+        LaneState::Running
+    };
+    update(repo, &format!("track {}", branches.join(" ")), |registry| {
+        for branch in &branches {
+            if let Some(lane) = registry.get(branch)
+                && lane.state != LaneState::Landed
+            {
+                return Err(Error::refused(format!(
+                    "`{branch}` is already a lane ({})",
+                    lane.state.as_str()
+                ))
+                .with_help("`fleet status` shows the lanes; `fleet ready` marks one ready"));
+            }
+        }
+        registry.lanes.retain(|l| !branches.contains(&l.branch));
+        for (branch, tip) in branches.iter().zip(&tips) {
+            registry.lanes.push(Lane {
+                branch: branch.clone(),
+                state,
+                tracked_at: now(),
+                tracked_tip: tip.to_string(),
+                worker: None,
+                gate: None,
+                detail: Vec::new(),
+                landed_as: None,
+            });
+        }
+        Ok(())
+    })?;
+    Ok(branches)
+}
+
+/// Forget lanes. The branches themselves are not touched.
+pub fn untrack(repo: &Repo, prefix: &str, given: &[String]) -> Result<Vec<String>> {
+    let (registry, _) = load(repo)?;
+    let mut branches = Vec::new();
+    for name in given {
+        let branch = lane_name(&registry, prefix, name).ok_or_else(|| {
+            Error::refused(format!("`{name}` is not a lane"))
+                .with_help("`fleet status` lists the lanes")
+        })?;
+        branches.push(branch);
+    }
+    update(
+        repo,
+        &format!("untrack {}", branches.join(" ")),
+        |registry| {
+            registry.lanes.retain(|l| !branches.contains(&l.branch));
+            Ok(())
+        },
+    )?;
+    Ok(branches)
+}
+
+/// The lane a user means by `given`: its branch name or its agent name.
+pub fn lane_name(registry: &Registry, prefix: &str, given: &str) -> Option<String> {
+    if registry.get(given).is_some() {
+        return Some(given.to_string());
+    }
+    let prefixed = format!("{prefix}{given}");
+    registry.get(&prefixed).map(|_| prefixed)
+}
+
+/// Mark lanes ready to land. A worker's own test result may come along; its exit code
+/// decides (a non-zero code leaves the lane running and refuses), never the log's words.
+pub fn ready(
+    repo: &Repo,
+    prefix: &str,
+    given: &[String],
+    worker: Option<WorkerTest>,
+) -> Result<Vec<String>> {
+    let (registry, _) = load(repo)?;
+    let mut branches = Vec::new();
+    for name in given {
+        let branch = lane_name(&registry, prefix, name).ok_or_else(|| {
+            Error::refused(format!("`{name}` is not a lane")).with_help(format!(
+                "track it and mark it at once: `fleet track --ready {name}`"
+            ))
+        })?;
+        if registry
+            .get(&branch)
+            .is_some_and(|l| l.state == LaneState::Landed)
+        {
+            return Err(Error::refused(format!(
+                "lane `{branch}` has already landed"
+            )));
+        }
+        branches.push(branch);
+    }
+    let failed = worker.as_ref().is_some_and(|w| w.exit_code != 0);
+    update(repo, &format!("ready {}", branches.join(" ")), |registry| {
+        for branch in &branches {
+            if let Some(lane) = registry.get_mut(branch) {
+                lane.worker = worker.clone();
+                if !failed {
+                    lane.state = LaneState::Ready;
+                    lane.detail.clear();
+                }
+            }
+        }
+        Ok(())
+    })?;
+    if let Some(w) = worker.filter(|w| w.exit_code != 0) {
+        return Err(Error::refused(format!(
+            "not marked ready: the worker's test exited {} (recorded{})",
+            w.exit_code,
+            w.log.map(|l| format!(", log {l}")).unwrap_or_default()
+        ))
+        .with_help("fix the failure and run `fleet ready` again with a passing test"));
+    }
+    Ok(branches)
+}

@@ -1,0 +1,182 @@
+//! Lanes: tracking, readiness, the registry's compare-and-swap under concurrency, and
+//! the facts `fleet status` derives from the refs.
+
+mod common;
+
+use std::path::{Path, PathBuf};
+
+use common::{Env, write};
+
+fn status(env: &Env, dir: &Path) -> serde_json::Value {
+    let run = env.fleet(dir, &["status", "--json"]).ok();
+    serde_json::from_str(&run.stdout).unwrap()
+}
+
+/// A repository with fleet adopted and `n` agent worktrees, each with one commit.
+fn setup(env: &Env, n: usize) -> (PathBuf, Vec<PathBuf>) {
+    let repo = env.path().join("repo");
+    env.repo(
+        &repo,
+        "main",
+        &[("README", "r\n"), ("shared.txt", "one\ntwo\nthree\n")],
+    );
+    let mut worktrees = Vec::new();
+    for i in 0..n {
+        let wt = PathBuf::from(
+            env.fleet(&repo, &["worktree", "new", &format!("t{i}")])
+                .ok()
+                .stdout
+                .trim(),
+        );
+        env.commit_file(&wt, &format!("t{i}.txt"), "work\n", &format!("work {i}"));
+        worktrees.push(wt);
+    }
+    (repo, worktrees)
+}
+
+#[test]
+fn track_refuses_unknown_branches_the_target_and_duplicates_changing_nothing() {
+    let env = Env::new();
+    let (repo, _) = setup(&env, 2);
+    env.fleet(&repo, &["track", "fleet/t0"]).ok();
+    let before = env.git(&repo, &["rev-parse", "refs/fleet/lanes"]);
+    let run = env.fleet(&repo, &["track", "fleet/t1", "nope"]).code(2);
+    assert!(run.stderr.contains("no branch `nope`"), "{}", run.stderr);
+    let run = env.fleet(&repo, &["track", "main"]).code(2);
+    assert!(run.stderr.contains("target branch"), "{}", run.stderr);
+    let run = env.fleet(&repo, &["track", "fleet/t1", "fleet/t0"]).code(1);
+    assert!(run.stderr.contains("already a lane"), "{}", run.stderr);
+    env.fleet(&repo, &["track", "t1", "fleet/t1"]).code(2);
+    assert_eq!(
+        env.git(&repo, &["rev-parse", "refs/fleet/lanes"]),
+        before,
+        "a refused track changed the registry"
+    );
+    // Agent names stand for their branches.
+    env.fleet(&repo, &["track", "t1"]).ok();
+    let lanes = status(&env, &repo);
+    assert_eq!(lanes[0]["branch"], "fleet/t0");
+    assert_eq!(lanes[1]["branch"], "fleet/t1");
+    env.fleet(&repo, &["untrack", "t0"]).ok();
+    env.fleet(&repo, &["untrack", "t0"]).code(1);
+    assert_eq!(status(&env, &repo).as_array().unwrap().len(), 1);
+    assert!(
+        env.branches(&repo)
+            .contains(&"refs/heads/fleet/t0".to_string()),
+        "untrack must keep the branch"
+    );
+}
+
+#[test]
+fn hostile_but_valid_branch_names_work_as_lanes() {
+    let env = Env::new();
+    let repo = env.path().join("repo");
+    env.repo(&repo, "main", &[("README", "r\n")]);
+    for name in ["feat/foo", "deep/er/still", "ünïcödé", "x-_.y"] {
+        env.git(&repo, &["branch", name]);
+    }
+    env.fleet(
+        &repo,
+        &["track", "feat/foo", "deep/er/still", "ünïcödé", "x-_.y"],
+    )
+    .ok();
+    env.fleet(&repo, &["ready", "deep/er/still"]).ok();
+    let lanes = status(&env, &repo);
+    assert_eq!(lanes[2]["branch"], "ünïcödé");
+    assert_eq!(lanes[1]["state"], "ready");
+    // A name git itself rejects is an unknown branch, not a crash.
+    env.fleet(&repo, &["track", "--", "-x"]).code(2);
+    env.fleet(&repo, &["track", "a b"]).code(2);
+}
+
+#[test]
+fn concurrent_tracking_never_loses_an_update() {
+    let env = Env::new();
+    let (repo, _) = setup(&env, 8);
+    std::thread::scope(|s| {
+        for i in 0..8 {
+            let (env, repo) = (&env, &repo);
+            s.spawn(move || env.fleet(repo, &["track", &format!("fleet/t{i}")]).ok());
+        }
+    });
+    let lanes = status(&env, &repo);
+    let mut names: Vec<String> = lanes
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|l| l["branch"].as_str().unwrap().to_string())
+        .collect();
+    names.sort();
+    assert_eq!(
+        names,
+        (0..8).map(|i| format!("fleet/t{i}")).collect::<Vec<_>>()
+    );
+    // Every change is one commit on the registry ref.
+    assert_eq!(
+        env.git(&repo, &["rev-list", "--count", "refs/fleet/lanes"]),
+        "8"
+    );
+}
+
+#[test]
+fn ready_uses_the_worker_exit_code_not_the_log_words() {
+    let env = Env::new();
+    let (repo, wts) = setup(&env, 1);
+    env.fleet(&repo, &["track", "fleet/t0"]).ok();
+    let log = env.path().join("test.log");
+    write(&log, "all tests passed! SUCCESS\n");
+    let run = env
+        .fleet(
+            &wts[0],
+            &["ready", "--exit-code", "1", "--log", log.to_str().unwrap()],
+        )
+        .code(1);
+    assert!(run.stderr.contains("exited 1"), "{}", run.stderr);
+    let lane = &status(&env, &repo)[0];
+    assert_eq!(lane["state"], "running");
+    assert_eq!(lane["worker"]["exit_code"], 1);
+    let kept = lane["worker"]["log"].as_str().unwrap();
+    assert_eq!(
+        std::fs::read_to_string(kept).unwrap(),
+        "all tests passed! SUCCESS\n"
+    );
+    write(&log, "FAILED FAILED error\n");
+    env.fleet(
+        &wts[0],
+        &["ready", "--exit-code", "0", "--log", log.to_str().unwrap()],
+    )
+    .ok();
+    assert_eq!(status(&env, &repo)[0]["state"], "ready");
+    // Untracked branches are not silently tracked by `ready`.
+    let run = env.fleet(&repo, &["ready", "main"]).code(1);
+    assert!(run.stderr.contains("fleet track --ready"), "{}", run.stderr);
+}
+
+#[test]
+fn status_derives_landed_conflicts_and_staleness_from_the_refs() {
+    let env = Env::new();
+    let (repo, wts) = setup(&env, 3);
+    write(&repo.join("fleet.toml"), "[lanes]\nstale_after = \"1h\"\n");
+    env.git(&repo, &["add", "fleet.toml"]);
+    env.git(&repo, &["commit", "-q", "-m", "fleet config"]);
+    // t1 conflicts with the target on shared.txt.
+    env.commit_file(&wts[1], "shared.txt", "lane\n", "lane edit");
+    env.commit_file(&repo, "shared.txt", "target\n", "target edit");
+    env.fleet(&repo, &["track", "t0", "t1", "t2"]).ok();
+    // t0 lands by squash, behind fleet's back.
+    env.git(&repo, &["merge", "--squash", "-q", "fleet/t0"]);
+    env.git(&repo, &["commit", "-q", "-m", "squash t0"]);
+    // t2's worktree goes away: only its old commit (2026-01-01) dates it.
+    env.fleet(&repo, &["worktree", "rm", "t2", "--force"]).ok();
+    let lanes = status(&env, &repo);
+    assert_eq!(lanes[0]["state"], "landed");
+    assert_eq!(lanes[0]["recorded_state"], "running");
+    assert_eq!(lanes[1]["conflicts"], serde_json::json!(["shared.txt"]));
+    assert_eq!(lanes[1]["stale"], false, "its worktree was just touched");
+    assert_eq!(lanes[2]["stale"], true);
+    let text = env.fleet(&repo, &["status"]).ok().stdout;
+    assert!(
+        text.contains("conflicts: shared.txt") && text.contains("stale"),
+        "{text}"
+    );
+}
