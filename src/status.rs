@@ -81,10 +81,12 @@ fn view(
         v.recorded_state = Some(lane.state);
         v.state = LaneState::Landed;
     }
-    if v.state != LaneState::Landed && ahead > 0 && behind > 0 {
-        if let Merged::Conflicts(paths) = repo.merge_commits(target, tip, false)? {
-            v.conflicts = paths;
-        }
+    if v.state != LaneState::Landed
+        && ahead > 0
+        && behind > 0
+        && let Merged::Conflicts(paths) = repo.merge_commits(target, tip, false)?
+    {
+        v.conflicts = paths;
     }
     if v.state == LaneState::Running {
         v.stale = is_stale(repo, tip, worktree.as_deref(), stale_after);
@@ -102,7 +104,7 @@ pub fn has_landed(
     ahead: usize,
 ) -> Result<bool> {
     if ahead == 0 {
-        return Ok(lane.tracked_tip != tip.to_string());
+        return Ok(lane.tracked_tip != tip.to_hex().to_string());
     }
     repo.changes_already_in(tip, target)
 }
