@@ -104,7 +104,7 @@ pub fn has_landed(
     ahead: usize,
 ) -> Result<bool> {
     if ahead == 0 {
-        return Ok(lane.tracked_tip != tip.to_hex().to_string());
+        return Ok(tip.to_hex() != lane.tracked_tip);
     }
     repo.changes_already_in(tip, target)
 }
