@@ -126,6 +126,39 @@ pub enum Command {
         #[command(flatten)]
         out: Output,
     },
+    /// Land lanes one at a time through the gate
+    #[command(
+        long_about = "Land lanes one at a time, in the order given (--all: the ready lanes in tracking \
+                      order), each on the target as it is after the ones before. For each: read the \
+                      target commit and its fleet.toml, build the candidate in memory (rebase, merge or \
+                      squash), refuse protected paths and forbidden markers, run the gate commands on \
+                      the candidate's exact tree in a private worktree, then move the target to the \
+                      candidate by compare-and-swap and write a receipt (git note on refs/notes/fleet). \
+                      The shared checkout and the lanes' worktrees are never switched. Asks before \
+                      landing unless --yes; with no terminal, --yes is required.",
+        after_long_help = "Examples:\n  fleet land fleet/task-a\n  fleet land --all --yes          # CI\n  fleet land --all --dry-run\n  fleet land feat/ci-change --allow-protected"
+    )]
+    Land {
+        #[arg(value_name = "LANE")]
+        lanes: Vec<String>,
+        /// Every ready lane, in tracking order
+        #[arg(long)]
+        all: bool,
+        /// With --all: take running lanes too
+        #[arg(long, requires = "all")]
+        include_running: bool,
+        /// Do not ask before landing
+        #[arg(long, short = 'y')]
+        yes: bool,
+        /// Build and check candidates; run no gate, move nothing
+        #[arg(long)]
+        dry_run: bool,
+        /// Let lanes touch [gate] protected paths
+        #[arg(long)]
+        allow_protected: bool,
+        #[command(flatten)]
+        out: Output,
+    },
     /// Run a command in its own process group; the whole group dies with it
     #[command(
         long_about = "Run a command as the leader of a new process group. Ctrl-C, SIGTERM and SIGHUP are \

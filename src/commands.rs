@@ -58,6 +58,26 @@ pub fn run(cli: Cli) -> Result<u8> {
             out,
         } => ready(&cwd, &lanes, exit_code, log.as_deref(), out.json),
         Command::Status { out } => status(&cwd, out.json),
+        Command::Land {
+            lanes,
+            all,
+            include_running,
+            yes,
+            dry_run,
+            allow_protected,
+            out,
+        } => land(
+            &cwd,
+            crate::land::LandOptions {
+                lanes,
+                all,
+                include_running,
+                yes,
+                dry_run,
+                allow_protected,
+            },
+            out.json,
+        ),
         Command::Run {
             timeout,
             grace,
@@ -568,4 +588,104 @@ fn status(cwd: &Path, json: bool) -> Result<u8> {
         ui::answer(&line);
     }
     Ok(0)
+}
+
+/// The terminal side of landing: progress on stderr (a live line on a terminal), the
+/// question on the terminal.
+struct TermUi {
+    live: bool,
+}
+
+impl crate::land::Ui for TermUi {
+    fn note(&self, message: &str) {
+        ui::note(message);
+    }
+
+    fn progress(&self, lane: &str, command: &str, elapsed: std::time::Duration) {
+        if self.live {
+            anstream::eprint!("\r\x1b[2Kgate {lane}: `{command}` {}s", elapsed.as_secs());
+        }
+    }
+
+    fn confirm(&self, lane: &str, summary: &str) -> bool {
+        use std::io::BufRead;
+        ui::note(&format!("{lane} would land with:\n{summary}"));
+        anstream::eprint!("land {lane}? [y/N] ");
+        let mut answer = String::new();
+        if std::io::stdin().lock().read_line(&mut answer).is_err() {
+            return false;
+        }
+        matches!(answer.trim(), "y" | "Y" | "yes")
+    }
+}
+
+fn land(cwd: &Path, opts: crate::land::LandOptions, json: bool) -> Result<u8> {
+    use crate::land::Outcome;
+    use std::io::IsTerminal;
+    let ctx = Context::locate(cwd)?;
+    let term = TermUi {
+        live: !json && std::io::stderr().is_terminal(),
+    };
+    let reports = crate::land::land(&ctx, &opts, &term)?;
+    if term.live {
+        anstream::eprint!("\r\x1b[2K");
+    }
+    let all_ok = reports.iter().all(|r| r.ok());
+    if json {
+        ui::json(&reports);
+        return Ok(if all_ok { 0 } else { 1 });
+    }
+    if reports.is_empty() {
+        ui::note("nothing to land: no lane is ready (`fleet ready LANE` marks one)");
+    }
+    for r in &reports {
+        match &r.outcome {
+            Outcome::Landed {
+                candidate, gate_ms, ..
+            } => ui::ok(&format!(
+                "landed {} as {} (gate {:.1}s)",
+                r.lane,
+                &candidate[..12.min(candidate.len())],
+                *gate_ms as f64 / 1000.0
+            )),
+            Outcome::AlreadyLanded => ui::note(&format!("{}: already landed", r.lane)),
+            Outcome::Failed {
+                log,
+                exit_code,
+                command,
+            } => {
+                ui::error(&Error::refused(format!(
+                    "{}: gate failed: `{command}` exited {exit_code}; log {}",
+                    r.lane,
+                    log.display()
+                )));
+                ui::note(&crate::gate::log_tail(log, 20));
+            }
+            Outcome::Conflicted { files } => ui::error(&Error::refused(format!(
+                "{}: conflicts with the target in {}",
+                r.lane,
+                files.join(", ")
+            ))),
+            Outcome::Blocked { reasons } => ui::error(&Error::refused(format!(
+                "{}: blocked:\n  {}",
+                r.lane,
+                reasons.join("\n  ")
+            ))),
+            Outcome::Refused { reason } => {
+                ui::error(&Error::refused(format!("{}: {reason}", r.lane)))
+            }
+            Outcome::WouldLand {
+                base,
+                files,
+                commands,
+                ..
+            } => ui::note(&format!(
+                "{}: would land on {} ({files} files), gate: {}",
+                r.lane,
+                &base[..12.min(base.len())],
+                commands.join(" && ")
+            )),
+        }
+    }
+    Ok(if all_ok { 0 } else { 1 })
 }

@@ -49,6 +49,8 @@ pub struct Gate {
     pub commands: Vec<String>,
     pub timeout: DurationSetting,
     pub protected: Vec<String>,
+    /// Markers a lane's added lines must not contain (`TODO_SCRUB`, ...).
+    pub forbid: Vec<String>,
 }
 
 #[derive(Clone, Debug, Deserialize, Serialize, PartialEq)]
@@ -86,6 +88,7 @@ impl Default for Gate {
             commands: Vec::new(),
             timeout: DurationSetting(Duration::from_secs(30 * 60)),
             protected: vec!["fleet.toml".into(), ".ci/**".into(), ".github/**".into()],
+            forbid: Vec::new(),
         }
     }
 }
@@ -320,6 +323,7 @@ stale_after = "2h"       # a running lane idle this long is flagged stale
 commands = []            # e.g. ["cargo test --locked"]; run on the exact tree that lands
 timeout = "30m"
 protected = ["fleet.toml", ".ci/**", ".github/**"]   # lanes touching these need --allow-protected
+forbid = []              # markers no added line may hold, e.g. ["TODO_SCRUB", "FIXME_BEFORE_LAND"]
 
 [worktrees]
 root = "../.fleet-work"  # agent worktrees go here, relative to the shared checkout

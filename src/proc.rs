@@ -207,6 +207,65 @@ pub fn run(
     })
 }
 
+/// How a logged command ended.
+#[derive(Debug, Clone, Copy)]
+pub struct Logged {
+    pub status: ExitStatus,
+    pub timed_out: bool,
+    pub duration: Duration,
+}
+
+impl Logged {
+    pub fn code(&self) -> i32 {
+        if self.timed_out {
+            return 124;
+        }
+        self.status
+            .code()
+            .unwrap_or_else(|| 128 + self.status.signal().unwrap_or(0))
+    }
+}
+
+/// Run `cmd` in its own group with stdout and stderr appended to `log`, calling `tick`
+/// with the elapsed time now and then (for a progress line). Timeout and cleanup as in
+/// [`run`].
+pub fn run_logged(
+    cmd: &mut Command,
+    log: &std::fs::File,
+    timeout: Option<Duration>,
+    grace: Duration,
+    mut tick: impl FnMut(Duration),
+) -> io::Result<Logged> {
+    cmd.stdin(Stdio::piped())
+        .stdout(log.try_clone()?)
+        .stderr(log.try_clone()?);
+    let started = Instant::now();
+    let mut group = Group::spawn(cmd)?;
+    drop(group.child.stdin.take());
+    let deadline = timeout.map(|t| started + t);
+    let mut next_tick = started;
+    let exited = loop {
+        let step = (Instant::now() + Duration::from_millis(250))
+            .min(deadline.unwrap_or(Instant::now() + Duration::from_secs(3600)));
+        if group.wait_exit(Some(step))? {
+            break true;
+        }
+        if deadline.is_some_and(|d| Instant::now() >= d) {
+            break false;
+        }
+        if Instant::now() >= next_tick {
+            tick(started.elapsed());
+            next_tick = Instant::now() + Duration::from_millis(500);
+        }
+    };
+    let status = group.finish(grace)?;
+    Ok(Logged {
+        status,
+        timed_out: !exited,
+        duration: started.elapsed(),
+    })
+}
+
 /// Linux: the child gets SIGKILL if fleet itself dies without a chance to clean up
 /// (`kill -9`), so a killed fleet leaves no leader running. Helpers in the group are
 /// not covered; they are what the signal watcher handles on every other death.

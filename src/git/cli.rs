@@ -94,3 +94,33 @@ pub fn worktree_prune(repo_dir: &Path) -> Result<String> {
     let out = run(cmd, "prune worktree records")?;
     Ok(format!("{}{}", out.stdout_str(), out.stderr_str()))
 }
+
+/// Point the gate worktree at `commit`, discarding whatever a previous gate run left in
+/// tracked files and untracked ones, but keeping ignored files (build caches stay warm).
+/// Hooks are switched off: this is fleet's private checkout.
+///
+/// Why git: gix 0.90 can check out into a new folder but has no checkout, reset or
+/// clean for an existing worktree.
+pub fn reset_gate_worktree(worktree: &Path, commit: &str, no_hooks: &Path) -> Result<()> {
+    let mut cmd = git(worktree);
+    cmd.arg("-c")
+        .arg(format!("core.hooksPath={}", no_hooks.display()))
+        .args(["checkout", "--quiet", "--force", "--detach", commit]);
+    run(cmd, "check out the gate candidate")?;
+    let mut cmd = git(worktree);
+    cmd.args(["clean", "-ffdq"]);
+    run(cmd, "clean the gate worktree").map(|_| ())
+}
+
+/// Bring a checkout's index and files from `old` to `new` after its branch moved from
+/// one to the other, carrying local changes to files the move does not touch (a
+/// two-tree `read-tree -m -u`, which refuses rather than overwrite a local change).
+///
+/// Why git: gix 0.90 has no checkout or merge of an index into an existing worktree.
+pub fn move_checkout(checkout: &Path, old: &str, new: &str, no_hooks: &Path) -> Result<()> {
+    let mut cmd = git(checkout);
+    cmd.arg("-c")
+        .arg(format!("core.hooksPath={}", no_hooks.display()))
+        .args(["read-tree", "-m", "-u", old, new]);
+    run(cmd, "update the shared checkout's files").map(|_| ())
+}

@@ -517,6 +517,25 @@ impl Repo {
         Ok(())
     }
 
+    /// Add a linked worktree at `path` with a detached HEAD at `commit`.
+    pub fn add_detached_worktree(&self, path: &Path, commit: ObjectId) -> Result<()> {
+        let interrupt = AtomicBool::new(false);
+        self.inner
+            .add_worktree(
+                path,
+                gix::worktree::add::Head::Detached(commit),
+                gix::progress::Discard,
+                &interrupt,
+            )
+            .map_err(|e| {
+                Error::env(format!(
+                    "cannot create the worktree {}: {e}",
+                    path.display()
+                ))
+            })?;
+        Ok(())
+    }
+
     /// Remove the linked worktree at `path`: its folder and its registration.
     /// The branch stays. Callers have checked for unsaved work and for a user's lock
     /// already; the lock is overridden because the one left here is fleet's own

@@ -65,6 +65,91 @@ impl Repo {
         self.commit_tree(message, tree, parents)
     }
 
+    /// A commit on top of `parent` whose tree is the parent's with `path` set to `bytes`
+    /// (the way a git note is added). Does not move any ref.
+    pub fn commit_with_file(
+        &self,
+        parent: Option<ObjectId>,
+        path: &str,
+        bytes: &[u8],
+        message: &str,
+    ) -> Result<ObjectId> {
+        let what = || format!("cannot write {path} into a commit");
+        let mut editor = match parent {
+            Some(parent) => self.inner.edit_tree(self.tree_of(parent)?).context(what)?,
+            None => self.inner.empty_tree().edit().context(what)?,
+        };
+        let blob = self.inner.write_blob(bytes).context(what)?.detach();
+        editor
+            .upsert(path, gix::object::tree::EntryKind::Blob, blob)
+            .context(what)?;
+        let tree = editor.write().context(what)?.detach();
+        let parents: Vec<ObjectId> = parent.into_iter().collect();
+        self.commit_tree(message, tree, &parents)
+    }
+
+    /// Paths that differ between two trees, with both sides' blob ids (`None` where the
+    /// path does not exist on that side).
+    pub fn changed_paths(
+        &self,
+        old: ObjectId,
+        new: ObjectId,
+    ) -> Result<Vec<(String, Option<ObjectId>, Option<ObjectId>)>> {
+        let mut out = Vec::new();
+        self.diff_trees_into(Some(old), Some(new), String::new(), &mut out)?;
+        Ok(out)
+    }
+
+    fn diff_trees_into(
+        &self,
+        old: Option<ObjectId>,
+        new: Option<ObjectId>,
+        prefix: String,
+        out: &mut Vec<(String, Option<ObjectId>, Option<ObjectId>)>,
+    ) -> Result<()> {
+        if old == new {
+            return Ok(());
+        }
+        let read = |id: Option<ObjectId>| -> Result<std::collections::BTreeMap<Vec<u8>, (bool, ObjectId)>> {
+            let Some(id) = id else { return Ok(Default::default()) };
+            let what = || format!("cannot read tree {id}");
+            let tree = self.inner.find_tree(id).context(what)?;
+            let decoded = tree.decode().context(what)?;
+            Ok(decoded
+                .entries
+                .iter()
+                .map(|e| (e.filename.to_vec(), (e.mode.is_tree(), e.oid.to_owned())))
+                .collect())
+        };
+        let (a, b) = (read(old)?, read(new)?);
+        let names: std::collections::BTreeSet<&Vec<u8>> = a.keys().chain(b.keys()).collect();
+        for name in names {
+            let path = format!("{prefix}{}", name.to_str_lossy());
+            let (x, y) = (a.get(name).copied(), b.get(name).copied());
+            if x == y {
+                continue;
+            }
+            let tree_side = |e: Option<(bool, ObjectId)>| e.filter(|(t, _)| *t).map(|(_, id)| id);
+            let blob_side = |e: Option<(bool, ObjectId)>| e.filter(|(t, _)| !*t).map(|(_, id)| id);
+            if tree_side(x).is_some() || tree_side(y).is_some() {
+                self.diff_trees_into(tree_side(x), tree_side(y), format!("{path}/"), out)?;
+            }
+            if blob_side(x).is_some() || blob_side(y).is_some() {
+                out.push((path, blob_side(x), blob_side(y)));
+            }
+        }
+        Ok(())
+    }
+
+    /// The bytes of a blob.
+    pub fn blob(&self, id: ObjectId) -> Result<Vec<u8>> {
+        let object = self
+            .inner
+            .find_object(id)
+            .context(|| format!("cannot read blob {id}"))?;
+        Ok(object.data.clone())
+    }
+
     /// A commit of `tree` by the configured committer (author too).
     pub fn commit_tree(
         &self,

@@ -1,0 +1,234 @@
+//! The gate: run the configured commands on the exact tree that would land, in a
+//! private worktree, and keep the evidence.
+//!
+//! Promises: the commands see exactly the candidate commit (the gate worktree is forced
+//! to it and cleaned of untracked files, ignored build caches kept); every command runs
+//! through [`crate::proc`] in its own process group, killed as a whole on timeout and
+//! after it exits; the full output goes to a log in the common git dir; a receipt for
+//! every landing is written as a git note on `refs/notes/fleet` before the target moves.
+
+use std::io::Write;
+use std::path::{Path, PathBuf};
+use std::time::Duration;
+
+use serde::{Deserialize, Serialize};
+
+use crate::error::{Error, Result};
+use crate::git::{self, ObjectId, Repo};
+
+pub const NOTES_REF: &str = "refs/notes/fleet";
+
+/// One gate command's result.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct CommandResult {
+    pub command: String,
+    pub exit_code: i32,
+    pub timed_out: bool,
+    pub duration_ms: u64,
+}
+
+#[derive(Clone, Debug, Serialize, Deserialize)]
+pub struct GateOutcome {
+    pub green: bool,
+    pub results: Vec<CommandResult>,
+    pub duration_ms: u64,
+    pub log: PathBuf,
+    /// Hash of the log's bytes (git's blob id), so a receipt pins the exact output.
+    pub log_digest: String,
+}
+
+/// The evidence that a commit the target moved to passed the gate.
+#[derive(Clone, Debug, Serialize, Deserialize)]
+pub struct Receipt {
+    pub lane: String,
+    pub lane_tip: String,
+    /// The target commit the candidate was built on.
+    pub base: String,
+    pub candidate: String,
+    pub tested_tree: String,
+    pub strategy: String,
+    pub commands: Vec<CommandResult>,
+    pub duration_ms: u64,
+    pub log_digest: String,
+    pub at: i64,
+}
+
+/// fleet's private folders in the common git dir.
+pub fn fleet_dir(repo: &Repo) -> PathBuf {
+    repo.common_dir().join("fleet")
+}
+
+/// An empty hooks folder, so fleet's private git calls run nobody's hooks.
+pub fn no_hooks_dir(repo: &Repo) -> Result<PathBuf> {
+    let dir = fleet_dir(repo).join("no-hooks");
+    std::fs::create_dir_all(&dir)
+        .map_err(|e| Error::env(format!("cannot create {}: {e}", dir.display())))?;
+    Ok(dir)
+}
+
+/// The gate worktree, checked out at `candidate` and clean. Created on first use,
+/// reused after (so build caches in ignored folders stay warm).
+pub fn prepare_worktree(repo: &Repo, candidate: ObjectId) -> Result<PathBuf> {
+    let path = fleet_dir(repo).join("gate");
+    let registered = repo.worktrees()?.into_iter().find(|w| w.path == path);
+    match registered {
+        Some(wt) if !wt.missing => {
+            git::cli::reset_gate_worktree(&path, &candidate.to_string(), &no_hooks_dir(repo)?)?;
+        }
+        other => {
+            if other.is_some() {
+                git::cli::worktree_prune(&repo.workdir().unwrap_or_else(|| repo.git_dir()))?;
+            }
+            if path.exists() {
+                std::fs::remove_dir_all(&path)
+                    .map_err(|e| Error::env(format!("cannot clear {}: {e}", path.display())))?;
+            }
+            repo.add_detached_worktree(&path, candidate)?;
+        }
+    }
+    Ok(path)
+}
+
+/// Run `commands` one after another in `worktree` (stopping at the first failure),
+/// all output to one log. `progress` gets the command and its elapsed time.
+pub fn run(
+    repo: &Repo,
+    worktree: &Path,
+    commands: &[String],
+    timeout: Duration,
+    env: &[(&str, String)],
+    lane: &str,
+    mut progress: impl FnMut(&str, Duration),
+) -> Result<GateOutcome> {
+    let logs = fleet_dir(repo).join("logs");
+    std::fs::create_dir_all(&logs)
+        .map_err(|e| Error::env(format!("cannot create {}: {e}", logs.display())))?;
+    let log_path = logs.join(format!("gate-{}-{}.log", sanitize(lane), unique_suffix()));
+    let mut log = std::fs::File::create(&log_path)
+        .map_err(|e| Error::env(format!("cannot create {}: {e}", log_path.display())))?;
+    let mut results = Vec::new();
+    let started = std::time::Instant::now();
+    for command in commands {
+        let _ = writeln!(log, "$ {command}");
+        let mut cmd = std::process::Command::new("sh");
+        cmd.arg("-c").arg(command).current_dir(worktree);
+        for var in [
+            "GIT_DIR",
+            "GIT_WORK_TREE",
+            "GIT_INDEX_FILE",
+            "GIT_COMMON_DIR",
+        ] {
+            cmd.env_remove(var);
+        }
+        for (k, v) in env {
+            cmd.env(k, v);
+        }
+        let remaining = timeout.saturating_sub(started.elapsed());
+        let outcome = crate::proc::run_logged(
+            &mut cmd,
+            &log,
+            Some(remaining),
+            crate::proc::DEFAULT_GRACE,
+            |t| progress(command, t),
+        )
+        .map_err(|e| Error::env(format!("cannot run the gate command `{command}`: {e}")))?;
+        let result = CommandResult {
+            command: command.clone(),
+            exit_code: outcome.code(),
+            timed_out: outcome.timed_out,
+            duration_ms: outcome.duration.as_millis() as u64,
+        };
+        let _ = writeln!(
+            log,
+            "[fleet] `{command}` exited {}{} after {} ms",
+            result.exit_code,
+            if result.timed_out { " (timed out)" } else { "" },
+            result.duration_ms
+        );
+        let failed = result.exit_code != 0;
+        results.push(result);
+        if failed {
+            break;
+        }
+    }
+    drop(log);
+    let bytes = std::fs::read(&log_path).unwrap_or_default();
+    Ok(GateOutcome {
+        green: results.iter().all(|r| r.exit_code == 0),
+        results,
+        duration_ms: started.elapsed().as_millis() as u64,
+        log: log_path,
+        log_digest: blob_digest(&bytes),
+    })
+}
+
+/// The last `lines` lines of a log, for the terminal.
+pub fn log_tail(path: &Path, lines: usize) -> String {
+    let text = std::fs::read_to_string(path).unwrap_or_default();
+    let all: Vec<&str> = text.lines().collect();
+    all[all.len().saturating_sub(lines)..].join("\n")
+}
+
+/// Attach `receipt` to its candidate as a note on [`NOTES_REF`] (compare-and-swap,
+/// retried when another process added a note at the same time).
+pub fn write_receipt(repo: &Repo, receipt: &Receipt) -> Result<()> {
+    let text =
+        toml::to_string(receipt).map_err(|e| Error::env(format!("cannot write a receipt: {e}")))?;
+    for _ in 0..50 {
+        let old = repo.ref_target(NOTES_REF)?;
+        let commit = repo.commit_with_file(
+            old,
+            &receipt.candidate,
+            text.as_bytes(),
+            &format!(
+                "fleet: receipt for {} ({})",
+                receipt.lane, receipt.candidate
+            ),
+        )?;
+        if repo.cas_update(NOTES_REF, old, commit, "receipt").is_ok() {
+            return Ok(());
+        }
+        std::thread::sleep(Duration::from_millis(5));
+    }
+    Err(Error::env(format!(
+        "{NOTES_REF} kept changing; the receipt was not written"
+    )))
+}
+
+/// The receipt for `commit`, if it has one.
+pub fn read_receipt(repo: &Repo, commit: ObjectId) -> Result<Option<Receipt>> {
+    let Some(notes) = repo.ref_target(NOTES_REF)? else {
+        return Ok(None);
+    };
+    let Some(bytes) = repo.file_at(notes, &commit.to_string())? else {
+        return Ok(None);
+    };
+    Ok(toml::from_str(&String::from_utf8_lossy(&bytes)).ok())
+}
+
+fn blob_digest(bytes: &[u8]) -> String {
+    gix::objs::compute_hash(gix::hash::Kind::Sha1, gix::objs::Kind::Blob, bytes)
+        .map(|id| id.to_string())
+        .unwrap_or_default()
+}
+
+/// A lane name safe as part of a file name.
+fn sanitize(name: &str) -> String {
+    name.chars()
+        .map(|c| {
+            if c.is_ascii_alphanumeric() || c == '-' || c == '_' || c == '.' {
+                c
+            } else {
+                '_'
+            }
+        })
+        .collect()
+}
+
+fn unique_suffix() -> String {
+    let nanos = std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .map(|d| d.as_nanos())
+        .unwrap_or(0);
+    format!("{nanos}-{}", std::process::id())
+}

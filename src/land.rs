@@ -1,0 +1,637 @@
+//! The landing engine: one lane at a time, each on the target as it is after the lanes
+//! before it, through the gate.
+//!
+//! Invariant (DESIGN.md, 1): the target ref moves only by compare-and-swap, only from the
+//! commit the candidate was built on to the candidate, and only after the gate (read from
+//! that old target commit, never from the lane or a working directory) passed on the
+//! candidate's exact tree. The receipt is written before the move, so every move has one.
+//! Killed at any instant, the target is at its old commit or at a gated one; lanes' own
+//! branches are never rewritten; running `fleet land` again converges.
+
+use std::io::IsTerminal;
+use std::path::PathBuf;
+
+use serde::Serialize;
+
+use crate::config::{self, Config, Strategy};
+use crate::context::Context;
+use crate::error::{Error, Result};
+use crate::gate::{self, GateOutcome, Receipt};
+use crate::git::{self, Merged, ObjectId, Repo};
+use crate::lanes::{self, GateRecord, LaneState};
+
+/// How often a lane is rebuilt on a target that moved during its gate run.
+const MAX_ATTEMPTS: usize = 5;
+const JOURNAL: &str = "land-journal";
+
+pub struct LandOptions {
+    pub lanes: Vec<String>,
+    pub all: bool,
+    pub include_running: bool,
+    pub yes: bool,
+    pub dry_run: bool,
+    pub allow_protected: bool,
+}
+
+#[derive(Debug, Serialize)]
+#[serde(tag = "result", rename_all = "kebab-case")]
+pub enum Outcome {
+    Landed {
+        candidate: String,
+        base: String,
+        gate_ms: u64,
+        log: PathBuf,
+    },
+    AlreadyLanded,
+    Failed {
+        log: PathBuf,
+        exit_code: i32,
+        command: String,
+    },
+    Conflicted {
+        files: Vec<String>,
+    },
+    Blocked {
+        reasons: Vec<String>,
+    },
+    Refused {
+        reason: String,
+    },
+    WouldLand {
+        base: String,
+        candidate_tree: String,
+        files: usize,
+        commands: Vec<String>,
+    },
+}
+
+#[derive(Debug, Serialize)]
+pub struct LaneReport {
+    pub lane: String,
+    #[serde(flatten)]
+    pub outcome: Outcome,
+}
+
+impl LaneReport {
+    pub fn ok(&self) -> bool {
+        matches!(
+            self.outcome,
+            Outcome::Landed { .. } | Outcome::AlreadyLanded | Outcome::WouldLand { .. }
+        )
+    }
+}
+
+/// What the engine tells the person watching, and asks them.
+pub trait Ui {
+    fn note(&self, message: &str);
+    fn progress(&self, lane: &str, command: &str, elapsed: std::time::Duration);
+    /// Show what would land and ask; `false` declines.
+    fn confirm(&self, lane: &str, summary: &str) -> bool;
+}
+
+pub fn land(ctx: &Context, opts: &LandOptions, ui: &dyn Ui) -> Result<Vec<LaneReport>> {
+    let lanes = select_lanes(ctx, opts)?;
+    if !opts.yes && !opts.dry_run && !std::io::stdin().is_terminal() {
+        return Err(
+            Error::refused("no terminal to ask for confirmation").with_help(
+                "pass --yes to land without asking (CI), or --dry-run to see what would land",
+            ),
+        );
+    }
+    let _lock = ctx
+        .repo
+        .lock("land", std::time::Duration::from_secs(24 * 3600))?;
+    finish_interrupted_checkout_move(ctx)?;
+    let mut reports = Vec::new();
+    for lane in lanes {
+        let outcome = land_one(ctx, &lane, opts, ui)?;
+        reports.push(LaneReport { lane, outcome });
+    }
+    Ok(reports)
+}
+
+fn select_lanes(ctx: &Context, opts: &LandOptions) -> Result<Vec<String>> {
+    let (registry, _) = lanes::load(&ctx.repo)?;
+    let prefix = ctx.config.lanes.prefix.as_str();
+    if opts.all {
+        if !opts.lanes.is_empty() {
+            return Err(Error::usage("give lanes or --all, not both"));
+        }
+        return Ok(registry
+            .lanes
+            .iter()
+            .filter(|l| {
+                l.state == LaneState::Ready
+                    || l.state == LaneState::Testing
+                    || (opts.include_running && l.state == LaneState::Running)
+            })
+            .map(|l| l.branch.clone())
+            .collect());
+    }
+    if opts.lanes.is_empty() {
+        return Err(Error::usage("which lanes? name them, or pass --all")
+            .with_help("`fleet status` lists the lanes"));
+    }
+    let mut out = Vec::new();
+    for given in &opts.lanes {
+        let lane = lanes::lane_name(&registry, prefix, given).ok_or_else(|| {
+            Error::usage(format!("`{given}` is not a lane"))
+                .with_help(format!("track it first: `fleet track {given}`"))
+        })?;
+        if !out.contains(&lane) {
+            out.push(lane);
+        }
+    }
+    Ok(out)
+}
+
+/// The configuration as committed in `commit` (defaults when it has no fleet.toml).
+pub fn config_at(repo: &Repo, commit: ObjectId, what: &str) -> Result<Config> {
+    match repo.file_at(commit, config::FILE_NAME)? {
+        None => Ok(Config::default()),
+        Some(bytes) => Config::parse(
+            &String::from_utf8_lossy(&bytes),
+            &format!(
+                "{what} ({}):{}",
+                commit.to_hex_with_len(12),
+                config::FILE_NAME
+            ),
+        ),
+    }
+}
+
+fn land_one(ctx: &Context, lane: &str, opts: &LandOptions, ui: &dyn Ui) -> Result<Outcome> {
+    let repo = &ctx.repo;
+    let target = ctx.target();
+    let mut confirmed = opts.yes;
+    for _ in 0..MAX_ATTEMPTS {
+        let base = ctx.target_tip()?;
+        let config = config_at(repo, base, target)?;
+        let Some(tip) = repo.branch_tip(lane)? else {
+            return Ok(Outcome::Refused {
+                reason: format!("branch {lane} does not exist any more"),
+            });
+        };
+        let (registry, _) = lanes::load(repo)?;
+        let Some(record) = registry.get(lane).cloned() else {
+            return Ok(Outcome::Refused {
+                reason: "not a lane any more".into(),
+            });
+        };
+        let ahead = repo.count_exclusive(tip, base)?;
+        if record.state == LaneState::Landed
+            || crate::status::has_landed(repo, &record, tip, base, ahead)?
+        {
+            mark(repo, lane, LaneState::Landed, Vec::new(), None, None)?;
+            return Ok(Outcome::AlreadyLanded);
+        }
+        let candidate = match build_candidate(repo, config.lanes.strategy, base, tip, lane, target)?
+        {
+            Merged::Clean(candidate) => candidate,
+            Merged::Conflicts(files) => {
+                mark(repo, lane, LaneState::Conflicted, files.clone(), None, None)?;
+                return Ok(Outcome::Conflicted { files });
+            }
+        };
+        let base_tree = repo.tree_of(base)?;
+        let tree = repo.tree_of(candidate)?;
+        if tree == base_tree {
+            mark(repo, lane, LaneState::Landed, Vec::new(), None, None)?;
+            return Ok(Outcome::AlreadyLanded);
+        }
+        let changed = repo.changed_paths(base_tree, tree)?;
+        let reasons = block_reasons(repo, &config, &changed, opts.allow_protected)?;
+        if !reasons.is_empty() {
+            mark(repo, lane, LaneState::Blocked, reasons.clone(), None, None)?;
+            return Ok(Outcome::Blocked { reasons });
+        }
+        if let Some(reason) = shared_checkout_conflict(ctx, &changed)? {
+            return Ok(Outcome::Refused { reason });
+        }
+        let commands = gate_commands(repo, &config, candidate)?;
+        if commands.is_empty() {
+            return Err(Error::usage(format!(
+                "no gate commands: [gate] commands is empty in {target}'s {}",
+                config::FILE_NAME
+            ))
+            .with_help(
+                "commit a gate to the target first, e.g. commands = [\"cargo test --locked\"]",
+            ));
+        }
+        if opts.dry_run {
+            return Ok(Outcome::WouldLand {
+                base: base.to_string(),
+                candidate_tree: tree.to_string(),
+                files: changed.len(),
+                commands,
+            });
+        }
+        if !confirmed {
+            if !ui.confirm(lane, &summary(repo, &changed)?) {
+                return Ok(Outcome::Refused {
+                    reason: "declined".into(),
+                });
+            }
+            confirmed = true;
+        }
+        mark(repo, lane, LaneState::Testing, Vec::new(), None, None)?;
+        let outcome = run_gate(ctx, lane, base, candidate, &commands, &config, ui)?;
+        let record = gate_record(&outcome, base, candidate);
+        if !outcome.green {
+            let failed = outcome.results.last().cloned();
+            mark(
+                repo,
+                lane,
+                LaneState::Failed,
+                Vec::new(),
+                Some(record),
+                None,
+            )?;
+            return Ok(Outcome::Failed {
+                log: outcome.log,
+                exit_code: failed.as_ref().map_or(1, |f| f.exit_code),
+                command: failed.map(|f| f.command).unwrap_or_default(),
+            });
+        }
+        gate::write_receipt(
+            repo,
+            &Receipt {
+                lane: lane.to_string(),
+                lane_tip: tip.to_string(),
+                base: base.to_string(),
+                candidate: candidate.to_string(),
+                tested_tree: tree.to_string(),
+                strategy: format!("{:?}", config.lanes.strategy).to_lowercase(),
+                commands: outcome.results.clone(),
+                duration_ms: outcome.duration_ms,
+                log_digest: outcome.log_digest.clone(),
+                at: lanes::now(),
+            },
+        )?;
+        crate::worktree::failpoint("land-before-cas")?;
+        let moves_checkout = shared_has_target(ctx)?;
+        if moves_checkout {
+            write_journal(ctx, base, candidate)?;
+        }
+        if repo
+            .cas_update(
+                &ctx.config.lanes.target.full_ref(),
+                Some(base),
+                candidate,
+                &format!("land {lane}"),
+            )
+            .is_err()
+        {
+            remove_journal(ctx);
+            ui.note(&format!(
+                "{target} moved while {lane} was gated; rebuilding on the new {target}"
+            ));
+            continue;
+        }
+        crate::worktree::failpoint("land-after-cas")?;
+        if moves_checkout {
+            git::cli::move_checkout(
+                &ctx.shared,
+                &base.to_string(),
+                &candidate.to_string(),
+                &gate::no_hooks_dir(repo)?,
+            )?;
+            remove_journal(ctx);
+        }
+        mark(
+            repo,
+            lane,
+            LaneState::Landed,
+            Vec::new(),
+            Some(record),
+            Some(candidate),
+        )?;
+        return Ok(Outcome::Landed {
+            candidate: candidate.to_string(),
+            base: base.to_string(),
+            gate_ms: outcome.duration_ms,
+            log: outcome.log,
+        });
+    }
+    Ok(Outcome::Refused {
+        reason: format!(
+            "{target} kept moving during the gate ({MAX_ATTEMPTS} attempts); try again"
+        ),
+    })
+}
+
+/// The commit that would land: the lane's work on top of `base`, built in memory.
+fn build_candidate(
+    repo: &Repo,
+    strategy: Strategy,
+    base: ObjectId,
+    tip: ObjectId,
+    lane: &str,
+    target: &str,
+) -> Result<Merged> {
+    match strategy {
+        Strategy::Rebase => rebase(repo, base, tip),
+        Strategy::Merge => Ok(match repo.merge_commits(base, tip, true)? {
+            Merged::Clean(tree) => Merged::Clean(repo.commit_tree(
+                &format!("Merge lane {lane} into {target}\n"),
+                tree,
+                &[base, tip],
+            )?),
+            conflicts => conflicts,
+        }),
+        Strategy::Squash => Ok(match repo.merge_commits(base, tip, true)? {
+            Merged::Clean(tree) => {
+                let author = repo.commit_info(tip)?.author;
+                let message = squash_message(repo, base, tip, lane)?;
+                Merged::Clean(repo.commit_tree_as_author(&author, &message, tree, &[base])?)
+            }
+            conflicts => conflicts,
+        }),
+    }
+}
+
+/// Replay the lane's own commits (merges skipped, like `git rebase`) onto `base`.
+fn rebase(repo: &Repo, base: ObjectId, tip: ObjectId) -> Result<Merged> {
+    let mut head = base;
+    for id in repo.commits_between(base, tip)? {
+        let commit = repo.commit_info(id)?;
+        let [parent] = commit.parents[..] else {
+            continue;
+        };
+        let merged = repo.merge_trees(
+            repo.tree_of(parent)?,
+            repo.tree_of(head)?,
+            commit.tree,
+            true,
+        )?;
+        let tree = match merged {
+            Merged::Clean(tree) => tree,
+            conflicts => return Ok(conflicts),
+        };
+        if tree == repo.tree_of(head)? {
+            continue;
+        }
+        head = repo.commit_tree_as_author(&commit.author, &commit.message, tree, &[head])?;
+    }
+    Ok(Merged::Clean(head))
+}
+
+fn squash_message(repo: &Repo, base: ObjectId, tip: ObjectId, lane: &str) -> Result<String> {
+    let mut message = format!("Land lane {lane}\n\n");
+    for id in repo.commits_between(base, tip)? {
+        let info = repo.commit_info(id)?;
+        let subject = info.message.lines().next().unwrap_or("").to_string();
+        message.push_str(&format!("* {subject}\n"));
+    }
+    Ok(message)
+}
+
+/// Protected paths (unless allowed) and forbidden markers in added lines.
+fn block_reasons(
+    repo: &Repo,
+    config: &Config,
+    changed: &[(String, Option<ObjectId>, Option<ObjectId>)],
+    allow_protected: bool,
+) -> Result<Vec<String>> {
+    let mut reasons = Vec::new();
+    if !allow_protected {
+        let mut builder = globset::GlobSetBuilder::new();
+        for pattern in &config.gate.protected {
+            let glob = globset::GlobBuilder::new(pattern)
+                .literal_separator(true)
+                .build()
+                .map_err(|e| {
+                    Error::usage(format!("bad [gate] protected pattern `{pattern}`: {e}"))
+                })?;
+            builder.add(glob);
+        }
+        let set = builder
+            .build()
+            .map_err(|e| Error::usage(format!("bad [gate] protected patterns: {e}")))?;
+        for (path, _, _) in changed {
+            if set.is_match(path) {
+                reasons.push(format!(
+                    "touches protected path {path} (land with --allow-protected)"
+                ));
+            }
+        }
+    }
+    if !config.gate.forbid.is_empty() {
+        for (path, old, new) in changed {
+            let Some(new) = new else { continue };
+            let new_text = repo.blob(*new)?;
+            if new_text.contains(&0) {
+                continue;
+            }
+            let old_text = match old {
+                Some(old) => repo.blob(*old)?,
+                None => Vec::new(),
+            };
+            let (old_text, new_text) = (
+                String::from_utf8_lossy(&old_text),
+                String::from_utf8_lossy(&new_text),
+            );
+            let diff = similar::TextDiff::from_lines(old_text.as_ref(), new_text.as_ref());
+            for change in diff.iter_all_changes() {
+                if change.tag() != similar::ChangeTag::Insert {
+                    continue;
+                }
+                for marker in &config.gate.forbid {
+                    if change.value().contains(marker.as_str()) {
+                        let line = change.new_index().map_or(0, |i| i + 1);
+                        reasons.push(format!("{path}:{line}: adds forbidden marker {marker}"));
+                    }
+                }
+            }
+        }
+    }
+    Ok(reasons)
+}
+
+/// The target's gate; a lane that changes the gate configuration must pass both.
+fn gate_commands(repo: &Repo, config: &Config, candidate: ObjectId) -> Result<Vec<String>> {
+    let mut commands = config.gate.commands.clone();
+    if let Ok(new) = config_at(repo, candidate, "the lane") {
+        for command in new.gate.commands {
+            if !commands.contains(&command) {
+                commands.push(command);
+            }
+        }
+    }
+    Ok(commands)
+}
+
+fn run_gate(
+    ctx: &Context,
+    lane: &str,
+    base: ObjectId,
+    candidate: ObjectId,
+    commands: &[String],
+    config: &Config,
+    ui: &dyn Ui,
+) -> Result<GateOutcome> {
+    let repo = &ctx.repo;
+    let worktree = gate::prepare_worktree(repo, candidate)?;
+    let env = [
+        ("FLEET_LANE", lane.to_string()),
+        ("FLEET_BASE", base.to_string()),
+        ("FLEET_CANDIDATE", candidate.to_string()),
+    ];
+    gate::run(
+        repo,
+        &worktree,
+        commands,
+        config.gate.timeout.0,
+        &env,
+        lane,
+        |command, elapsed| ui.progress(lane, command, elapsed),
+    )
+}
+
+fn gate_record(outcome: &GateOutcome, base: ObjectId, candidate: ObjectId) -> GateRecord {
+    GateRecord {
+        green: outcome.green,
+        duration_ms: outcome.duration_ms,
+        log: outcome.log.display().to_string(),
+        at: lanes::now(),
+        base: base.to_string(),
+        candidate: candidate.to_string(),
+    }
+}
+
+/// Record a lane's new state (and gate result) in the registry.
+fn mark(
+    repo: &Repo,
+    lane: &str,
+    state: LaneState,
+    detail: Vec<String>,
+    gate: Option<GateRecord>,
+    landed_as: Option<ObjectId>,
+) -> Result<()> {
+    lanes::update(repo, &format!("{lane}: {}", state.as_str()), |registry| {
+        if let Some(record) = registry.get_mut(lane) {
+            record.state = state;
+            record.detail = detail.clone();
+            if gate.is_some() {
+                record.gate = gate.clone();
+            }
+            if let Some(id) = landed_as {
+                record.landed_as = Some(id.to_string());
+            }
+        }
+        Ok(())
+    })
+}
+
+/// Is the target checked out in the shared checkout (so its files must follow)?
+fn shared_has_target(ctx: &Context) -> Result<bool> {
+    Ok(ctx.repo.head_branch()?.as_deref() == Some(ctx.target()))
+}
+
+/// Uncommitted changes in the shared checkout to files the lane touches would be
+/// overwritten when its files follow the target: refuse before anything moves.
+fn shared_checkout_conflict(
+    ctx: &Context,
+    changed: &[(String, Option<ObjectId>, Option<ObjectId>)],
+) -> Result<Option<String>> {
+    if !shared_has_target(ctx)? {
+        return Ok(None);
+    }
+    let dirty = ctx.repo.dirty_paths(usize::MAX)?;
+    let clash: Vec<&String> = dirty
+        .iter()
+        .filter(|d| {
+            changed
+                .iter()
+                .any(|(p, _, _)| p == *d || p.starts_with(&format!("{}/", d.trim_end_matches('/'))))
+        })
+        .collect();
+    if clash.is_empty() {
+        return Ok(None);
+    }
+    Ok(Some(format!(
+        "the shared checkout has uncommitted changes in files this lane changes: {}; commit or move them first",
+        clash
+            .iter()
+            .map(|s| s.as_str())
+            .collect::<Vec<_>>()
+            .join(", ")
+    )))
+}
+
+/// A diff stat of what would land.
+fn summary(
+    repo: &Repo,
+    changed: &[(String, Option<ObjectId>, Option<ObjectId>)],
+) -> Result<String> {
+    let mut out = String::new();
+    for (path, old, new) in changed {
+        let text = |id: &Option<ObjectId>| -> Result<String> {
+            Ok(match id {
+                Some(id) => String::from_utf8_lossy(&repo.blob(*id)?).into_owned(),
+                None => String::new(),
+            })
+        };
+        let (a, b) = (text(old)?, text(new)?);
+        let diff = similar::TextDiff::from_lines(&a, &b);
+        let (mut plus, mut minus) = (0, 0);
+        for change in diff.iter_all_changes() {
+            match change.tag() {
+                similar::ChangeTag::Insert => plus += 1,
+                similar::ChangeTag::Delete => minus += 1,
+                similar::ChangeTag::Equal => {}
+            }
+        }
+        let kind = match (old, new) {
+            (None, _) => "A",
+            (_, None) => "D",
+            _ => "M",
+        };
+        out.push_str(&format!(" {kind} {path} (+{plus} -{minus})\n"));
+        if changed.len() <= 20 && a.len() + b.len() < 64 * 1024 {
+            out.push_str(&format!(
+                "{}",
+                diff.unified_diff().context_radius(2).header(path, path)
+            ));
+        }
+    }
+    Ok(out)
+}
+
+fn journal_path(ctx: &Context) -> PathBuf {
+    gate::fleet_dir(&ctx.repo).join(JOURNAL)
+}
+
+fn write_journal(ctx: &Context, base: ObjectId, candidate: ObjectId) -> Result<()> {
+    let path = journal_path(ctx);
+    std::fs::write(&path, format!("{base} {candidate}\n"))
+        .map_err(|e| Error::env(format!("cannot write {}: {e}", path.display())))
+}
+
+fn remove_journal(ctx: &Context) {
+    let _ = std::fs::remove_file(journal_path(ctx));
+}
+
+/// A landing killed between moving the target and updating the shared checkout's
+/// files left a journal: finish the file update (idempotent), then drop it.
+fn finish_interrupted_checkout_move(ctx: &Context) -> Result<()> {
+    let Ok(text) = std::fs::read_to_string(journal_path(ctx)) else {
+        return Ok(());
+    };
+    let mut ids = text.split_whitespace();
+    let (Some(base), Some(candidate)) = (ids.next(), ids.next()) else {
+        remove_journal(ctx);
+        return Ok(());
+    };
+    let target = ctx.target_tip()?.to_string();
+    if target == candidate && shared_has_target(ctx)? {
+        git::cli::move_checkout(
+            &ctx.shared,
+            base,
+            candidate,
+            &gate::no_hooks_dir(&ctx.repo)?,
+        )?;
+    }
+    remove_journal(ctx);
+    Ok(())
+}
