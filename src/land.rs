@@ -17,7 +17,7 @@ use crate::config::{self, Config, Strategy};
 use crate::context::Context;
 use crate::error::{Error, Result};
 use crate::gate::{self, GateOutcome, Receipt};
-use crate::git::{self, Merged, ObjectId, Repo};
+use crate::git::{self, ChangedPath, Merged, ObjectId, Repo};
 use crate::lanes::{self, GateRecord, LaneState};
 
 /// How often a lane is rebuilt on a target that moved during its gate run.
@@ -390,7 +390,7 @@ fn squash_message(repo: &Repo, base: ObjectId, tip: ObjectId, lane: &str) -> Res
 fn block_reasons(
     repo: &Repo,
     config: &Config,
-    changed: &[(String, Option<ObjectId>, Option<ObjectId>)],
+    changed: &[ChangedPath],
     allow_protected: bool,
 ) -> Result<Vec<String>> {
     let mut reasons = Vec::new();
@@ -408,7 +408,7 @@ fn block_reasons(
         let set = builder
             .build()
             .map_err(|e| Error::usage(format!("bad [gate] protected patterns: {e}")))?;
-        for (path, _, _) in changed {
+        for ChangedPath { path, .. } in changed {
             if set.is_match(path) {
                 reasons.push(format!(
                     "touches protected path {path} (land with --allow-protected)"
@@ -417,7 +417,7 @@ fn block_reasons(
         }
     }
     if !config.gate.forbid.is_empty() {
-        for (path, old, new) in changed {
+        for ChangedPath { path, old, new } in changed {
             let Some(new) = new else { continue };
             let new_text = repo.blob(*new)?;
             if new_text.contains(&0) {
@@ -530,10 +530,7 @@ fn shared_has_target(ctx: &Context) -> Result<bool> {
 
 /// Uncommitted changes in the shared checkout to files the lane touches would be
 /// overwritten when its files follow the target: refuse before anything moves.
-fn shared_checkout_conflict(
-    ctx: &Context,
-    changed: &[(String, Option<ObjectId>, Option<ObjectId>)],
-) -> Result<Option<String>> {
+fn shared_checkout_conflict(ctx: &Context, changed: &[ChangedPath]) -> Result<Option<String>> {
     if !shared_has_target(ctx)? {
         return Ok(None);
     }
@@ -541,9 +538,9 @@ fn shared_checkout_conflict(
     let clash: Vec<&String> = dirty
         .iter()
         .filter(|d| {
-            changed
-                .iter()
-                .any(|(p, _, _)| p == *d || p.starts_with(&format!("{}/", d.trim_end_matches('/'))))
+            changed.iter().any(|c| {
+                c.path == **d || c.path.starts_with(&format!("{}/", d.trim_end_matches('/')))
+            })
         })
         .collect();
     if clash.is_empty() {
@@ -560,12 +557,9 @@ fn shared_checkout_conflict(
 }
 
 /// A diff stat of what would land.
-fn summary(
-    repo: &Repo,
-    changed: &[(String, Option<ObjectId>, Option<ObjectId>)],
-) -> Result<String> {
+fn summary(repo: &Repo, changed: &[ChangedPath]) -> Result<String> {
     let mut out = String::new();
-    for (path, old, new) in changed {
+    for ChangedPath { path, old, new } in changed {
         let text = |id: &Option<ObjectId>| -> Result<String> {
             Ok(match id {
                 Some(id) => String::from_utf8_lossy(&repo.blob(*id)?).into_owned(),

@@ -15,6 +15,14 @@ pub enum Merged {
     Conflicts(Vec<String>),
 }
 
+/// A path that differs between two trees, with each side's blob (`None`: absent there).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ChangedPath {
+    pub path: String,
+    pub old: Option<ObjectId>,
+    pub new: Option<ObjectId>,
+}
+
 /// What a commit of a lane carries over to its replayed copy.
 pub struct CommitInfo {
     pub id: ObjectId,
@@ -90,11 +98,7 @@ impl Repo {
 
     /// Paths that differ between two trees, with both sides' blob ids (`None` where the
     /// path does not exist on that side).
-    pub fn changed_paths(
-        &self,
-        old: ObjectId,
-        new: ObjectId,
-    ) -> Result<Vec<(String, Option<ObjectId>, Option<ObjectId>)>> {
+    pub fn changed_paths(&self, old: ObjectId, new: ObjectId) -> Result<Vec<ChangedPath>> {
         let mut out = Vec::new();
         self.diff_trees_into(Some(old), Some(new), String::new(), &mut out)?;
         Ok(out)
@@ -105,7 +109,7 @@ impl Repo {
         old: Option<ObjectId>,
         new: Option<ObjectId>,
         prefix: String,
-        out: &mut Vec<(String, Option<ObjectId>, Option<ObjectId>)>,
+        out: &mut Vec<ChangedPath>,
     ) -> Result<()> {
         if old == new {
             return Ok(());
@@ -135,7 +139,11 @@ impl Repo {
                 self.diff_trees_into(tree_side(x), tree_side(y), format!("{path}/"), out)?;
             }
             if blob_side(x).is_some() || blob_side(y).is_some() {
-                out.push((path, blob_side(x), blob_side(y)));
+                out.push(ChangedPath {
+                    path,
+                    old: blob_side(x),
+                    new: blob_side(y),
+                });
             }
         }
         Ok(())
