@@ -73,6 +73,16 @@ pub fn prepare_worktree(repo: &Repo, candidate: ObjectId) -> Result<PathBuf> {
     let registered = repo.worktrees()?.into_iter().find(|w| w.path == path);
     match registered {
         Some(wt) if !wt.missing => {
+            // Only the holder of the land lock uses this worktree: an index lock here is
+            // a leftover of a killed run, not someone's live operation.
+            if let Some(id) = &wt.id {
+                let _ = std::fs::remove_file(
+                    repo.common_dir()
+                        .join("worktrees")
+                        .join(id)
+                        .join("index.lock"),
+                );
+            }
             git::cli::reset_gate_worktree(&path, &candidate.to_string(), &no_hooks_dir(repo)?)?;
         }
         other => {

@@ -581,15 +581,17 @@ enum TreeSide {
 /// without one, where git falls back to a default identity. fleet does the same, in
 /// memory only, so a machine without `user.name` still works.
 fn with_identity(inner: gix::Repository) -> gix::Repository {
-    if matches!(inner.committer(), Some(Ok(_))) {
+    if matches!(inner.committer(), Some(Ok(_))) && matches!(inner.author(), Some(Ok(_))) {
         return inner;
     }
     // Reopen with the identity as an API override: gix carries open options over to
     // the repositories it opens itself (a new worktree's HEAD reflog is written that way).
-    let options = inner
-        .open_options()
-        .clone()
-        .config_overrides(["committer.name=fleet", "committer.email=fleet@localhost"]);
+    let options = inner.open_options().clone().config_overrides([
+        "committer.name=fleet",
+        "committer.email=fleet@localhost",
+        "author.name=fleet",
+        "author.email=fleet@localhost",
+    ]);
     let path = inner.workdir().unwrap_or(inner.git_dir()).to_path_buf();
     gix::open_opts(path, options).unwrap_or(inner)
 }
