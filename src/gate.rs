@@ -184,6 +184,9 @@ pub fn log_tail(path: &Path, lines: usize) -> String {
 pub fn write_receipt(repo: &Repo, receipt: &Receipt) -> Result<()> {
     let text =
         toml::to_string(receipt).map_err(|e| Error::env(format!("cannot write a receipt: {e}")))?;
+    // All writers of fleet's refs hold this lock: a ref lock file found now is stale.
+    let _refs = repo.lock("refs", Duration::from_secs(60))?;
+    repo.clear_stale_ref_lock(NOTES_REF, Duration::ZERO);
     for _ in 0..50 {
         let old = repo.ref_target(NOTES_REF)?;
         let commit = repo.commit_with_file(

@@ -270,18 +270,8 @@ fn land_one(ctx: &Context, lane: &str, opts: &LandOptions, ui: &dyn Ui) -> Resul
         )?;
         crate::worktree::failpoint("land-before-cas")?;
         let moves_checkout = shared_has_target(ctx)?;
-        if moves_checkout {
-            write_journal(ctx, base, candidate)?;
-        }
-        if repo
-            .cas_update(
-                &ctx.config.lanes.target.full_ref(),
-                Some(base),
-                candidate,
-                &format!("land {lane}"),
-            )
-            .is_err()
-        {
+        write_journal(ctx, base, candidate)?;
+        if !move_target(ctx, base, candidate, lane)? {
             remove_journal(ctx);
             ui.note(&format!(
                 "{target} moved while {lane} was gated; rebuilding on the new {target}"
@@ -296,8 +286,8 @@ fn land_one(ctx: &Context, lane: &str, opts: &LandOptions, ui: &dyn Ui) -> Resul
                 &candidate.to_string(),
                 &gate::no_hooks_dir(repo)?,
             )?;
-            remove_journal(ctx);
         }
+        remove_journal(ctx);
         mark(
             repo,
             lane,
@@ -318,6 +308,31 @@ fn land_one(ctx: &Context, lane: &str, opts: &LandOptions, ui: &dyn Ui) -> Resul
             "{target} kept moving during the gate ({MAX_ATTEMPTS} attempts); try again"
         ),
     })
+}
+
+/// Compare-and-swap the target from `base` to `candidate`; `false` when it had moved.
+/// A failure while the target still reads `base` means a lock file is in the way: wait
+/// for a live holder to finish, then give up with a clear error (exit 3). Only the
+/// recovery of a killed landing clears a ref lock (see `finish_interrupted_checkout_move`).
+fn move_target(ctx: &Context, base: ObjectId, candidate: ObjectId, lane: &str) -> Result<bool> {
+    let target_ref = ctx.config.lanes.target.full_ref();
+    let deadline = std::time::Instant::now() + std::time::Duration::from_secs(5);
+    loop {
+        let result =
+            ctx.repo
+                .cas_update(&target_ref, Some(base), candidate, &format!("land {lane}"));
+        if result.is_ok() {
+            return Ok(true);
+        }
+        if ctx.target_tip()? != base {
+            return Ok(false);
+        }
+        if std::time::Instant::now() >= deadline {
+            return Err(Error::env(format!("{target_ref} is locked (a {target_ref}.lock file is in the way)"))
+                .with_help("if no git process is running in this repository, delete the .lock file and run `fleet land` again"));
+        }
+        std::thread::sleep(std::time::Duration::from_millis(100));
+    }
 }
 
 /// The commit that would land: the lane's work on top of `base`, built in memory.
@@ -606,19 +621,44 @@ fn remove_journal(ctx: &Context) {
     let _ = std::fs::remove_file(journal_path(ctx));
 }
 
-/// A landing killed between moving the target and updating the shared checkout's
-/// files left a journal: finish the file update (idempotent), then drop it.
+/// A landing killed around its final steps left a journal (`base candidate`): clear the
+/// lock files the killed git left (only when old and held open by nobody), finish
+/// bringing the shared checkout's files to the target when the target did move, and
+/// drop the journal. Idempotent.
 fn finish_interrupted_checkout_move(ctx: &Context) -> Result<()> {
     let Ok(text) = std::fs::read_to_string(journal_path(ctx)) else {
         return Ok(());
     };
+    let settle = std::time::Duration::from_secs(2);
+    let target_ref = ctx.config.lanes.target.full_ref();
+    // Our own killed compare-and-swap may have left the target's lock: once it is old
+    // enough that no live update could still hold it, it goes.
+    let lock = ctx.repo.common_dir().join(format!("{target_ref}.lock"));
+    let waited = std::time::Instant::now();
+    while lock.exists() && waited.elapsed() < settle + std::time::Duration::from_secs(1) {
+        if ctx.repo.clear_stale_ref_lock(&target_ref, settle) {
+            break;
+        }
+        std::thread::sleep(std::time::Duration::from_millis(100));
+    }
+    if !lock.exists() && waited.elapsed() > std::time::Duration::from_millis(50) {
+        crate::ui::note(&format!(
+            "removed a stale {target_ref}.lock left by a killed landing"
+        ));
+    }
+    // git keeps an index lock open while it holds it: one nobody has open is stale.
+    let index_lock = ctx.repo.git_dir().join("index.lock");
+    if git::clear_stale_file(&index_lock, std::time::Duration::ZERO) {
+        crate::ui::note(&format!(
+            "removed a stale {} left by a killed landing",
+            index_lock.display()
+        ));
+    }
     let mut ids = text.split_whitespace();
-    let (Some(base), Some(candidate)) = (ids.next(), ids.next()) else {
-        remove_journal(ctx);
-        return Ok(());
-    };
-    let target = ctx.target_tip()?.to_string();
-    if target == candidate && shared_has_target(ctx)? {
+    if let (Some(base), Some(candidate)) = (ids.next(), ids.next())
+        && ctx.target_tip()?.to_hex() == *candidate
+        && shared_has_target(ctx)?
+    {
         git::cli::move_checkout(
             &ctx.shared,
             base,

@@ -128,6 +128,10 @@ pub fn update<T>(
     what: &str,
     mut change: impl FnMut(&mut Registry) -> Result<T>,
 ) -> Result<T> {
+    // Every writer of fleet's own refs holds this lock, so a ref lock file found while
+    // holding it is the leftover of a killed fleet, never someone's live update.
+    let _refs = repo.lock("refs", std::time::Duration::from_secs(60))?;
+    repo.clear_stale_ref_lock(REF, std::time::Duration::ZERO);
     for _ in 0..CAS_ATTEMPTS {
         let (mut registry, old) = load(repo)?;
         let result = change(&mut registry)?;

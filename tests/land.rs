@@ -482,3 +482,23 @@ fn the_gate_config_comes_from_the_target_commit_not_the_working_tree() {
     );
     assert_eq!(env.git(&repo, &["rev-parse", "main"]), target);
 }
+
+#[test]
+fn a_locked_target_ref_is_a_clear_error_and_nothing_changes() {
+    let env = Env::new();
+    let repo = repo_with_gate(&env, "true");
+    let a = agent(&env, &repo, "a");
+    env.commit_file(&a, "a.txt", "a\n", "lane a");
+    env.fleet(&repo, &["track", "--ready", "a"]).ok();
+    let old = env.git(&repo, &["rev-parse", "main"]);
+    write(&repo.join(".git/refs/heads/main.lock"), "held by someone\n");
+    let run = env.fleet(&repo, &["land", "a", "--yes"]).code(3);
+    assert!(run.stderr.contains("main.lock"), "{}", run.stderr);
+    assert_eq!(env.git(&repo, &["rev-parse", "main"]), old);
+    assert!(
+        repo.join(".git/refs/heads/main.lock").exists(),
+        "someone else's lock must stay"
+    );
+    std::fs::remove_file(repo.join(".git/refs/heads/main.lock")).unwrap();
+    env.fleet(&repo, &["land", "a", "--yes"]).ok();
+}

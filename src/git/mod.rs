@@ -427,6 +427,14 @@ impl Repo {
             .map_err(|e| Error::refused(format!("cannot create branch {name}: {e}")))
     }
 
+    /// Remove `<ref>.lock` when it is older than `min_age`: the leftover of a process
+    /// killed while it updated the ref (git and gix write a ref lock for milliseconds).
+    /// Returns whether a lock was removed.
+    pub fn clear_stale_ref_lock(&self, full_name: &str, min_age: std::time::Duration) -> bool {
+        let lock = self.common_dir().join(format!("{full_name}.lock"));
+        clear_stale_file(&lock, min_age)
+    }
+
     /// Move `full_name` from exactly `old` to `new` (compare-and-swap). `old == None`
     /// means the ref must not exist yet. Nothing changes when someone moved it first.
     pub fn cas_update(
@@ -568,6 +576,40 @@ fn is_nested_repository(item: &gix::status::Item) -> bool {
 
 fn describe(id: Option<ObjectId>) -> String {
     id.map_or_else(|| "no ref".into(), |id| id.to_hex_with_len(12).to_string())
+}
+
+/// Remove `path` when it exists, is older than `min_age` and no process has it open.
+pub fn clear_stale_file(path: &Path, min_age: std::time::Duration) -> bool {
+    let Ok(meta) = std::fs::metadata(path) else {
+        return false;
+    };
+    let age = meta
+        .modified()
+        .ok()
+        .and_then(|m| m.elapsed().ok())
+        .unwrap_or_default();
+    if age < min_age || is_open_by_any_process(path) {
+        return false;
+    }
+    std::fs::remove_file(path).is_ok()
+}
+
+/// Linux: does any process hold `path` open? (Unknown elsewhere: assume not.)
+fn is_open_by_any_process(path: &Path) -> bool {
+    let Ok(procs) = std::fs::read_dir("/proc") else {
+        return false;
+    };
+    for proc in procs.flatten() {
+        let Ok(fds) = std::fs::read_dir(proc.path().join("fd")) else {
+            continue;
+        };
+        for fd in fds.flatten() {
+            if std::fs::read_link(fd.path()).is_ok_and(|target| target == path) {
+                return true;
+            }
+        }
+    }
+    false
 }
 
 /// One side of a path in a three-way tree comparison.
