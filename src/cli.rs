@@ -159,6 +159,28 @@ pub enum Command {
         #[command(flatten)]
         out: Output,
     },
+    /// Undo a landed lane through the gate, like any lane
+    #[command(
+        long_about = "Undo a landed lane: build a commit that reverses exactly what it landed (from its \
+                      receipt), on the current target, track it as the lane `revert/LANE`, and land it \
+                      through the same gate and compare-and-swap as any lane.",
+        after_long_help = "Examples:\n  fleet revert fleet/task-a\n  fleet revert task-a --yes"
+    )]
+    Revert {
+        #[arg(value_name = "LANE")]
+        lane: String,
+        /// Do not ask before landing the revert
+        #[arg(long, short = 'y')]
+        yes: bool,
+        /// Build and check the revert; move nothing
+        #[arg(long)]
+        dry_run: bool,
+        /// Let the revert touch [gate] protected paths
+        #[arg(long)]
+        allow_protected: bool,
+        #[command(flatten)]
+        out: Output,
+    },
     /// Run a command in its own process group; the whole group dies with it
     #[command(
         long_about = "Run a command as the leader of a new process group. Ctrl-C, SIGTERM and SIGHUP are \

@@ -58,6 +58,25 @@ pub fn run(cli: Cli) -> Result<u8> {
             out,
         } => ready(&cwd, &lanes, exit_code, log.as_deref(), out.json),
         Command::Status { out } => status(&cwd, out.json),
+        Command::Revert {
+            lane,
+            yes,
+            dry_run,
+            allow_protected,
+            out,
+        } => revert(
+            &cwd,
+            &lane,
+            crate::land::LandOptions {
+                lanes: Vec::new(),
+                all: false,
+                include_running: false,
+                yes,
+                dry_run,
+                allow_protected,
+            },
+            out.json,
+        ),
         Command::Land {
             lanes,
             all,
@@ -620,13 +639,31 @@ impl crate::land::Ui for TermUi {
 }
 
 fn land(cwd: &Path, opts: crate::land::LandOptions, json: bool) -> Result<u8> {
-    use crate::land::Outcome;
     use std::io::IsTerminal;
     let ctx = Context::locate(cwd)?;
     let term = TermUi {
         live: !json && std::io::stderr().is_terminal(),
     };
     let reports = crate::land::land(&ctx, &opts, &term)?;
+    render_land(&reports, &term, json)
+}
+
+fn revert(cwd: &Path, lane: &str, opts: crate::land::LandOptions, json: bool) -> Result<u8> {
+    use std::io::IsTerminal;
+    let ctx = Context::locate(cwd)?;
+    if !opts.yes && !opts.dry_run && !std::io::stdin().is_terminal() {
+        return Err(Error::refused("no terminal to ask for confirmation")
+            .with_help("pass --yes to land the revert without asking"));
+    }
+    let term = TermUi {
+        live: !json && std::io::stderr().is_terminal(),
+    };
+    let report = crate::land::revert(&ctx, lane, &opts, &term)?;
+    render_land(&[report], &term, json)
+}
+
+fn render_land(reports: &[crate::land::LaneReport], term: &TermUi, json: bool) -> Result<u8> {
+    use crate::land::Outcome;
     if term.live {
         anstream::eprint!("\r\x1b[2K");
     }
@@ -638,7 +675,7 @@ fn land(cwd: &Path, opts: crate::land::LandOptions, json: bool) -> Result<u8> {
     if reports.is_empty() {
         ui::note("nothing to land: no lane is ready (`fleet ready LANE` marks one)");
     }
-    for r in &reports {
+    for r in reports {
         match &r.outcome {
             Outcome::Landed {
                 candidate, gate_ms, ..

@@ -110,6 +110,86 @@ pub fn land(ctx: &Context, opts: &LandOptions, ui: &dyn Ui) -> Result<Vec<LaneRe
     Ok(reports)
 }
 
+/// Undo a landed lane: a commit reversing what it landed, built on the current target,
+/// tracked as the lane `revert/<lane>` and landed like any lane (same gate, same
+/// compare-and-swap, its own receipt).
+pub fn revert(ctx: &Context, given: &str, opts: &LandOptions, ui: &dyn Ui) -> Result<LaneReport> {
+    let repo = &ctx.repo;
+    let (registry, _) = lanes::load(repo)?;
+    let lane =
+        lanes::lane_name(&registry, ctx.config.lanes.prefix.as_str(), given).ok_or_else(|| {
+            Error::usage(format!("`{given}` is not a lane"))
+                .with_help("`fleet status` lists the lanes")
+        })?;
+    let record = registry
+        .get(&lane)
+        .cloned()
+        .ok_or_else(|| Error::usage(format!("`{given}` is not a lane")))?;
+    let landed_as = record
+        .landed_as
+        .as_deref()
+        .and_then(|id| ObjectId::from_hex(id.as_bytes()).ok())
+        .ok_or_else(|| {
+            Error::refused(format!(
+                "lane `{lane}` was not landed by fleet, so there is nothing recorded to revert"
+            ))
+            .with_help("revert its commits by hand on a branch and land that branch")
+        })?;
+    let receipt = gate::read_receipt(repo, landed_as)?.ok_or_else(|| {
+        Error::refused(format!(
+            "no receipt for {landed_as}: cannot tell what {lane} landed"
+        ))
+    })?;
+    let base = ObjectId::from_hex(receipt.base.as_bytes())
+        .map_err(|e| Error::env(format!("bad receipt: {e}")))?;
+    let revert_branch = format!("revert/{lane}");
+    if repo.branch_tip(&revert_branch)?.is_none() {
+        let target = ctx.target_tip()?;
+        let tree = match repo.merge_trees(
+            repo.tree_of(landed_as)?,
+            repo.tree_of(target)?,
+            repo.tree_of(base)?,
+            true,
+        )? {
+            Merged::Clean(tree) => tree,
+            Merged::Conflicts(files) => {
+                return Ok(LaneReport {
+                    lane: revert_branch,
+                    outcome: Outcome::Conflicted { files },
+                });
+            }
+        };
+        let message = format!(
+            "Revert lane {lane}\n\nThis reverts what {lane} landed ({}..{}).\n",
+            receipt.base, receipt.candidate
+        );
+        let commit = repo.commit_tree(&message, tree, &[target])?;
+        repo.create_branch(&revert_branch, commit, &format!("revert {lane}"))?;
+    }
+    if lanes::load(repo)?
+        .0
+        .get(&revert_branch)
+        .is_none_or(|l| l.state == LaneState::Landed)
+    {
+        lanes::track(
+            repo,
+            ctx.target(),
+            "",
+            std::slice::from_ref(&revert_branch),
+            true,
+        )?;
+    }
+    let _lock = ctx
+        .repo
+        .lock("land", std::time::Duration::from_secs(24 * 3600))?;
+    finish_interrupted_checkout_move(ctx)?;
+    let outcome = land_one(ctx, &revert_branch, opts, ui)?;
+    Ok(LaneReport {
+        lane: revert_branch,
+        outcome,
+    })
+}
+
 fn select_lanes(ctx: &Context, opts: &LandOptions) -> Result<Vec<String>> {
     let (registry, _) = lanes::load(&ctx.repo)?;
     let prefix = ctx.config.lanes.prefix.as_str();

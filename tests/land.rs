@@ -502,3 +502,46 @@ fn a_locked_target_ref_is_a_clear_error_and_nothing_changes() {
     std::fs::remove_file(repo.join(".git/refs/heads/main.lock")).unwrap();
     env.fleet(&repo, &["land", "a", "--yes"]).ok();
 }
+
+#[test]
+fn revert_undoes_a_landed_lane_through_the_gate() {
+    let env = Env::new();
+    let repo = repo_with_gate(&env, "test ! -e blocker");
+    let a = agent(&env, &repo, "a");
+    env.commit_file(&a, "a1.txt", "1\n", "a one");
+    env.commit_file(&a, "a2.txt", "2\n", "a two");
+    let b = agent(&env, &repo, "b");
+    env.commit_file(&b, "b.txt", "b\n", "b");
+    env.fleet(&repo, &["track", "--ready", "a", "b"]).ok();
+    env.fleet(&repo, &["land", "--all", "--yes"]).ok();
+    let before_revert = env.git(&repo, &["rev-parse", "main"]);
+    // The revert is gated like anything else: a red gate keeps it out.
+    write(&repo.join("blocker"), "x\n");
+    env.git(&repo, &["add", "blocker"]);
+    env.git(
+        &repo,
+        &["commit", "-q", "-m", "blocker (not gated, by hand)"],
+    );
+    let red_target = env.git(&repo, &["rev-parse", "main"]);
+    let run = env.fleet(&repo, &["revert", "a", "--yes"]).code(1);
+    assert!(run.stderr.contains("gate failed"), "{}", run.stderr);
+    assert_eq!(env.git(&repo, &["rev-parse", "main"]), red_target);
+    env.git(&repo, &["rm", "-q", "blocker"]);
+    env.git(&repo, &["commit", "-q", "-m", "unblock"]);
+    env.fleet(&repo, &["revert", "a", "--yes"]).ok();
+    assert!(!repo.join("a1.txt").exists() && !repo.join("a2.txt").exists());
+    assert!(repo.join("b.txt").exists(), "only lane a is undone");
+    let r = receipt(&env, &repo, "main");
+    assert_eq!(r["lane"].as_str(), Some("revert/fleet/a"));
+    assert!(
+        env.git(&repo, &["log", "-1", "--format=%s", "main"])
+            .starts_with("Revert lane fleet/a")
+    );
+    assert_ne!(before_revert, env.git(&repo, &["rev-parse", "main"]));
+    // Unknown or never-landed lanes are refused.
+    env.fleet(&repo, &["revert", "nope", "--yes"]).code(2);
+    let c = agent(&env, &repo, "c");
+    env.commit_file(&c, "c.txt", "c\n", "c");
+    env.fleet(&repo, &["track", "c"]).ok();
+    env.fleet(&repo, &["revert", "c", "--yes"]).code(1);
+}
