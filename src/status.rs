@@ -4,7 +4,9 @@
 use std::path::PathBuf;
 use std::time::Duration;
 
-use serde::Serialize;
+use std::collections::HashMap;
+
+use serde::{Deserialize, Serialize};
 
 use crate::context::Context;
 use crate::error::Result;
@@ -39,11 +41,95 @@ pub fn lanes(ctx: &Context) -> Result<Vec<LaneView>> {
     let target = ctx.target_tip()?;
     let worktrees = ctx.repo.worktrees()?;
     let stale_after = ctx.config.lanes.stale_after.0;
-    registry
+    let mut memo = Memo::load(&ctx.repo);
+    let views = registry
         .lanes
         .iter()
-        .map(|lane| view(&ctx.repo, lane, target, &worktrees, stale_after))
-        .collect()
+        .map(|lane| view(&ctx.repo, lane, target, &worktrees, stale_after, &mut memo))
+        .collect::<Result<Vec<_>>>()?;
+    memo.save(&ctx.repo);
+    Ok(views)
+}
+
+/// What status derives from a (lane tip, target tip) pair: a pure function of two
+/// commit ids, so it is remembered between runs (keyed by both ids, never by name) to
+/// keep `status` fast with a thousand lanes. Landing never reads it.
+#[derive(Clone, Debug, Default, Serialize, Deserialize)]
+struct Facts {
+    ahead: usize,
+    behind: usize,
+    /// Every path the lane changed holds its version in the target.
+    changes_in: bool,
+    conflicts: Vec<String>,
+}
+
+#[derive(Default)]
+struct Memo {
+    facts: HashMap<String, Facts>,
+    dirty: bool,
+}
+
+impl Memo {
+    fn path(repo: &Repo) -> PathBuf {
+        repo.common_dir().join("fleet/cache/status-facts-v1.json")
+    }
+
+    fn load(repo: &Repo) -> Memo {
+        let facts = std::fs::read(Self::path(repo))
+            .ok()
+            .and_then(|bytes| serde_json::from_slice(&bytes).ok())
+            .unwrap_or_default();
+        Memo {
+            facts,
+            dirty: false,
+        }
+    }
+
+    /// Best effort: a cache that cannot be written only costs time next run.
+    fn save(&self, repo: &Repo) {
+        if !self.dirty {
+            return;
+        }
+        let path = Self::path(repo);
+        let Some(dir) = path.parent() else { return };
+        let _ = std::fs::create_dir_all(dir);
+        let tmp = path.with_extension(format!("tmp{}", std::process::id()));
+        if let Ok(bytes) = serde_json::to_vec(&self.facts)
+            && std::fs::write(&tmp, bytes).is_ok()
+        {
+            let _ = std::fs::rename(&tmp, &path);
+        }
+    }
+
+    fn get(&mut self, repo: &Repo, tip: ObjectId, target: ObjectId) -> Result<Facts> {
+        let key = format!("{tip}:{target}");
+        if let Some(facts) = self.facts.get(&key) {
+            return Ok(facts.clone());
+        }
+        let (ahead, behind) = repo.ahead_behind(tip, target)?;
+        let changes_in = ahead > 0 && repo.changes_already_in(tip, target)?;
+        let conflicts = if ahead > 0 && behind > 0 && !changes_in {
+            match repo.merge_commits(target, tip, false)? {
+                Merged::Conflicts(paths) => paths,
+                Merged::Clean(_) => Vec::new(),
+            }
+        } else {
+            Vec::new()
+        };
+        let facts = Facts {
+            ahead,
+            behind,
+            changes_in,
+            conflicts,
+        };
+        // Bounded: forget everything rather than grow without end.
+        if self.facts.len() > 20_000 {
+            self.facts.clear();
+        }
+        self.facts.insert(key, facts.clone());
+        self.dirty = true;
+        Ok(facts)
+    }
 }
 
 fn view(
@@ -52,6 +138,7 @@ fn view(
     target: ObjectId,
     worktrees: &[WorktreeInfo],
     stale_after: Duration,
+    memo: &mut Memo,
 ) -> Result<LaneView> {
     let tip = repo.branch_tip(&lane.branch)?;
     let worktree = worktrees
@@ -74,19 +161,20 @@ fn view(
         detail: lane.detail.clone(),
     };
     let Some(tip) = tip else { return Ok(v) };
-    let (ahead, behind) = repo.ahead_behind(tip, target)?;
-    v.ahead = Some(ahead);
-    v.behind = Some(behind);
-    if lane.state != LaneState::Landed && has_landed(repo, lane, tip, target, ahead)? {
+    let facts = memo.get(repo, tip, target)?;
+    v.ahead = Some(facts.ahead);
+    v.behind = Some(facts.behind);
+    let landed = if facts.ahead == 0 {
+        tip.to_hex() != lane.tracked_tip
+    } else {
+        facts.changes_in
+    };
+    if lane.state != LaneState::Landed && landed {
         v.recorded_state = Some(lane.state);
         v.state = LaneState::Landed;
     }
-    if v.state != LaneState::Landed
-        && ahead > 0
-        && behind > 0
-        && let Merged::Conflicts(paths) = repo.merge_commits(target, tip, false)?
-    {
-        v.conflicts = paths;
+    if v.state != LaneState::Landed {
+        v.conflicts = facts.conflicts;
     }
     if v.state == LaneState::Running {
         v.stale = is_stale(repo, tip, worktree.as_deref(), stale_after);
@@ -109,33 +197,34 @@ pub fn has_landed(
     repo.changes_already_in(tip, target)
 }
 
-/// No commit and no file change for `stale_after`.
+/// No commit and no file change for `stale_after`. Cheapest evidence first: a recent
+/// commit or index write settles it without scanning the worktree.
 fn is_stale(
     repo: &Repo,
     tip: ObjectId,
     worktree: Option<&std::path::Path>,
     stale_after: Duration,
 ) -> bool {
-    let mut last = repo.commit_time(tip).unwrap_or(0);
-    if let Some(path) = worktree
-        && let Ok(wt) = Repo::open(path)
-    {
-        let mut touched = vec![wt.git_dir().join("index")];
-        touched.extend(
-            wt.dirty_paths(50)
-                .unwrap_or_default()
-                .into_iter()
-                .map(|p| path.join(p)),
-        );
-        for file in touched {
-            if let Some(mtime) = std::fs::metadata(&file)
-                .and_then(|m| m.modified())
-                .ok()
-                .and_then(|t| t.duration_since(std::time::UNIX_EPOCH).ok())
-            {
-                last = last.max(mtime.as_secs() as i64);
-            }
-        }
+    let limit = lanes::now() - stale_after.as_secs() as i64;
+    if repo.commit_time(tip).unwrap_or(0) > limit {
+        return false;
     }
-    lanes::now() - last > stale_after.as_secs() as i64
+    let Some(path) = worktree else { return true };
+    let Ok(wt) = Repo::open(path) else {
+        return true;
+    };
+    let recent = |file: &std::path::Path| {
+        std::fs::metadata(file)
+            .and_then(|m| m.modified())
+            .ok()
+            .and_then(|t| t.duration_since(std::time::UNIX_EPOCH).ok())
+            .is_some_and(|t| t.as_secs() as i64 > limit)
+    };
+    if recent(&wt.git_dir().join("index")) {
+        return false;
+    }
+    !wt.dirty_paths(200)
+        .unwrap_or_default()
+        .into_iter()
+        .any(|p| recent(&path.join(p)))
 }

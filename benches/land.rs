@@ -1,0 +1,253 @@
+//! Side-by-side benchmark: landing lanes, and `fleet status` with many lanes.
+//!
+//!   cargo bench --bench land
+//!
+//! 1. Landing N one-commit lanes on a 200-file repository with a trivial gate (`true`):
+//!    `fleet land --all --yes` against the shell-script way in the shared checkout
+//!    (`git checkout main && git merge --no-ff lane && true`, per lane), as time per
+//!    lane, for N = 10, 20 and 40 (to show it stays linear). Median of 3 runs each.
+//! 2. `fleet status --json` with 1,000 tracked lanes (first run, then warm, median of 5)
+//!    against `git for-each-ref --format='%(ahead-behind:main)'` over the same branches.
+
+use std::path::{Path, PathBuf};
+use std::process::{Command, Stdio};
+use std::time::{Duration, Instant};
+
+fn main() {
+    let fleet = PathBuf::from(env!("CARGO_BIN_EXE_fleet"));
+    let tmp = tempfile::tempdir().expect("tempdir");
+    let base = tmp.path().canonicalize().unwrap();
+    let home = base.join("home");
+    std::fs::create_dir_all(&home).unwrap();
+    std::fs::write(home.join(".gitconfig"), "").unwrap();
+    let env = Env { home, fleet };
+
+    println!("| case | shell / git | fleet | ratio fleet/other |");
+    println!("| --- | ---: | ---: | ---: |");
+    for lanes in [10, 20, 40] {
+        let mut shell = Vec::new();
+        let mut ours = Vec::new();
+        for run in 0..3 {
+            let dir = base.join(format!("land-{lanes}-{run}"));
+            let (a, b) = (dir.join("fleet"), dir.join("shell"));
+            env.make_repo_with_lanes(&a, lanes);
+            env.make_repo_with_lanes(&b, lanes);
+            env.fleet(&a, &["track", "--ready"], &lane_names(lanes));
+            let started = Instant::now();
+            env.fleet(&a, &["land", "--all", "--yes"], &[]);
+            ours.push(started.elapsed() / lanes as u32);
+            let started = Instant::now();
+            for lane in lane_names(lanes) {
+                env.git(&b, &["checkout", "-q", "main"]);
+                env.git(&b, &["merge", "-q", "--no-ff", "--no-edit", &lane]);
+                env.run(Path::new("true"), &b, &[]);
+            }
+            shell.push(started.elapsed() / lanes as u32);
+            assert_eq!(
+                env.output(&a, "git", &["rev-list", "--count", "main"])
+                    .trim(),
+                (lanes + 1).to_string()
+            );
+        }
+        report(&format!("land {lanes} lanes, per lane"), &shell, &ours);
+    }
+
+    let dir = base.join("status");
+    env.make_repo_with_branches(&dir, 1000);
+    env.fleet(&dir, &["track"], &lane_names(1000));
+    let started = Instant::now();
+    env.fleet(&dir, &["status", "--json"], &[]);
+    let first = started.elapsed();
+    let mut warm = Vec::new();
+    let mut git = Vec::new();
+    for _ in 0..5 {
+        let started = Instant::now();
+        env.fleet(&dir, &["status", "--json"], &[]);
+        warm.push(started.elapsed());
+        let started = Instant::now();
+        env.git(
+            &dir,
+            &[
+                "for-each-ref",
+                "--format=%(refname:short) %(ahead-behind:main)",
+                "refs/heads/lane-*",
+            ],
+        );
+        git.push(started.elapsed());
+    }
+    println!(
+        "| `status --json`, 1000 lanes, first run (fills the cache) | {} | {} | {:.2} |",
+        ms(median(&git)),
+        ms(first),
+        first.as_secs_f64() / median(&git).as_secs_f64()
+    );
+    report("`status --json`, 1000 lanes, warm", &git, &warm);
+}
+
+fn lane_names(n: usize) -> Vec<String> {
+    (0..n).map(|i| format!("lane-{i}")).collect()
+}
+
+struct Env {
+    home: PathBuf,
+    fleet: PathBuf,
+}
+
+impl Env {
+    fn cmd(&self, program: &Path, dir: &Path, args: &[&str]) -> Command {
+        let mut cmd = Command::new(program);
+        cmd.current_dir(dir)
+            .args(args)
+            .env("HOME", &self.home)
+            .env("GIT_CONFIG_NOSYSTEM", "1")
+            .env("GIT_CONFIG_GLOBAL", self.home.join(".gitconfig"))
+            .env("GIT_AUTHOR_NAME", "Bench")
+            .env("GIT_AUTHOR_EMAIL", "bench@example.invalid")
+            .env("GIT_COMMITTER_NAME", "Bench")
+            .env("GIT_COMMITTER_EMAIL", "bench@example.invalid")
+            .stdin(Stdio::piped())
+            .stdout(Stdio::piped())
+            .stderr(Stdio::piped());
+        cmd
+    }
+
+    fn output(&self, dir: &Path, program: &str, args: &[&str]) -> String {
+        let out = self
+            .cmd(Path::new(program), dir, args)
+            .spawn()
+            .and_then(|c| c.wait_with_output())
+            .expect("spawn");
+        assert!(
+            out.status.success(),
+            "{program} {args:?}: {}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+        String::from_utf8_lossy(&out.stdout).into_owned()
+    }
+
+    fn run(&self, program: &Path, dir: &Path, args: &[&str]) {
+        let out = self
+            .cmd(program, dir, args)
+            .spawn()
+            .and_then(|c| c.wait_with_output())
+            .expect("spawn");
+        assert!(
+            out.status.success(),
+            "{} {args:?}: {}",
+            program.display(),
+            String::from_utf8_lossy(&out.stderr)
+        );
+    }
+
+    fn git(&self, dir: &Path, args: &[&str]) {
+        self.run(Path::new("git"), dir, args);
+    }
+
+    fn fleet(&self, dir: &Path, args: &[&str], more: &[String]) {
+        let mut all: Vec<&str> = args.to_vec();
+        all.extend(more.iter().map(String::as_str));
+        self.run(&self.fleet, dir, &all);
+    }
+
+    /// 200 files, a trivial gate, and `lanes` branches of one commit each (one new file).
+    fn make_repo_with_lanes(&self, dir: &Path, lanes: usize) {
+        self.base_repo(dir);
+        let scratch = dir.with_extension("scratch");
+        self.git(
+            dir,
+            &[
+                "worktree",
+                "add",
+                "-q",
+                "--detach",
+                scratch.to_str().unwrap(),
+            ],
+        );
+        for i in 0..lanes {
+            self.git(
+                &scratch,
+                &["switch", "-q", "-c", &format!("lane-{i}"), "main"],
+            );
+            std::fs::write(scratch.join(format!("lane-{i}.txt")), format!("{i}\n")).unwrap();
+            self.git(&scratch, &["add", "-A"]);
+            self.git(&scratch, &["commit", "-q", "-m", &format!("lane {i}")]);
+        }
+        self.git(
+            dir,
+            &["worktree", "remove", "--force", scratch.to_str().unwrap()],
+        );
+    }
+
+    /// `n` branches, each one commit ahead of main, made with plumbing.
+    fn make_repo_with_branches(&self, dir: &Path, n: usize) {
+        self.base_repo(dir);
+        let tree = self
+            .output(dir, "git", &["rev-parse", "main^{tree}"])
+            .trim()
+            .to_string();
+        let mut updates = String::new();
+        for i in 0..n {
+            let commit = self
+                .output(
+                    dir,
+                    "git",
+                    &[
+                        "commit-tree",
+                        "-p",
+                        "main",
+                        "-m",
+                        &format!("lane {i}"),
+                        &tree,
+                    ],
+                )
+                .trim()
+                .to_string();
+            updates.push_str(&format!("create refs/heads/lane-{i} {commit}\n"));
+        }
+        let mut child = self
+            .cmd(Path::new("git"), dir, &["update-ref", "--stdin"])
+            .spawn()
+            .unwrap();
+        use std::io::Write;
+        child
+            .stdin
+            .take()
+            .unwrap()
+            .write_all(updates.as_bytes())
+            .unwrap();
+        assert!(child.wait_with_output().unwrap().status.success());
+    }
+
+    fn base_repo(&self, dir: &Path) {
+        std::fs::create_dir_all(dir).unwrap();
+        self.git(dir, &["init", "-q", "-b", "main"]);
+        for i in 0..200 {
+            let path = dir.join(format!("src/d{}/f{i}.txt", i % 10));
+            std::fs::create_dir_all(path.parent().unwrap()).unwrap();
+            std::fs::write(path, format!("file {i}\n").repeat(20)).unwrap();
+        }
+        std::fs::write(dir.join("fleet.toml"), "[gate]\ncommands = [\"true\"]\n").unwrap();
+        self.git(dir, &["add", "-A"]);
+        self.git(dir, &["commit", "-q", "-m", "base"]);
+    }
+}
+
+fn median(times: &[Duration]) -> Duration {
+    let mut sorted = times.to_vec();
+    sorted.sort();
+    sorted[sorted.len() / 2]
+}
+
+fn ms(d: Duration) -> String {
+    format!("{:.1} ms", d.as_secs_f64() * 1000.0)
+}
+
+fn report(case: &str, other: &[Duration], fleet: &[Duration]) {
+    let (o, f) = (median(other), median(fleet));
+    println!(
+        "| {case} | {} | {} | {:.2} |",
+        ms(o),
+        ms(f),
+        f.as_secs_f64() / o.as_secs_f64()
+    );
+}
