@@ -55,12 +55,21 @@ pub struct Output {
     pub timed_out: bool,
 }
 
+/// The code a shell would report: the command's own, 124 on timeout (like `timeout`),
+/// 128+N for a death by signal N.
+pub fn shell_code(status: ExitStatus, timed_out: bool) -> i32 {
+    if timed_out {
+        return 124;
+    }
+    status
+        .code()
+        .unwrap_or_else(|| 128 + status.signal().unwrap_or(0))
+}
+
 impl Output {
     /// The exit code, with a signal death mapped to 128+signal like a shell does.
     pub fn code(&self) -> i32 {
-        self.status
-            .code()
-            .unwrap_or_else(|| 128 + self.status.signal().unwrap_or(0))
+        shell_code(self.status, false)
     }
     pub fn success(&self) -> bool {
         self.status.success() && !self.timed_out
@@ -217,12 +226,7 @@ pub struct Logged {
 
 impl Logged {
     pub fn code(&self) -> i32 {
-        if self.timed_out {
-            return 124;
-        }
-        self.status
-            .code()
-            .unwrap_or_else(|| 128 + self.status.signal().unwrap_or(0))
+        shell_code(self.status, self.timed_out)
     }
 }
 
@@ -503,12 +507,7 @@ impl RunOutcome {
     /// The exit code `fleet run` reports: the command's own, 124 on timeout (like
     /// `timeout`), 128+N for a death by signal N.
     pub fn code(&self) -> i32 {
-        if self.timed_out {
-            return 124;
-        }
-        self.status
-            .code()
-            .unwrap_or_else(|| 128 + self.status.signal().unwrap_or(0))
+        shell_code(self.status, self.timed_out)
     }
 }
 

@@ -276,23 +276,8 @@ fn a_project_inside_an_unrelated_repository_still_passes_in_its_agent_worktrees(
 #[test]
 fn a_submodule_is_not_an_agent_worktree() {
     let env = Env::new();
+    let outer = env.outer_with_submodule();
     let lib = env.path().join("lib-origin");
-    env.repo(&lib, "main", &[("lib.txt", "lib\n")]);
-    let outer = env.path().join("outer");
-    env.repo(&outer, "main", &[("README", "x\n")]);
-    env.git(
-        &outer,
-        &[
-            "-c",
-            "protocol.file.allow=always",
-            "submodule",
-            "add",
-            "-q",
-            lib.to_str().unwrap(),
-            "vendor/lib",
-        ],
-    );
-    env.git(&outer, &["commit", "-q", "-m", "add submodule"]);
     let wt = std::path::PathBuf::from(
         env.fleet(&outer, &["worktree", "new", "a"])
             .ok()

@@ -350,23 +350,8 @@ fn works_through_a_symlinked_path_to_the_checkout() {
 #[test]
 fn submodules_are_populated_from_local_objects_without_the_network() {
     let env = Env::new();
+    let outer = env.outer_with_submodule();
     let lib = env.path().join("lib-origin");
-    env.repo(&lib, "main", &[("lib.txt", "lib\n")]);
-    let outer = env.path().join("outer");
-    env.repo(&outer, "main", &[("README", "x\n")]);
-    env.git(
-        &outer,
-        &[
-            "-c",
-            "protocol.file.allow=always",
-            "submodule",
-            "add",
-            "-q",
-            lib.to_str().unwrap(),
-            "vendor/lib",
-        ],
-    );
-    env.git(&outer, &["commit", "-q", "-m", "add submodule"]);
     // The submodule's origin disappears: only the shared checkout's objects are left.
     std::fs::remove_dir_all(&lib).unwrap();
     let before = env.snapshot(&outer);
@@ -401,23 +386,8 @@ fn submodules_are_populated_from_local_objects_without_the_network() {
 #[test]
 fn two_agents_commit_in_their_submodules_without_touching_the_shared_one() {
     let env = Env::new();
+    let outer = env.outer_with_submodule();
     let lib = env.path().join("lib-origin");
-    env.repo(&lib, "main", &[("lib.txt", "lib\n")]);
-    let outer = env.path().join("outer");
-    env.repo(&outer, "main", &[("README", "x\n")]);
-    env.git(
-        &outer,
-        &[
-            "-c",
-            "protocol.file.allow=always",
-            "submodule",
-            "add",
-            "-q",
-            lib.to_str().unwrap(),
-            "vendor/lib",
-        ],
-    );
-    env.git(&outer, &["commit", "-q", "-m", "add submodule"]);
     let shared_sub = outer.join("vendor/lib");
     let before = [env.snapshot(&outer), env.snapshot(&shared_sub)];
     for name in ["s1", "s2"] {
@@ -919,23 +889,8 @@ fn rm_refuses_to_delete_a_repository_it_does_not_manage() {
 #[test]
 fn rm_refuses_to_drop_commits_that_exist_only_in_a_submodule_clone() {
     let env = Env::new();
+    let outer = env.outer_with_submodule();
     let lib = env.path().join("lib-origin");
-    env.repo(&lib, "main", &[("lib.txt", "lib\n")]);
-    let outer = env.path().join("outer");
-    env.repo(&outer, "main", &[("README", "x\n")]);
-    env.git(
-        &outer,
-        &[
-            "-c",
-            "protocol.file.allow=always",
-            "submodule",
-            "add",
-            "-q",
-            lib.to_str().unwrap(),
-            "vendor/lib",
-        ],
-    );
-    env.git(&outer, &["commit", "-q", "-m", "add submodule"]);
     let wt = Path::new(
         env.fleet(&outer, &["worktree", "new", "sm"])
             .ok()
@@ -984,27 +939,6 @@ fn works_on_a_machine_without_a_git_identity() {
         .ok();
 }
 
-fn outer_with_submodule(env: &Env) -> std::path::PathBuf {
-    let lib = env.path().join("lib-origin");
-    env.repo(&lib, "main", &[("lib.txt", "lib\n")]);
-    let outer = env.path().join("outer");
-    env.repo(&outer, "main", &[("README", "x\n")]);
-    env.git(
-        &outer,
-        &[
-            "-c",
-            "protocol.file.allow=always",
-            "submodule",
-            "add",
-            "-q",
-            lib.to_str().unwrap(),
-            "vendor/lib",
-        ],
-    );
-    env.git(&outer, &["commit", "-q", "-m", "add submodule"]);
-    outer
-}
-
 #[test]
 fn rm_sees_untracked_files_even_when_status_hides_them() {
     let env = Env::new();
@@ -1026,7 +960,7 @@ fn rm_sees_untracked_files_even_when_status_hides_them() {
 #[test]
 fn rm_sees_submodule_edits_even_when_gitmodules_ignores_them() {
     let env = Env::new();
-    let outer = outer_with_submodule(&env);
+    let outer = env.outer_with_submodule();
     env.git(
         &outer,
         &[
@@ -1056,7 +990,7 @@ fn rm_sees_submodule_edits_even_when_gitmodules_ignores_them() {
 #[test]
 fn rm_refuses_to_drop_a_stash_in_a_submodule_clone() {
     let env = Env::new();
-    let outer = outer_with_submodule(&env);
+    let outer = env.outer_with_submodule();
     let wt = Path::new(
         env.fleet(&outer, &["worktree", "new", "st"])
             .ok()
@@ -1076,7 +1010,7 @@ fn rm_refuses_to_drop_a_stash_in_a_submodule_clone() {
 #[test]
 fn a_missing_submodule_checkout_is_filled_in_on_the_next_run() {
     let env = Env::new();
-    let outer = outer_with_submodule(&env);
+    let outer = env.outer_with_submodule();
     let wt = Path::new(
         env.fleet(&outer, &["worktree", "new", "fill"])
             .ok()
@@ -1161,7 +1095,7 @@ fn a_users_checkoutless_worktree_is_never_taken_for_a_crash_leftover() {
 #[test]
 fn new_from_inside_an_agents_submodule_works_on_the_project() {
     let env = Env::new();
-    let outer = outer_with_submodule(&env);
+    let outer = env.outer_with_submodule();
     let wt = Path::new(
         env.fleet(&outer, &["worktree", "new", "w"])
             .ok()

@@ -508,33 +508,18 @@ impl Repo {
         let name: gix::refs::FullName = format!("refs/heads/{branch}")
             .try_into()
             .map_err(|e| Error::usage(format!("bad branch name {branch}: {e}")))?;
-        let interrupt = AtomicBool::new(false);
-        self.inner
-            .add_worktree(
-                path,
-                gix::worktree::add::Head::Attached(name),
-                gix::progress::Discard,
-                &interrupt,
-            )
-            .map_err(|e| {
-                Error::env(format!(
-                    "cannot create the worktree {}: {e}",
-                    path.display()
-                ))
-            })?;
-        Ok(())
+        self.add_worktree_at(path, gix::worktree::add::Head::Attached(name))
     }
 
     /// Add a linked worktree at `path` with a detached HEAD at `commit`.
     pub fn add_detached_worktree(&self, path: &Path, commit: ObjectId) -> Result<()> {
+        self.add_worktree_at(path, gix::worktree::add::Head::Detached(commit))
+    }
+
+    fn add_worktree_at(&self, path: &Path, head: gix::worktree::add::Head) -> Result<()> {
         let interrupt = AtomicBool::new(false);
         self.inner
-            .add_worktree(
-                path,
-                gix::worktree::add::Head::Detached(commit),
-                gix::progress::Discard,
-                &interrupt,
-            )
+            .add_worktree(path, head, gix::progress::Discard, &interrupt)
             .map_err(|e| {
                 Error::env(format!(
                     "cannot create the worktree {}: {e}",

@@ -162,6 +162,27 @@ impl Env {
         outer
     }
 
+    /// outer/ with a submodule at vendor/lib, cloned from lib-origin/.
+    pub fn outer_with_submodule(&self) -> PathBuf {
+        let lib = self.path().join("lib-origin");
+        self.repo(&lib, "main", &[("lib.txt", "lib\n")]);
+        let outer = self.path().join("outer");
+        self.repo(&outer, "main", &[("README", "x\n")]);
+        let url = lib.to_str().unwrap();
+        let add = [
+            "-c",
+            "protocol.file.allow=always",
+            "submodule",
+            "add",
+            "-q",
+            url,
+            "vendor/lib",
+        ];
+        self.git(&outer, &add);
+        self.git(&outer, &["commit", "-q", "-m", "add submodule"]);
+        outer
+    }
+
     pub fn branches(&self, dir: &Path) -> Vec<String> {
         self.git(dir, &["for-each-ref", "--format=%(refname)", "refs/heads"])
             .lines()
