@@ -668,9 +668,14 @@ fn render_land(reports: &[crate::land::LaneReport], term: &TermUi, json: bool) -
         anstream::eprint!("\r\x1b[2K");
     }
     let all_ok = reports.iter().all(|r| r.ok());
+    let stopped = reports.iter().find_map(|r| match &r.outcome {
+        crate::land::Outcome::Error { exit_code, .. } => Some(*exit_code),
+        _ => None,
+    });
+    let code = stopped.unwrap_or(if all_ok { 0 } else { 1 });
     if json {
         ui::json(&reports);
-        return Ok(if all_ok { 0 } else { 1 });
+        return Ok(code);
     }
     if reports.is_empty() {
         ui::note("nothing to land: no lane is ready (`fleet ready LANE` marks one)");
@@ -711,6 +716,11 @@ fn render_land(reports: &[crate::land::LaneReport], term: &TermUi, json: bool) -
             Outcome::Refused { reason } => {
                 ui::error(&Error::refused(format!("{}: {reason}", r.lane)))
             }
+            Outcome::Error { message, help, .. } => {
+                let mut e = Error::refused(format!("{}: {message}", r.lane));
+                e.help = help.clone();
+                ui::error(&e);
+            }
             Outcome::WouldLand {
                 base,
                 files,
@@ -724,5 +734,5 @@ fn render_land(reports: &[crate::land::LaneReport], term: &TermUi, json: bool) -
             )),
         }
     }
-    Ok(if all_ok { 0 } else { 1 })
+    Ok(code)
 }

@@ -70,6 +70,13 @@ pub fn no_hooks_dir(repo: &Repo) -> Result<PathBuf> {
 /// reused after (so build caches in ignored folders stay warm).
 pub fn prepare_worktree(repo: &Repo, candidate: ObjectId) -> Result<PathBuf> {
     let path = fleet_dir(repo).join("gate");
+    // A gate run whose fleet was killed with -9 may have left processes working here.
+    let killed = crate::proc::kill_processes_under(&path);
+    if killed > 0 {
+        crate::ui::warn(&format!(
+            "killed {killed} process(es) left in the gate worktree by an earlier, interrupted run"
+        ));
+    }
     let registered = repo.worktrees()?.into_iter().find(|w| w.path == path);
     match registered {
         Some(wt) if !wt.missing => {

@@ -17,7 +17,7 @@ use crate::config::{self, Config, Strategy};
 use crate::context::Context;
 use crate::error::{Error, Result};
 use crate::gate::{self, GateOutcome, Receipt};
-use crate::git::{self, ChangedPath, Merged, ObjectId, Repo};
+use crate::git::{self, ChangedPath, GITLINK, Merged, ObjectId, Repo};
 use crate::lanes::{self, GateRecord, LaneState};
 
 /// How often a lane is rebuilt on a target that moved during its gate run.
@@ -56,6 +56,12 @@ pub enum Outcome {
     },
     Refused {
         reason: String,
+    },
+    /// Landing stopped here; the lanes before it are reported as they went.
+    Error {
+        message: String,
+        help: Option<String>,
+        exit_code: u8,
     },
     WouldLand {
         base: String,
@@ -104,8 +110,22 @@ pub fn land(ctx: &Context, opts: &LandOptions, ui: &dyn Ui) -> Result<Vec<LaneRe
     finish_interrupted_checkout_move(ctx)?;
     let mut reports = Vec::new();
     for lane in lanes {
-        let outcome = land_one(ctx, &lane, opts, ui)?;
-        reports.push(LaneReport { lane, outcome });
+        match land_one(ctx, &lane, opts, ui) {
+            Ok(outcome) => reports.push(LaneReport { lane, outcome }),
+            // Say what already landed before giving up on the rest.
+            Err(e) if !reports.is_empty() => {
+                reports.push(LaneReport {
+                    lane,
+                    outcome: Outcome::Error {
+                        message: e.message.clone(),
+                        help: e.help.clone(),
+                        exit_code: e.kind.exit_code(),
+                    },
+                });
+                break;
+            }
+            Err(e) => return Err(e),
+        }
     }
     Ok(reports)
 }
@@ -259,9 +279,9 @@ fn land_one(ctx: &Context, lane: &str, opts: &LandOptions, ui: &dyn Ui) -> Resul
             });
         };
         let ahead = repo.count_exclusive(tip, base)?;
-        if record.state == LaneState::Landed
-            || crate::status::has_landed(repo, &record, tip, base, ahead)?
-        {
+        // Decided from the refs, never from the registry: a landed lane with new commits
+        // has something to land again.
+        if crate::status::has_landed(repo, &record, tip, base, ahead)? {
             mark(repo, lane, LaneState::Landed, Vec::new(), None, None)?;
             return Ok(Outcome::AlreadyLanded);
         }
@@ -288,7 +308,22 @@ fn land_one(ctx: &Context, lane: &str, opts: &LandOptions, ui: &dyn Ui) -> Resul
         if let Some(reason) = shared_checkout_conflict(ctx, &changed)? {
             return Ok(Outcome::Refused { reason });
         }
-        let commands = gate_commands(repo, &config, candidate)?;
+        let commands = match gate_commands(repo, &config, candidate)? {
+            Ok(commands) => commands,
+            Err(reason) => {
+                mark(
+                    repo,
+                    lane,
+                    LaneState::Blocked,
+                    vec![reason.clone()],
+                    None,
+                    None,
+                )?;
+                return Ok(Outcome::Blocked {
+                    reasons: vec![reason],
+                });
+            }
+        };
         if commands.is_empty() {
             return Err(Error::usage(format!(
                 "no gate commands: [gate] commands is empty in {target}'s {}",
@@ -349,6 +384,11 @@ fn land_one(ctx: &Context, lane: &str, opts: &LandOptions, ui: &dyn Ui) -> Resul
             },
         )?;
         crate::worktree::failpoint("land-before-cas")?;
+        // The user may have edited the shared checkout while the gate ran: look again.
+        if let Some(reason) = shared_checkout_conflict(ctx, &changed)? {
+            mark(repo, lane, LaneState::Ready, Vec::new(), Some(record), None)?;
+            return Ok(Outcome::Refused { reason });
+        }
         let moves_checkout = shared_has_target(ctx)?;
         write_journal(ctx, base, candidate)?;
         if !move_target(ctx, base, candidate, lane)? {
@@ -359,15 +399,6 @@ fn land_one(ctx: &Context, lane: &str, opts: &LandOptions, ui: &dyn Ui) -> Resul
             continue;
         }
         crate::worktree::failpoint("land-after-cas")?;
-        if moves_checkout {
-            git::cli::move_checkout(
-                &ctx.shared,
-                &base.to_string(),
-                &candidate.to_string(),
-                &gate::no_hooks_dir(repo)?,
-            )?;
-        }
-        remove_journal(ctx);
         mark(
             repo,
             lane,
@@ -376,6 +407,10 @@ fn land_one(ctx: &Context, lane: &str, opts: &LandOptions, ui: &dyn Ui) -> Resul
             Some(record),
             Some(candidate),
         )?;
+        if moves_checkout {
+            crate::checkout::follow(&ctx.shared, base, candidate, &gate::no_hooks_dir(repo)?)?;
+        }
+        remove_journal(ctx);
         return Ok(Outcome::Landed {
             candidate: candidate.to_string(),
             base: base.to_string(),
@@ -426,7 +461,7 @@ fn build_candidate(
 ) -> Result<Merged> {
     match strategy {
         Strategy::Rebase => rebase(repo, base, tip),
-        Strategy::Merge => Ok(match repo.merge_commits(base, tip, true)? {
+        Strategy::Merge => Ok(match merge_or_unrelated(repo, base, tip)? {
             Merged::Clean(tree) => Merged::Clean(repo.commit_tree(
                 &format!("Merge lane {lane} into {target}\n"),
                 tree,
@@ -434,7 +469,7 @@ fn build_candidate(
             )?),
             conflicts => conflicts,
         }),
-        Strategy::Squash => Ok(match repo.merge_commits(base, tip, true)? {
+        Strategy::Squash => Ok(match merge_or_unrelated(repo, base, tip)? {
             Merged::Clean(tree) => {
                 let author = repo.commit_info(tip)?.author;
                 let message = squash_message(repo, base, tip, lane)?;
@@ -446,19 +481,19 @@ fn build_candidate(
 }
 
 /// Replay the lane's own commits (merges skipped, like `git rebase`) onto `base`.
+/// Unrelated histories (no merge base) cannot be merged or squashed: a conflict.
 fn rebase(repo: &Repo, base: ObjectId, tip: ObjectId) -> Result<Merged> {
     let mut head = base;
     for id in repo.commits_between(base, tip)? {
         let commit = repo.commit_info(id)?;
-        let [parent] = commit.parents[..] else {
-            continue;
+        // A root commit (an orphan lane) applies against the empty tree; merges are
+        // skipped, as `git rebase` does.
+        let parent_tree = match commit.parents[..] {
+            [] => repo.empty_tree(),
+            [parent] => repo.tree_of(parent)?,
+            _ => continue,
         };
-        let merged = repo.merge_trees(
-            repo.tree_of(parent)?,
-            repo.tree_of(head)?,
-            commit.tree,
-            true,
-        )?;
+        let merged = repo.merge_trees(parent_tree, repo.tree_of(head)?, commit.tree, true)?;
         let tree = match merged {
             Merged::Clean(tree) => tree,
             conflicts => return Ok(conflicts),
@@ -471,17 +506,41 @@ fn rebase(repo: &Repo, base: ObjectId, tip: ObjectId) -> Result<Merged> {
     Ok(Merged::Clean(head))
 }
 
+/// Merge `tip` into `base`; histories with no common ancestor are reported as a
+/// conflict rather than an error.
+fn merge_or_unrelated(repo: &Repo, base: ObjectId, tip: ObjectId) -> Result<Merged> {
+    if repo.merge_base(base, tip)?.is_none() {
+        return Ok(Merged::Conflicts(vec![
+            "(no common history with the target)".into(),
+        ]));
+    }
+    repo.merge_commits(base, tip, true)
+}
+
 fn squash_message(repo: &Repo, base: ObjectId, tip: ObjectId, lane: &str) -> Result<String> {
     let mut message = format!("Land lane {lane}\n\n");
+    let tip_author = repo.commit_info(tip)?.author;
+    let mut co_authors: Vec<String> = Vec::new();
     for id in repo.commits_between(base, tip)? {
         let info = repo.commit_info(id)?;
         let subject = info.message.lines().next().unwrap_or("").to_string();
         message.push_str(&format!("* {subject}\n"));
+        let who = format!("{} <{}>", info.author.name, info.author.email);
+        if info.author.email != tip_author.email && !co_authors.contains(&who) {
+            co_authors.push(who);
+        }
+    }
+    if !co_authors.is_empty() {
+        message.push('\n');
+        for who in co_authors {
+            message.push_str(&format!("Co-authored-by: {who}\n"));
+        }
     }
     Ok(message)
 }
 
-/// Protected paths (unless allowed) and forbidden markers in added lines.
+/// Protected paths and submodule changes (unless allowed), and forbidden markers in
+/// added lines.
 fn block_reasons(
     repo: &Repo,
     config: &Config,
@@ -490,70 +549,122 @@ fn block_reasons(
 ) -> Result<Vec<String>> {
     let mut reasons = Vec::new();
     if !allow_protected {
-        let mut builder = globset::GlobSetBuilder::new();
-        for pattern in &config.gate.protected {
-            let glob = globset::GlobBuilder::new(pattern)
+        let set = protected_set(&config.gate.protected)?;
+        for change in changed {
+            if set.is_match(&change.path) {
+                reasons.push(format!(
+                    "touches protected path {} (land with --allow-protected)",
+                    change.path
+                ));
+            } else if change.is_gitlink() {
+                reasons.push(format!(
+                    "changes submodule {}, which the gate cannot check out (land with --allow-protected)",
+                    change.path
+                ));
+            }
+        }
+    }
+    if !config.gate.forbid.is_empty() {
+        for change in changed.iter().filter(|c| !c.is_gitlink()) {
+            let Some(new) = change.new else { continue };
+            let new_bytes = repo.blob(new)?;
+            let old_bytes = match change.old {
+                Some(old) if change.old_mode != GITLINK => repo.blob(old)?,
+                _ => Vec::new(),
+            };
+            reasons.extend(added_markers(
+                &change.path,
+                &old_bytes,
+                &new_bytes,
+                &config.gate.forbid,
+            ));
+        }
+    }
+    Ok(reasons)
+}
+
+/// Protected patterns with gitignore-like meaning: a pattern names a path or a folder
+/// (`.ci` covers `.ci/x`), a leading `/` anchors at the root (as all patterns are), and
+/// case is ignored (so `.GITHUB/x` cannot slip past on a case-insensitive file system).
+fn protected_set(patterns: &[String]) -> Result<globset::GlobSet> {
+    let mut builder = globset::GlobSetBuilder::new();
+    for pattern in patterns {
+        let pattern = pattern.trim_start_matches('/').trim_end_matches('/');
+        for form in [pattern.to_string(), format!("{pattern}/**")] {
+            let glob = globset::GlobBuilder::new(&form)
                 .literal_separator(true)
+                .case_insensitive(true)
                 .build()
                 .map_err(|e| {
                     Error::usage(format!("bad [gate] protected pattern `{pattern}`: {e}"))
                 })?;
             builder.add(glob);
         }
-        let set = builder
-            .build()
-            .map_err(|e| Error::usage(format!("bad [gate] protected patterns: {e}")))?;
-        for ChangedPath { path, .. } in changed {
-            if set.is_match(path) {
-                reasons.push(format!(
-                    "touches protected path {path} (land with --allow-protected)"
+    }
+    builder
+        .build()
+        .map_err(|e| Error::usage(format!("bad [gate] protected patterns: {e}")))
+}
+
+/// Markers on lines the change adds (context and removed lines never count). Binary
+/// files are compared by marker count, since they have no lines.
+fn added_markers(path: &str, old: &[u8], new: &[u8], markers: &[String]) -> Vec<String> {
+    let mut found = Vec::new();
+    if new.contains(&0) || old.contains(&0) {
+        for marker in markers {
+            let count = |bytes: &[u8]| {
+                bytes
+                    .windows(marker.len().max(1))
+                    .filter(|w| *w == marker.as_bytes())
+                    .count()
+            };
+            if count(new) > count(old) {
+                found.push(format!(
+                    "{path}: binary file adds forbidden marker {marker}"
                 ));
             }
         }
+        return found;
     }
-    if !config.gate.forbid.is_empty() {
-        for ChangedPath { path, old, new } in changed {
-            let Some(new) = new else { continue };
-            let new_text = repo.blob(*new)?;
-            if new_text.contains(&0) {
-                continue;
-            }
-            let old_text = match old {
-                Some(old) => repo.blob(*old)?,
-                None => Vec::new(),
-            };
-            let (old_text, new_text) = (
-                String::from_utf8_lossy(&old_text),
-                String::from_utf8_lossy(&new_text),
-            );
-            let diff = similar::TextDiff::from_lines(old_text.as_ref(), new_text.as_ref());
-            for change in diff.iter_all_changes() {
-                if change.tag() != similar::ChangeTag::Insert {
-                    continue;
-                }
-                for marker in &config.gate.forbid {
-                    if change.value().contains(marker.as_str()) {
-                        let line = change.new_index().map_or(0, |i| i + 1);
-                        reasons.push(format!("{path}:{line}: adds forbidden marker {marker}"));
-                    }
-                }
+    let (old, new) = (String::from_utf8_lossy(old), String::from_utf8_lossy(new));
+    let diff = similar::TextDiff::from_lines(old.as_ref(), new.as_ref());
+    for change in diff.iter_all_changes() {
+        if change.tag() != similar::ChangeTag::Insert {
+            continue;
+        }
+        for marker in markers {
+            if change.value().contains(marker.as_str()) {
+                let line = change.new_index().map_or(0, |i| i + 1);
+                found.push(format!("{path}:{line}: adds forbidden marker {marker}"));
             }
         }
     }
-    Ok(reasons)
+    found
 }
 
-/// The target's gate; a lane that changes the gate configuration must pass both.
-fn gate_commands(repo: &Repo, config: &Config, candidate: ObjectId) -> Result<Vec<String>> {
+/// The target's gate; a lane that changes the gate configuration must pass both. A
+/// lane whose own fleet.toml does not parse would stop every landing after it: `Err`
+/// carries the reason to block it.
+fn gate_commands(
+    repo: &Repo,
+    config: &Config,
+    candidate: ObjectId,
+) -> Result<std::result::Result<Vec<String>, String>> {
     let mut commands = config.gate.commands.clone();
-    if let Ok(new) = config_at(repo, candidate, "the lane") {
-        for command in new.gate.commands {
-            if !commands.contains(&command) {
-                commands.push(command);
+    match config_at(repo, candidate, "the lane") {
+        Ok(new) => {
+            for command in new.gate.commands {
+                if !commands.contains(&command) {
+                    commands.push(command);
+                }
             }
+            Ok(Ok(commands))
         }
+        Err(e) if e.kind == crate::error::Kind::Usage => {
+            Ok(Err(format!("its fleet.toml is invalid: {}", e.message)))
+        }
+        Err(e) => Err(e),
     }
-    Ok(commands)
 }
 
 fn run_gate(
@@ -623,38 +734,31 @@ fn shared_has_target(ctx: &Context) -> Result<bool> {
     Ok(ctx.repo.head_branch()?.as_deref() == Some(ctx.target()))
 }
 
-/// Uncommitted changes in the shared checkout to files the lane touches would be
+/// Something of the user's in the shared checkout at a path the lane changes would be
 /// overwritten when its files follow the target: refuse before anything moves.
 fn shared_checkout_conflict(ctx: &Context, changed: &[ChangedPath]) -> Result<Option<String>> {
     if !shared_has_target(ctx)? {
         return Ok(None);
     }
-    let dirty = ctx.repo.dirty_paths(usize::MAX)?;
-    let clash: Vec<&String> = dirty
-        .iter()
-        .filter(|d| {
-            changed.iter().any(|c| {
-                c.path == **d || c.path.starts_with(&format!("{}/", d.trim_end_matches('/')))
-            })
-        })
-        .collect();
-    if clash.is_empty() {
+    let hits = crate::checkout::collisions(&ctx.shared, changed)?;
+    if hits.is_empty() {
         return Ok(None);
     }
     Ok(Some(format!(
-        "the shared checkout has uncommitted changes in files this lane changes: {}; commit or move them first",
-        clash
-            .iter()
-            .map(|s| s.as_str())
-            .collect::<Vec<_>>()
-            .join(", ")
+        "the shared checkout has uncommitted, untracked or ignored files where this lane changes: {}; commit, move or delete them first",
+        hits.join(", ")
     )))
 }
 
 /// A diff stat of what would land.
 fn summary(repo: &Repo, changed: &[ChangedPath]) -> Result<String> {
     let mut out = String::new();
-    for ChangedPath { path, old, new } in changed {
+    for change in changed {
+        let ChangedPath { path, old, new, .. } = change;
+        if change.is_gitlink() {
+            out.push_str(&format!(" S {path} (submodule)\n"));
+            continue;
+        }
         let text = |id: &Option<ObjectId>| -> Result<String> {
             Ok(match id {
                 Some(id) => String::from_utf8_lossy(&repo.blob(*id)?).into_owned(),
@@ -734,17 +838,25 @@ fn finish_interrupted_checkout_move(ctx: &Context) -> Result<()> {
             index_lock.display()
         ));
     }
-    let mut ids = text.split_whitespace();
-    if let (Some(base), Some(candidate)) = (ids.next(), ids.next())
-        && ctx.target_tip()?.to_hex() == *candidate
+    let mut ids = text
+        .split_whitespace()
+        .map(|id| ObjectId::from_hex(id.as_bytes()));
+    if let (Some(Ok(base)), Some(Ok(candidate))) = (ids.next(), ids.next())
+        && ctx.target_tip()? == candidate
         && shared_has_target(ctx)?
     {
-        git::cli::move_checkout(
+        let kept = crate::checkout::repair(
+            &ctx.repo,
             &ctx.shared,
             base,
             candidate,
             &gate::no_hooks_dir(&ctx.repo)?,
         )?;
+        for path in kept {
+            crate::ui::warn(&format!(
+                "{path}: kept the shared checkout's own version (it was edited during an interrupted landing)"
+            ));
+        }
     }
     remove_journal(ctx);
     Ok(())

@@ -288,14 +288,6 @@ pub fn ready(
                 "track it and mark it at once: `fleet track --ready {name}`"
             ))
         })?;
-        if registry
-            .get(&branch)
-            .is_some_and(|l| l.state == LaneState::Landed)
-        {
-            return Err(Error::refused(format!(
-                "lane `{branch}` has already landed"
-            )));
-        }
         branches.push(branch);
     }
     let failed = worker.as_ref().is_some_and(|w| w.exit_code != 0);

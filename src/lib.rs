@@ -3,6 +3,7 @@
 //! The binary is a thin shell over this library: [`commands::run`] takes a parsed
 //! command line and returns the exit code.
 
+pub mod checkout;
 pub mod cli;
 pub mod commands;
 pub mod config;

@@ -270,6 +270,37 @@ pub fn run_logged(
     })
 }
 
+/// Kill every process whose working folder is inside `dir`: leftovers of a run that was
+/// killed too hard to clean up (`kill -9` of fleet). Only for folders that are fleet's
+/// own (the gate worktree), used while holding the lock that owns them. Returns how many.
+pub fn kill_processes_under(dir: &std::path::Path) -> usize {
+    let Ok(entries) = std::fs::read_dir("/proc") else {
+        return 0;
+    };
+    let me = std::process::id() as i32;
+    let mut killed = 0;
+    for entry in entries.flatten() {
+        let Some(pid) = entry
+            .file_name()
+            .to_str()
+            .and_then(|s| s.parse::<i32>().ok())
+        else {
+            continue;
+        };
+        if pid == me {
+            continue;
+        }
+        if std::fs::read_link(entry.path().join("cwd")).is_ok_and(|cwd| cwd.starts_with(dir)) {
+            // SAFETY: kill has no memory-safety preconditions.
+            unsafe {
+                libc::kill(pid, libc::SIGKILL);
+            }
+            killed += 1;
+        }
+    }
+    killed
+}
+
 /// Linux: the child gets SIGKILL if fleet itself dies without a chance to clean up
 /// (`kill -9`), so a killed fleet leaves no leader running. Helpers in the group are
 /// not covered; they are what the signal watcher handles on every other death.

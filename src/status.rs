@@ -109,9 +109,12 @@ impl Memo {
         let (ahead, behind) = repo.ahead_behind(tip, target)?;
         let changes_in = ahead > 0 && repo.changes_already_in(tip, target)?;
         let conflicts = if ahead > 0 && behind > 0 && !changes_in {
-            match repo.merge_commits(target, tip, false)? {
-                Merged::Conflicts(paths) => paths,
-                Merged::Clean(_) => Vec::new(),
+            match repo.merge_base(target, tip)? {
+                None => vec!["(no common history with the target)".into()],
+                Some(_) => match repo.merge_commits(target, tip, false)? {
+                    Merged::Conflicts(paths) => paths,
+                    Merged::Clean(_) => Vec::new(),
+                },
             }
         } else {
             Vec::new()

@@ -242,8 +242,7 @@ fn the_shared_checkouts_uncommitted_work_is_kept_or_protects_itself() {
     let old = env.git(&repo, &["rev-parse", "main"]);
     let run = env.fleet(&repo, &["land", "a", "--yes"]).code(1);
     assert!(
-        run.stderr
-            .contains("uncommitted changes in files this lane changes: shared.txt"),
+        run.stderr.contains("where this lane changes: shared.txt"),
         "{}",
         run.stderr
     );
@@ -544,4 +543,311 @@ fn revert_undoes_a_landed_lane_through_the_gate() {
     env.commit_file(&c, "c.txt", "c\n", "c");
     env.fleet(&repo, &["track", "c"]).ok();
     env.fleet(&repo, &["revert", "c", "--yes"]).code(1);
+}
+
+#[test]
+fn ignored_or_untracked_files_in_the_shared_checkout_are_never_overwritten() {
+    let env = Env::new();
+    let repo = repo_with_gate(&env, "true");
+    write(&repo.join(".gitignore"), "ign/\n");
+    env.git(&repo, &["add", ".gitignore"]);
+    env.git(&repo, &["commit", "-q", "-m", "ignore ign/"]);
+    let a = agent(&env, &repo, "a");
+    write(&a.join("ign/x"), "tracked\n");
+    env.git(&a, &["add", "-f", "ign/x"]);
+    env.git(&a, &["commit", "-q", "-m", "force-add an ignored path"]);
+    env.fleet(&repo, &["track", "--ready", "a"]).ok();
+    write(&repo.join("ign/x"), "MYPRECIOUS\n");
+    let old = env.git(&repo, &["rev-parse", "main"]);
+    let run = env.fleet(&repo, &["land", "a", "--yes"]).code(1);
+    assert!(run.stderr.contains("ign/x"), "{}", run.stderr);
+    assert_eq!(
+        std::fs::read_to_string(repo.join("ign/x")).unwrap(),
+        "MYPRECIOUS\n"
+    );
+    assert_eq!(env.git(&repo, &["rev-parse", "main"]), old);
+}
+
+#[test]
+fn a_touched_but_unchanged_file_does_not_stop_the_checkout_following() {
+    let env = Env::new();
+    let repo = repo_with_gate(&env, "true");
+    let a = agent(&env, &repo, "a");
+    env.commit_file(&a, "shared.txt", "from lane\n", "edit shared");
+    env.fleet(&repo, &["track", "--ready", "a"]).ok();
+    std::thread::sleep(std::time::Duration::from_millis(1100));
+    let file = std::fs::File::options()
+        .append(true)
+        .open(repo.join("shared.txt"))
+        .unwrap();
+    file.set_modified(std::time::SystemTime::now()).unwrap();
+    env.fleet(&repo, &["land", "a", "--yes"]).ok();
+    assert_eq!(
+        std::fs::read_to_string(repo.join("shared.txt")).unwrap(),
+        "from lane\n"
+    );
+    assert_eq!(env.git(&repo, &["status", "--porcelain"]), "");
+}
+
+#[test]
+fn an_edit_made_in_the_shared_checkout_during_the_gate_stops_the_landing() {
+    let env = Env::new();
+    let repo = env.path().join("repo");
+    let gate = format!("echo mine > {}/shared.txt", repo.display());
+    env.repo(
+        &repo,
+        "main",
+        &[
+            ("shared.txt", "one\n"),
+            ("fleet.toml", &format!("[gate]\ncommands = [{gate:?}]\n")),
+        ],
+    );
+    let a = agent(&env, &repo, "a");
+    env.commit_file(&a, "shared.txt", "lane\n", "lane edit");
+    env.fleet(&repo, &["track", "--ready", "a"]).ok();
+    let old = env.git(&repo, &["rev-parse", "main"]);
+    let run = env.fleet(&repo, &["land", "a", "--yes"]).code(1);
+    assert!(
+        run.stderr.contains("where this lane changes: shared.txt"),
+        "{}",
+        run.stderr
+    );
+    assert_eq!(env.git(&repo, &["rev-parse", "main"]), old);
+    assert_eq!(
+        std::fs::read_to_string(repo.join("shared.txt")).unwrap(),
+        "mine\n"
+    );
+}
+
+#[test]
+fn a_checkout_update_cut_short_is_repaired_on_the_next_run() {
+    let env = Env::new();
+    let repo = repo_with_gate(&env, "true");
+    let a = agent(&env, &repo, "a");
+    for i in 0..6 {
+        env.commit_file(&a, &format!("f{i}.txt"), "new\n", &format!("f{i}"));
+    }
+    env.commit_file(&a, "shared.txt", "lane\n", "shared");
+    env.fleet(&repo, &["track", "--ready", "a"]).ok();
+    let run = env.fleet_env(
+        &repo,
+        &["land", "a", "--yes"],
+        &[("FLEET_FAILPOINT", "land-after-cas:abort")],
+    );
+    assert_ne!(run.code, 0);
+    // The target moved; the killed update had written only some files.
+    assert_eq!(
+        env.git(&repo, &["log", "-1", "--format=%s", "main"]),
+        "shared"
+    );
+    write(&repo.join("f0.txt"), "new\n");
+    write(&repo.join("f1.txt"), "new\n");
+    env.fleet(&repo, &["land", "--all", "--yes"]).ok();
+    assert_eq!(
+        env.git(&repo, &["status", "--porcelain"]),
+        "",
+        "not clean and current after repair"
+    );
+    assert_eq!(
+        std::fs::read_to_string(repo.join("f5.txt")).unwrap(),
+        "new\n"
+    );
+    assert_eq!(
+        std::fs::read_to_string(repo.join("shared.txt")).unwrap(),
+        "lane\n"
+    );
+}
+
+#[test]
+fn protected_paths_cannot_be_slipped_past() {
+    let env = Env::new();
+    let repo = env.path().join("repo");
+    env.repo(
+        &repo,
+        "main",
+        &[
+            ("fleet.toml", "[gate]\ncommands = [\"true\"]\nprotected = [\".ci\", \"/deploy/**\", \".github/**\"]\nforbid = [\"TODO_SCRUB\"]\n"),
+            ("README", "r\n"),
+        ],
+    );
+    let runner = repo.join("run.sh");
+    write(&runner, "#!/bin/sh\n");
+    std::fs::create_dir_all(repo.join(".ci")).unwrap();
+    std::fs::copy(&runner, repo.join(".ci/check.sh")).unwrap();
+    env.git(&repo, &["add", "-A"]);
+    env.git(&repo, &["update-index", "--chmod=+x", ".ci/check.sh"]);
+    env.git(&repo, &["commit", "-q", "-m", "ci script"]);
+    let cases: [(&str, &dyn Fn(&Path)); 5] = [
+        ("mode", &|wt: &Path| {
+            env.git(wt, &["update-index", "--chmod=-x", ".ci/check.sh"]);
+            env.git(wt, &["commit", "-q", "-m", "chmod"]);
+        }),
+        ("bare", &|wt: &Path| {
+            env.commit_file(wt, ".ci/x", "x\n", "bare name");
+        }),
+        ("anchored", &|wt: &Path| {
+            env.commit_file(wt, "deploy/y", "y\n", "anchored");
+        }),
+        ("case", &|wt: &Path| {
+            env.commit_file(wt, ".GITHUB/z", "z\n", "case");
+        }),
+        ("binary", &|wt: &Path| {
+            std::fs::write(wt.join("blob.bin"), b"\0\x01TODO_SCRUB\0").unwrap();
+            env.git(wt, &["add", "blob.bin"]);
+            env.git(wt, &["commit", "-q", "-m", "binary with marker"]);
+        }),
+    ];
+    let old = env.git(&repo, &["rev-parse", "main"]);
+    for (name, change) in cases {
+        let wt = agent(&env, &repo, name);
+        change(&wt);
+        env.fleet(&repo, &["track", "--ready", name]).ok();
+        let run = env.fleet(&repo, &["land", name, "--yes"]).code(1);
+        assert!(run.stderr.contains("blocked"), "{name}: {}", run.stderr);
+    }
+    assert_eq!(env.git(&repo, &["rev-parse", "main"]), old);
+}
+
+#[test]
+fn orphan_lanes_keep_their_root_commit_and_status_copes() {
+    let env = Env::new();
+    let repo = repo_with_gate(&env, "true");
+    let wt = agent(&env, &repo, "orphan");
+    env.git(&wt, &["switch", "-q", "--orphan", "vendor-import"]);
+    env.commit_file(&wt, "vendor.txt", "v\n", "import vendor");
+    env.fleet(&repo, &["track", "--ready", "vendor-import"])
+        .ok();
+    env.fleet(&repo, &["status"]).ok();
+    env.fleet(&repo, &["land", "vendor-import", "--yes"]).ok();
+    assert_eq!(
+        std::fs::read_to_string(repo.join("vendor.txt")).unwrap(),
+        "v\n"
+    );
+}
+
+#[test]
+fn new_commits_on_a_landed_lane_land_too() {
+    let env = Env::new();
+    let repo = repo_with_gate(&env, "true");
+    let a = agent(&env, &repo, "a");
+    env.commit_file(&a, "b.txt", "b\n", "first");
+    env.fleet(&repo, &["track", "--ready", "a"]).ok();
+    env.fleet(&repo, &["land", "a", "--yes"]).ok();
+    env.commit_file(&a, "c.txt", "c\n", "more work");
+    env.fleet(&repo, &["ready", "a"]).ok();
+    env.fleet(&repo, &["land", "a", "--yes"]).ok();
+    assert!(repo.join("c.txt").exists());
+}
+
+#[test]
+fn a_lane_with_an_invalid_fleet_toml_is_blocked_even_when_allowed() {
+    let env = Env::new();
+    let repo = repo_with_gate(&env, "true");
+    let a = agent(&env, &repo, "a");
+    env.commit_file(
+        &a,
+        "fleet.toml",
+        "[gate]\ncommands = [\"true\"\n",
+        "broken config",
+    );
+    env.fleet(&repo, &["track", "--ready", "a"]).ok();
+    let old = env.git(&repo, &["rev-parse", "main"]);
+    let run = env
+        .fleet(&repo, &["land", "a", "--yes", "--allow-protected"])
+        .code(1);
+    assert!(
+        run.stderr.contains("its fleet.toml is invalid"),
+        "{}",
+        run.stderr
+    );
+    assert_eq!(env.git(&repo, &["rev-parse", "main"]), old);
+}
+
+#[test]
+fn submodule_pointer_changes_are_blocked_unless_allowed() {
+    let env = Env::new();
+    let repo = repo_with_gate(&env, "true");
+    let a = agent(&env, &repo, "a");
+    let head = env.git(&repo, &["rev-parse", "HEAD"]);
+    env.git(
+        &a,
+        &[
+            "update-index",
+            "--add",
+            "--cacheinfo",
+            &format!("160000,{head},sub"),
+        ],
+    );
+    env.git(&a, &["commit", "-q", "-m", "add a gitlink"]);
+    env.fleet(&repo, &["track", "--ready", "a"]).ok();
+    let run = env.fleet(&repo, &["land", "a", "--yes"]).code(1);
+    assert!(
+        run.stderr.contains("changes submodule sub"),
+        "{}",
+        run.stderr
+    );
+}
+
+#[test]
+fn earlier_landings_are_reported_when_a_later_lane_stops_the_run() {
+    let env = Env::new();
+    let repo = repo_with_gate(&env, "true");
+    let a = agent(&env, &repo, "a");
+    env.commit_file(&a, "fleet.toml", "[gate]\ncommands = []\n", "drop the gate");
+    let b = agent(&env, &repo, "b");
+    env.commit_file(&b, "b.txt", "b\n", "b");
+    env.fleet(&repo, &["track", "--ready", "a", "b"]).ok();
+    let run = env
+        .fleet(&repo, &["land", "--all", "--yes", "--allow-protected"])
+        .code(2);
+    assert!(run.stderr.contains("landed fleet/a"), "{}", run.stderr);
+    assert!(run.stderr.contains("no gate commands"), "{}", run.stderr);
+}
+
+#[test]
+fn leftovers_of_a_gate_killed_with_fleet_are_cleaned_up_next_time() {
+    let env = Env::new();
+    let repo = env.path().join("repo");
+    let pidfile = env.path().join("sleeper.pid");
+    let gate = format!(
+        "if [ ! -e {p} ]; then sh -c 'echo $$ > {p}; exec sleep 300' & wait; fi; true",
+        p = pidfile.display()
+    );
+    env.repo(
+        &repo,
+        "main",
+        &[
+            ("README", "r\n"),
+            ("fleet.toml", &format!("[gate]\ncommands = [{gate:?}]\n")),
+        ],
+    );
+    let a = agent(&env, &repo, "a");
+    env.commit_file(&a, "a.txt", "a\n", "a");
+    env.fleet(&repo, &["track", "--ready", "a"]).ok();
+    let mut child = std::process::Command::new(env!("CARGO_BIN_EXE_fleet"))
+        .current_dir(&repo)
+        .args(["land", "a", "--yes"])
+        .stdin(std::process::Stdio::piped())
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .unwrap();
+    let deadline = std::time::Instant::now() + std::time::Duration::from_secs(20);
+    let pid: i32 = loop {
+        if let Some(pid) = std::fs::read_to_string(&pidfile)
+            .ok()
+            .and_then(|t| t.trim().parse().ok())
+        {
+            break pid;
+        }
+        assert!(std::time::Instant::now() < deadline, "gate never started");
+        std::thread::sleep(std::time::Duration::from_millis(20));
+    };
+    child.kill().unwrap();
+    child.wait().unwrap();
+    env.fleet(&repo, &["land", "a", "--yes"]).ok();
+    std::thread::sleep(std::time::Duration::from_millis(200));
+    let alive = std::fs::read_to_string(format!("/proc/{pid}/stat"))
+        .is_ok_and(|s| !s[s.rfind(')').unwrap() + 1..].trim_start().starts_with('Z'));
+    assert!(!alive, "sleep {pid} from the killed gate is still running");
 }

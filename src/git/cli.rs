@@ -29,10 +29,14 @@ fn git(dir: &Path) -> Command {
     cmd
 }
 
-fn run(mut cmd: Command, what: &str) -> Result<proc::Output> {
+fn run(cmd: Command, what: &str) -> Result<proc::Output> {
+    run_with_input(cmd, Input::Closed, what)
+}
+
+fn run_with_input(mut cmd: Command, input: Input, what: &str) -> Result<proc::Output> {
     let out = proc::run(
         &mut cmd,
-        Input::Closed,
+        input,
         Some(Duration::from_secs(600)),
         proc::DEFAULT_GRACE,
     )
@@ -123,4 +127,71 @@ pub fn move_checkout(checkout: &Path, old: &str, new: &str, no_hooks: &Path) -> 
         .arg(format!("core.hooksPath={}", no_hooks.display()))
         .args(["read-tree", "-m", "-u", old, new]);
     run(cmd, "update the shared checkout's files").map(|_| ())
+}
+
+/// Every path `git status` reports in a checkout (modified, staged, untracked, ignored;
+/// ignored folders collapsed), against its HEAD, after refreshing stat information.
+///
+/// Why git: it applies the user's filters, attributes and ignore rules exactly as git
+/// does, which is what "would this overwrite something of yours" must mean.
+pub fn status_paths(checkout: &Path) -> Result<Vec<String>> {
+    let mut cmd = git(checkout);
+    cmd.args([
+        "status",
+        "--porcelain=v1",
+        "-z",
+        "--ignored=traditional",
+        "--untracked-files=all",
+    ]);
+    let out = run(cmd, "read the shared checkout's status")?;
+    let mut paths = Vec::new();
+    let mut fields = out.stdout.split(|b| *b == 0).filter(|f| !f.is_empty());
+    while let Some(entry) = fields.next() {
+        if entry.len() < 4 {
+            continue;
+        }
+        let (code, path) = (&entry[..2], &entry[3..]);
+        paths.push(
+            String::from_utf8_lossy(path)
+                .trim_end_matches('/')
+                .to_string(),
+        );
+        // A rename or copy names its source in the next field.
+        if (code[0] == b'R' || code[0] == b'C')
+            && let Some(source) = fields.next()
+        {
+            paths.push(String::from_utf8_lossy(source).to_string());
+        }
+    }
+    Ok(paths)
+}
+
+/// Set index entries directly (`mode sha\tpath` lines; mode 0 removes the entry).
+///
+/// Why git: gix 0.90 cannot edit and write the index of an existing worktree.
+pub fn update_index_info(checkout: &Path, lines: &str) -> Result<()> {
+    let mut cmd = git(checkout);
+    cmd.args(["update-index", "--index-info"]);
+    run_with_input(
+        cmd,
+        Input::Bytes(lines.as_bytes().to_vec()),
+        "update the shared checkout's index",
+    )
+    .map(|_| ())
+}
+
+/// Refresh the index's stat information so timestamps alone never look like changes.
+///
+/// Why git: see [`update_index_info`].
+pub fn refresh_index(checkout: &Path) -> Result<()> {
+    let mut cmd = git(checkout);
+    cmd.args(["update-index", "-q", "--refresh"]);
+    // Exit 1 only means "some entries need updating": not an error here.
+    let _ = proc::run(
+        &mut cmd,
+        Input::Closed,
+        Some(Duration::from_secs(600)),
+        proc::DEFAULT_GRACE,
+    );
+    Ok(())
 }

@@ -7,7 +7,7 @@
 pub mod cli;
 mod objects;
 
-pub use objects::{ChangedPath, CommitInfo, Merged};
+pub use objects::{ChangedPath, CommitInfo, GITLINK, Merged};
 
 use std::path::{Path, PathBuf};
 use std::sync::atomic::AtomicBool;

@@ -21,6 +21,20 @@ pub struct ChangedPath {
     pub path: String,
     pub old: Option<ObjectId>,
     pub new: Option<ObjectId>,
+    /// git's file modes (0o100644, 0o100755, 0o120000 symlink, 0o160000 submodule);
+    /// 0 where the path does not exist on that side.
+    pub old_mode: u16,
+    pub new_mode: u16,
+}
+
+/// The mode git gives a submodule (a gitlink: a commit id, not a blob).
+pub const GITLINK: u16 = 0o160000;
+
+impl ChangedPath {
+    /// Does this change touch a submodule pointer?
+    pub fn is_gitlink(&self) -> bool {
+        self.old_mode == GITLINK || self.new_mode == GITLINK
+    }
 }
 
 /// What a commit of a lane carries over to its replayed copy.
@@ -114,39 +128,66 @@ impl Repo {
         if old == new {
             return Ok(());
         }
-        let read = |id: Option<ObjectId>| -> Result<std::collections::BTreeMap<Vec<u8>, (bool, ObjectId)>> {
-            let Some(id) = id else { return Ok(Default::default()) };
+        // name -> (is tree, mode, id)
+        type Entries = std::collections::BTreeMap<Vec<u8>, (bool, u16, ObjectId)>;
+        let read = |id: Option<ObjectId>| -> Result<Entries> {
+            let Some(id) = id else {
+                return Ok(Default::default());
+            };
             let what = || format!("cannot read tree {id}");
             let tree = self.inner.find_tree(id).context(what)?;
             let decoded = tree.decode().context(what)?;
             Ok(decoded
                 .entries
                 .iter()
-                .map(|e| (e.filename.to_vec(), (e.mode.is_tree(), e.oid.to_owned())))
+                .map(|e| {
+                    (
+                        e.filename.to_vec(),
+                        (e.mode.is_tree(), e.mode.value(), e.oid.to_owned()),
+                    )
+                })
                 .collect())
         };
         let (a, b) = (read(old)?, read(new)?);
         let names: std::collections::BTreeSet<&Vec<u8>> = a.keys().chain(b.keys()).collect();
         for name in names {
             let path = format!("{prefix}{}", name.to_str_lossy());
+            // Mode included: a permission change is a change.
             let (x, y) = (a.get(name).copied(), b.get(name).copied());
             if x == y {
                 continue;
             }
-            let tree_side = |e: Option<(bool, ObjectId)>| e.filter(|(t, _)| *t).map(|(_, id)| id);
-            let blob_side = |e: Option<(bool, ObjectId)>| e.filter(|(t, _)| !*t).map(|(_, id)| id);
+            let tree_side =
+                |e: Option<(bool, u16, ObjectId)>| e.filter(|(t, _, _)| *t).map(|(_, _, id)| id);
+            let leaf_side = |e: Option<(bool, u16, ObjectId)>| e.filter(|(t, _, _)| !*t);
             if tree_side(x).is_some() || tree_side(y).is_some() {
                 self.diff_trees_into(tree_side(x), tree_side(y), format!("{path}/"), out)?;
             }
-            if blob_side(x).is_some() || blob_side(y).is_some() {
+            let (lx, ly) = (leaf_side(x), leaf_side(y));
+            if lx.is_some() || ly.is_some() {
                 out.push(ChangedPath {
                     path,
-                    old: blob_side(x),
-                    new: blob_side(y),
+                    old: lx.map(|(_, _, id)| id),
+                    new: ly.map(|(_, _, id)| id),
+                    old_mode: lx.map_or(0, |(_, m, _)| m),
+                    new_mode: ly.map_or(0, |(_, m, _)| m),
                 });
             }
         }
         Ok(())
+    }
+
+    /// The empty tree's id (written to the object database, as git assumes it is there).
+    pub fn empty_tree(&self) -> ObjectId {
+        self.inner.empty_tree().id
+    }
+
+    /// The best common ancestor of two commits, `None` for unrelated histories.
+    pub fn merge_base(&self, a: ObjectId, b: ObjectId) -> Result<Option<ObjectId>> {
+        match self.inner.merge_base(a, b) {
+            Ok(id) => Ok(id.map(|id| id.detach())),
+            Err(_) => Ok(None),
+        }
     }
 
     /// The bytes of a blob.
