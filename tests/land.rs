@@ -677,7 +677,8 @@ fn protected_paths_cannot_be_slipped_past() {
     env.git(&repo, &["add", "-A"]);
     env.git(&repo, &["update-index", "--chmod=+x", ".ci/check.sh"]);
     env.git(&repo, &["commit", "-q", "-m", "ci script"]);
-    let cases: [(&str, &dyn Fn(&Path)); 5] = [
+    type Change<'a> = &'a dyn Fn(&Path);
+    let cases: [(&str, Change); 5] = [
         ("mode", &|wt: &Path| {
             env.git(wt, &["update-index", "--chmod=-x", ".ci/check.sh"]);
             env.git(wt, &["commit", "-q", "-m", "chmod"]);

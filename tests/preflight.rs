@@ -277,7 +277,6 @@ fn a_project_inside_an_unrelated_repository_still_passes_in_its_agent_worktrees(
 fn a_submodule_is_not_an_agent_worktree() {
     let env = Env::new();
     let outer = env.outer_with_submodule();
-    let lib = env.path().join("lib-origin");
     let wt = std::path::PathBuf::from(
         env.fleet(&outer, &["worktree", "new", "a"])
             .ok()
