@@ -387,7 +387,6 @@ fn submodules_are_populated_from_local_objects_without_the_network() {
 fn two_agents_commit_in_their_submodules_without_touching_the_shared_one() {
     let env = Env::new();
     let outer = env.outer_with_submodule();
-    let lib = env.path().join("lib-origin");
     let shared_sub = outer.join("vendor/lib");
     let before = [env.snapshot(&outer), env.snapshot(&shared_sub)];
     for name in ["s1", "s2"] {
@@ -890,7 +889,6 @@ fn rm_refuses_to_delete_a_repository_it_does_not_manage() {
 fn rm_refuses_to_drop_commits_that_exist_only_in_a_submodule_clone() {
     let env = Env::new();
     let outer = env.outer_with_submodule();
-    let lib = env.path().join("lib-origin");
     let wt = Path::new(
         env.fleet(&outer, &["worktree", "new", "sm"])
             .ok()
