@@ -641,6 +641,13 @@ impl crate::land::Ui for TermUi {
 fn land(cwd: &Path, opts: crate::land::LandOptions, json: bool) -> Result<u8> {
     use std::io::IsTerminal;
     let ctx = Context::locate(cwd)?;
+    if !opts.yes && !opts.dry_run && !std::io::stdin().is_terminal() {
+        return Err(
+            Error::refused("no terminal to ask for confirmation").with_help(
+                "pass --yes to land without asking (CI), or --dry-run to see what would land",
+            ),
+        );
+    }
     let term = TermUi {
         live: !json && std::io::stderr().is_terminal(),
     };

@@ -8,7 +8,6 @@
 //! Killed at any instant, the target is at its old commit or at a gated one; lanes' own
 //! branches are never rewritten; running `fleet land` again converges.
 
-use std::io::IsTerminal;
 use std::path::PathBuf;
 
 use serde::Serialize;
@@ -97,13 +96,6 @@ pub trait Ui {
 
 pub fn land(ctx: &Context, opts: &LandOptions, ui: &dyn Ui) -> Result<Vec<LaneReport>> {
     let lanes = select_lanes(ctx, opts)?;
-    if !opts.yes && !opts.dry_run && !std::io::stdin().is_terminal() {
-        return Err(
-            Error::refused("no terminal to ask for confirmation").with_help(
-                "pass --yes to land without asking (CI), or --dry-run to see what would land",
-            ),
-        );
-    }
     let _lock = ctx
         .repo
         .lock("land", std::time::Duration::from_secs(24 * 3600))?;

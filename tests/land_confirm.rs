@@ -1,0 +1,99 @@
+//! The confirmation step of `fleet land`, driven through the library with a scripted
+//! answer: what is shown, and that a "no" changes nothing.
+
+mod common;
+
+use std::cell::RefCell;
+use std::path::PathBuf;
+
+use common::Env;
+use fleet::context::Context;
+use fleet::land::{self, LandOptions, Outcome, Ui};
+
+struct Scripted {
+    answer: bool,
+    shown: RefCell<Vec<String>>,
+}
+
+impl Ui for Scripted {
+    fn note(&self, _: &str) {}
+    fn progress(&self, _: &str, _: &str, _: std::time::Duration) {}
+    fn confirm(&self, lane: &str, summary: &str) -> bool {
+        self.shown.borrow_mut().push(format!("{lane}\n{summary}"));
+        self.answer
+    }
+}
+
+fn options() -> LandOptions {
+    LandOptions {
+        lanes: vec!["a".into()],
+        all: false,
+        include_running: false,
+        yes: false,
+        dry_run: false,
+        allow_protected: false,
+    }
+}
+
+fn setup(env: &Env) -> PathBuf {
+    let repo = env.path().join("repo");
+    env.repo(
+        &repo,
+        "main",
+        &[
+            ("README", "old line\n"),
+            ("fleet.toml", "[gate]\ncommands = [\"true\"]\n"),
+        ],
+    );
+    let wt = PathBuf::from(
+        env.fleet(&repo, &["worktree", "new", "a"])
+            .ok()
+            .stdout
+            .trim(),
+    );
+    env.commit_file(&wt, "README", "new line\n", "edit readme");
+    env.fleet(&repo, &["track", "--ready", "a"]).ok();
+    repo
+}
+
+#[test]
+fn declining_shows_the_diff_and_changes_nothing() {
+    let env = Env::new();
+    let repo = setup(&env);
+    let old = env.git(&repo, &["rev-parse", "main"]);
+    let ctx = Context::locate(&repo).unwrap();
+    let ui = Scripted {
+        answer: false,
+        shown: RefCell::new(Vec::new()),
+    };
+    let reports = land::land(&ctx, &options(), &ui).unwrap();
+    assert!(matches!(reports[0].outcome, Outcome::Refused { .. }));
+    let shown = ui.shown.borrow().join("\n");
+    assert!(shown.contains("M README (+1 -1)"), "{shown}");
+    assert!(
+        shown.contains("-old line") && shown.contains("+new line"),
+        "{shown}"
+    );
+    assert_eq!(env.git(&repo, &["rev-parse", "main"]), old);
+}
+
+#[test]
+fn accepting_lands() {
+    let env = Env::new();
+    let repo = setup(&env);
+    let ctx = Context::locate(&repo).unwrap();
+    let ui = Scripted {
+        answer: true,
+        shown: RefCell::new(Vec::new()),
+    };
+    let reports = land::land(&ctx, &options(), &ui).unwrap();
+    assert!(
+        matches!(reports[0].outcome, Outcome::Landed { .. }),
+        "{:?}",
+        reports[0].outcome
+    );
+    assert_eq!(
+        std::fs::read_to_string(repo.join("README")).unwrap(),
+        "new line\n"
+    );
+}
