@@ -12,10 +12,25 @@ use std::path::Path;
 use crate::error::Result;
 use crate::git::{self, ChangedPath, GITLINK, ObjectId, Repo};
 
+/// How hard to look for the user's own files.
+#[derive(Clone, Copy, PartialEq, Eq)]
+pub enum Look {
+    /// In-process (gix): modifications and untracked files. Before the gate, to avoid
+    /// gating a lane that cannot land anyway.
+    Quick,
+    /// `git status` with ignored files, exactly as git sees the checkout. Right before the
+    /// target moves: this is the check that protects the user's files.
+    Thorough,
+}
+
 /// Paths the landing would change that the shared checkout holds something of its own
 /// in (a modification, an untracked or an ignored file, or a folder containing one).
-pub fn collisions(shared: &Path, changed: &[ChangedPath]) -> Result<Vec<String>> {
-    let local = git::cli::status_paths(shared)?;
+pub fn collisions(shared: &Path, changed: &[ChangedPath], look: Look) -> Result<Vec<String>> {
+    let local = match look {
+        Look::Quick => Repo::open(shared)?.dirty_paths(usize::MAX)?,
+        Look::Thorough => git::cli::status_paths(shared)?,
+    };
+    let local: Vec<String> = local.into_iter().map(|p| p.trim_end_matches('/').to_string()).collect();
     let mut hits: Vec<String> = changed
         .iter()
         .filter(|c| {
@@ -31,9 +46,9 @@ pub fn collisions(shared: &Path, changed: &[ChangedPath]) -> Result<Vec<String>>
     Ok(hits)
 }
 
-/// Bring the shared checkout's index and files from `base` to `candidate`.
+/// Bring the shared checkout's index and files from `base` to `candidate`. The
+/// thorough collision check just before refreshed the index's stat data.
 pub fn follow(shared: &Path, base: ObjectId, candidate: ObjectId, no_hooks: &Path) -> Result<()> {
-    git::cli::refresh_index(shared)?;
     git::cli::move_checkout(shared, &base.to_string(), &candidate.to_string(), no_hooks)
 }
 
@@ -71,6 +86,7 @@ pub fn repair(
     }
     // Entries set to the new version are left alone by the two-tree merge; the others
     // are still at the old version, on disk and in the index, and move now.
+    git::cli::refresh_index(shared)?;
     if let Err(e) = follow(shared, base, candidate, no_hooks) {
         crate::ui::warn(&format!(
             "some files of the shared checkout could not be updated: {}",
