@@ -30,7 +30,10 @@ pub fn collisions(shared: &Path, changed: &[ChangedPath], look: Look) -> Result<
         Look::Quick => Repo::open(shared)?.dirty_paths(usize::MAX)?,
         Look::Thorough => git::cli::status_paths(shared)?,
     };
-    let local: Vec<String> = local.into_iter().map(|p| p.trim_end_matches('/').to_string()).collect();
+    let local: Vec<String> = local
+        .into_iter()
+        .map(|p| p.trim_end_matches('/').to_string())
+        .collect();
     let mut hits: Vec<String> = changed
         .iter()
         .filter(|c| {

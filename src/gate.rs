@@ -58,6 +58,21 @@ pub fn fleet_dir(repo: &Repo) -> PathBuf {
     repo.common_dir().join("fleet")
 }
 
+pub fn worktree_path(repo: &Repo) -> PathBuf {
+    fleet_dir(repo).join("gate")
+}
+
+/// A gate run whose fleet was killed with -9 may have left processes working in the
+/// gate worktree: kill them. Called once per landing run, holding the land lock.
+pub fn kill_leftovers(repo: &Repo) {
+    let killed = crate::proc::kill_processes_under(&worktree_path(repo));
+    if killed > 0 {
+        crate::ui::warn(&format!(
+            "killed {killed} process(es) left in the gate worktree by an earlier, interrupted run"
+        ));
+    }
+}
+
 /// An empty hooks folder, so fleet's private git calls run nobody's hooks.
 pub fn no_hooks_dir(repo: &Repo) -> Result<PathBuf> {
     let dir = fleet_dir(repo).join("no-hooks");
@@ -69,14 +84,7 @@ pub fn no_hooks_dir(repo: &Repo) -> Result<PathBuf> {
 /// The gate worktree, checked out at `candidate` and clean. Created on first use,
 /// reused after (so build caches in ignored folders stay warm).
 pub fn prepare_worktree(repo: &Repo, candidate: ObjectId) -> Result<PathBuf> {
-    let path = fleet_dir(repo).join("gate");
-    // A gate run whose fleet was killed with -9 may have left processes working here.
-    let killed = crate::proc::kill_processes_under(&path);
-    if killed > 0 {
-        crate::ui::warn(&format!(
-            "killed {killed} process(es) left in the gate worktree by an earlier, interrupted run"
-        ));
-    }
+    let path = worktree_path(repo);
     let registered = repo.worktrees()?.into_iter().find(|w| w.path == path);
     match registered {
         Some(wt) if !wt.missing => {

@@ -101,6 +101,7 @@ pub fn land(ctx: &Context, opts: &LandOptions, ui: &dyn Ui) -> Result<Vec<LaneRe
         .repo
         .lock("land", std::time::Duration::from_secs(24 * 3600))?;
     finish_interrupted_checkout_move(ctx)?;
+    gate::kill_leftovers(&ctx.repo);
     let mut reports = Vec::new();
     for lane in lanes {
         match land_one(ctx, &lane, opts, ui) {
@@ -196,6 +197,7 @@ pub fn revert(ctx: &Context, given: &str, opts: &LandOptions, ui: &dyn Ui) -> Re
         .repo
         .lock("land", std::time::Duration::from_secs(24 * 3600))?;
     finish_interrupted_checkout_move(ctx)?;
+    gate::kill_leftovers(&ctx.repo);
     let outcome = land_one(ctx, &revert_branch, opts, ui)?;
     Ok(LaneReport {
         lane: revert_branch,
@@ -729,7 +731,11 @@ fn shared_has_target(ctx: &Context) -> Result<bool> {
 
 /// Something of the user's in the shared checkout at a path the lane changes would be
 /// overwritten when its files follow the target: refuse before anything moves.
-fn shared_checkout_conflict(ctx: &Context, changed: &[ChangedPath], look: Look) -> Result<Option<String>> {
+fn shared_checkout_conflict(
+    ctx: &Context,
+    changed: &[ChangedPath],
+    look: Look,
+) -> Result<Option<String>> {
     if !shared_has_target(ctx)? {
         return Ok(None);
     }

@@ -135,6 +135,13 @@ impl Group {
         self.reap()
     }
 
+    /// After the leader exited: SIGKILL whatever is left in the group (the zombie leader
+    /// keeps the group id ours), then reap.
+    pub fn finish_now(mut self) -> io::Result<ExitStatus> {
+        self.signal(libc::SIGKILL);
+        self.reap()
+    }
+
     fn terminate(&mut self, grace: Duration) {
         if self.reaped.is_some() {
             return;
@@ -204,7 +211,13 @@ pub fn run(
     let stderr = drain(group.child.stderr.take());
     let deadline = timeout.map(|t| Instant::now() + t);
     let exited = group.wait_exit(deadline)?;
-    let status = group.finish(grace)?;
+    // fleet's own short tool runs (git) get no grace after they exit: whatever they left
+    // in their group is killed at once, without the cost of looking for it first.
+    let status = if exited {
+        group.finish_now()?
+    } else {
+        group.finish(grace)?
+    };
     if let Some(feeder) = feeder {
         let _ = feeder.join();
     }
