@@ -98,7 +98,16 @@ pub fn prepare_worktree(repo: &Repo, candidate: ObjectId) -> Result<PathBuf> {
                         .join("index.lock"),
                 );
             }
-            git::cli::reset_gate_worktree(&path, &candidate.to_string(), &no_hooks_dir(repo)?)?;
+            // Untracked leftovers are found in process; `git clean` runs only when needed.
+            let has_untracked = Repo::open(&path)
+                .and_then(|gate| gate.dirty_paths(1))
+                .map_or(true, |dirty| !dirty.is_empty());
+            git::cli::reset_gate_worktree(
+                &path,
+                &candidate.to_string(),
+                &no_hooks_dir(repo)?,
+                has_untracked,
+            )?;
         }
         other => {
             if other.is_some() {

@@ -100,17 +100,26 @@ pub fn worktree_prune(repo_dir: &Path) -> Result<String> {
 }
 
 /// Point the gate worktree at `commit`, discarding whatever a previous gate run left in
-/// tracked files and untracked ones, but keeping ignored files (build caches stay warm).
+/// tracked files and (when `has_untracked`) untracked ones, but keeping ignored files
+/// (build caches stay warm).
 /// Hooks are switched off: this is fleet's private checkout.
 ///
 /// Why git: gix 0.90 can check out into a new folder but has no checkout, reset or
 /// clean for an existing worktree.
-pub fn reset_gate_worktree(worktree: &Path, commit: &str, no_hooks: &Path) -> Result<()> {
+pub fn reset_gate_worktree(
+    worktree: &Path,
+    commit: &str,
+    no_hooks: &Path,
+    has_untracked: bool,
+) -> Result<()> {
     let mut cmd = git(worktree);
     cmd.arg("-c")
         .arg(format!("core.hooksPath={}", no_hooks.display()))
         .args(["checkout", "--quiet", "--force", "--detach", commit]);
     run(cmd, "check out the gate candidate")?;
+    if !has_untracked {
+        return Ok(());
+    }
     let mut cmd = git(worktree);
     cmd.args(["clean", "-ffdq"]);
     run(cmd, "clean the gate worktree").map(|_| ())
