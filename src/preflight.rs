@@ -45,6 +45,9 @@ pub struct Report {
     pub lane: Option<String>,
     /// Why this is not a pass.
     pub problem: Option<String>,
+    /// The target branch, to refuse a lane branch that is the target itself.
+    #[serde(skip)]
+    target: Option<String>,
 }
 
 impl Report {
@@ -59,6 +62,7 @@ impl Report {
             branch: None,
             lane: None,
             problem: Some(problem.into()),
+            target: None,
         }
     }
 }
@@ -132,11 +136,7 @@ fn try_inspect(cwd: &Path) -> Result<Report> {
     let Some(expected) = report.lane.clone() else {
         return Ok(report);
     };
-    let target = report
-        .repo
-        .as_deref()
-        .and_then(|r| Config::load(r).ok())
-        .map(|(c, _)| c.lanes.target.as_str().to_string());
+    let target = report.target.clone();
     report.problem = match branch {
         _ if target.as_deref() == Some(expected.as_str()) => Some(format!(
             "the lane branch {expected} is the target branch itself; agents never work on it"
@@ -251,6 +251,7 @@ fn shared_report(workdir: &Path, branch: Option<String>) -> Report {
         problem: Some(format!(
             "this is {what}: agents never work here; use `fleet worktree new NAME` (or `fleet preflight --agent NAME --create`)"
         )),
+        target: None,
     }
 }
 
@@ -280,6 +281,7 @@ fn agent_report(workdir: &Path, shared: &Path) -> Result<Report> {
     let mut report = Report::blind("");
     report.repo = Some(shared.to_path_buf());
     report.worktree = Some(workdir.to_path_buf());
+    report.target = Some(config.lanes.target.as_str().to_string());
     if workdir.parent() != Some(root.as_path()) {
         report.problem = Some(format!(
             "{} is a linked worktree, but not an agent worktree (those live in {})",
@@ -303,12 +305,14 @@ fn agent_report(workdir: &Path, shared: &Path) -> Result<Report> {
 /// worktree of the outer repository, on that agent's branch.
 fn nested_report(workdir: &Path, outer: &Path, rel: &Path) -> Result<Report> {
     let ctx = Context::locate(outer)?;
+    let target = Some(ctx.target().to_string());
     let root = canon(&ctx.worktree_root());
     let agent_dir = strip_suffix(workdir, rel);
     let mut report = Report::blind("");
     report.repo = Some(outer.to_path_buf());
     report.worktree = Some(workdir.to_path_buf());
     report.nested = Some(rel.to_path_buf());
+    report.target = target;
     let Some(agent_dir) = agent_dir.filter(|a| a.parent() == Some(root.as_path())) else {
         report.problem = Some(format!(
             "{} is a worktree of nested repository {}, but not inside an agent worktree under {}",

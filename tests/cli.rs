@@ -121,6 +121,13 @@ fn every_command_has_help_with_an_example() {
         &["worktree", "list"],
         &["worktree", "rm"],
         &["worktree", "prune"],
+        &["track"],
+        &["untrack"],
+        &["ready"],
+        &["status"],
+        &["land"],
+        &["revert"],
+        &["run"],
     ];
     for cmd in commands {
         let mut args = cmd.to_vec();
