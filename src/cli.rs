@@ -212,7 +212,7 @@ pub enum Command {
 
 /// Parse `30s`, `5m`, `1h 30m` (for clap: a bad value is a usage error, exit 2).
 fn duration(text: &str) -> Result<std::time::Duration, String> {
-    humantime::parse_duration(text).map_err(|e| format!("{e}; write it like 30s, 5m or 1h 30m"))
+    crate::config::parse_duration(text)
 }
 
 #[derive(Debug, Subcommand)]

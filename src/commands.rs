@@ -15,6 +15,12 @@ use crate::worktree::{self, AgentName, NewRequest};
 /// Run a parsed command line; the returned code is the process exit code.
 pub fn run(cli: Cli) -> Result<u8> {
     let cwd = match &cli.dir {
+        Some(dir) if !dir.is_dir() => {
+            return Err(
+                Error::usage(format!("-C {}: no such folder", dir.display()))
+                    .with_help("give -C a folder that exists"),
+            );
+        }
         Some(dir) => dir.clone(),
         None => std::env::current_dir()
             .map_err(|e| Error::env(format!("cannot read the current folder: {e}")))?,
@@ -424,6 +430,8 @@ struct RunReport {
     duration_ms: u128,
 }
 
+use std::os::fd::AsFd;
+
 fn run_command(
     cwd: &Path,
     command: &[String],
@@ -437,6 +445,20 @@ fn run_command(
         .ok_or_else(|| Error::usage("no command given"))?;
     let mut cmd = std::process::Command::new(program);
     cmd.args(args).current_dir(cwd);
+    // With --json, stdout carries only the JSON document: the command's own output goes
+    // to stderr.
+    if json {
+        match std::io::stderr().as_fd().try_clone_to_owned() {
+            Ok(fd) => {
+                cmd.stdout(std::process::Stdio::from(fd));
+            }
+            Err(e) => {
+                return Err(Error::env(format!(
+                    "cannot redirect the command's output: {e}"
+                )));
+            }
+        }
+    }
     let started = std::time::Instant::now();
     let outcome = match crate::proc::run_foreground(&mut cmd, timeout, grace) {
         Ok(outcome) => outcome,
@@ -446,6 +468,13 @@ fn run_command(
             } else {
                 126
             };
+            if json {
+                ui::json(&serde_json::json!({
+                    "command": command,
+                    "code": code,
+                    "error": format!("cannot run `{program}`: {e}"),
+                }));
+            }
             ui::error(
                 &Error::refused(format!("cannot run `{program}`: {e}"))
                     .with_help("check the command name and PATH"),
@@ -514,15 +543,28 @@ fn ready(
 ) -> Result<u8> {
     let ctx = Context::locate(cwd)?;
     let lanes: Vec<String> = if lanes.is_empty() {
-        vec![current_branch(cwd)?]
+        let branch = current_branch(cwd)?;
+        if branch == ctx.target() {
+            return Err(Error::usage(format!(
+                "this checkout is on `{branch}`, the target branch, not on a lane"
+            ))
+            .with_help(
+                "run `fleet ready` in the lane's worktree, or name the lane: `fleet ready LANE`",
+            ));
+        }
+        vec![branch]
     } else {
         lanes.to_vec()
     };
+    let log = log.map(|l| cwd.join(l));
     let worker = match exit_code {
         None => None,
         Some(code) => Some(crate::lanes::WorkerTest {
             exit_code: code,
-            log: log.map(|l| keep_worker_log(&ctx, l)).transpose()?,
+            log: log
+                .as_deref()
+                .map(|l| keep_worker_log(&ctx, l))
+                .transpose()?,
             at: crate::lanes::now(),
         }),
     };

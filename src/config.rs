@@ -217,14 +217,28 @@ impl TryFrom<String> for RelativePath {
 impl TryFrom<String> for DurationSetting {
     type Error = String;
     fn try_from(s: String) -> std::result::Result<Self, String> {
-        humantime::parse_duration(&s)
-            .map(DurationSetting)
-            .map_err(|e| {
-                format!(
-                    "`{s}` is not a duration ({e}); write it like \"30m\", \"90s\" or \"1h 30m\""
-                )
-            })
+        parse_duration(&s).map(DurationSetting)
     }
+}
+
+/// The longest duration fleet accepts anywhere: a year. Longer is a typo, and would
+/// overflow clock arithmetic.
+pub const MAX_DURATION: Duration = Duration::from_secs(365 * 24 * 3600);
+
+/// `30m`, `90s`, `1h 30m`: more than zero, at most [`MAX_DURATION`].
+pub fn parse_duration(text: &str) -> std::result::Result<Duration, String> {
+    let d = humantime::parse_duration(text).map_err(|e| {
+        format!("`{text}` is not a duration ({e}); write it like \"30m\", \"90s\" or \"1h 30m\"")
+    })?;
+    if d.is_zero() {
+        return Err(format!(
+            "`{text}` is zero; give a duration longer than that"
+        ));
+    }
+    if d > MAX_DURATION {
+        return Err(format!("`{text}` is longer than a year"));
+    }
+    Ok(d)
 }
 
 macro_rules! into_string {

@@ -157,6 +157,7 @@ pub fn revert(ctx: &Context, given: &str, opts: &LandOptions, ui: &dyn Ui) -> Re
     let base = ObjectId::from_hex(receipt.base.as_bytes())
         .map_err(|e| Error::env(format!("bad receipt: {e}")))?;
     let revert_branch = format!("revert/{lane}");
+    let mut confirmed = false;
     if repo.branch_tip(&revert_branch)?.is_none() {
         let target = ctx.target_tip()?;
         let tree = match repo.merge_trees(
@@ -173,12 +174,34 @@ pub fn revert(ctx: &Context, given: &str, opts: &LandOptions, ui: &dyn Ui) -> Re
                 });
             }
         };
+        // Nothing is created before the person agreed (or for a dry run).
+        let changed = repo.changed_paths(repo.tree_of(target)?, tree)?;
+        if opts.dry_run {
+            return Ok(LaneReport {
+                lane: revert_branch,
+                outcome: Outcome::WouldLand {
+                    base: target.to_string(),
+                    candidate_tree: tree.to_string(),
+                    files: changed.len(),
+                    commands: config_at(repo, target, ctx.target())?.gate.commands,
+                },
+            });
+        }
+        if !opts.yes && !ui.confirm(&revert_branch, &summary(repo, &changed)?) {
+            return Ok(LaneReport {
+                lane: revert_branch,
+                outcome: Outcome::Refused {
+                    reason: "declined".into(),
+                },
+            });
+        }
         let message = format!(
             "Revert lane {lane}\n\nThis reverts what {lane} landed ({}..{}).\n",
             receipt.base, receipt.candidate
         );
         let commit = repo.commit_tree(&message, tree, &[target])?;
         repo.create_branch(&revert_branch, commit, &format!("revert {lane}"))?;
+        confirmed = true;
     }
     if lanes::load(repo)?
         .0
@@ -198,7 +221,15 @@ pub fn revert(ctx: &Context, given: &str, opts: &LandOptions, ui: &dyn Ui) -> Re
         .lock("land", std::time::Duration::from_secs(24 * 3600))?;
     finish_interrupted_checkout_move(ctx)?;
     gate::kill_leftovers(&ctx.repo);
-    let outcome = land_one(ctx, &revert_branch, opts, ui)?;
+    let opts = LandOptions {
+        lanes: Vec::new(),
+        all: false,
+        include_running: false,
+        yes: opts.yes || confirmed,
+        dry_run: opts.dry_run,
+        allow_protected: opts.allow_protected,
+    };
+    let outcome = land_one(ctx, &revert_branch, &opts, ui)?;
     Ok(LaneReport {
         lane: revert_branch,
         outcome,
@@ -345,9 +376,17 @@ fn land_one(ctx: &Context, lane: &str, opts: &LandOptions, ui: &dyn Ui) -> Resul
             confirmed = true;
         }
         mark(repo, lane, LaneState::Testing, Vec::new(), None, None)?;
+        // An error from here on (a locked ref, a git failure) must not leave the lane
+        // looking like it is being tested: it goes back to ready.
+        let mut testing = TestingGuard {
+            repo,
+            lane,
+            armed: true,
+        };
         let outcome = run_gate(ctx, lane, base, candidate, &commands, &config, ui)?;
         let record = gate_record(&outcome, base, candidate);
         if !outcome.green {
+            testing.disarm();
             let failed = outcome.results.last().cloned();
             mark(
                 repo,
@@ -381,6 +420,7 @@ fn land_one(ctx: &Context, lane: &str, opts: &LandOptions, ui: &dyn Ui) -> Resul
         crate::worktree::failpoint("land-before-cas")?;
         // The user may have edited the shared checkout while the gate ran: look again.
         if let Some(reason) = shared_checkout_conflict(ctx, &changed, Look::Thorough)? {
+            testing.disarm();
             mark(repo, lane, LaneState::Ready, Vec::new(), Some(record), None)?;
             return Ok(Outcome::Refused { reason });
         }
@@ -393,6 +433,7 @@ fn land_one(ctx: &Context, lane: &str, opts: &LandOptions, ui: &dyn Ui) -> Resul
             ));
             continue;
         }
+        testing.disarm();
         crate::worktree::failpoint("land-after-cas")?;
         mark(
             repo,
@@ -400,7 +441,7 @@ fn land_one(ctx: &Context, lane: &str, opts: &LandOptions, ui: &dyn Ui) -> Resul
             LaneState::Landed,
             Vec::new(),
             Some(record),
-            Some(candidate),
+            Some((candidate, tip)),
         )?;
         if moves_checkout {
             crate::checkout::follow(&ctx.shared, base, candidate, &gate::no_hooks_dir(repo)?)?;
@@ -700,6 +741,35 @@ fn gate_record(outcome: &GateOutcome, base: ObjectId, candidate: ObjectId) -> Ga
     }
 }
 
+/// Puts a lane that was marked `testing` back to `ready` unless the landing reached a
+/// verdict (disarmed).
+struct TestingGuard<'a> {
+    repo: &'a Repo,
+    lane: &'a str,
+    armed: bool,
+}
+
+impl TestingGuard<'_> {
+    fn disarm(&mut self) {
+        self.armed = false;
+    }
+}
+
+impl Drop for TestingGuard<'_> {
+    fn drop(&mut self) {
+        if self.armed {
+            let _ = mark(
+                self.repo,
+                self.lane,
+                LaneState::Ready,
+                Vec::new(),
+                None,
+                None,
+            );
+        }
+    }
+}
+
 /// Record a lane's new state (and gate result) in the registry.
 fn mark(
     repo: &Repo,
@@ -707,7 +777,7 @@ fn mark(
     state: LaneState,
     detail: Vec<String>,
     gate: Option<GateRecord>,
-    landed_as: Option<ObjectId>,
+    landed: Option<(ObjectId, ObjectId)>,
 ) -> Result<()> {
     lanes::update(repo, &format!("{lane}: {}", state.as_str()), |registry| {
         if let Some(record) = registry.get_mut(lane) {
@@ -716,8 +786,9 @@ fn mark(
             if gate.is_some() {
                 record.gate = gate.clone();
             }
-            if let Some(id) = landed_as {
-                record.landed_as = Some(id.to_string());
+            if let Some((candidate, tip)) = landed {
+                record.landed_as = Some(candidate.to_string());
+                record.landed_tip = Some(tip.to_string());
             }
         }
         Ok(())

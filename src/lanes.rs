@@ -85,6 +85,9 @@ pub struct Lane {
     /// The target commit this lane landed as.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub landed_as: Option<String>,
+    /// The lane's own tip when it landed.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub landed_tip: Option<String>,
 }
 
 #[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
@@ -234,6 +237,7 @@ pub fn track(
                 gate: None,
                 detail: Vec::new(),
                 landed_as: None,
+                landed_tip: None,
             });
         }
         Ok(())
@@ -247,10 +251,12 @@ pub fn untrack(repo: &Repo, prefix: &str, given: &[String]) -> Result<Vec<String
     let mut branches = Vec::new();
     for name in given {
         let branch = lane_name(&registry, prefix, name).ok_or_else(|| {
-            Error::refused(format!("`{name}` is not a lane"))
+            Error::usage(format!("`{name}` is not a lane"))
                 .with_help("`fleet status` lists the lanes")
         })?;
-        branches.push(branch);
+        if !branches.contains(&branch) {
+            branches.push(branch);
+        }
     }
     update(
         repo,
@@ -284,21 +290,35 @@ pub fn ready(
     let mut branches = Vec::new();
     for name in given {
         let branch = lane_name(&registry, prefix, name).ok_or_else(|| {
-            Error::refused(format!("`{name}` is not a lane")).with_help(format!(
+            Error::usage(format!("`{name}` is not a lane")).with_help(format!(
                 "track it and mark it at once: `fleet track --ready {name}`"
             ))
         })?;
         branches.push(branch);
+    }
+    // A landed lane becomes ready again only with new commits to land.
+    for branch in &branches {
+        if let Some(lane) = registry.get(branch)
+            && lane.state == LaneState::Landed
+            && repo.branch_tip(branch)?.map(|t| t.to_string()) == lane.landed_tip
+        {
+            return Err(Error::refused(format!(
+                "lane `{branch}` has landed and has no new commits"
+            )));
+        }
     }
     let failed = worker.as_ref().is_some_and(|w| w.exit_code != 0);
     update(repo, &format!("ready {}", branches.join(" ")), |registry| {
         for branch in &branches {
             if let Some(lane) = registry.get_mut(branch) {
                 lane.worker = worker.clone();
-                if !failed {
-                    lane.state = LaneState::Ready;
-                    lane.detail.clear();
-                }
+                // The exit code decides: a failing test takes a ready lane back to running.
+                lane.state = if failed {
+                    LaneState::Running
+                } else {
+                    LaneState::Ready
+                };
+                lane.detail.clear();
             }
         }
         Ok(())

@@ -852,3 +852,38 @@ fn leftovers_of_a_gate_killed_with_fleet_are_cleaned_up_next_time() {
         .is_ok_and(|s| !s[s.rfind(')').unwrap() + 1..].trim_start().starts_with('Z'));
     assert!(!alive, "sleep {pid} from the killed gate is still running");
 }
+
+#[test]
+fn revert_dry_run_creates_nothing() {
+    let env = Env::new();
+    let repo = repo_with_gate(&env, "true");
+    let a = agent(&env, &repo, "a");
+    env.commit_file(&a, "a.txt", "a\n", "a");
+    env.fleet(&repo, &["track", "--ready", "a"]).ok();
+    env.fleet(&repo, &["land", "a", "--yes"]).ok();
+    let lanes_before = env.git(&repo, &["rev-parse", "refs/fleet/lanes"]);
+    let run = env.fleet(&repo, &["revert", "a", "--dry-run"]).ok();
+    assert!(run.stderr.contains("would land"), "{}", run.stderr);
+    assert!(env.git(&repo, &["branch", "--list", "revert/*"]).is_empty());
+    assert_eq!(
+        env.git(&repo, &["rev-parse", "refs/fleet/lanes"]),
+        lanes_before
+    );
+    // Nothing new on a landed lane: `ready` refuses rather than pretend.
+    let run = env.fleet(&repo, &["ready", "a"]).code(1);
+    assert!(run.stderr.contains("no new commits"), "{}", run.stderr);
+}
+
+#[test]
+fn an_environment_error_after_the_gate_leaves_the_lane_ready_not_testing() {
+    let env = Env::new();
+    let repo = repo_with_gate(&env, "true");
+    let a = agent(&env, &repo, "a");
+    env.commit_file(&a, "a.txt", "a\n", "a");
+    env.fleet(&repo, &["track", "--ready", "a"]).ok();
+    write(&repo.join(".git/refs/heads/main.lock"), "held\n");
+    env.fleet(&repo, &["land", "a", "--yes"]).code(3);
+    let run = env.fleet(&repo, &["status", "--json"]).ok();
+    let v: serde_json::Value = serde_json::from_str(&run.stdout).unwrap();
+    assert_eq!(v[0]["state"], "ready");
+}

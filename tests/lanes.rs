@@ -58,7 +58,7 @@ fn track_refuses_unknown_branches_the_target_and_duplicates_changing_nothing() {
     assert_eq!(lanes[0]["branch"], "fleet/t0");
     assert_eq!(lanes[1]["branch"], "fleet/t1");
     env.fleet(&repo, &["untrack", "t0"]).ok();
-    env.fleet(&repo, &["untrack", "t0"]).code(1);
+    env.fleet(&repo, &["untrack", "t0"]).code(2);
     assert_eq!(status(&env, &repo).as_array().unwrap().len(), 1);
     assert!(
         env.branches(&repo)
@@ -148,7 +148,7 @@ fn ready_uses_the_worker_exit_code_not_the_log_words() {
     .ok();
     assert_eq!(status(&env, &repo)[0]["state"], "ready");
     // Untracked branches are not silently tracked by `ready`.
-    let run = env.fleet(&repo, &["ready", "main"]).code(1);
+    let run = env.fleet(&repo, &["ready", "main"]).code(2);
     assert!(run.stderr.contains("fleet track --ready"), "{}", run.stderr);
 }
 
@@ -179,4 +179,80 @@ fn status_derives_landed_conflicts_and_staleness_from_the_refs() {
         text.contains("conflicts: shared.txt") && text.contains("stale"),
         "{text}"
     );
+}
+
+#[test]
+fn a_failing_worker_test_takes_a_ready_lane_back_to_running() {
+    let env = Env::new();
+    let (repo, _) = setup(&env, 1);
+    env.fleet(&repo, &["track", "--ready", "t0"]).ok();
+    env.fleet(&repo, &["ready", "t0", "--exit-code", "1"])
+        .code(1);
+    assert_eq!(status(&env, &repo)[0]["state"], "running");
+}
+
+#[test]
+fn unknown_lanes_and_missing_folders_are_usage_errors() {
+    let env = Env::new();
+    let (repo, _) = setup(&env, 1);
+    env.fleet(&repo, &["untrack", "nope"]).code(2);
+    env.fleet(&repo, &["ready", "nope"]).code(2);
+    env.fleet(&repo, &["-C", "/no/such/folder", "status"])
+        .code(2);
+    // `ready` with no lane in the shared checkout names the problem.
+    let run = env.fleet(&repo, &["ready"]).code(2);
+    assert!(
+        run.stderr.contains("the target branch, not on a lane"),
+        "{}",
+        run.stderr
+    );
+}
+
+#[test]
+fn absurd_durations_are_refused_not_a_crash() {
+    let env = Env::new();
+    let (repo, _) = setup(&env, 0);
+    env.fleet(
+        &repo,
+        &["run", "--timeout", "18446744073709551615s", "--", "true"],
+    )
+    .code(2);
+    env.fleet(&repo, &["run", "--timeout", "0s", "--", "true"])
+        .code(2);
+    write(
+        &repo.join("fleet.toml"),
+        "[lanes]\nstale_after = \"9223372036854775808s\"\n",
+    );
+    let run = env.fleet(&repo, &["status"]).code(2);
+    assert!(
+        run.stderr.contains("longer than a year") || run.stderr.contains("not a duration"),
+        "{}",
+        run.stderr
+    );
+}
+
+#[test]
+fn run_json_keeps_stdout_for_the_document() {
+    let env = Env::new();
+    let run = env
+        .fleet(
+            &env.path(),
+            &[
+                "run",
+                "--json",
+                "--",
+                "sh",
+                "-c",
+                "echo to-stdout; echo to-stderr >&2",
+            ],
+        )
+        .ok();
+    let report: serde_json::Value = serde_json::from_str(&run.stdout).unwrap();
+    assert_eq!(report["code"], 0);
+    assert!(run.stderr.contains("to-stdout") && run.stderr.contains("to-stderr"));
+    let run = env
+        .fleet(&env.path(), &["run", "--json", "--", "no-such-program-xyz"])
+        .code(127);
+    let report: serde_json::Value = serde_json::from_str(&run.stdout).unwrap();
+    assert_eq!(report["code"], 127);
 }
