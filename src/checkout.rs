@@ -12,25 +12,16 @@ use std::path::Path;
 use crate::error::Result;
 use crate::git::{self, ChangedPath, GITLINK, ObjectId, Repo};
 
-/// How hard to look for the user's own files.
-#[derive(Clone, Copy, PartialEq, Eq)]
-pub enum Look {
-    /// In-process (gix): modifications and untracked files. Before the gate, to avoid
-    /// gating a lane that cannot land anyway.
-    Quick,
-    /// `git status` with ignored files, exactly as git sees the checkout. Right before the
-    /// target moves: this is the check that protects the user's files.
-    Thorough,
-}
-
 /// Paths the landing would change that the shared checkout holds something of its own
-/// in (a modification, an untracked or an ignored file, or a folder containing one).
-pub fn collisions(shared: &Path, changed: &[ChangedPath], look: Look) -> Result<Vec<String>> {
-    let local = match look {
-        Look::Quick => Repo::open(shared)?.dirty_paths(usize::MAX)?,
-        Look::Thorough => git::cli::status_paths(shared)?,
-    };
-    let local: Vec<String> = local
+/// in: a modification, an untracked or an ignored file (as `git status` sees them, with
+/// the user's filters and ignore rules), or a file standing where the change needs a
+/// folder.
+pub fn collisions(shared: &Path, changed: &[ChangedPath]) -> Result<Vec<String>> {
+    let paths: Vec<String> = changed.iter().map(|c| c.path.clone()).collect();
+    // Limited to the changed paths (the cost follows the change, not the repository),
+    // unless there are so many that the command line would not hold them.
+    let only = (paths.len() <= 2000).then_some(paths.as_slice());
+    let local: Vec<String> = git::cli::status_paths(shared, only)?
         .into_iter()
         .map(|p| p.trim_end_matches('/').to_string())
         .collect();
@@ -41,12 +32,27 @@ pub fn collisions(shared: &Path, changed: &[ChangedPath], look: Look) -> Result<
                 c.path == *l
                     || c.path.starts_with(&format!("{l}/"))
                     || l.starts_with(&format!("{}/", c.path))
-            })
+            }) || blocked_by_a_file(shared, &c.path, &paths)
         })
         .map(|c| c.path.clone())
         .collect();
     hits.dedup();
     Ok(hits)
+}
+
+/// A file (not a folder) on disk where `path` needs a folder, and which the change does
+/// not itself remove.
+fn blocked_by_a_file(shared: &Path, path: &str, changed: &[String]) -> bool {
+    let mut ancestor = std::path::PathBuf::new();
+    let parts: Vec<&str> = path.split('/').collect();
+    for part in &parts[..parts.len().saturating_sub(1)] {
+        ancestor.push(part);
+        if std::fs::symlink_metadata(shared.join(&ancestor)).is_ok_and(|m| !m.is_dir()) {
+            let name = ancestor.to_string_lossy();
+            return !changed.iter().any(|c| *c == name);
+        }
+    }
+    false
 }
 
 /// Bring the shared checkout's index and files from `base` to `candidate`. The

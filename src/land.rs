@@ -12,7 +12,6 @@ use std::path::PathBuf;
 
 use serde::Serialize;
 
-use crate::checkout::Look;
 use crate::config::{self, Config, Strategy};
 use crate::context::Context;
 use crate::error::{Error, Result};
@@ -331,9 +330,6 @@ fn land_one(ctx: &Context, lane: &str, opts: &LandOptions, ui: &dyn Ui) -> Resul
             mark(repo, lane, LaneState::Blocked, reasons.clone(), None, None)?;
             return Ok(Outcome::Blocked { reasons });
         }
-        if let Some(reason) = shared_checkout_conflict(ctx, &changed, Look::Quick)? {
-            return Ok(Outcome::Refused { reason });
-        }
         let commands = match gate_commands(repo, &config, candidate)? {
             Ok(commands) => commands,
             Err(reason) => {
@@ -360,6 +356,9 @@ fn land_one(ctx: &Context, lane: &str, opts: &LandOptions, ui: &dyn Ui) -> Resul
             ));
         }
         if opts.dry_run {
+            if let Some(reason) = shared_checkout_conflict(ctx, &changed)? {
+                return Ok(Outcome::Refused { reason });
+            }
             return Ok(Outcome::WouldLand {
                 base: base.to_string(),
                 candidate_tree: tree.to_string(),
@@ -419,7 +418,7 @@ fn land_one(ctx: &Context, lane: &str, opts: &LandOptions, ui: &dyn Ui) -> Resul
         )?;
         crate::worktree::failpoint("land-before-cas")?;
         // The user may have edited the shared checkout while the gate ran: look again.
-        if let Some(reason) = shared_checkout_conflict(ctx, &changed, Look::Thorough)? {
+        if let Some(reason) = shared_checkout_conflict(ctx, &changed)? {
             testing.disarm();
             mark(repo, lane, LaneState::Ready, Vec::new(), Some(record), None)?;
             return Ok(Outcome::Refused { reason });
@@ -802,15 +801,11 @@ fn shared_has_target(ctx: &Context) -> Result<bool> {
 
 /// Something of the user's in the shared checkout at a path the lane changes would be
 /// overwritten when its files follow the target: refuse before anything moves.
-fn shared_checkout_conflict(
-    ctx: &Context,
-    changed: &[ChangedPath],
-    look: Look,
-) -> Result<Option<String>> {
+fn shared_checkout_conflict(ctx: &Context, changed: &[ChangedPath]) -> Result<Option<String>> {
     if !shared_has_target(ctx)? {
         return Ok(None);
     }
-    let hits = crate::checkout::collisions(&ctx.shared, changed, look)?;
+    let hits = crate::checkout::collisions(&ctx.shared, changed)?;
     if hits.is_empty() {
         return Ok(None);
     }

@@ -887,3 +887,24 @@ fn an_environment_error_after_the_gate_leaves_the_lane_ready_not_testing() {
     let v: serde_json::Value = serde_json::from_str(&run.stdout).unwrap();
     assert_eq!(v[0]["state"], "ready");
 }
+
+#[test]
+fn an_untracked_file_where_the_lane_needs_a_folder_stops_the_landing() {
+    let env = Env::new();
+    let repo = repo_with_gate(&env, "true");
+    let a = agent(&env, &repo, "a");
+    env.commit_file(&a, "notes/today.txt", "t\n", "adds a folder");
+    env.fleet(&repo, &["track", "--ready", "a"]).ok();
+    write(&repo.join("notes"), "my scratch file\n");
+    let old = env.git(&repo, &["rev-parse", "main"]);
+    let run = env.fleet(&repo, &["land", "a", "--yes"]).code(1);
+    assert!(run.stderr.contains("notes/today.txt"), "{}", run.stderr);
+    assert_eq!(
+        std::fs::read_to_string(repo.join("notes")).unwrap(),
+        "my scratch file\n"
+    );
+    assert_eq!(env.git(&repo, &["rev-parse", "main"]), old);
+    // Dry runs report it before any gate runs.
+    let run = env.fleet(&repo, &["land", "a", "--dry-run"]).code(1);
+    assert!(run.stderr.contains("notes/today.txt"), "{}", run.stderr);
+}

@@ -139,19 +139,24 @@ pub fn move_checkout(checkout: &Path, old: &str, new: &str, no_hooks: &Path) -> 
 }
 
 /// Every path `git status` reports in a checkout (modified, staged, untracked, ignored;
-/// ignored folders collapsed), against its HEAD, after refreshing stat information.
+/// ignored folders collapsed unless `only` names paths), against its HEAD, after
+/// refreshing stat information.
 ///
 /// Why git: it applies the user's filters, attributes and ignore rules exactly as git
 /// does, which is what "would this overwrite something of yours" must mean.
-pub fn status_paths(checkout: &Path) -> Result<Vec<String>> {
+pub fn status_paths(checkout: &Path, only: Option<&[String]>) -> Result<Vec<String>> {
     let mut cmd = git(checkout);
-    cmd.args([
-        "status",
-        "--porcelain=v1",
-        "-z",
-        "--ignored=traditional",
-        "--untracked-files=all",
-    ]);
+    cmd.args(["status", "--porcelain=v1", "-z", "--untracked-files=all"]);
+    match only {
+        // Limited to the given paths: the cost follows the change, not the repository.
+        Some(paths) => {
+            cmd.arg("--ignored=matching").arg("--");
+            cmd.args(paths.iter().map(|p| format!(":(literal){p}")));
+        }
+        None => {
+            cmd.arg("--ignored=traditional");
+        }
+    }
     let out = run(cmd, "read the shared checkout's status")?;
     let mut paths = Vec::new();
     let mut fields = out.stdout.split(|b| *b == 0).filter(|f| !f.is_empty());
