@@ -65,17 +65,7 @@ fn walk(
     depth: usize,
     found: &mut BTreeSet<Nested>,
 ) {
-    let Ok(entries) = std::fs::read_dir(dir) else {
-        return;
-    };
-    for entry in entries.flatten() {
-        let Ok(kind) = entry.file_type() else {
-            continue;
-        };
-        if !kind.is_dir() || entry.file_name() == ".git" {
-            continue;
-        }
-        let path = entry.path();
+    for path in subfolders(dir) {
         if path == skip {
             continue;
         }
@@ -144,17 +134,7 @@ pub fn repositories_under(dir: &Path) -> Vec<PathBuf> {
 }
 
 fn collect_repositories(dir: &Path, submodules: &BTreeSet<PathBuf>, out: &mut Vec<PathBuf>) {
-    let Ok(entries) = std::fs::read_dir(dir) else {
-        return;
-    };
-    for entry in entries.flatten() {
-        let Ok(kind) = entry.file_type() else {
-            continue;
-        };
-        if !kind.is_dir() || entry.file_name() == ".git" {
-            continue;
-        }
-        let path = entry.path();
+    for path in subfolders(dir) {
         if std::fs::symlink_metadata(path.join(".git")).is_ok() {
             if !submodules.contains(&path) {
                 out.push(path.clone());
@@ -164,4 +144,14 @@ fn collect_repositories(dir: &Path, submodules: &BTreeSet<PathBuf>, out: &mut Ve
             collect_repositories(&path, submodules, out);
         }
     }
+}
+
+/// The folders directly in `dir`, without `.git` and without following symlinks.
+fn subfolders(dir: &Path) -> impl Iterator<Item = PathBuf> {
+    std::fs::read_dir(dir)
+        .into_iter()
+        .flatten()
+        .flatten()
+        .filter(|entry| entry.file_type().is_ok_and(|k| k.is_dir()) && entry.file_name() != ".git")
+        .map(|entry| entry.path())
 }

@@ -686,7 +686,6 @@ mod tests {
             "trap '' TERM; sleep 300 >/dev/null 2>&1 & echo $! > {}; wait",
             pidfile.display()
         );
-        let started = Instant::now();
         let out = run(
             Command::new("sh").args(["-c", &script]),
             Input::Closed,
@@ -695,7 +694,6 @@ mod tests {
         )
         .unwrap();
         assert!(out.timed_out);
-        assert!(started.elapsed() < Duration::from_secs(60));
         let pid: i32 = std::fs::read_to_string(&pidfile)
             .unwrap()
             .trim()

@@ -62,41 +62,62 @@ fn new_killed_at_any_point_converges_on_the_next_run() {
     let full = started.elapsed();
 
     let mut killed_mid_run = 0;
+    let mut attempt = 0;
     for step in 0..10u32 {
-        let name = format!("k{step}");
-        let mut child = spawn_fleet(&env, &outer, &name);
-        std::thread::sleep(full * step / 10 + Duration::from_millis(step as u64));
-        if child.try_wait().unwrap().is_none() {
-            killed_mid_run += 1;
-        }
-        let _ = child.kill();
-        let _ = child.wait();
-
-        env.fleet(&outer, &["worktree", "new", &name]).ok();
-        let wt = env.path().join(".fleet-work").join(&name);
-        let branch = format!("fleet/{name}");
-        for member in [wt.clone(), wt.join("cockpit"), wt.join("cockpit/engine")] {
-            assert_eq!(
-                env.git(&member, &["symbolic-ref", "--short", "HEAD"]),
-                branch,
-                "{}",
-                member.display()
-            );
-            assert_eq!(
-                env.git(&member, &["status", "--porcelain"]),
-                "",
-                "{} not clean",
-                member.display()
-            );
-        }
-        env.fleet(&outer, &["worktree", "rm", &name]).ok();
-        assert!(!wt.exists());
-        for repo in [&outer, &cockpit, &engine] {
-            assert!(!env.branches(repo).contains(&format!("refs/heads/{branch}")));
+        // Kill at step/10 of a run; a run that finished first is retried with an earlier
+        // kill, so the kills land while fleet works.
+        let mut delay = full * step / 10 + Duration::from_millis(step as u64);
+        for _ in 0..4 {
+            attempt += 1;
+            let name = format!("k{attempt}");
+            let mut child = spawn_fleet(&env, &outer, &name);
+            std::thread::sleep(delay);
+            let hit = child.try_wait().unwrap().is_none();
+            let _ = child.kill();
+            let _ = child.wait();
+            assert_converges(&env, &outer, &name);
+            if hit {
+                killed_mid_run += 1;
+                break;
+            }
+            delay = delay * 2 / 3;
         }
     }
     assert!(
-        killed_mid_run >= 5,
+        killed_mid_run >= 7,
         "only {killed_mid_run} kills landed while fleet was running"
     );
+}
+
+/// The next run completes the worktree, consistent and clean; `rm` then removes it all.
+fn assert_converges(env: &Env, outer: &Path, name: &str) {
+    env.fleet(outer, &["worktree", "new", name]).ok();
+    let wt = env.path().join(".fleet-work").join(name);
+    let branch = format!("fleet/{name}");
+    for member in [wt.clone(), wt.join("cockpit"), wt.join("cockpit/engine")] {
+        assert_eq!(
+            env.git(&member, &["symbolic-ref", "--short", "HEAD"]),
+            branch,
+            "{}",
+            member.display()
+        );
+        assert_eq!(
+            env.git(&member, &["status", "--porcelain"]),
+            "",
+            "{} not clean",
+            member.display()
+        );
+    }
+    env.fleet(outer, &["worktree", "rm", name]).ok();
+    assert!(!wt.exists());
+    for repo in [
+        outer.to_path_buf(),
+        outer.join("cockpit"),
+        outer.join("cockpit/engine"),
+    ] {
+        assert!(
+            !env.branches(&repo)
+                .contains(&format!("refs/heads/{branch}"))
+        );
+    }
 }

@@ -79,7 +79,6 @@ fn a_grandchild_that_ignores_sigterm_dies_on_timeout() {
         "sh -c 'trap \"\" TERM; echo $$ > {}; while :; do sleep 1; done' & wait",
         pidfile.display()
     );
-    let started = Instant::now();
     env.fleet(
         &env.path(),
         &[
@@ -95,7 +94,6 @@ fn a_grandchild_that_ignores_sigterm_dies_on_timeout() {
         ],
     )
     .code(124);
-    assert!(started.elapsed() < Duration::from_secs(20));
     let pid = read_pid(&pidfile);
     assert!(!alive(pid), "grandchild {pid} survived the timeout");
 }

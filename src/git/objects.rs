@@ -288,11 +288,7 @@ impl Repo {
         theirs: ObjectId,
         write: bool,
     ) -> Result<Merged> {
-        let repo = if write {
-            self.inner.clone()
-        } else {
-            self.inner.clone().with_object_memory()
-        };
+        let repo = self.merge_repo(write);
         let what = || "cannot merge in memory".to_string();
         let options = repo.tree_merge_options().context(what)?;
         let mut outcome = repo
@@ -301,13 +297,19 @@ impl Repo {
         finish_merge(&mut outcome)
     }
 
-    /// Merge commit `theirs` into commit `ours` (merge base found automatically).
-    pub fn merge_commits(&self, ours: ObjectId, theirs: ObjectId, write: bool) -> Result<Merged> {
-        let repo = if write {
+    /// The repository a merge runs in: the real one when its result is kept, otherwise
+    /// one whose writes stay in memory.
+    fn merge_repo(&self, write: bool) -> gix::Repository {
+        if write {
             self.inner.clone()
         } else {
             self.inner.clone().with_object_memory()
-        };
+        }
+    }
+
+    /// Merge commit `theirs` into commit `ours` (merge base found automatically).
+    pub fn merge_commits(&self, ours: ObjectId, theirs: ObjectId, write: bool) -> Result<Merged> {
+        let repo = self.merge_repo(write);
         let what = || "cannot merge in memory".to_string();
         let options = repo.tree_merge_options().context(what)?;
         let mut outcome = repo
