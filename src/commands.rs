@@ -657,6 +657,24 @@ struct TermUi {
     live: bool,
 }
 
+impl TermUi {
+    /// The terminal side of a landing; without a terminal to ask on, landing needs
+    /// `--yes` (or `--dry-run`).
+    fn for_landing(opts: &crate::land::LandOptions, json: bool) -> Result<TermUi> {
+        use std::io::IsTerminal;
+        if !opts.yes && !opts.dry_run && !std::io::stdin().is_terminal() {
+            return Err(
+                Error::refused("no terminal to ask for confirmation").with_help(
+                    "pass --yes to land without asking (CI), or --dry-run to see what would land",
+                ),
+            );
+        }
+        Ok(TermUi {
+            live: !json && std::io::stderr().is_terminal(),
+        })
+    }
+}
+
 impl crate::land::Ui for TermUi {
     fn note(&self, message: &str) {
         ui::note(message);
@@ -681,32 +699,15 @@ impl crate::land::Ui for TermUi {
 }
 
 fn land(cwd: &Path, opts: crate::land::LandOptions, json: bool) -> Result<u8> {
-    use std::io::IsTerminal;
     let ctx = Context::locate(cwd)?;
-    if !opts.yes && !opts.dry_run && !std::io::stdin().is_terminal() {
-        return Err(
-            Error::refused("no terminal to ask for confirmation").with_help(
-                "pass --yes to land without asking (CI), or --dry-run to see what would land",
-            ),
-        );
-    }
-    let term = TermUi {
-        live: !json && std::io::stderr().is_terminal(),
-    };
+    let term = TermUi::for_landing(&opts, json)?;
     let reports = crate::land::land(&ctx, &opts, &term)?;
     render_land(&reports, &term, json)
 }
 
 fn revert(cwd: &Path, lane: &str, opts: crate::land::LandOptions, json: bool) -> Result<u8> {
-    use std::io::IsTerminal;
     let ctx = Context::locate(cwd)?;
-    if !opts.yes && !opts.dry_run && !std::io::stdin().is_terminal() {
-        return Err(Error::refused("no terminal to ask for confirmation")
-            .with_help("pass --yes to land the revert without asking"));
-    }
-    let term = TermUi {
-        live: !json && std::io::stderr().is_terminal(),
-    };
+    let term = TermUi::for_landing(&opts, json)?;
     let report = crate::land::revert(&ctx, lane, &opts, &term)?;
     render_land(&[report], &term, json)
 }

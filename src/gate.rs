@@ -146,12 +146,9 @@ pub fn run(
         let _ = writeln!(log, "$ {command}");
         let mut cmd = std::process::Command::new("sh");
         cmd.arg("-c").arg(command).current_dir(worktree);
-        for var in [
-            "GIT_DIR",
-            "GIT_WORK_TREE",
-            "GIT_INDEX_FILE",
-            "GIT_COMMON_DIR",
-        ] {
+        // The gate sees the candidate's worktree, not whatever repository fleet was
+        // started from.
+        for var in git::cli::REPO_OVERRIDES {
             cmd.env_remove(var);
         }
         for (k, v) in env {

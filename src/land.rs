@@ -416,7 +416,7 @@ fn land_one(ctx: &Context, lane: &str, opts: &LandOptions, ui: &dyn Ui) -> Resul
                 at: lanes::now(),
             },
         )?;
-        crate::worktree::failpoint("land-before-cas")?;
+        crate::failpoint::hit("land-before-cas")?;
         // The user may have edited the shared checkout while the gate ran: look again.
         if let Some(reason) = shared_checkout_conflict(ctx, &changed)? {
             testing.disarm();
@@ -433,7 +433,7 @@ fn land_one(ctx: &Context, lane: &str, opts: &LandOptions, ui: &dyn Ui) -> Resul
             continue;
         }
         testing.disarm();
-        crate::worktree::failpoint("land-after-cas")?;
+        crate::failpoint::hit("land-after-cas")?;
         mark(
             repo,
             lane,

@@ -9,6 +9,7 @@ pub mod commands;
 pub mod config;
 pub mod context;
 pub mod error;
+pub mod failpoint;
 pub mod gate;
 pub mod git;
 pub mod land;

@@ -167,11 +167,7 @@ fn view(
     let facts = memo.get(repo, tip, target)?;
     v.ahead = Some(facts.ahead);
     v.behind = Some(facts.behind);
-    let landed = if facts.ahead == 0 {
-        tip.to_hex() != lane.tracked_tip
-    } else {
-        facts.changes_in
-    };
+    let landed = landed_by(lane, tip, facts.ahead, facts.changes_in);
     if lane.state != LaneState::Landed && landed {
         v.recorded_state = Some(lane.state);
         v.state = LaneState::Landed;
@@ -194,10 +190,16 @@ pub fn has_landed(
     target: ObjectId,
     ahead: usize,
 ) -> Result<bool> {
+    let changes_in = ahead > 0 && repo.changes_already_in(tip, target)?;
+    Ok(landed_by(lane, tip, ahead, changes_in))
+}
+
+/// [`has_landed`] from facts already computed (`changes_in` only matters when ahead).
+fn landed_by(lane: &Lane, tip: ObjectId, ahead: usize, changes_in: bool) -> bool {
     if ahead == 0 {
-        return Ok(tip.to_hex() != lane.tracked_tip);
+        return tip.to_hex() != lane.tracked_tip;
     }
-    repo.changes_already_in(tip, target)
+    changes_in
 }
 
 /// No commit and no file change for `stale_after`. Cheapest evidence first: a recent

@@ -355,7 +355,7 @@ fn create_all(
     for depth in 0..=max_depth {
         let level: Vec<&Member> = todo.iter().filter(|m| m.depth == depth).collect();
         if depth == 1 {
-            failpoint("worktree-new-after-outer")?;
+            crate::failpoint::hit("worktree-new-after-outer")?;
         }
         // Members at one depth are independent: create them side by side, so nested
         // repositories do not add their times up.
@@ -502,21 +502,6 @@ fn roll_back(undo: Vec<Undo>) {
             }
         }
     }
-}
-
-/// Test hook: `FLEET_FAILPOINT=<name>` fails (or, with `<name>:abort`, crashes) here, so
-/// tests can show that a failure or a kill half way leaves nothing behind or converges.
-pub fn failpoint(name: &str) -> Result<()> {
-    let Ok(spec) = std::env::var("FLEET_FAILPOINT") else {
-        return Ok(());
-    };
-    if spec == name {
-        return Err(Error::env(format!("failpoint {name} triggered")));
-    }
-    if spec == format!("{name}:abort") {
-        std::process::abort();
-    }
-    Ok(())
 }
 
 fn same_path(a: &Path, b: &Path) -> bool {

@@ -10,7 +10,7 @@ use crate::error::{Error, Result};
 use crate::proc::{self, Input};
 
 /// Variables that would make git ignore `-C` and look at another repository.
-const REPO_OVERRIDES: [&str; 6] = [
+pub const REPO_OVERRIDES: [&str; 6] = [
     "GIT_DIR",
     "GIT_WORK_TREE",
     "GIT_INDEX_FILE",
