@@ -135,6 +135,7 @@ pub fn update<T>(
     // holding it is the leftover of a killed fleet, never someone's live update.
     let _refs = repo.lock("refs", std::time::Duration::from_secs(60))?;
     repo.clear_stale_ref_lock(REF, std::time::Duration::ZERO);
+    let mut last_error = None;
     for _ in 0..CAS_ATTEMPTS {
         let (mut registry, old) = load(repo)?;
         let result = change(&mut registry)?;
@@ -146,13 +147,18 @@ pub fn update<T>(
             &format!("fleet: {what}"),
             &parents,
         )?;
-        if repo.cas_update(REF, old, commit, what).is_ok() {
-            return Ok(result);
+        match repo.cas_update(REF, old, commit, what) {
+            Ok(()) => return Ok(result),
+            Err(e) => last_error = Some(e),
         }
+        // CI once saw every attempt fail right after a kill -9 (cause not reproduced);
+        // a leftover lock is the likely culprit, and clearing it under the flock is safe.
+        repo.clear_stale_ref_lock(REF, std::time::Duration::ZERO);
         std::thread::sleep(std::time::Duration::from_millis(5));
     }
+    let last = last_error.map(|e| e.to_string()).unwrap_or_default();
     Err(Error::env(format!(
-        "{REF} kept changing under fleet ({CAS_ATTEMPTS} attempts)"
+        "{REF} kept changing under fleet ({CAS_ATTEMPTS} attempts; last: {last})"
     ))
     .with_help("another fleet process is updating lanes in a loop; retry in a moment"))
 }
