@@ -7,6 +7,7 @@
 //! follow with a two-tree `read-tree -m -u`, and a landing killed half way through that
 //! step is repaired path by path on the next run.
 
+use std::os::unix::ffi::OsStringExt;
 use std::path::Path;
 
 use crate::error::Result;
@@ -103,6 +104,92 @@ pub fn repair(
         ));
     }
     Ok(kept)
+}
+
+/// Undo what a refused command already did to the shared checkout: `git switch`,
+/// `reset` and `merge` rewrite the index and files to `moved_to` before git asks the
+/// guard, which then refuses to move HEAD off `back_to`. Each path the two commits
+/// differ in goes back to `back_to` in the index and on disk, but only where it still
+/// holds exactly what the command put there; anything else is the user's and stays.
+/// Returns the paths put back.
+pub fn put_back(
+    repo: &Repo,
+    shared: &Path,
+    moved_to: ObjectId,
+    back_to: ObjectId,
+) -> Result<Vec<String>> {
+    let mut changed = repo.changed_paths(repo.tree_of(moved_to)?, repo.tree_of(back_to)?)?;
+    // Removals first, so a file can give way to a folder and the other way round.
+    changed.sort_by_key(|c| c.new.is_some());
+    let paths: Vec<String> = changed.iter().map(|c| c.path.clone()).collect();
+    let index = repo.index_entries(&paths)?;
+    let mut index_lines = String::new();
+    let mut restored = Vec::new();
+    for change in &changed {
+        let in_index = index.get(&change.path);
+        let index_moved = match (in_index, change.old) {
+            (Some(&(mode, id)), Some(old)) => id == old && mode == change.old_mode,
+            (None, None) => true,
+            _ => false,
+        };
+        if index_moved {
+            index_lines.push_str(&index_line(change));
+        }
+        let is_link = change.old_mode == GITLINK || change.new_mode == GITLINK;
+        let file = shared.join(&change.path);
+        if !is_link && disk_blob(&file) == change.old && !file.is_dir() {
+            write_version(repo, shared, &file, change)?;
+            restored.push(change.path.clone());
+        } else if index_moved {
+            restored.push(change.path.clone());
+        }
+    }
+    if !index_lines.is_empty() {
+        git::cli::update_index_info(shared, &index_lines)?;
+    }
+    git::cli::refresh_index(shared)?;
+    restored.dedup();
+    Ok(restored)
+}
+
+/// Put `change`'s new side on disk at `file` (or remove it when the new side has none).
+fn write_version(repo: &Repo, shared: &Path, file: &Path, change: &ChangedPath) -> Result<()> {
+    use crate::error::Context;
+    use std::os::unix::fs::PermissionsExt;
+    if std::fs::symlink_metadata(file).is_ok() {
+        std::fs::remove_file(file).context(|| format!("cannot remove {}", file.display()))?;
+    }
+    let Some(id) = change.new else {
+        remove_empty_parents(shared, file);
+        return Ok(());
+    };
+    let bytes = repo.blob(id)?;
+    if let Some(parent) = file.parent() {
+        std::fs::create_dir_all(parent)
+            .context(|| format!("cannot create {}", parent.display()))?;
+    }
+    if change.new_mode == 0o120000 {
+        let target = std::ffi::OsString::from_vec(bytes);
+        std::os::unix::fs::symlink(&target, file)
+            .context(|| format!("cannot create the link {}", file.display()))?;
+        return Ok(());
+    }
+    std::fs::write(file, &bytes).context(|| format!("cannot write {}", file.display()))?;
+    if change.new_mode == 0o100755 {
+        std::fs::set_permissions(file, std::fs::Permissions::from_mode(0o755))
+            .context(|| format!("cannot make {} executable", file.display()))?;
+    }
+    Ok(())
+}
+
+fn remove_empty_parents(shared: &Path, file: &Path) {
+    let mut dir = file.parent();
+    while let Some(d) = dir {
+        if d == shared || std::fs::remove_dir(d).is_err() {
+            break;
+        }
+        dir = d.parent();
+    }
 }
 
 fn index_line(change: &ChangedPath) -> String {

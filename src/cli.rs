@@ -75,6 +75,38 @@ pub enum Command {
         #[command(flatten)]
         out: Output,
     },
+    /// Install, remove or inspect the guard hooks
+    #[command(
+        subcommand,
+        long_about = "The guard hooks refuse commits, branch switches and resets in a shared \
+                      checkout (outer or nested), and any move of a guarded branch from anywhere \
+                      (`git update-ref`, `git branch -f`, `git push . HEAD:main`), --no-verify or \
+                      not. They go into the hooks folder git actually uses (core.hooksPath \
+                      honoured) of the outer repository and every nested one. A hook already \
+                      there keeps running, first, with the same arguments and stdin.",
+        after_long_help = "Examples:\n  fleet hooks install\n  fleet hooks status --json\n  fleet hooks uninstall   # puts back exactly what was there\n  FLEET_ALLOW_SHARED=1 git commit ...   # a human getting past the guard on purpose (logged)"
+    )]
+    Hooks(HooksCommand),
+    /// Entry point the installed hook scripts call
+    #[command(
+        long_about = "Entry point the installed hook scripts call when they cannot decide alone: \
+                      pre-commit, prepare-commit-msg, reference-transaction, post-checkout. \
+                      Refusals and FLEET_ALLOW_SHARED uses are logged to <git common dir>/fleet/guard.log; \
+                      checkouts of a shared checkout to <git common dir>/fleet/drift.log.",
+        after_long_help = "Examples:\n  echo \"$old $new refs/heads/main\" | fleet hook reference-transaction prepared"
+    )]
+    Hook {
+        /// The hook's name
+        #[arg(value_name = "NAME")]
+        name: String,
+        /// The arguments git gave the hook
+        #[arg(
+            trailing_var_arg = true,
+            allow_hyphen_values = true,
+            value_name = "ARGS"
+        )]
+        args: Vec<String>,
+    },
     /// Register worker branches as lanes
     #[command(
         long_about = "Register branches as lanes, in this order. Refuses unknown branches, the target \
@@ -268,6 +300,34 @@ pub enum WorktreeCommand {
         after_long_help = "Examples:\n  rm -rf ../.fleet-work/task-42 && fleet worktree prune"
     )]
     Prune {
+        #[command(flatten)]
+        out: Output,
+    },
+}
+
+#[derive(Debug, Subcommand)]
+pub enum HooksCommand {
+    /// Install the guard hooks, chaining any hook already there
+    #[command(after_long_help = "Examples:\n  fleet hooks install\n  fleet hooks install --json")]
+    Install {
+        #[command(flatten)]
+        out: Output,
+    },
+    /// Remove the guard hooks, restoring exactly what was there before
+    #[command(after_long_help = "Examples:\n  fleet hooks uninstall")]
+    Uninstall {
+        #[command(flatten)]
+        out: Output,
+    },
+    /// Per repository: which hooks are installed, chained, stale or missing
+    #[command(
+        long_about = "Per repository and hooks folder: which guard hooks are installed, chained (a \
+                      hook that was there before runs first), stale (written by another fleet \
+                      version, or naming a fleet binary that is gone) or missing. Exits 1 unless \
+                      every hook is installed or chained.",
+        after_long_help = "Examples:\n  fleet hooks status\n  fleet hooks status --json | jq '.[].dirs[].hooks[] | select(.state != \"installed\")'"
+    )]
+    Status {
         #[command(flatten)]
         out: Output,
     },

@@ -4,10 +4,11 @@ use std::path::{Path, PathBuf};
 
 use serde::Serialize;
 
-use crate::cli::{Cli, Command, WorktreeCommand};
+use crate::cli::{Cli, Command, HooksCommand, WorktreeCommand};
 use crate::config::{self, Config};
 use crate::context::Context;
 use crate::error::{Error, Result};
+use crate::guard::hooks::{self, HookState, RepoReport};
 use crate::preflight::{self, Place};
 use crate::ui;
 use crate::worktree::{self, AgentName, NewRequest};
@@ -48,6 +49,14 @@ pub fn run(cli: Cli) -> Result<u8> {
             }
             WorktreeCommand::Prune { out } => worktree_prune(&cwd, out.json),
         },
+        Command::Hooks(cmd) => match cmd {
+            HooksCommand::Install { out } => hooks_command(&cwd, HooksAction::Install, out.json),
+            HooksCommand::Uninstall { out } => {
+                hooks_command(&cwd, HooksAction::Uninstall, out.json)
+            }
+            HooksCommand::Status { out } => hooks_command(&cwd, HooksAction::Status, out.json),
+        },
+        Command::Hook { name, args } => crate::guard::entry::run(&name, &args),
         Command::Preflight { agent, create, out } => {
             preflight(&cwd, agent.as_deref(), create, out.json)
         }
@@ -118,6 +127,7 @@ struct InitReport {
     config: PathBuf,
     config_written: bool,
     recorded: PathBuf,
+    hooks: Vec<RepoReport>,
 }
 
 fn init(cwd: &Path, print: bool, json: bool) -> Result<u8> {
@@ -129,12 +139,14 @@ fn init(cwd: &Path, print: bool, json: bool) -> Result<u8> {
     let config_path = ctx.shared.join(config::FILE_NAME);
     let written = write_new_file(&config_path, config::TEMPLATE)?;
     let recorded = record_shared_checkout(&ctx)?;
+    let hooks = hooks::install(&ctx)?;
     if json {
         ui::json(&InitReport {
             shared_checkout: ctx.shared.clone(),
             config: config_path,
             config_written: written,
             recorded,
+            hooks,
         });
     } else {
         if written {
@@ -149,6 +161,7 @@ fn init(cwd: &Path, print: bool, json: bool) -> Result<u8> {
             "recorded {} as the shared checkout",
             ctx.shared.display()
         ));
+        render_hooks(&hooks, HooksAction::Install);
         ui::note("next: `cd \"$(fleet worktree new NAME)\"` gives an agent its own worktree");
     }
     Ok(0)
@@ -785,4 +798,65 @@ fn render_land(reports: &[crate::land::LaneReport], term: &TermUi, json: bool) -
         }
     }
     Ok(code)
+}
+
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum HooksAction {
+    Install,
+    Uninstall,
+    Status,
+}
+
+fn hooks_command(cwd: &Path, action: HooksAction, json: bool) -> Result<u8> {
+    let ctx = Context::locate(cwd)?;
+    let reports = match action {
+        HooksAction::Install => hooks::install(&ctx)?,
+        HooksAction::Uninstall => hooks::uninstall(&ctx)?,
+        HooksAction::Status => hooks::status(&ctx)?,
+    };
+    let healthy = reports.iter().all(|r| {
+        r.dirs.iter().all(|d| {
+            d.hooks
+                .iter()
+                .all(|h| matches!(h.state, HookState::Installed | HookState::Chained))
+        })
+    });
+    if json {
+        ui::json(&reports);
+    } else {
+        render_hooks(&reports, action);
+    }
+    Ok(u8::from(action == HooksAction::Status && !healthy))
+}
+
+fn render_hooks(reports: &[RepoReport], action: HooksAction) {
+    use anstyle::{AnsiColor, Style};
+    for report in reports {
+        let refs = if report.guarded_refs.is_empty() {
+            String::new()
+        } else {
+            format!(" (guarding {})", report.guarded_refs.join(", "))
+        };
+        ui::answer(&format!("repo {}{refs}", report.repo.display()));
+        for dir in &report.dirs {
+            ui::answer(&format!("  {}", dir.dir.display()));
+            for hook in &dir.hooks {
+                let (word, colour) = match (action, hook.state) {
+                    (HooksAction::Uninstall, _) => ("", AnsiColor::Cyan),
+                    (_, HookState::Installed) => ("installed", AnsiColor::Green),
+                    (_, HookState::Chained) => ("chained", AnsiColor::Green),
+                    (_, HookState::Stale) => ("stale", AnsiColor::Yellow),
+                    (_, HookState::Missing) => ("missing", AnsiColor::Red),
+                };
+                let word = ui::paint(
+                    Style::new().fg_color(Some(colour.into())),
+                    &format!("{word:<9}"),
+                );
+                ui::answer(&format!("    {:<22} {word} {}", hook.name, hook.detail));
+            }
+        }
+        for warning in &report.warnings {
+            ui::warn(warning);
+        }
+    }
 }

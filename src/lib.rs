@@ -12,6 +12,7 @@ pub mod error;
 pub mod failpoint;
 pub mod gate;
 pub mod git;
+pub mod guard;
 pub mod land;
 pub mod lanes;
 pub mod nested;

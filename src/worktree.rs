@@ -191,6 +191,7 @@ pub fn new(ctx: &Context, req: &NewRequest) -> Result<NewOutcome> {
         roll_back(undo);
         return Err(e);
     }
+    cover_with_guard(&members, &mut notes);
     Ok(NewOutcome {
         path: dest,
         branch,
@@ -219,7 +220,23 @@ fn check_behind(
     Ok(())
 }
 
-fn discover_nested(ctx: &Context, root: &Path) -> (Vec<Nested>, Vec<String>) {
+/// With a relative `core.hooksPath` each worktree has a hooks folder of its own: give the
+/// new ones the guard's hooks. Not fatal: the worktree is usable, the note says what to do.
+fn cover_with_guard(members: &[Member], notes: &mut Vec<String>) {
+    for m in members {
+        let covered = Repo::open(&m.shared)
+            .and_then(|repo| crate::guard::hooks::cover_new_worktree(&repo, &m.path));
+        if let Err(e) = covered {
+            notes.push(format!(
+                "the guard hooks could not be installed for {}: {} (run `fleet hooks install`)",
+                m.path.display(),
+                e.message
+            ));
+        }
+    }
+}
+
+pub fn discover_nested(ctx: &Context, root: &Path) -> (Vec<Nested>, Vec<String>) {
     let listed: Vec<PathBuf> = ctx
         .config
         .worktrees

@@ -209,3 +209,16 @@ pub fn refresh_index(checkout: &Path) -> Result<()> {
     );
     Ok(())
 }
+
+/// The hooks folder git uses when it runs hooks in the worktree at `worktree`
+/// (`core.hooksPath` from any config scope, a relative one resolved against that
+/// worktree's root; otherwise the common dir's `hooks`).
+///
+/// Why git: this is git's own rule, including worktree-scoped config and includes;
+/// asking git is the only way to be sure the hook lands where git will look.
+pub fn hooks_dir(worktree: &Path) -> Result<std::path::PathBuf> {
+    let mut cmd = git(worktree);
+    cmd.args(["rev-parse", "--path-format=absolute", "--git-path", "hooks"]);
+    let out = run(cmd, "find the hooks folder")?;
+    Ok(std::path::PathBuf::from(out.stdout_str().trim()))
+}

@@ -184,6 +184,30 @@ impl Repo {
         Ok(Some(id.detach()))
     }
 
+    /// The index's stage-0 entries (mode, blob) for `paths`, read from this worktree's
+    /// index file. Paths not in the index are absent from the map.
+    pub fn index_entries(
+        &self,
+        paths: &[String],
+    ) -> Result<std::collections::HashMap<String, (u16, ObjectId)>> {
+        let wanted: std::collections::HashSet<&str> = paths.iter().map(String::as_str).collect();
+        let index = self
+            .inner
+            .index_or_empty()
+            .context(|| "cannot read the index".into())?;
+        let mut found = std::collections::HashMap::new();
+        for entry in index.entries() {
+            if entry.stage_raw() != 0 {
+                continue;
+            }
+            let path = entry.path(&index).to_str_lossy();
+            if wanted.contains(path.as_ref()) {
+                found.insert(path.into_owned(), (entry.mode.bits() as u16, entry.id));
+            }
+        }
+        Ok(found)
+    }
+
     /// Number of commits reachable from `tip` but not from `hide` (`git rev-list --count hide..tip`).
     pub fn count_exclusive(&self, tip: ObjectId, hide: ObjectId) -> Result<usize> {
         if tip == hide {

@@ -1,0 +1,505 @@
+//! `fleet hook NAME`: what the installed hook scripts call when they cannot decide alone.
+//!
+//! The rule (DESIGN.md, invariant 2): no commit, branch switch or reset in a shared
+//! checkout (the main worktree of a guarded repository, outer or nested), and no move of
+//! a guarded branch from anywhere. fleet's own ref updates go through gix, which runs no
+//! hooks, so `fleet land` and the watchdog's restore never meet this guard: there is no
+//! token to forge, and every `git` command, whoever runs it, is checked.
+
+use std::io::Read;
+use std::path::{Path, PathBuf};
+
+use serde::Serialize;
+
+use crate::error::{Error, Result};
+use crate::git::{ObjectId, Repo};
+use crate::guard::hooks::{GUARD_REFS, read_guard_refs};
+
+/// The variable a human sets to get past the guard on purpose; every use is logged.
+pub const ALLOW_VAR: &str = "FLEET_ALLOW_SHARED";
+
+/// Where the hook runs: the repository, and whether this is its shared checkout.
+struct Place {
+    repo: Repo,
+    common: PathBuf,
+    shared: bool,
+    guarded: bool,
+}
+
+impl Place {
+    fn find() -> Result<Place> {
+        let cwd = std::env::current_dir()
+            .map_err(|e| Error::env(format!("cannot read the current folder: {e}")))?;
+        // git exports GIT_DIR to hooks in linked worktrees; elsewhere the hook runs at the
+        // worktree's root.
+        let repo = match std::env::var_os("GIT_DIR") {
+            Some(dir) => Repo::open(&cwd.join(dir))?,
+            None => Repo::discover(&cwd)?,
+        };
+        let common = repo.common_dir();
+        let guarded = common.join("fleet").join(GUARD_REFS).is_file();
+        let shared = !repo.is_linked_worktree() && !repo.is_bare() && !repo.is_submodule();
+        Ok(Place {
+            repo,
+            common,
+            shared,
+            guarded,
+        })
+    }
+
+    fn workdir(&self) -> String {
+        self.repo
+            .workdir()
+            .map(|p| p.display().to_string())
+            .unwrap_or_else(|| self.common.display().to_string())
+    }
+
+    /// The branch the shared checkout has checked out (`refs/heads/...`), from the common
+    /// dir's HEAD, which is the main worktree's.
+    fn shared_branch(&self) -> Option<String> {
+        let head = std::fs::read_to_string(self.common.join("HEAD")).ok()?;
+        head.trim()
+            .strip_prefix("ref: ")
+            .filter(|r| r.starts_with("refs/heads/"))
+            .map(String::from)
+    }
+
+    fn guarded_refs(&self) -> Vec<String> {
+        let mut refs = read_guard_refs(&self.common);
+        refs.extend(self.shared_branch());
+        refs
+    }
+}
+
+pub fn run(name: &str, args: &[String]) -> Result<u8> {
+    let place = Place::find()?;
+    if !place.guarded {
+        return Ok(0);
+    }
+    match name {
+        "pre-commit" | "prepare-commit-msg" => commit(&place, name),
+        "reference-transaction" => {
+            if args.first().map(String::as_str) != Some("prepared") {
+                return Ok(0);
+            }
+            let mut input = String::new();
+            std::io::stdin()
+                .read_to_string(&mut input)
+                .map_err(|e| Error::env(format!("cannot read the ref updates: {e}")))?;
+            reference_transaction(&place, &input)
+        }
+        "post-checkout" => post_checkout(&place, args),
+        other => Err(
+            Error::usage(format!("unknown hook `{other}`")).with_help(format!(
+                "fleet handles {}",
+                crate::guard::hooks::HOOKS.join(", ")
+            )),
+        ),
+    }
+}
+
+fn commit(place: &Place, hook: &str) -> Result<u8> {
+    if !place.shared {
+        return Ok(0);
+    }
+    refuse(
+        place,
+        hook,
+        &format!(
+            "refusing to commit in the shared checkout {}",
+            place.workdir()
+        ),
+    )
+}
+
+/// One line of a `reference-transaction` hook's stdin.
+struct Update<'a> {
+    old: &'a str,
+    new: &'a str,
+    name: &'a str,
+}
+
+fn parse_updates(input: &str) -> Vec<Update<'_>> {
+    input
+        .lines()
+        .filter_map(|line| {
+            let mut parts = line.splitn(3, ' ');
+            Some(Update {
+                old: parts.next()?,
+                new: parts.next()?,
+                name: parts.next()?.trim_end(),
+            })
+        })
+        .collect()
+}
+
+/// Does `update` point the shared checkout's HEAD somewhere else? `git rebase --abort`
+/// rewrites HEAD to the branch it already names: that must pass, or a refused rebase
+/// could never be ended.
+fn moves_head(place: &Place, update: &Update) -> bool {
+    match update.new.strip_prefix("ref:") {
+        Some(branch) => place.shared_branch().as_deref() != Some(branch),
+        None => {
+            place
+                .repo
+                .head_id()
+                .ok()
+                .flatten()
+                .map(|id| id.to_string())
+                .as_deref()
+                != Some(update.new)
+        }
+    }
+}
+
+const ZERO: &str = "0000000000000000000000000000000000000000";
+
+/// Does `update` really move or delete the branch? `git pack-refs` (and `gc`) rewrite a
+/// branch without changing it: a packed copy at its current value, then the loose file
+/// deleted. A deletion names no old value (`0000… 0000…`), so it is told apart by the
+/// command running it, or, where that cannot be read, by the packed copy being current.
+fn moves_branch(place: &Place, update: &Update) -> bool {
+    let current = place.repo.ref_target(update.name).ok().flatten();
+    if update.new != ZERO {
+        return current.map(|c| c.to_string()).as_deref() != Some(update.new);
+    }
+    if current.is_none() {
+        return false;
+    }
+    if let Some(sub) = parent_git_subcommand(place) {
+        return !matches!(sub.as_str(), "pack-refs" | "gc" | "maintenance");
+    }
+    let packed = std::fs::read_to_string(place.common.join("packed-refs")).unwrap_or_default();
+    let current = current.map(|c| c.to_string()).unwrap_or_default();
+    !packed
+        .lines()
+        .any(|l| l.split_once(' ') == Some((current.as_str(), update.name)))
+}
+
+fn reference_transaction(place: &Place, input: &str) -> Result<u8> {
+    let updates = parse_updates(input);
+    let guarded = place.guarded_refs();
+    // git holds `<common>/HEAD.lock` while it updates the shared checkout's own HEAD;
+    // a new worktree's HEAD (`git worktree add` run from here) is locked under
+    // `<common>/worktrees/<id>/` instead.
+    let moves_shared_head = place.shared
+        && place.common.join("HEAD.lock").exists()
+        && updates
+            .iter()
+            .any(|u| u.name == "HEAD" && u.old != u.new && moves_head(place, u));
+    let moved_branches: Vec<&str> = updates
+        .iter()
+        .filter(|u| guarded.iter().any(|g| g == u.name) && moves_branch(place, u))
+        .map(|u| u.name)
+        .collect();
+    if !moves_shared_head && moved_branches.is_empty() {
+        return Ok(0);
+    }
+    let what = if moves_shared_head {
+        format!(
+            "refusing to move HEAD of the shared checkout {} (commit, switch, reset, rebase, pull)",
+            place.workdir()
+        )
+    } else {
+        format!(
+            "refusing to move {}: only `fleet land` moves a target branch",
+            moved_branches.join(", ")
+        )
+    };
+    if std::env::var(ALLOW_VAR).as_deref() == Ok("1") {
+        return refuse(place, "reference-transaction", &what);
+    }
+    let mut put_back = Vec::new();
+    if moves_shared_head
+        && let Some(head) = updates.iter().find(|u| u.name == "HEAD")
+        && !made_by_commit(place, head)
+    {
+        put_back = undo_file_changes(place, head).unwrap_or_else(|e| {
+            crate::ui::warn(&format!(
+                "could not put the shared checkout's files back: {}",
+                e.message
+            ));
+            Vec::new()
+        });
+    }
+    let code = refuse(place, "reference-transaction", &what)?;
+    let git_dir = place.repo.git_dir();
+    if ["rebase-merge", "rebase-apply"]
+        .iter()
+        .any(|d| git_dir.join(d).exists())
+    {
+        eprintln!("  a rebase was started here: `git rebase --abort` ends it");
+    }
+    if !put_back.is_empty() {
+        eprintln!(
+            "fleet guard: put back {} file(s) the refused command had already changed",
+            put_back.len()
+        );
+    }
+    Ok(code)
+}
+
+/// `git commit` (and `--amend`) writes nothing to the files: after a refusal they hold
+/// the user's own changes and must stay. Everything else that moves HEAD here rewrote
+/// the files first. Decided from the git process that runs the hook; where that cannot
+/// be read, a new commit on top of (or replacing) the current one counts as a commit.
+fn made_by_commit(place: &Place, head: &Update) -> bool {
+    if let Some(sub) = parent_git_subcommand(place) {
+        return sub == "commit";
+    }
+    let (Ok(new), Ok(Some(old))) = (
+        ObjectId::from_hex(head.new.as_bytes()),
+        place.repo.head_id(),
+    ) else {
+        return false;
+    };
+    let (Ok(new_commit), Ok(old_commit)) =
+        (place.repo.commit_info(new), place.repo.commit_info(old))
+    else {
+        return false;
+    };
+    new_commit.parents.first() == Some(&old) || new_commit.parents == old_commit.parents
+}
+
+fn undo_file_changes(place: &Place, head: &Update) -> Result<Vec<String>> {
+    let Some(back_to) = place.repo.head_id()? else {
+        return Ok(Vec::new());
+    };
+    let moved_to = match head.new.strip_prefix("ref:") {
+        Some(branch) => match place.repo.ref_target(branch)? {
+            Some(id) => id,
+            None => return Ok(Vec::new()),
+        },
+        None => place.repo.resolve_commit(head.new)?,
+    };
+    if moved_to == back_to {
+        return Ok(Vec::new());
+    }
+    let Some(workdir) = place.repo.workdir() else {
+        return Ok(Vec::new());
+    };
+    crate::checkout::put_back(&place.repo, &workdir, moved_to, back_to)
+}
+
+/// The git subcommand of the process that runs this hook (aliases resolved once).
+fn parent_git_subcommand(place: &Place) -> Option<String> {
+    let parent = process_chain().into_iter().next()?;
+    let sub = git_subcommand(&parent.args)?;
+    let alias = place
+        .repo
+        .gix()
+        .config_snapshot()
+        .string(format!("alias.{sub}").as_str())
+        .map(|v| v.to_string());
+    match alias {
+        Some(expansion) if !expansion.starts_with('!') => {
+            expansion.split_whitespace().next().map(String::from)
+        }
+        _ => Some(sub),
+    }
+}
+
+/// The subcommand in a git command line: the first argument after git's own options.
+fn git_subcommand(args: &[String]) -> Option<String> {
+    let program = Path::new(args.first()?).file_name()?.to_string_lossy();
+    if let Some(sub) = program.strip_prefix("git-") {
+        return Some(sub.to_string());
+    }
+    if program != "git" {
+        return None;
+    }
+    let mut rest = args[1..].iter();
+    while let Some(arg) = rest.next() {
+        match arg.as_str() {
+            "-C" | "-c" | "--git-dir" | "--work-tree" | "--namespace" | "--config-env"
+            | "--super-prefix" => {
+                rest.next();
+            }
+            a if a.starts_with('-') => {}
+            a => return Some(a.to_string()),
+        }
+    }
+    None
+}
+
+#[derive(Clone, Debug, Serialize)]
+pub struct ProcessInfo {
+    pub pid: u32,
+    pub args: Vec<String>,
+}
+
+/// This process's ancestors, nearest first, read from /proc (empty where there is none).
+pub fn process_chain() -> Vec<ProcessInfo> {
+    let mut chain = Vec::new();
+    let mut pid = std::os::unix::process::parent_id();
+    while pid > 1 && chain.len() < 8 {
+        let Ok(cmdline) = std::fs::read(format!("/proc/{pid}/cmdline")) else {
+            break;
+        };
+        // Enough to recognise the command, not a dump of every argument.
+        let args = cmdline
+            .split(|b| *b == 0)
+            .filter(|a| !a.is_empty())
+            .take(12)
+            .map(|a| {
+                let text = String::from_utf8_lossy(a);
+                match text.char_indices().nth(160) {
+                    Some((cut, _)) => format!("{}…", &text[..cut]),
+                    None => text.into_owned(),
+                }
+            })
+            .collect();
+        chain.push(ProcessInfo { pid, args });
+        pid = parent_of(pid).unwrap_or(0);
+    }
+    chain
+}
+
+fn parent_of(pid: u32) -> Option<u32> {
+    let stat = std::fs::read_to_string(format!("/proc/{pid}/stat")).ok()?;
+    // The command name is in parentheses and may hold spaces: read after the last ')'.
+    let after = &stat[stat.rfind(')')? + 1..];
+    after.split_whitespace().nth(1)?.parse().ok()
+}
+
+#[derive(Serialize)]
+struct LogLine<'a> {
+    time: i64,
+    event: &'a str,
+    worktree: String,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    old: Option<&'a str>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    new: Option<&'a str>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    head: Option<String>,
+    detail: &'a str,
+    processes: Vec<ProcessInfo>,
+}
+
+/// Append one JSON line to `<common>/fleet/<file>`; a log that cannot be written must
+/// not break the user's git command, so failures are only reported.
+fn append_log(place: &Place, file: &str, line: &LogLine) {
+    use std::io::Write;
+    let dir = place.common.join("fleet");
+    let path = dir.join(file);
+    let written = std::fs::create_dir_all(&dir).and_then(|()| {
+        let mut f = std::fs::OpenOptions::new()
+            .create(true)
+            .append(true)
+            .open(&path)?;
+        let text = serde_json::to_string(line).unwrap_or_default();
+        f.write_all(format!("{text}\n").as_bytes())
+    });
+    if let Err(e) = written {
+        crate::ui::warn(&format!("cannot append to {}: {e}", path.display()));
+    }
+}
+
+/// Refuse (exit 1) with a message that says where to work instead, unless a human set
+/// the escape hatch: then allow, and log it.
+fn refuse(place: &Place, hook: &str, what: &str) -> Result<u8> {
+    let allowed = std::env::var(ALLOW_VAR).as_deref() == Ok("1");
+    append_log(
+        place,
+        "guard.log",
+        &LogLine {
+            time: crate::lanes::now(),
+            event: if allowed { "allowed" } else { "refused" },
+            worktree: place.workdir(),
+            old: None,
+            new: None,
+            head: place.shared_branch(),
+            detail: &format!("{hook}: {what}"),
+            processes: process_chain(),
+        },
+    );
+    if allowed {
+        eprintln!("fleet guard: {ALLOW_VAR}=1: allowed (and logged): {what}");
+        return Ok(0);
+    }
+    eprintln!("fleet guard: {what}.");
+    eprintln!(
+        "  The shared checkout and its branch belong to everyone: a commit, switch or reset here \
+         lands on the wrong branch or wipes someone's work."
+    );
+    eprintln!("  fix: work in your own worktree:  cd \"$(fleet worktree new NAME)\"");
+    eprintln!(
+        "       land finished work with:     fleet track --ready BRANCH && fleet land BRANCH"
+    );
+    eprintln!("  a human who means it:  {ALLOW_VAR}=1 git ...  (logged)");
+    Ok(1)
+}
+
+fn post_checkout(place: &Place, args: &[String]) -> Result<u8> {
+    let (old, new) = (args.first(), args.get(1));
+    if !place.shared || old == new {
+        return Ok(0);
+    }
+    let flag = args.get(2).map(String::as_str).unwrap_or("");
+    append_log(
+        place,
+        "drift.log",
+        &LogLine {
+            time: crate::lanes::now(),
+            event: "checkout",
+            worktree: place.workdir(),
+            old: old.map(String::as_str),
+            new: new.map(String::as_str),
+            head: place.shared_branch(),
+            detail: if flag == "1" {
+                "branch checkout"
+            } else {
+                "file checkout"
+            },
+            processes: process_chain(),
+        },
+    );
+    Ok(0)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn args(a: &[&str]) -> Vec<String> {
+        a.iter().map(|s| s.to_string()).collect()
+    }
+
+    #[test]
+    fn finds_the_subcommand_after_gits_own_options() {
+        assert_eq!(
+            git_subcommand(&args(&["git", "commit", "-m", "x"])).as_deref(),
+            Some("commit")
+        );
+        assert_eq!(
+            git_subcommand(&args(&[
+                "/usr/bin/git",
+                "-C",
+                "dir",
+                "-c",
+                "a=b",
+                "--no-pager",
+                "switch",
+                "x"
+            ]))
+            .as_deref(),
+            Some("switch")
+        );
+        assert_eq!(
+            git_subcommand(&args(&["git-merge", "x"])).as_deref(),
+            Some("merge")
+        );
+        assert_eq!(git_subcommand(&args(&["sh", "-c", "git commit"])), None);
+    }
+
+    #[test]
+    fn reads_every_update_line() {
+        let z = "0".repeat(40);
+        let input = format!("{z} {z} AUTO_MERGE\n{z} ref:refs/heads/x HEAD\n");
+        let updates = parse_updates(&input);
+        assert_eq!(updates.len(), 2);
+        assert_eq!(updates[1].new, "ref:refs/heads/x");
+        assert_eq!(updates[1].name, "HEAD");
+    }
+}

@@ -1,0 +1,479 @@
+//! Installing the guard's hook scripts: into the hooks folder git actually uses, for the
+//! outer repository and every nested one, chaining whatever hook was there before.
+//!
+//! A hook that was already there is renamed to `<hook>.fleet-chained` (bytes, mode and
+//! symlinks kept) and run first by our script, with the same arguments and stdin; its
+//! failure fails the operation. `uninstall` renames it back, so what was there before
+//! is restored exactly. A chained POSIX shell script is sourced in a subshell rather
+//! than executed, so `$0` stays the hook's real path: hook managers such as husky find
+//! their own files through `$0`.
+
+use std::collections::BTreeSet;
+use std::path::{Path, PathBuf};
+
+use serde::Serialize;
+
+use crate::context::Context;
+use crate::error::{Error, Result};
+use crate::git::{self, Repo};
+
+/// The hooks the guard installs.
+pub const HOOKS: [&str; 4] = [
+    "pre-commit",
+    "prepare-commit-msg",
+    "reference-transaction",
+    "post-checkout",
+];
+
+const TEMPLATE: &str = include_str!("../../hooks/guard.sh");
+/// The line that marks a hook script as fleet's; the number is the template version.
+const MARK: &str = "# fleet-guard-hook ";
+const CHAINED: &str = ".fleet-chained";
+/// In `<common>/fleet/`: the branches (full ref names) the guard protects, one per line,
+/// read by the hook script itself. Its presence marks the repository as guarded.
+pub const GUARD_REFS: &str = "guard-refs";
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "lowercase")]
+pub enum HookState {
+    /// Ours, nothing chained.
+    Installed,
+    /// Ours, running the hook that was there before.
+    Chained,
+    /// Ours, but written by another fleet version or naming a binary that is gone.
+    Stale,
+    /// Not there, or another hook stands where ours should be.
+    Missing,
+}
+
+#[derive(Debug, Serialize)]
+pub struct HookReport {
+    pub name: String,
+    pub state: HookState,
+    /// What was changed (install/uninstall) or what is wrong (status).
+    pub detail: String,
+}
+
+#[derive(Debug, Serialize)]
+pub struct DirReport {
+    pub dir: PathBuf,
+    pub hooks: Vec<HookReport>,
+}
+
+#[derive(Debug, Serialize)]
+pub struct RepoReport {
+    /// Relative to the shared checkout; `.` for the outer repository.
+    pub repo: PathBuf,
+    pub guarded_refs: Vec<String>,
+    pub dirs: Vec<DirReport>,
+    /// Traps found on the way (relative `core.hooksPath` and the like).
+    pub warnings: Vec<String>,
+}
+
+/// One repository fleet guards: the outer one or a nested one.
+struct Guarded {
+    rel: PathBuf,
+    repo: Repo,
+    /// The main worktree: the repository's shared checkout.
+    shared: PathBuf,
+    /// The `[lanes] target`, for the outer repository.
+    target: Option<String>,
+}
+
+fn guarded_repos(ctx: &Context) -> Result<Vec<Guarded>> {
+    let mut repos = vec![Guarded {
+        rel: PathBuf::from("."),
+        repo: Repo::open(&ctx.shared)?,
+        shared: ctx.shared.clone(),
+        target: Some(ctx.target().to_string()),
+    }];
+    let (nested, _) = crate::worktree::discover_nested(ctx, &ctx.worktree_root());
+    for n in nested {
+        let shared = ctx.shared.join(&n.rel);
+        repos.push(Guarded {
+            rel: n.rel,
+            repo: Repo::open(&shared)?,
+            shared,
+            target: None,
+        });
+    }
+    Ok(repos)
+}
+
+/// Every hooks folder git uses for some worktree of `repo` (one, unless a relative
+/// `core.hooksPath` makes each worktree resolve its own).
+fn hooks_dirs(g: &Guarded) -> Result<Vec<PathBuf>> {
+    let mut dirs = BTreeSet::new();
+    dirs.insert(git::cli::hooks_dir(&g.shared)?);
+    if relative_hooks_path(&g.repo).is_some() {
+        for wt in g.repo.worktrees()? {
+            if !wt.missing && wt.path.is_dir() {
+                dirs.insert(git::cli::hooks_dir(&wt.path)?);
+            }
+        }
+    }
+    Ok(dirs.into_iter().collect())
+}
+
+/// `core.hooksPath` when it is set and relative.
+fn relative_hooks_path(repo: &Repo) -> Option<String> {
+    let value = repo.gix().config_snapshot().string("core.hooksPath")?;
+    let value = value.to_string();
+    (!value.is_empty() && !Path::new(&value).is_absolute() && !value.starts_with('~'))
+        .then_some(value)
+}
+
+/// The binary the hook scripts call: this one, by its real path.
+fn fleet_binary() -> Result<PathBuf> {
+    let exe = std::env::current_exe()
+        .map_err(|e| Error::env(format!("cannot find the fleet binary's own path: {e}")))?;
+    Ok(exe.canonicalize().unwrap_or(exe))
+}
+
+fn render(hook: &str, fleet: &Path, chained_is_sh: bool) -> String {
+    let run_chained = if chained_is_sh {
+        "( . \"$fleet_chained\" )"
+    } else {
+        "\"$fleet_chained\" \"$@\""
+    };
+    TEMPLATE
+        .replace("@HOOK@", hook)
+        .replace(
+            "@FLEET@",
+            &fleet.display().to_string().replace('\'', "'\\''"),
+        )
+        .replace("@RUN_CHAINED@", run_chained)
+}
+
+fn is_ours(path: &Path) -> bool {
+    std::fs::read(path).is_ok_and(|bytes| {
+        bytes
+            .split(|b| *b == b'\n')
+            .take(3)
+            .any(|line| line.starts_with(MARK.as_bytes()))
+    })
+}
+
+/// A POSIX shell script (sourced, so `$0` keeps pointing at the hook).
+fn is_sh_script(path: &Path) -> bool {
+    let Ok(bytes) = std::fs::read(path) else {
+        return false;
+    };
+    let first = bytes.split(|b| *b == b'\n').next().unwrap_or_default();
+    let first = String::from_utf8_lossy(first);
+    let words: Vec<&str> = first.trim_start_matches("#!").split_whitespace().collect();
+    first.starts_with("#!")
+        && match words.as_slice() {
+            [interp] => matches!(*interp, "/bin/sh" | "/usr/bin/sh" | "/bin/dash"),
+            [env, "sh"] => env.ends_with("/env"),
+            _ => false,
+        }
+}
+
+fn chained_path(hook: &Path) -> PathBuf {
+    let mut name = hook.as_os_str().to_os_string();
+    name.push(CHAINED);
+    PathBuf::from(name)
+}
+
+/// Write `text` to `path` as an executable script, atomically.
+fn write_script(path: &Path, text: &str) -> Result<()> {
+    use std::os::unix::fs::PermissionsExt;
+    let tmp = path.with_extension("fleet-tmp");
+    std::fs::write(&tmp, text)
+        .and_then(|()| std::fs::set_permissions(&tmp, std::fs::Permissions::from_mode(0o755)))
+        .and_then(|()| std::fs::rename(&tmp, path))
+        .map_err(|e| {
+            let _ = std::fs::remove_file(&tmp);
+            Error::env(format!("cannot write {}: {e}", path.display()))
+        })
+}
+
+/// Install (or refresh) one hook in `dir`. Returns what was done.
+fn install_hook(dir: &Path, hook: &str, fleet: &Path) -> Result<HookReport> {
+    let path = dir.join(hook);
+    let chained = chained_path(&path);
+    let exists = std::fs::symlink_metadata(&path).is_ok();
+    let (state, detail) = if exists && is_ours(&path) {
+        let has_chained = std::fs::symlink_metadata(&chained).is_ok();
+        let text = render(hook, fleet, has_chained && is_sh_script(&chained));
+        let state = if has_chained {
+            HookState::Chained
+        } else {
+            HookState::Installed
+        };
+        if std::fs::read_to_string(&path).is_ok_and(|t| t == text) {
+            return Ok(HookReport {
+                name: hook.into(),
+                state,
+                detail: "unchanged".into(),
+            });
+        }
+        write_script(&path, &text)?;
+        (state, "refreshed".to_string())
+    } else if exists {
+        if std::fs::symlink_metadata(&chained).is_ok() {
+            return Err(Error::refused(format!(
+                "{} is not fleet's, and {} is already taken",
+                path.display(),
+                chained.display()
+            ))
+            .with_help(
+                "another installer replaced fleet's hook after fleet chained the one before; \
+                 decide which to keep, move the other away, and run `fleet hooks install` again",
+            ));
+        }
+        std::fs::rename(&path, &chained).map_err(|e| {
+            Error::env(format!(
+                "cannot move {} aside to {}: {e}",
+                path.display(),
+                chained.display()
+            ))
+        })?;
+        let text = render(hook, fleet, is_sh_script(&chained));
+        if let Err(e) = write_script(&path, &text) {
+            let _ = std::fs::rename(&chained, &path);
+            return Err(e);
+        }
+        (
+            HookState::Chained,
+            format!("installed; the hook that was there runs first (kept as {hook}{CHAINED})"),
+        )
+    } else {
+        write_script(&path, &render(hook, fleet, false))?;
+        (HookState::Installed, "installed".to_string())
+    };
+    Ok(HookReport {
+        name: hook.into(),
+        state,
+        detail,
+    })
+}
+
+/// Take one hook out of `dir`, putting back what was there before.
+fn uninstall_hook(dir: &Path, hook: &str) -> Result<HookReport> {
+    let path = dir.join(hook);
+    let chained = chained_path(&path);
+    let has_chained = std::fs::symlink_metadata(&chained).is_ok();
+    let report = |detail: &str| HookReport {
+        name: hook.into(),
+        state: HookState::Missing,
+        detail: detail.into(),
+    };
+    if !is_ours(&path) {
+        return Ok(report(if has_chained {
+            "not fleet's any more; left alone, and so is the chained hook next to it"
+        } else {
+            "not installed"
+        }));
+    }
+    if has_chained {
+        std::fs::rename(&chained, &path)
+            .map_err(|e| Error::env(format!("cannot restore {}: {e}", path.display())))?;
+        Ok(report("restored the hook that was there before"))
+    } else {
+        std::fs::remove_file(&path)
+            .map_err(|e| Error::env(format!("cannot remove {}: {e}", path.display())))?;
+        Ok(report("removed"))
+    }
+}
+
+fn hook_status(dir: &Path, hook: &str) -> HookReport {
+    let path = dir.join(hook);
+    let chained = chained_path(&path);
+    let has_chained = std::fs::symlink_metadata(&chained).is_ok();
+    let (state, detail) = if std::fs::symlink_metadata(&path).is_err() {
+        (HookState::Missing, "not installed".to_string())
+    } else if !is_ours(&path) {
+        (
+            HookState::Missing,
+            "another hook stands there; `fleet hooks install` chains it".to_string(),
+        )
+    } else {
+        match recorded_binary(&path) {
+            Some(bin) if !is_executable(&bin) => (
+                HookState::Stale,
+                format!(
+                    "names {}, which is gone; `fleet hooks install` rewrites it",
+                    bin.display()
+                ),
+            ),
+            Some(bin)
+                if std::fs::read_to_string(&path).ok().as_deref()
+                    != Some(&render(hook, &bin, has_chained && is_sh_script(&chained))) =>
+            {
+                (
+                    HookState::Stale,
+                    "written by another fleet version; `fleet hooks install` refreshes it".into(),
+                )
+            }
+            None => (HookState::Stale, "unreadable fleet hook".into()),
+            Some(bin) if has_chained => (
+                HookState::Chained,
+                format!("runs {hook}{CHAINED} first, then {}", bin.display()),
+            ),
+            Some(bin) => (HookState::Installed, format!("runs {}", bin.display())),
+        }
+    };
+    HookReport {
+        name: hook.into(),
+        state,
+        detail,
+    }
+}
+
+/// The `fleet_bin='...'` a fleet hook script names.
+pub fn recorded_binary(script: &Path) -> Option<PathBuf> {
+    let text = std::fs::read_to_string(script).ok()?;
+    let line = text.lines().find(|l| l.starts_with("fleet_bin='"))?;
+    let quoted = line.strip_prefix("fleet_bin=")?;
+    let inner = quoted.strip_prefix('\'')?.strip_suffix('\'')?;
+    Some(PathBuf::from(inner.replace("'\\''", "'")))
+}
+
+fn is_executable(path: &Path) -> bool {
+    use std::os::unix::fs::PermissionsExt;
+    std::fs::metadata(path).is_ok_and(|m| m.is_file() && m.permissions().mode() & 0o111 != 0)
+}
+
+/// The branches the guard protects in `g`: the one its shared checkout has checked out,
+/// the `[lanes] target` for the outer repository, and whatever was recorded before (so a
+/// shared checkout found drifted at install time keeps its real branch protected).
+fn guard_refs(g: &Guarded) -> Result<Vec<String>> {
+    let mut refs: BTreeSet<String> = read_guard_refs(&g.repo.common_dir()).into_iter().collect();
+    let main = g.repo.worktrees()?.into_iter().find(|w| w.is_main);
+    if let Some(branch) = main.and_then(|w| w.branch) {
+        refs.insert(format!("refs/heads/{branch}"));
+    }
+    if let Some(target) = &g.target {
+        refs.insert(format!("refs/heads/{target}"));
+    }
+    Ok(refs.into_iter().collect())
+}
+
+pub fn read_guard_refs(common: &Path) -> Vec<String> {
+    std::fs::read_to_string(common.join("fleet").join(GUARD_REFS))
+        .map(|t| {
+            t.lines()
+                .map(str::trim)
+                .filter(|l| !l.is_empty())
+                .map(String::from)
+                .collect()
+        })
+        .unwrap_or_default()
+}
+
+fn write_guard_refs(common: &Path, refs: &[String]) -> Result<()> {
+    let dir = common.join("fleet");
+    std::fs::create_dir_all(&dir)
+        .map_err(|e| Error::env(format!("cannot create {}: {e}", dir.display())))?;
+    let text: String = refs.iter().map(|r| format!("{r}\n")).collect();
+    let path = dir.join(GUARD_REFS);
+    let tmp = dir.join(format!("{GUARD_REFS}.tmp"));
+    std::fs::write(&tmp, text)
+        .and_then(|()| std::fs::rename(&tmp, &path))
+        .map_err(|e| Error::env(format!("cannot write {}: {e}", path.display())))
+}
+
+fn warnings_for(g: &Guarded) -> Vec<String> {
+    let mut warnings = Vec::new();
+    if let Some(rel) = relative_hooks_path(&g.repo) {
+        warnings.push(format!(
+            "core.hooksPath is relative (`{rel}`): each worktree resolves it inside itself, so \
+             the hooks are installed into every worktree's copy; a worktree added later with \
+             plain `git worktree add` has none until `fleet hooks install` runs again \
+             (`fleet worktree new` installs them itself)"
+        ));
+    }
+    warnings
+}
+
+pub fn install(ctx: &Context) -> Result<Vec<RepoReport>> {
+    let fleet = fleet_binary()?;
+    let mut reports = Vec::new();
+    for g in guarded_repos(ctx)? {
+        let refs = guard_refs(&g)?;
+        let mut dirs = Vec::new();
+        for dir in hooks_dirs(&g)? {
+            std::fs::create_dir_all(&dir)
+                .map_err(|e| Error::env(format!("cannot create {}: {e}", dir.display())))?;
+            let hooks = HOOKS
+                .iter()
+                .map(|hook| install_hook(&dir, hook, &fleet))
+                .collect::<Result<Vec<_>>>()?;
+            dirs.push(DirReport { dir, hooks });
+        }
+        write_guard_refs(&g.repo.common_dir(), &refs)?;
+        reports.push(RepoReport {
+            repo: g.rel.clone(),
+            guarded_refs: refs,
+            dirs,
+            warnings: warnings_for(&g),
+        });
+    }
+    Ok(reports)
+}
+
+pub fn uninstall(ctx: &Context) -> Result<Vec<RepoReport>> {
+    let mut reports = Vec::new();
+    for g in guarded_repos(ctx)? {
+        let mut dirs = Vec::new();
+        for dir in hooks_dirs(&g)? {
+            let hooks = HOOKS
+                .iter()
+                .map(|hook| uninstall_hook(&dir, hook))
+                .collect::<Result<Vec<_>>>()?;
+            dirs.push(DirReport { dir, hooks });
+        }
+        let refs_file = g.repo.common_dir().join("fleet").join(GUARD_REFS);
+        if refs_file.exists() {
+            std::fs::remove_file(&refs_file)
+                .map_err(|e| Error::env(format!("cannot remove {}: {e}", refs_file.display())))?;
+        }
+        reports.push(RepoReport {
+            repo: g.rel.clone(),
+            guarded_refs: Vec::new(),
+            dirs,
+            warnings: Vec::new(),
+        });
+    }
+    Ok(reports)
+}
+
+pub fn status(ctx: &Context) -> Result<Vec<RepoReport>> {
+    let mut reports = Vec::new();
+    for g in guarded_repos(ctx)? {
+        let dirs = hooks_dirs(&g)?
+            .into_iter()
+            .map(|dir| DirReport {
+                hooks: HOOKS.iter().map(|hook| hook_status(&dir, hook)).collect(),
+                dir,
+            })
+            .collect();
+        reports.push(RepoReport {
+            repo: g.rel.clone(),
+            guarded_refs: read_guard_refs(&g.repo.common_dir()),
+            dirs,
+            warnings: warnings_for(&g),
+        });
+    }
+    Ok(reports)
+}
+
+/// Give a new worktree of a guarded repository the hooks, when a relative
+/// `core.hooksPath` means it resolves a hooks folder of its own.
+pub fn cover_new_worktree(repo: &Repo, worktree: &Path) -> Result<()> {
+    if relative_hooks_path(repo).is_none()
+        || !repo.common_dir().join("fleet").join(GUARD_REFS).is_file()
+    {
+        return Ok(());
+    }
+    let fleet = fleet_binary()?;
+    let dir = git::cli::hooks_dir(worktree)?;
+    std::fs::create_dir_all(&dir)
+        .map_err(|e| Error::env(format!("cannot create {}: {e}", dir.display())))?;
+    for hook in HOOKS {
+        install_hook(&dir, hook, &fleet)?;
+    }
+    Ok(())
+}

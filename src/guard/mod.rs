@@ -1,0 +1,6 @@
+//! The shared-checkout guard: hook installation (chaining what was there), the hook
+//! entry points that refuse commits, switches and resets in a shared checkout and any
+//! move of a guarded branch.
+
+pub mod entry;
+pub mod hooks;
