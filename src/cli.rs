@@ -107,6 +107,58 @@ pub enum Command {
         )]
         args: Vec<String>,
     },
+    /// Find drifted shared checkouts, snapshot dirty ones, put them back without losing work
+    #[command(
+        long_about = "Check every shared checkout (outer and nested). A checkout is drifted when its \
+                      HEAD is not its branch (another branch, or detached). A dirty checkout is \
+                      snapshotted at every check (tracked, staged and untracked changes, not ignored \
+                      files) as a commit under refs/fleet/snapshots/, only when it differs from the \
+                      last snapshot; snapshots older than [guard] snapshot_keep are pruned, and \
+                      `fleet recover` turns one into a branch. With --restore, a drift older than \
+                      the grace period is put back: uncommitted changes are first saved on a rescue \
+                      branch (<prefix>rescue/<time>), then the files move with a two-tree merge that \
+                      carries local changes, then HEAD. A rebase, merge, cherry-pick, bisect or \
+                      index.lock in progress is left alone. Never uses git stash, never resets. \
+                      Exits 1 when a checkout is drifted, busy or stuck.",
+        after_long_help = "Examples:\n  fleet watchdog --once                       # cron / systemd timer\n  fleet watchdog --once --restore --grace 5m\n  fleet watchdog --interval 1m --restore      # loop until Ctrl-C\n  fleet watchdog --once --json                # one JSON line per checkout"
+    )]
+    Watchdog {
+        /// Check once and exit (for cron and systemd timers)
+        #[arg(long, conflicts_with = "interval")]
+        once: bool,
+        /// Time between checks when looping
+        #[arg(long, value_name = "DUR", value_parser = duration, default_value = "1m")]
+        interval: std::time::Duration,
+        /// Put drifted checkouts back once the grace period has passed
+        #[arg(long)]
+        restore: bool,
+        /// How long a drift may last before --restore acts
+        #[arg(long, value_name = "DUR", value_parser = duration, default_value = "5m")]
+        grace: std::time::Duration,
+        /// One JSON line per checkout and check
+        #[arg(long)]
+        json: bool,
+    },
+    /// List the watchdog's snapshots; turn one into a branch
+    #[command(
+        long_about = "List the watchdog's snapshots of dirty shared checkouts (outer and nested), or \
+                      turn one into a branch, e.g. to get back edits a `git reset --hard` in the shared \
+                      checkout destroyed.",
+        after_long_help = "Examples:\n  fleet recover --list\n  fleet recover 1796000000-1a2b3c4d --branch recovered/my-edits\n  git diff main recovered/my-edits"
+    )]
+    Recover {
+        /// List the snapshots (the default without ID)
+        #[arg(long)]
+        list: bool,
+        /// The snapshot to recover, as `--list` shows it
+        #[arg(value_name = "ID", requires = "branch", conflicts_with = "list")]
+        id: Option<String>,
+        /// The branch to create at the snapshot
+        #[arg(long, value_name = "NAME", requires = "id")]
+        branch: Option<String>,
+        #[command(flatten)]
+        out: Output,
+    },
     /// Register worker branches as lanes
     #[command(
         long_about = "Register branches as lanes, in this order. Refuses unknown branches, the target \

@@ -57,6 +57,19 @@ pub fn run(cli: Cli) -> Result<u8> {
             HooksCommand::Status { out } => hooks_command(&cwd, HooksAction::Status, out.json),
         },
         Command::Hook { name, args } => crate::guard::entry::run(&name, &args),
+        Command::Watchdog {
+            once,
+            interval,
+            restore,
+            grace,
+            json,
+        } => watchdog(&cwd, once, interval, restore, grace, json),
+        Command::Recover {
+            list: _,
+            id,
+            branch,
+            out,
+        } => recover(&cwd, id.as_deref(), branch.as_deref(), out.json),
         Command::Preflight { agent, create, out } => {
             preflight(&cwd, agent.as_deref(), create, out.json)
         }
@@ -859,4 +872,87 @@ fn render_hooks(reports: &[RepoReport], action: HooksAction) {
             ui::warn(warning);
         }
     }
+}
+
+fn watchdog(
+    cwd: &Path,
+    once: bool,
+    interval: std::time::Duration,
+    restore: bool,
+    grace: std::time::Duration,
+    json: bool,
+) -> Result<u8> {
+    use crate::guard::watchdog::{self, Verdict};
+    let opts = watchdog::Options { restore, grace };
+    loop {
+        // Re-read each time: the configuration and the nested repositories may change.
+        let ctx = Context::locate(cwd)?;
+        let findings = watchdog::check(&ctx, opts)?;
+        let mut code = 0;
+        for f in &findings {
+            if !matches!(f.verdict, Verdict::Ok | Verdict::Restored) {
+                code = 1;
+            }
+            if json {
+                println!("{}", serde_json::to_string(f).unwrap_or_default());
+                continue;
+            }
+            let mut line = format!(
+                "{:<9} {} ({}; head {}): {}",
+                format!("{:?}", f.verdict).to_lowercase(),
+                f.checkout.display(),
+                f.branch,
+                f.head,
+                f.detail
+            );
+            if let Some(s) = &f.snapshot {
+                line.push_str(&format!(
+                    "; snapshot {}",
+                    s.trim_start_matches(watchdog::SNAPSHOTS)
+                ));
+            }
+            ui::answer(&line);
+        }
+        if once {
+            return Ok(code);
+        }
+        std::thread::sleep(interval);
+    }
+}
+
+fn recover(cwd: &Path, id: Option<&str>, branch: Option<&str>, json: bool) -> Result<u8> {
+    use crate::guard::watchdog;
+    let ctx = Context::locate(cwd)?;
+    if let (Some(id), Some(branch)) = (id, branch) {
+        let (checkout, commit) = watchdog::recover(&ctx, id, branch)?;
+        if json {
+            ui::json(&serde_json::json!({
+                "id": id, "branch": branch, "commit": commit.to_string(), "repo": checkout,
+            }));
+        } else {
+            ui::ok(&format!(
+                "branch {branch} now holds snapshot {id} (in {}); `git diff {branch}~1 {branch}` shows what it saved",
+                checkout.display()
+            ));
+        }
+        return Ok(0);
+    }
+    let snapshots = watchdog::list_snapshots(&ctx)?;
+    if json {
+        ui::json(&snapshots);
+        return Ok(0);
+    }
+    if snapshots.is_empty() {
+        ui::note("no snapshots (the watchdog writes one when a shared checkout is dirty)");
+    }
+    for s in &snapshots {
+        ui::answer(&format!(
+            "{}  {:<10} {} file(s) changed  repo {}",
+            s.id,
+            ui::age(s.time),
+            s.files,
+            s.repo.display()
+        ));
+    }
+    Ok(0)
 }

@@ -19,7 +19,23 @@ pub struct Config {
     pub lanes: Lanes,
     pub gate: Gate,
     pub worktrees: Worktrees,
+    pub guard: Guard,
     pub lint: Lint,
+}
+
+#[derive(Clone, Debug, Deserialize, Serialize, PartialEq)]
+#[serde(deny_unknown_fields, default)]
+pub struct Guard {
+    /// The watchdog's snapshots of dirty shared checkouts are pruned after this long.
+    pub snapshot_keep: DurationSetting,
+}
+
+impl Default for Guard {
+    fn default() -> Self {
+        Guard {
+            snapshot_keep: DurationSetting(Duration::from_secs(7 * 24 * 3600)),
+        }
+    }
 }
 
 #[derive(Clone, Debug, Deserialize, Serialize, PartialEq)]
@@ -343,6 +359,9 @@ forbid = []              # markers no added line may hold, e.g. ["TODO_SCRUB", "
 root = "../.fleet-work"  # agent worktrees go here, relative to the shared checkout
 nested = []              # nested repositories (found automatically as well)
 max_behind = 25          # refuse a base this many commits behind the target
+
+[guard]
+snapshot_keep = "7d"     # the watchdog's snapshots of dirty shared checkouts are kept this long
 
 [lint]
 agents = []              # agent CLIs besides the built-in list

@@ -222,3 +222,34 @@ pub fn hooks_dir(worktree: &Path) -> Result<std::path::PathBuf> {
     let out = run(cmd, "find the hooks folder")?;
     Ok(std::path::PathBuf::from(out.stdout_str().trim()))
 }
+
+/// The tree of everything in a checkout as it is now: tracked files with their edits,
+/// staged changes, and untracked files, but not ignored ones. Built in a temporary
+/// copy of the index (`tmp_index`, removed afterwards), so the checkout's own index,
+/// files and stash are untouched.
+///
+/// Why git: gix 0.90 cannot add worktree files to an index with the user's filters
+/// and ignore rules applied, nor write a tree from an index.
+pub fn working_tree_snapshot(
+    checkout: &Path,
+    index: &Path,
+    tmp_index: &Path,
+) -> Result<crate::git::ObjectId> {
+    if index.exists() {
+        std::fs::copy(index, tmp_index)
+            .map_err(|e| Error::env(format!("cannot copy {}: {e}", index.display())))?;
+    }
+    let result = (|| {
+        let mut add = git(checkout);
+        add.env("GIT_INDEX_FILE", tmp_index)
+            .args(["add", "-A", "--ignore-errors", "--", "."]);
+        run(add, "collect the checkout's changes")?;
+        let mut write = git(checkout);
+        write.env("GIT_INDEX_FILE", tmp_index).arg("write-tree");
+        let out = run(write, "write the snapshot tree")?;
+        crate::git::ObjectId::from_hex(out.stdout_str().trim().as_bytes())
+            .map_err(|e| Error::env(format!("git write-tree printed no tree id: {e}")))
+    })();
+    let _ = std::fs::remove_file(tmp_index);
+    result
+}

@@ -368,6 +368,48 @@ impl Repo {
         Ok(out)
     }
 
+    /// Every ref under `prefix` (e.g. `refs/fleet/snapshots/`) with the commit it names.
+    pub fn refs_under(&self, prefix: &str) -> Result<Vec<(String, ObjectId)>> {
+        let what = || format!("cannot list {prefix}");
+        let refs = self.inner.references().context(what)?;
+        let mut out = Vec::new();
+        for r in refs.prefixed(prefix).context(what)? {
+            let Ok(mut r) = r else { continue };
+            let name = r.name().as_bstr().to_str_lossy().into_owned();
+            if let Ok(id) = r.peel_to_id() {
+                out.push((name, id.detach()));
+            }
+        }
+        out.sort();
+        Ok(out)
+    }
+
+    /// Point this worktree's HEAD at `refs/heads/<branch>` (a symbolic ref, as a
+    /// checkout of the branch leaves it). Through gix: no hook runs, which is what
+    /// lets the watchdog put a shared checkout back past the guard.
+    pub fn attach_head(&self, branch: &str) -> Result<()> {
+        let name: gix::refs::FullName = format!("refs/heads/{branch}")
+            .try_into()
+            .map_err(|e| Error::usage(format!("bad branch name {branch}: {e}")))?;
+        let edit = RefEdit {
+            change: Change::Update {
+                log: LogChange {
+                    mode: RefLog::AndReference,
+                    force_create_reflog: false,
+                    message: format!("fleet watchdog: back to {branch}").into(),
+                },
+                expected: PreviousValue::Any,
+                new: Target::Symbolic(name),
+            },
+            name: "HEAD".try_into().expect("HEAD is a valid ref name"),
+            deref: false,
+        };
+        self.inner
+            .edit_reference(edit)
+            .map(|_| ())
+            .context(|| format!("cannot point HEAD at {branch}"))
+    }
+
     /// Uncommitted changes: staged, unstaged or untracked (ignored files do not count,
     /// nor do nested repositories, which are checked on their own).
     pub fn is_dirty(&self) -> Result<bool> {

@@ -4,3 +4,4 @@
 
 pub mod entry;
 pub mod hooks;
+pub mod watchdog;

@@ -82,6 +82,16 @@ impl Env {
         Self::finish(cmd)
     }
 
+    pub fn git_env(&self, dir: &Path, args: &[&str], env: &[(&str, &str)]) -> Run {
+        let mut cmd = Command::new("git");
+        self.hermetic(&mut cmd);
+        cmd.current_dir(dir).args(args);
+        for (k, v) in env {
+            cmd.env(k, v);
+        }
+        Self::finish(cmd)
+    }
+
     /// Run git, assert success, return trimmed stdout.
     pub fn git(&self, dir: &Path, args: &[&str]) -> String {
         let run = self.git_run(dir, args);

@@ -1,0 +1,220 @@
+//! `fleet watchdog` and `fleet recover`: drifted shared checkouts are put back without
+//! losing a byte, dirty ones are snapshotted so even `reset --hard` loses nothing.
+
+mod common;
+
+use std::path::{Path, PathBuf};
+
+use common::{Env, write};
+
+const ALLOW: [(&str, &str); 1] = [("FLEET_ALLOW_SHARED", "1")];
+
+/// A guarded repository with branch `other` one commit ahead (adding other.txt).
+fn guarded(env: &Env) -> PathBuf {
+    let repo = env.path().join("repo");
+    env.repo(
+        &repo,
+        "main",
+        &[
+            ("a.txt", "one\n"),
+            ("fleet.toml", ""),
+            (".gitignore", "*.log\n"),
+        ],
+    );
+    env.commit_file(&repo, "b.txt", "two\n", "second");
+    env.git(&repo, &["branch", "other"]);
+    let scratch = PathBuf::from(
+        env.fleet(&repo, &["worktree", "new", "scratch"])
+            .ok()
+            .stdout
+            .trim(),
+    );
+    env.commit_file(&scratch, "other.txt", "o\n", "other work");
+    env.git(&scratch, &["branch", "-f", "other", "HEAD"]);
+    env.fleet(&repo, &["init"]).ok();
+    repo
+}
+
+fn watchdog(env: &Env, repo: &Path, args: &[&str]) -> Vec<serde_json::Value> {
+    let mut all = vec!["watchdog", "--once", "--json"];
+    all.extend_from_slice(args);
+    let run = env.fleet(repo, &all);
+    assert!(run.code == 0 || run.code == 1, "{}", run.stderr);
+    run.stdout
+        .lines()
+        .map(|l| serde_json::from_str(l).unwrap())
+        .collect()
+}
+
+fn snapshots(env: &Env, repo: &Path) -> Vec<serde_json::Value> {
+    let run = env.fleet(repo, &["recover", "--list", "--json"]).ok();
+    serde_json::from_str::<Vec<serde_json::Value>>(&run.stdout).unwrap()
+}
+
+#[test]
+fn a_snapshot_brings_back_every_byte_a_reset_hard_destroyed() {
+    let env = Env::new();
+    let repo = guarded(&env);
+    write(&repo.join("a.txt"), "one\nunsaved edit \u{e9}\n");
+    write(&repo.join("staged.txt"), "staged\n");
+    env.git(&repo, &["add", "staged.txt"]);
+    write(&repo.join("dir/untracked.txt"), "untracked\n");
+    write(&repo.join("noise.log"), "ignored\n");
+    let found = watchdog(&env, &repo, &[]);
+    assert_eq!(found[0]["verdict"], "ok");
+    assert!(found[0]["snapshot"].is_string(), "{found:?}");
+    // Unchanged: no second snapshot.
+    let again = watchdog(&env, &repo, &[]);
+    assert!(again[0]["snapshot"].is_null(), "{again:?}");
+    assert_eq!(snapshots(&env, &repo).len(), 1);
+
+    // Not a move of HEAD, so the guard lets it through: this is the loss hooks can't stop.
+    env.git(&repo, &["reset", "-q", "--hard"]);
+    assert_eq!(
+        std::fs::read_to_string(repo.join("a.txt")).unwrap(),
+        "one\n"
+    );
+
+    let id = snapshots(&env, &repo)[0]["id"]
+        .as_str()
+        .unwrap()
+        .to_string();
+    env.fleet(&repo, &["recover", &id, "--branch", "recovered"])
+        .ok();
+    let show = |path: &str| env.git(&repo, &["show", &format!("recovered:{path}")]);
+    assert_eq!(show("a.txt"), "one\nunsaved edit \u{e9}");
+    assert_eq!(show("staged.txt"), "staged");
+    assert_eq!(show("dir/untracked.txt"), "untracked");
+    assert_ne!(
+        env.git_run(&repo, &["show", "recovered:noise.log"]).code,
+        0,
+        "ignored files are not snapshotted"
+    );
+    assert_eq!(
+        env.git(&repo, &["rev-parse", "recovered~1"]),
+        env.git(&repo, &["rev-parse", "main"])
+    );
+    // The snapshot touched nothing: not the index, not the stash.
+    assert_eq!(env.git_run(&repo, &["stash", "list"]).stdout, "");
+    // Recovering onto an existing branch is refused.
+    env.fleet(&repo, &["recover", &id, "--branch", "recovered"])
+        .code(1);
+    env.fleet(&repo, &["recover", "nope", "--branch", "x"])
+        .code(2);
+}
+
+#[test]
+fn a_clean_drift_is_left_alone_inside_the_grace_period_then_restored() {
+    let env = Env::new();
+    let repo = guarded(&env);
+    env.git_env(&repo, &["switch", "-q", "other"], &ALLOW);
+    let first = watchdog(&env, &repo, &["--restore", "--grace", "2s"]);
+    assert_eq!(first[0]["verdict"], "drifted");
+    assert_eq!(
+        env.git(&repo, &["symbolic-ref", "HEAD"]),
+        "refs/heads/other"
+    );
+    std::thread::sleep(std::time::Duration::from_millis(3100));
+    let second = watchdog(&env, &repo, &["--restore", "--grace", "2s"]);
+    assert_eq!(second[0]["verdict"], "restored", "{second:?}");
+    assert!(second[0]["rescue_branch"].is_null());
+    assert_eq!(env.git(&repo, &["symbolic-ref", "HEAD"]), "refs/heads/main");
+    assert_eq!(env.git(&repo, &["status", "--porcelain"]), "");
+    assert!(!repo.join("other.txt").exists());
+    assert_eq!(watchdog(&env, &repo, &[])[0]["verdict"], "ok");
+}
+
+#[test]
+fn a_dirty_drift_is_saved_on_a_rescue_branch_then_restored() {
+    let env = Env::new();
+    let repo = guarded(&env);
+    env.git_env(&repo, &["switch", "-q", "--detach", "other"], &ALLOW);
+    write(&repo.join("a.txt"), "one\nedited while drifted\n");
+    write(&repo.join("new-staged.txt"), "staged bytes\n");
+    env.git(&repo, &["add", "new-staged.txt"]);
+    write(&repo.join("loose.txt"), "untracked bytes\n");
+    watchdog(&env, &repo, &["--restore", "--grace", "1s"]);
+    std::thread::sleep(std::time::Duration::from_millis(2100));
+    let found = watchdog(&env, &repo, &["--restore", "--grace", "1s"]);
+    assert_eq!(found[0]["verdict"], "restored", "{found:?}");
+    let rescue = found[0]["rescue_branch"].as_str().unwrap().to_string();
+    assert!(rescue.starts_with("fleet/rescue/"), "{rescue}");
+    let show = |path: &str| env.git(&repo, &["show", &format!("{rescue}:{path}")]);
+    assert_eq!(show("a.txt"), "one\nedited while drifted");
+    assert_eq!(show("new-staged.txt"), "staged bytes");
+    assert_eq!(show("loose.txt"), "untracked bytes");
+    assert_eq!(
+        show("other.txt"),
+        "o",
+        "the rescue commit sits on the drifted commit"
+    );
+    // Back on main, and the local changes came along (nothing discarded).
+    assert_eq!(env.git(&repo, &["symbolic-ref", "HEAD"]), "refs/heads/main");
+    assert!(!repo.join("other.txt").exists());
+    assert_eq!(
+        std::fs::read_to_string(repo.join("a.txt")).unwrap(),
+        "one\nedited while drifted\n"
+    );
+    assert!(repo.join("loose.txt").exists());
+    assert_eq!(env.git_run(&repo, &["stash", "list"]).stdout, "");
+}
+
+#[test]
+fn a_checkout_in_the_middle_of_a_rebase_is_left_alone() {
+    let env = Env::new();
+    let repo = guarded(&env);
+    let editor = "sed -i '1i break'";
+    env.git_env(
+        &repo,
+        &[
+            "-c",
+            &format!("sequence.editor={editor}"),
+            "rebase",
+            "-q",
+            "-i",
+            "HEAD~1",
+        ],
+        &ALLOW,
+    );
+    assert!(
+        repo.join(".git/rebase-merge").exists(),
+        "the rebase did not stop"
+    );
+    let head = env.git(&repo, &["rev-parse", "HEAD"]);
+    watchdog(&env, &repo, &["--restore", "--grace", "1s"]);
+    std::thread::sleep(std::time::Duration::from_millis(2100));
+    let found = watchdog(&env, &repo, &["--restore", "--grace", "1s"]);
+    assert_eq!(found[0]["verdict"], "busy", "{found:?}");
+    assert!(repo.join(".git/rebase-merge").exists());
+    assert_eq!(env.git(&repo, &["rev-parse", "HEAD"]), head);
+    env.fleet(&repo, &["watchdog", "--once"]).code(1);
+}
+
+#[test]
+fn a_nested_shared_checkout_is_watched_too() {
+    let env = Env::new();
+    let outer = env.outer_with_nested();
+    write(&outer.join("fleet.toml"), "");
+    env.fleet(&outer, &["init"]).ok();
+    let cockpit = outer.join("cockpit");
+    env.git_env(&cockpit, &["switch", "-q", "-c", "elsewhere"], &ALLOW);
+    write(&cockpit.join("c.txt"), "dirty nested\n");
+    let found = watchdog(&env, &outer, &["--restore", "--grace", "1s"]);
+    let nested: Vec<&serde_json::Value> = found
+        .iter()
+        .filter(|f| f["checkout"].as_str().unwrap().ends_with("cockpit"))
+        .collect();
+    assert_eq!(nested.len(), 1, "{found:?}");
+    assert_eq!(nested[0]["verdict"], "drifted");
+    assert!(nested[0]["snapshot"].is_string());
+    std::thread::sleep(std::time::Duration::from_millis(2100));
+    watchdog(&env, &outer, &["--restore", "--grace", "1s"]);
+    assert_eq!(
+        env.git(&cockpit, &["symbolic-ref", "HEAD"]),
+        "refs/heads/main"
+    );
+    assert_eq!(
+        std::fs::read_to_string(cockpit.join("c.txt")).unwrap(),
+        "dirty nested\n"
+    );
+}
