@@ -289,8 +289,7 @@ fn rescue_branch_name(repo: &Repo, prefix: &str, now: i64) -> Result<String> {
         std::time::UNIX_EPOCH + std::time::Duration::from_secs(now.max(0) as u64),
     )
     .to_string()
-    .replace(':', "")
-    .replace('-', "");
+    .replace([':', '-'], "");
     let base = format!("{prefix}rescue/{}", stamp.trim_end_matches('Z'));
     let mut name = base.clone();
     let mut n = 1;
