@@ -159,6 +159,21 @@ pub enum Command {
         #[command(flatten)]
         out: Output,
     },
+    /// Health checks: guard fires, hooks wired, stale locks, stale daemons, orphans
+    #[command(
+        long_about = "Report-only health checks, each with a name, a verdict and the fix: guard hooks \
+                      installed in every repository; the guard actually fires (a real probe commit in \
+                      the shared checkout must be refused; should it pass, it is undone); the hook \
+                      scripts name an existing fleet binary; relative core.hooksPath and symlinked-path \
+                      traps; stale lock files no process holds; prunable worktrees; lanes whose branches \
+                      are gone, and idle claimed lanes; a looping `fleet watchdog` older than its \
+                      binary. Exits 1 when any check fails.",
+        after_long_help = "Examples:\n  fleet doctor\n  fleet doctor --json | jq '.[] | select(.verdict == \"fail\")'"
+    )]
+    Doctor {
+        #[command(flatten)]
+        out: Output,
+    },
     /// Register worker branches as lanes
     #[command(
         long_about = "Register branches as lanes, in this order. Refuses unknown branches, the target \

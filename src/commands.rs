@@ -57,6 +57,7 @@ pub fn run(cli: Cli) -> Result<u8> {
             HooksCommand::Status { out } => hooks_command(&cwd, HooksAction::Status, out.json),
         },
         Command::Hook { name, args } => crate::guard::entry::run(&name, &args),
+        Command::Doctor { out } => doctor(&cwd, out.json),
         Command::Watchdog {
             once,
             interval,
@@ -955,4 +956,32 @@ fn recover(cwd: &Path, id: Option<&str>, branch: Option<&str>, json: bool) -> Re
         ));
     }
     Ok(0)
+}
+
+fn doctor(cwd: &Path, json: bool) -> Result<u8> {
+    use crate::guard::doctor::{self, Verdict};
+    use anstyle::{AnsiColor, Style};
+    let ctx = Context::locate(cwd)?;
+    let checks = doctor::run(&ctx)?;
+    let failed = checks.iter().any(|c| c.verdict == Verdict::Fail);
+    if json {
+        ui::json(&checks);
+        return Ok(u8::from(failed));
+    }
+    for c in &checks {
+        let (word, colour) = match c.verdict {
+            Verdict::Ok => ("ok", AnsiColor::Green),
+            Verdict::Warn => ("warn", AnsiColor::Yellow),
+            Verdict::Fail => ("FAIL", AnsiColor::Red),
+        };
+        let word = ui::paint(
+            Style::new().fg_color(Some(colour.into())),
+            &format!("{word:<4}"),
+        );
+        ui::answer(&format!("{word} {:<20} {}", c.name, c.detail));
+        if !c.fix.is_empty() && c.verdict != Verdict::Ok {
+            ui::answer(&format!("     {:<20} fix: {}", "", c.fix));
+        }
+    }
+    Ok(u8::from(failed))
 }

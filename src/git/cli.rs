@@ -253,3 +253,34 @@ pub fn working_tree_snapshot(
     let _ = std::fs::remove_file(tmp_index);
     result
 }
+
+/// `fleet doctor`'s probe: a real (empty) commit attempt in the shared checkout, with
+/// `--no-verify` so only the hooks that cannot be skipped decide. Returns what git
+/// printed; the caller checks the branch did not move (and undoes it if it did).
+///
+/// Why git: the point is to run git's own hooks exactly as a user's commit would.
+pub fn probe_commit(checkout: &Path) -> Result<String> {
+    let mut cmd = git(checkout);
+    cmd.args([
+        "-c",
+        "user.name=fleet doctor",
+        "-c",
+        "user.email=doctor@fleet.invalid",
+        "commit",
+        "--allow-empty",
+        "--no-verify",
+        "-q",
+        "-m",
+        "fleet doctor: guard probe (must be refused)",
+    ]);
+    let out = proc::run(
+        &mut cmd,
+        Input::Closed,
+        Some(Duration::from_secs(60)),
+        proc::DEFAULT_GRACE,
+    )
+    .map_err(|e| Error::env(format!("cannot run git for the guard probe: {e}")))?;
+    Ok(format!("{}{}", out.stdout_str(), out.stderr_str())
+        .trim()
+        .to_string())
+}

@@ -646,7 +646,7 @@ pub fn clear_stale_file(path: &Path, min_age: std::time::Duration) -> bool {
 }
 
 /// Linux: does any process hold `path` open? (Unknown elsewhere: assume not.)
-fn is_open_by_any_process(path: &Path) -> bool {
+pub fn is_open_by_any_process(path: &Path) -> bool {
     let Ok(procs) = std::fs::read_dir("/proc") else {
         return false;
     };

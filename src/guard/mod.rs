@@ -2,6 +2,7 @@
 //! entry points that refuse commits, switches and resets in a shared checkout and any
 //! move of a guarded branch.
 
+pub mod doctor;
 pub mod entry;
 pub mod hooks;
 pub mod watchdog;

@@ -1,0 +1,354 @@
+//! `fleet doctor`: report-only health checks, each with a name, a verdict and the fix.
+//! Nothing is repaired here; the fix says which command does it.
+
+use std::path::{Path, PathBuf};
+
+use serde::Serialize;
+
+use crate::context::Context;
+use crate::error::Result;
+use crate::git::{self, Repo};
+use crate::guard::hooks::{self, HookState};
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Verdict {
+    Ok,
+    /// Worth knowing, not broken.
+    Warn,
+    Fail,
+}
+
+#[derive(Debug, Serialize)]
+pub struct Check {
+    pub name: &'static str,
+    pub verdict: Verdict,
+    pub detail: String,
+    #[serde(skip_serializing_if = "String::is_empty")]
+    pub fix: String,
+}
+
+fn check(name: &'static str, problems: Vec<String>, ok: &str, fix: &str) -> Check {
+    if problems.is_empty() {
+        Check {
+            name,
+            verdict: Verdict::Ok,
+            detail: ok.into(),
+            fix: String::new(),
+        }
+    } else {
+        Check {
+            name,
+            verdict: Verdict::Fail,
+            detail: problems.join("; "),
+            fix: fix.into(),
+        }
+    }
+}
+
+pub fn run(ctx: &Context) -> Result<Vec<Check>> {
+    let status = hooks::status(ctx)?;
+    let mut checks = vec![
+        hooks_installed(&status),
+        hooks_binary(&status),
+        hooks_path_traps(ctx, &status),
+        guard_fires(ctx),
+        stale_locks(ctx)?,
+        prunable_worktrees(ctx)?,
+    ];
+    checks.extend(lane_checks(ctx)?);
+    checks.push(stale_watchdogs());
+    Ok(checks)
+}
+
+fn hooks_installed(status: &[hooks::RepoReport]) -> Check {
+    let mut problems = Vec::new();
+    for repo in status {
+        for dir in &repo.dirs {
+            for hook in &dir.hooks {
+                if hook.state == HookState::Missing {
+                    problems.push(format!(
+                        "{} missing in {} (repo {})",
+                        hook.name,
+                        dir.dir.display(),
+                        repo.repo.display()
+                    ));
+                }
+            }
+        }
+    }
+    check(
+        "hooks-installed",
+        problems,
+        "every guard hook is installed in every repository",
+        "fleet hooks install",
+    )
+}
+
+fn hooks_binary(status: &[hooks::RepoReport]) -> Check {
+    let mut problems = Vec::new();
+    for repo in status {
+        for dir in &repo.dirs {
+            for hook in dir.hooks.iter().filter(|h| h.state == HookState::Stale) {
+                problems.push(format!(
+                    "{}/{}: {}",
+                    dir.dir.display(),
+                    hook.name,
+                    hook.detail
+                ));
+            }
+        }
+    }
+    check(
+        "hooks-binary",
+        problems,
+        "the hook scripts name an existing fleet binary of this version",
+        "fleet hooks install",
+    )
+}
+
+fn hooks_path_traps(ctx: &Context, status: &[hooks::RepoReport]) -> Check {
+    let mut problems: Vec<String> = status.iter().flat_map(|r| r.warnings.clone()).collect();
+    // The shared checkout recorded by `fleet init` should be the real path: one reached
+    // through a symlink would be a second name for the same checkout.
+    let recorded = ctx.repo.common_dir().join("fleet").join("shared-checkout");
+    if let Ok(text) = std::fs::read_to_string(&recorded) {
+        let path = PathBuf::from(text.trim());
+        if path.canonicalize().ok().as_deref() != Some(ctx.shared.as_path()) {
+            problems.push(format!(
+                "{} records {} as the shared checkout, but it is {}",
+                recorded.display(),
+                path.display(),
+                ctx.shared.display()
+            ));
+        }
+    }
+    let mut c = check(
+        "hooks-path",
+        problems,
+        "no relative core.hooksPath or symlinked-path traps",
+        "run `fleet init` from the real path; prefer an absolute core.hooksPath",
+    );
+    if c.verdict == Verdict::Fail && c.detail.starts_with("core.hooksPath is relative") {
+        c.verdict = Verdict::Warn;
+    }
+    c
+}
+
+/// A real commit attempt in the shared checkout, which the guard must refuse. Should it
+/// get through, the branch is put back by compare-and-swap: nothing is left behind.
+fn guard_fires(ctx: &Context) -> Check {
+    let name = "guard-fires";
+    let fail = |detail: String, fix: &str| Check {
+        name,
+        verdict: Verdict::Fail,
+        detail,
+        fix: fix.into(),
+    };
+    let repo = &ctx.repo;
+    let (Ok(Some(branch)), Ok(Some(before))) = (repo.head_branch(), repo.head_id()) else {
+        return fail(
+            "the shared checkout is not on a branch: the probe cannot run".into(),
+            "fleet watchdog --once --restore",
+        );
+    };
+    let probe = match git::cli::probe_commit(&ctx.shared) {
+        Ok(p) => p,
+        Err(e) => return fail(format!("the probe could not run: {}", e.message), ""),
+    };
+    let after = repo.branch_tip(&branch).ok().flatten();
+    if after != Some(before) {
+        if let Some(after) = after {
+            let _ = repo.cas_update(
+                &format!("refs/heads/{branch}"),
+                Some(after),
+                before,
+                "doctor: undo the guard probe",
+            );
+        }
+        return fail(
+            format!("a commit in the shared checkout went through (undone): {probe}"),
+            "fleet hooks install",
+        );
+    }
+    if !probe.contains("fleet guard") {
+        return fail(
+            format!("the commit failed, but not because of the guard: {probe}"),
+            "fleet hooks install",
+        );
+    }
+    Check {
+        name,
+        verdict: Verdict::Ok,
+        detail: "a probe commit in the shared checkout was refused".into(),
+        fix: String::new(),
+    }
+}
+
+/// Lock files no live process holds: leftovers of a killed git or fleet.
+fn stale_locks(ctx: &Context) -> Result<Check> {
+    let mut problems = Vec::new();
+    let mut dirs: Vec<PathBuf> = vec![ctx.repo.common_dir()];
+    for wt in ctx.repo.worktrees()? {
+        if let Some(id) = &wt.id {
+            dirs.push(ctx.repo.common_dir().join("worktrees").join(id));
+        }
+    }
+    for dir in &dirs {
+        for file in ["index.lock", "HEAD.lock", "packed-refs.lock"] {
+            let path = dir.join(file);
+            if path.exists() && !git::is_open_by_any_process(&path) {
+                problems.push(path.display().to_string());
+            }
+        }
+    }
+    collect_ref_locks(&ctx.repo.common_dir().join("refs"), &mut problems);
+    Ok(check(
+        "stale-locks",
+        problems,
+        "no leftover lock files",
+        "make sure no git is running, then remove the listed files",
+    ))
+}
+
+fn collect_ref_locks(dir: &Path, out: &mut Vec<String>) {
+    let Ok(entries) = std::fs::read_dir(dir) else {
+        return;
+    };
+    for entry in entries.flatten() {
+        let path = entry.path();
+        if path.is_dir() {
+            collect_ref_locks(&path, out);
+        } else if path.extension().is_some_and(|e| e == "lock")
+            && !git::is_open_by_any_process(&path)
+        {
+            out.push(path.display().to_string());
+        }
+    }
+}
+
+fn prunable_worktrees(ctx: &Context) -> Result<Check> {
+    let mut problems = Vec::new();
+    let mut repos = vec![Repo::open(&ctx.shared)?];
+    let (nested, _) = crate::worktree::discover_nested(ctx, &ctx.worktree_root());
+    for n in nested {
+        repos.push(Repo::open(&ctx.shared.join(&n.rel))?);
+    }
+    for repo in &repos {
+        for wt in repo.worktrees()? {
+            if wt.missing {
+                problems.push(format!("{} is gone", wt.path.display()));
+            }
+        }
+    }
+    Ok(check(
+        "prunable-worktrees",
+        problems,
+        "every registered worktree exists",
+        "fleet worktree prune",
+    ))
+}
+
+fn lane_checks(ctx: &Context) -> Result<Vec<Check>> {
+    let lanes = crate::status::lanes(ctx)?;
+    let gone: Vec<String> = lanes
+        .iter()
+        .filter(|l| l.missing)
+        .map(|l| format!("{} has no branch", l.branch))
+        .collect();
+    let stale: Vec<String> = lanes
+        .iter()
+        .filter(|l| l.stale)
+        .map(|l| format!("{} is claimed but idle", l.branch))
+        .collect();
+    let mut stale_check = check(
+        "stale-lanes",
+        stale,
+        "no idle running lane",
+        "finish the work and `fleet ready`, or `fleet untrack` the lane",
+    );
+    if stale_check.verdict == Verdict::Fail {
+        stale_check.verdict = Verdict::Warn;
+    }
+    Ok(vec![
+        check(
+            "lanes-branches",
+            gone,
+            "every lane's branch exists",
+            "fleet untrack LANE",
+        ),
+        stale_check,
+    ])
+}
+
+/// A `fleet watchdog` that loops on code older than the fleet binary now on disk.
+fn stale_watchdogs() -> Check {
+    let mut problems = Vec::new();
+    let boot = boot_time();
+    // SAFETY: sysconf only reads a system constant.
+    let ticks = unsafe { libc::sysconf(libc::_SC_CLK_TCK) }.max(1) as u64;
+    for entry in std::fs::read_dir("/proc").into_iter().flatten().flatten() {
+        let Some(pid) = entry
+            .file_name()
+            .to_str()
+            .and_then(|p| p.parse::<u32>().ok())
+        else {
+            continue;
+        };
+        let Ok(cmdline) = std::fs::read(format!("/proc/{pid}/cmdline")) else {
+            continue;
+        };
+        let args: Vec<String> = cmdline
+            .split(|b| *b == 0)
+            .map(|a| String::from_utf8_lossy(a).into_owned())
+            .collect();
+        let is_fleet = args
+            .first()
+            .is_some_and(|a| Path::new(a).file_name().is_some_and(|n| n == "fleet"));
+        if !is_fleet || !args.iter().any(|a| a == "watchdog") || args.iter().any(|a| a == "--once")
+        {
+            continue;
+        }
+        let exe = std::fs::read_link(format!("/proc/{pid}/exe")).unwrap_or_default();
+        let exe_text = exe.display().to_string();
+        if exe_text.ends_with(" (deleted)") {
+            problems.push(format!("pid {pid} runs a fleet binary that was replaced"));
+            continue;
+        }
+        let started = process_start(pid, boot, ticks);
+        let built = std::fs::metadata(&exe)
+            .and_then(|m| m.modified())
+            .ok()
+            .and_then(|m| m.duration_since(std::time::UNIX_EPOCH).ok())
+            .map(|d| d.as_secs());
+        if let (Some(started), Some(built)) = (started, built)
+            && built > started
+        {
+            problems.push(format!(
+                "pid {pid} started before {} was last built",
+                exe.display()
+            ));
+        }
+    }
+    check(
+        "stale-watchdog",
+        problems,
+        "no running watchdog older than its binary",
+        "restart the watchdog (e.g. systemctl --user restart fleet-watchdog.timer)",
+    )
+}
+
+fn boot_time() -> Option<u64> {
+    let stat = std::fs::read_to_string("/proc/stat").ok()?;
+    stat.lines()
+        .find_map(|l| l.strip_prefix("btime "))
+        .and_then(|t| t.trim().parse().ok())
+}
+
+fn process_start(pid: u32, boot: Option<u64>, ticks: u64) -> Option<u64> {
+    let stat = std::fs::read_to_string(format!("/proc/{pid}/stat")).ok()?;
+    let after = &stat[stat.rfind(')')? + 1..];
+    // Field 22 (starttime) is the 20th after the command name.
+    let start: u64 = after.split_whitespace().nth(19)?.parse().ok()?;
+    Some(boot? + start / ticks)
+}
