@@ -33,6 +33,19 @@ fleet_linked=
 if [ -n "$GIT_DIR" ] && [ -f "$GIT_DIR/commondir" ]; then
     fleet_linked=1
 fi
+if [ -n "$fleet_linked" ]; then
+    IFS= read -r fleet_common <"$GIT_DIR/commondir" || fleet_common=
+    case "$fleet_common" in
+    /*) ;;
+    *) fleet_common="$GIT_DIR/$fleet_common" ;;
+    esac
+elif [ -n "$GIT_DIR" ]; then
+    fleet_common=$GIT_DIR
+else
+    fleet_common=.git
+fi
+# Not a guarded repository (a hooks folder shared with other repositories).
+[ -f "$fleet_common/fleet/guard-refs" ] || [ ! -d "$fleet_common" ] || exit 0
 
 case "$fleet_hook" in
 pre-commit | prepare-commit-msg)
@@ -44,19 +57,6 @@ post-checkout)
     ;;
 reference-transaction)
     [ "$1" = prepared ] || exit 0
-    if [ -n "$fleet_linked" ]; then
-        IFS= read -r fleet_common <"$GIT_DIR/commondir" || fleet_common=
-        case "$fleet_common" in
-        /*) ;;
-        *) fleet_common="$GIT_DIR/$fleet_common" ;;
-        esac
-    elif [ -n "$GIT_DIR" ]; then
-        fleet_common=$GIT_DIR
-    else
-        fleet_common=.git
-    fi
-    # Not a guarded repository (a hooks folder shared with other repositories).
-    [ -f "$fleet_common/fleet/guard-refs" ] || [ ! -d "$fleet_common" ] || exit 0
     fleet_head=
     IFS= read -r fleet_head <"$fleet_common/HEAD" 2>/dev/null
     fleet_head=${fleet_head#ref: }
@@ -64,6 +64,7 @@ reference-transaction)
     while read -r fleet_old fleet_new fleet_ref; do
         case "$fleet_ref" in
         HEAD) [ -z "$fleet_linked" ] && [ "$fleet_old" != "$fleet_new" ] && fleet_decide=1 ;;
+        main-worktree/HEAD) fleet_decide=1 ;;
         refs/heads/*)
             [ "$fleet_ref" = "$fleet_head" ] && fleet_decide=1
             [ -f "$fleet_common/fleet/guard-refs" ] || fleet_decide=1

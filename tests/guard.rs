@@ -66,6 +66,7 @@ fn commits_switches_and_resets_in_the_shared_checkout_are_refused_and_change_not
         "a refused switch changed the checkout"
     );
     refused(&env, &repo, &["checkout", "--detach", "HEAD~1"]);
+    refused(&env, &repo, &["checkout", "--detach"]);
     refused(&env, &repo, &["reset", "--soft", "HEAD~1"]);
     assert_eq!(
         env.snapshot(&repo),
@@ -167,6 +168,24 @@ fn agent_worktrees_commit_freely_but_cannot_move_the_target() {
     let main = env.git(&outer, &["rev-parse", "main"]);
     refused(&env, &wt, &["update-ref", "refs/heads/main", "HEAD"]);
     refused(&env, &wt, &["update-ref", "-d", "refs/heads/main"]);
+    // The shared checkout's HEAD, named from an agent worktree.
+    refused(
+        &env,
+        &wt,
+        &["update-ref", "--no-deref", "main-worktree/HEAD", "HEAD"],
+    );
+    // A global option git knows but fleet's command-line reader might not.
+    refused(
+        &env,
+        &wt,
+        &[
+            "--attr-source",
+            "HEAD",
+            "update-ref",
+            "-d",
+            "refs/heads/main",
+        ],
+    );
     // Housekeeping that rewrites refs without moving them passes.
     env.git(&outer, &["pack-refs", "--all"]);
     env.git(&outer, &["gc", "-q"]);

@@ -136,18 +136,24 @@ fn parse_updates(input: &str) -> Vec<Update<'_>> {
 /// Does `update` point the shared checkout's HEAD somewhere else? `git rebase --abort`
 /// rewrites HEAD to the branch it already names: that must pass, or a refused rebase
 /// could never be ended.
-fn moves_head(place: &Place, update: &Update) -> bool {
+fn moves_head(place: &Place, update: &Update, all: &[Update]) -> bool {
     match update.new.strip_prefix("ref:") {
         Some(branch) => place.shared_branch().as_deref() != Some(branch),
+        // Detaching is a move even at the same commit: the branch no longer follows.
+        // An update through HEAD to its branch (a reset) lists the branch as well.
         None => {
-            place
-                .repo
-                .head_id()
-                .ok()
-                .flatten()
-                .map(|id| id.to_string())
-                .as_deref()
-                != Some(update.new)
+            let through_branch = place
+                .shared_branch()
+                .is_some_and(|b| all.iter().any(|u| u.name == b));
+            (place.shared_branch().is_some() && !through_branch)
+                || place
+                    .repo
+                    .head_id()
+                    .ok()
+                    .flatten()
+                    .map(|id| id.to_string())
+                    .as_deref()
+                    != Some(update.new)
         }
     }
 }
@@ -163,17 +169,19 @@ fn moves_branch(place: &Place, update: &Update) -> bool {
     if update.new != ZERO {
         return current.map(|c| c.to_string()).as_deref() != Some(update.new);
     }
-    if current.is_none() {
+    let Some(current) = current.map(|c| c.to_string()) else {
         return false;
-    }
-    if let Some(sub) = parent_git_subcommand(place) {
-        return !matches!(sub.as_str(), "pack-refs" | "gc" | "maintenance");
-    }
+    };
+    // pack-refs prunes the loose file naming its value, after writing the packed copy;
+    // a user's delete names none (`0000… 0000…`) unless given one on purpose.
     let packed = std::fs::read_to_string(place.common.join("packed-refs")).unwrap_or_default();
-    let current = current.map(|c| c.to_string()).unwrap_or_default();
-    !packed
-        .lines()
-        .any(|l| l.split_once(' ') == Some((current.as_str(), update.name)))
+    let housekeeping = update.old == current
+        && packed
+            .lines()
+            .any(|l| l.split_once(' ') == Some((current.as_str(), update.name)))
+        && parent_git_subcommand(place)
+            .is_none_or(|sub| matches!(sub.as_str(), "pack-refs" | "gc" | "maintenance"));
+    !housekeeping
 }
 
 fn reference_transaction(place: &Place, input: &str) -> Result<u8> {
@@ -182,11 +190,13 @@ fn reference_transaction(place: &Place, input: &str) -> Result<u8> {
     // git holds `<common>/HEAD.lock` while it updates the shared checkout's own HEAD;
     // a new worktree's HEAD (`git worktree add` run from here) is locked under
     // `<common>/worktrees/<id>/` instead.
-    let moves_shared_head = place.shared
-        && place.common.join("HEAD.lock").exists()
-        && updates
-            .iter()
-            .any(|u| u.name == "HEAD" && u.old != u.new && moves_head(place, u));
+    // `main-worktree/HEAD` names the shared checkout's HEAD from any worktree.
+    let moves_shared_head = updates.iter().any(|u| {
+        u.old != u.new
+            && ((u.name == "HEAD" && place.shared && place.common.join("HEAD.lock").exists())
+                || u.name == "main-worktree/HEAD")
+            && moves_head(place, u, &updates)
+    });
     let moved_branches: Vec<&str> = updates
         .iter()
         .filter(|u| guarded.iter().any(|g| g == u.name) && moves_branch(place, u))
@@ -211,6 +221,7 @@ fn reference_transaction(place: &Place, input: &str) -> Result<u8> {
     }
     let mut put_back = Vec::new();
     if moves_shared_head
+        && place.shared
         && let Some(head) = updates.iter().find(|u| u.name == "HEAD")
         && !made_by_commit(place, head)
     {
@@ -265,6 +276,9 @@ fn undo_file_changes(place: &Place, head: &Update) -> Result<Vec<String>> {
     let Some(back_to) = place.repo.head_id()? else {
         return Ok(Vec::new());
     };
+    if head.new == ZERO {
+        return Ok(Vec::new());
+    }
     let moved_to = match head.new.strip_prefix("ref:") {
         Some(branch) => match place.repo.ref_target(branch)? {
             Some(id) => id,

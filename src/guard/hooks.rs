@@ -105,11 +105,11 @@ fn guarded_repos(ctx: &Context) -> Result<Vec<Guarded>> {
 fn hooks_dirs(g: &Guarded) -> Result<Vec<PathBuf>> {
     let mut dirs = BTreeSet::new();
     dirs.insert(git::cli::hooks_dir(&g.shared)?);
-    if relative_hooks_path(&g.repo).is_some() {
-        for wt in g.repo.worktrees()? {
-            if !wt.missing && wt.path.is_dir() {
-                dirs.insert(git::cli::hooks_dir(&wt.path)?);
-            }
+    // Every worktree, not only with a relative path: worktree-scoped config
+    // (`extensions.worktreeConfig`) can give one its own `core.hooksPath`.
+    for wt in g.repo.worktrees()? {
+        if !wt.missing && wt.path.is_dir() {
+            dirs.insert(git::cli::hooks_dir(&wt.path)?);
         }
     }
     Ok(dirs.into_iter().collect())
@@ -146,12 +146,14 @@ fn render(hook: &str, fleet: &Path, chained_is_sh: bool) -> String {
 }
 
 fn is_ours(path: &Path) -> bool {
-    std::fs::read(path).is_ok_and(|bytes| {
-        bytes
-            .split(|b| *b == b'\n')
-            .take(3)
-            .any(|line| line.starts_with(MARK.as_bytes()))
-    })
+    // A symlink to another repository's fleet hook is the user's link, not ours.
+    std::fs::symlink_metadata(path).is_ok_and(|m| m.is_file())
+        && std::fs::read(path).is_ok_and(|bytes| {
+            bytes
+                .split(|b| *b == b'\n')
+                .take(3)
+                .any(|line| line.starts_with(MARK.as_bytes()))
+        })
 }
 
 /// A POSIX shell script (sourced, so `$0` keeps pointing at the hook).
@@ -240,6 +242,16 @@ fn install_hook(dir: &Path, hook: &str, fleet: &Path) -> Result<HookReport> {
             format!("installed; the hook that was there runs first (kept as {hook}{CHAINED})"),
         )
     } else {
+        if std::fs::symlink_metadata(&chained).is_ok() {
+            return Err(Error::refused(format!(
+                "{} is left over with no hook beside it",
+                chained.display()
+            ))
+            .with_help(
+                "it is not running now; installing would start running it. Delete it, or rename \
+                 it to the hook's name if it should run, then run `fleet hooks install` again",
+            ));
+        }
         write_script(&path, &render(hook, fleet, false))?;
         (HookState::Installed, "installed".to_string())
     };
