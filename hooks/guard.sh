@@ -11,11 +11,20 @@ fleet_hook='@HOOK@'
 fleet_chained="$0.fleet-chained"
 
 if [ "$fleet_hook" = reference-transaction ]; then
+    # Only `prepared` can refuse; git does not mind a hook that leaves its stdin unread.
+    [ "$1" = prepared ] || [ -x "$fleet_chained" ] || exit 0
     fleet_input=
-    while IFS= read -r fleet_line; do
+    fleet_count=0
+    while [ "$fleet_count" -lt 64 ] && IFS= read -r fleet_line; do
         fleet_input="$fleet_input$fleet_line
 "
+        fleet_count=$((fleet_count + 1))
     done
+    # Many refs at once (a big fetch): the rest in one read, not line by line.
+    if [ "$fleet_count" -ge 64 ]; then
+        fleet_input="$fleet_input$(cat)
+"
+    fi
 fi
 
 # The hook that was here before runs first, with the same arguments and stdin; its

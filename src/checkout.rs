@@ -108,8 +108,8 @@ pub fn repair(
 
 /// Undo what a refused command already did to the shared checkout: `git switch`,
 /// `reset` and `merge` rewrite the index and files to `moved_to` before git asks the
-/// guard, which then refuses to move HEAD off `back_to`. Each path the two commits
-/// differ in goes back to `back_to` in the index and on disk, but only where it still
+/// guard, which then refuses to move HEAD off `back_to` (both trees). Each path the two
+/// trees differ in goes back to `back_to` in the index and on disk, but only where it still
 /// holds exactly what the command put there; anything else is the user's and stays.
 /// Returns the paths put back.
 pub fn put_back(
@@ -118,16 +118,18 @@ pub fn put_back(
     moved_to: ObjectId,
     back_to: ObjectId,
 ) -> Result<Vec<String>> {
-    let mut changed = repo.changed_paths(repo.tree_of(moved_to)?, repo.tree_of(back_to)?)?;
+    let mut changed = repo.changed_paths(moved_to, back_to)?;
+    changed.retain(|c| c.old_mode != GITLINK && c.new_mode != GITLINK);
     // Removals first, so a file can give way to a folder and the other way round.
     changed.sort_by_key(|c| c.new.is_some());
     let paths: Vec<String> = changed.iter().map(|c| c.path.clone()).collect();
     let index = repo.index_entries(&paths)?;
+    let on_disk = disk_blobs_filtered(shared, &paths)?;
     let mut index_lines = String::new();
+    let mut from_index = Vec::new();
     let mut restored = Vec::new();
-    for change in &changed {
-        let in_index = index.get(&change.path);
-        let index_moved = match (in_index, change.old) {
+    for (change, disk) in changed.iter().zip(&on_disk) {
+        let index_moved = match (index.get(&change.path), change.old) {
             (Some(&(mode, id)), Some(old)) => id == old && mode == change.old_mode,
             (None, None) => true,
             _ => false,
@@ -135,21 +137,68 @@ pub fn put_back(
         if index_moved {
             index_lines.push_str(&index_line(change));
         }
-        let is_link = change.old_mode == GITLINK || change.new_mode == GITLINK;
         let file = shared.join(&change.path);
-        if !is_link && disk_blob(&file) == change.old && !file.is_dir() {
+        let disk_moved = *disk == change.old && !file.is_dir();
+        if disk_moved && change.new.is_none() {
             write_version(repo, shared, &file, change)?;
-            restored.push(change.path.clone());
-        } else if index_moved {
+        } else if disk_moved && index_moved {
+            // Written by git from the index below, through the checkout's filters.
+            if std::fs::symlink_metadata(&file).is_ok() {
+                std::fs::remove_file(&file).map_err(|e| {
+                    crate::error::Error::env(format!("cannot replace {}: {e}", file.display()))
+                })?;
+            }
+            from_index.push(change.path.clone());
+        } else if disk_moved {
+            write_version(repo, shared, &file, change)?;
+        }
+        if disk_moved || index_moved {
             restored.push(change.path.clone());
         }
     }
     if !index_lines.is_empty() {
-        git::cli::update_index_info(shared, &index_lines)?;
+        update_index_patiently(shared, &index_lines)?;
+    }
+    if !from_index.is_empty() {
+        git::cli::checkout_index(shared, &from_index)?;
     }
     git::cli::refresh_index(shared)?;
     restored.dedup();
     Ok(restored)
+}
+
+/// The blob each path's file on disk would be (`None` when absent), through the
+/// checkout's clean filters (eol conversion, LFS), as `git add` would see it.
+fn disk_blobs_filtered(shared: &Path, paths: &[String]) -> Result<Vec<Option<ObjectId>>> {
+    let regular: Vec<String> = paths
+        .iter()
+        .filter(|p| std::fs::symlink_metadata(shared.join(p)).is_ok_and(|m| m.is_file()))
+        .cloned()
+        .collect();
+    let hashed = git::cli::hash_files(shared, &regular)?;
+    Ok(paths
+        .iter()
+        .map(|p| match regular.iter().position(|r| r == p) {
+            Some(i) => hashed.get(i).copied(),
+            None => disk_blob(&shared.join(p)),
+        })
+        .collect())
+}
+
+/// `git status` run by an editor or a polling agent takes `index.lock` for a moment to
+/// refresh the index; wait that out (up to about two seconds) instead of leaving the
+/// index half put back.
+fn update_index_patiently(shared: &Path, lines: &str) -> Result<()> {
+    let mut attempt = 0;
+    loop {
+        match git::cli::update_index_info(shared, lines) {
+            Err(e) if attempt < 40 && e.message.contains("index.lock") => {
+                attempt += 1;
+                std::thread::sleep(std::time::Duration::from_millis(50));
+            }
+            other => return other,
+        }
+    }
 }
 
 /// Put `change`'s new side on disk at `file` (or remove it when the new side has none).

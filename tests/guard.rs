@@ -113,7 +113,7 @@ fn a_refused_reset_hard_leaves_status_exactly_as_before() {
         "a refused pull changed the checkout"
     );
     let stderr = refused(&env, &repo, &["rebase", "-q", "other"]);
-    assert!(stderr.contains("git rebase --abort"), "{stderr}");
+    assert!(stderr.contains("`git rebase --abort`"), "{stderr}");
     env.git(&repo, &["rebase", "--abort"]);
     assert_eq!(
         env.snapshot(&repo),
@@ -498,4 +498,85 @@ fn a_hook_whose_fleet_binary_is_gone_says_so_and_fails_closed_only_where_it_guar
     assert!(stderr.contains("/gone/fleet"), "{stderr}");
     env.fleet(&repo, &["hooks", "install"]).ok();
     env.fleet(&repo, &["hooks", "status"]).ok();
+}
+
+#[test]
+fn refused_merges_and_picks_say_how_to_get_back_and_their_abort_passes() {
+    let env = Env::new();
+    let repo = guarded(&env);
+    std::fs::remove_file(repo.join("untracked.txt")).unwrap();
+    write(&repo.join("a.txt"), "one\n");
+    let before = env.snapshot(&repo);
+    for (args, abort) in [
+        (vec!["cherry-pick", "other"], vec!["cherry-pick", "--abort"]),
+        (
+            vec!["revert", "--no-edit", "HEAD"],
+            vec!["reset", "--merge"],
+        ),
+    ] {
+        let stderr = refused(&env, &repo, &args);
+        let hint = format!("`git {}`", abort.join(" "));
+        assert!(stderr.contains(&hint), "{args:?}: {stderr}");
+        env.git(&repo, &abort);
+        assert_eq!(env.snapshot(&repo), before, "{args:?} then {abort:?}");
+    }
+}
+
+#[test]
+fn a_refused_orphan_switch_puts_every_file_back() {
+    let env = Env::new();
+    let repo = guarded(&env);
+    write(&repo.join("a.txt"), "one\n");
+    let before = env.snapshot(&repo);
+    refused(&env, &repo, &["switch", "--orphan", "newroot"]);
+    assert_eq!(env.snapshot(&repo), before);
+}
+
+#[test]
+fn commands_that_leave_files_alone_keep_the_users_changes_after_a_refusal() {
+    let env = Env::new();
+    let repo = guarded(&env);
+    env.git(&repo, &["rm", "-q", "b.txt"]);
+    // An untracked copy of a file only the other branch has.
+    write(&repo.join("other-only.txt"), "x\n");
+    let before = env.snapshot(&repo);
+    refused(&env, &repo, &["reset", "--soft", "HEAD~1"]);
+    refused(&env, &repo, &["reset", "--soft", "other"]);
+    refused(&env, &repo, &["update-ref", "HEAD", "other"]);
+    refused(&env, &repo, &["symbolic-ref", "HEAD", "refs/heads/other"]);
+    assert_eq!(env.snapshot(&repo), before);
+}
+
+#[test]
+fn put_back_goes_through_the_checkouts_filters() {
+    let env = Env::new();
+    let repo = env.path().join("repo");
+    env.repo(
+        &repo,
+        "main",
+        &[
+            (".gitattributes", "* text eol=crlf\n"),
+            ("a.txt", "one\n"),
+            ("fleet.toml", ""),
+        ],
+    );
+    let wt = PathBuf::from(
+        env.fleet(&repo, &["worktree", "new", "o"])
+            .ok()
+            .stdout
+            .trim(),
+    );
+    write(&wt.join("a.txt"), "changed\n");
+    write(&wt.join("n.txt"), "new\n");
+    env.git(&wt, &["add", "-A"]);
+    env.git(&wt, &["commit", "-q", "-m", "other side"]);
+    env.git(&repo, &["branch", "side", "fleet/o"]);
+    // The file as git checks it out here (CRLF), as in any real checkout of this repo.
+    std::fs::remove_file(repo.join("a.txt")).unwrap();
+    env.git(&repo, &["checkout", "--", "a.txt"]);
+    env.fleet(&repo, &["init"]).ok();
+    let before = env.snapshot(&repo);
+    refused(&env, &repo, &["switch", "side"]);
+    assert_eq!(env.snapshot(&repo), before);
+    assert_eq!(std::fs::read(repo.join("a.txt")).unwrap(), b"one\r\n");
 }

@@ -284,3 +284,36 @@ pub fn probe_commit(checkout: &Path) -> Result<String> {
         .trim()
         .to_string())
 }
+
+/// The blob ids of files in a checkout, through its clean filters (eol, LFS), in order.
+///
+/// Why git: gix 0.90 does not apply the user's filter drivers.
+pub fn hash_files(checkout: &Path, paths: &[String]) -> Result<Vec<crate::git::ObjectId>> {
+    if paths.is_empty() {
+        return Ok(Vec::new());
+    }
+    let mut cmd = git(checkout);
+    cmd.args(["hash-object", "--stdin-paths"]);
+    let input: String = paths.iter().map(|p| format!("{p}\n")).collect();
+    let out = run_with_input(cmd, Input::Bytes(input.into_bytes()), "hash files")?;
+    out.stdout_str()
+        .lines()
+        .map(|l| {
+            crate::git::ObjectId::from_hex(l.trim().as_bytes())
+                .map_err(|e| Error::env(format!("git hash-object printed `{l}`: {e}")))
+        })
+        .collect()
+}
+
+/// Write `paths` from the index to the files, through the smudge filters.
+///
+/// Why git: gix 0.90 cannot check out single paths of an existing worktree.
+pub fn checkout_index(checkout: &Path, paths: &[String]) -> Result<()> {
+    let mut cmd = git(checkout);
+    cmd.args(["checkout-index", "-f", "-z", "--stdin"]);
+    let input: Vec<u8> = paths
+        .iter()
+        .flat_map(|p| p.bytes().chain(std::iter::once(0)))
+        .collect();
+    run_with_input(cmd, Input::Bytes(input), "write files from the index").map(|_| ())
+}

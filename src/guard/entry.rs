@@ -102,14 +102,46 @@ fn commit(place: &Place, hook: &str) -> Result<u8> {
     if !place.shared {
         return Ok(0);
     }
-    refuse(
+    let code = refuse(
         place,
         hook,
         &format!(
             "refusing to commit in the shared checkout {}",
             place.workdir()
         ),
-    )
+    )?;
+    print_abort_hint(place);
+    Ok(code)
+}
+
+/// A refused merge, cherry-pick, revert, am or rebase has already changed files and left
+/// its state behind; its own `--abort` puts the checkout back (and passes the guard).
+fn print_abort_hint(place: &Place) {
+    let git_dir = place.repo.git_dir();
+    let command = if git_dir.join("rebase-apply/applying").exists() {
+        "git am --abort"
+    } else if git_dir.join("rebase-merge").exists() || git_dir.join("rebase-apply").exists() {
+        "git rebase --abort"
+    } else if git_dir.join("MERGE_HEAD").exists() {
+        "git merge --abort"
+    } else if git_dir.join("CHERRY_PICK_HEAD").exists() {
+        "git cherry-pick --abort"
+    } else if git_dir.join("REVERT_HEAD").exists() {
+        "git revert --abort"
+    } else if parent_git_subcommand(place).is_some_and(|sub| {
+        matches!(
+            sub.as_str(),
+            "merge" | "cherry-pick" | "revert" | "am" | "pull"
+        )
+    }) {
+        // Finished its work on the files without leaving a state file behind.
+        "git reset --merge"
+    } else {
+        return;
+    };
+    if std::env::var(ALLOW_VAR).as_deref() != Ok("1") {
+        eprintln!("  it left its work in progress here: `{command}` puts the checkout back");
+    }
 }
 
 /// One line of a `reference-transaction` hook's stdin.
@@ -223,7 +255,7 @@ fn reference_transaction(place: &Place, input: &str) -> Result<u8> {
     if moves_shared_head
         && place.shared
         && let Some(head) = updates.iter().find(|u| u.name == "HEAD")
-        && !made_by_commit(place, head)
+        && !leaves_files_alone(place, head)
     {
         put_back = undo_file_changes(place, head).unwrap_or_else(|e| {
             crate::ui::warn(&format!(
@@ -234,13 +266,7 @@ fn reference_transaction(place: &Place, input: &str) -> Result<u8> {
         });
     }
     let code = refuse(place, "reference-transaction", &what)?;
-    let git_dir = place.repo.git_dir();
-    if ["rebase-merge", "rebase-apply"]
-        .iter()
-        .any(|d| git_dir.join(d).exists())
-    {
-        eprintln!("  a rebase was started here: `git rebase --abort` ends it");
-    }
+    print_abort_hint(place);
     if !put_back.is_empty() {
         eprintln!(
             "fleet guard: put back {} file(s) the refused command had already changed",
@@ -250,13 +276,20 @@ fn reference_transaction(place: &Place, input: &str) -> Result<u8> {
     Ok(code)
 }
 
-/// `git commit` (and `--amend`) writes nothing to the files: after a refusal they hold
-/// the user's own changes and must stay. Everything else that moves HEAD here rewrote
-/// the files first. Decided from the git process that runs the hook; where that cannot
-/// be read, a new commit on top of (or replacing) the current one counts as a commit.
-fn made_by_commit(place: &Place, head: &Update) -> bool {
-    if let Some(sub) = parent_git_subcommand(place) {
-        return sub == "commit";
+/// Did the refused command leave the files and index alone? `git commit` (and
+/// `--amend`) never writes them: after a refusal they hold the user's own changes and
+/// must stay; so do `reset --soft`, `update-ref`, `symbolic-ref` and `branch`. Everything
+/// else that moves HEAD here (switch, checkout, reset, merge, pull, rebase, am,
+/// cherry-pick, revert) rewrote them first. Decided from the git process that runs the
+/// hook; where that cannot be read, a new commit on top of (or replacing) the current
+/// one counts as a commit.
+fn leaves_files_alone(place: &Place, head: &Update) -> bool {
+    if let Some((sub, args)) = parent_git_command(place) {
+        return match sub.as_str() {
+            "commit" | "update-ref" | "symbolic-ref" | "branch" => true,
+            "reset" => args.iter().any(|a| a == "--soft"),
+            _ => false,
+        };
     }
     let (Ok(new), Ok(Some(old))) = (
         ObjectId::from_hex(head.new.as_bytes()),
@@ -279,13 +312,15 @@ fn undo_file_changes(place: &Place, head: &Update) -> Result<Vec<String>> {
     if head.new == ZERO {
         return Ok(Vec::new());
     }
+    // A switch to an unborn branch (`--orphan`) emptied the index and files.
     let moved_to = match head.new.strip_prefix("ref:") {
         Some(branch) => match place.repo.ref_target(branch)? {
-            Some(id) => id,
-            None => return Ok(Vec::new()),
+            Some(id) => place.repo.tree_of(id)?,
+            None => place.repo.empty_tree(),
         },
-        None => place.repo.resolve_commit(head.new)?,
+        None => place.repo.tree_of(place.repo.resolve_commit(head.new)?)?,
     };
+    let back_to = place.repo.tree_of(back_to)?;
     if moved_to == back_to {
         return Ok(Vec::new());
     }
@@ -295,10 +330,38 @@ fn undo_file_changes(place: &Place, head: &Update) -> Result<Vec<String>> {
     crate::checkout::put_back(&place.repo, &workdir, moved_to, back_to)
 }
 
-/// The git subcommand of the process that runs this hook (aliases resolved once).
-fn parent_git_subcommand(place: &Place) -> Option<String> {
+/// Builtins an alias cannot shadow (git ignores such aliases).
+const BUILTINS: [&str; 20] = [
+    "commit",
+    "switch",
+    "checkout",
+    "reset",
+    "merge",
+    "rebase",
+    "pull",
+    "cherry-pick",
+    "revert",
+    "am",
+    "branch",
+    "update-ref",
+    "symbolic-ref",
+    "stash",
+    "worktree",
+    "pack-refs",
+    "gc",
+    "maintenance",
+    "fetch",
+    "push",
+];
+
+/// The git subcommand of the process that runs this hook, and the arguments after it
+/// (an alias resolved once).
+fn parent_git_command(place: &Place) -> Option<(String, Vec<String>)> {
     let parent = process_chain().into_iter().next()?;
-    let sub = git_subcommand(&parent.args)?;
+    let (sub, rest) = git_subcommand(&parent.args)?;
+    if BUILTINS.contains(&sub.as_str()) {
+        return Some((sub, rest));
+    }
     let alias = place
         .repo
         .gix()
@@ -307,30 +370,35 @@ fn parent_git_subcommand(place: &Place) -> Option<String> {
         .map(|v| v.to_string());
     match alias {
         Some(expansion) if !expansion.starts_with('!') => {
-            expansion.split_whitespace().next().map(String::from)
+            let mut words = expansion.split_whitespace().map(String::from);
+            let sub = words.next()?;
+            Some((sub, words.chain(rest).collect()))
         }
-        _ => Some(sub),
+        _ => Some((sub, rest)),
     }
 }
 
-/// The subcommand in a git command line: the first argument after git's own options.
-fn git_subcommand(args: &[String]) -> Option<String> {
+fn parent_git_subcommand(place: &Place) -> Option<String> {
+    parent_git_command(place).map(|(sub, _)| sub)
+}
+
+/// The subcommand in a git command line (the first argument after git's own options)
+/// and the arguments after it.
+fn git_subcommand(args: &[String]) -> Option<(String, Vec<String>)> {
     let program = Path::new(args.first()?).file_name()?.to_string_lossy();
     if let Some(sub) = program.strip_prefix("git-") {
-        return Some(sub.to_string());
+        return Some((sub.to_string(), args[1..].to_vec()));
     }
     if program != "git" {
         return None;
     }
-    let mut rest = args[1..].iter();
-    while let Some(arg) = rest.next() {
-        match arg.as_str() {
+    let mut i = 1;
+    while i < args.len() {
+        match args[i].as_str() {
             "-C" | "-c" | "--git-dir" | "--work-tree" | "--namespace" | "--config-env"
-            | "--super-prefix" => {
-                rest.next();
-            }
-            a if a.starts_with('-') => {}
-            a => return Some(a.to_string()),
+            | "--super-prefix" | "--attr-source" | "--list-cmds" | "--exec-path" => i += 2,
+            a if a.starts_with('-') => i += 1,
+            a => return Some((a.to_string(), args[i + 1..].to_vec())),
         }
     }
     None
@@ -482,29 +550,31 @@ mod tests {
 
     #[test]
     fn finds_the_subcommand_after_gits_own_options() {
+        let sub = |a: &[&str]| git_subcommand(&args(a)).map(|(s, _)| s);
         assert_eq!(
-            git_subcommand(&args(&["git", "commit", "-m", "x"])).as_deref(),
+            sub(&["git", "commit", "-m", "x"]).as_deref(),
             Some("commit")
         );
         assert_eq!(
-            git_subcommand(&args(&[
-                "/usr/bin/git",
-                "-C",
-                "dir",
-                "-c",
-                "a=b",
-                "--no-pager",
-                "switch",
-                "x"
-            ]))
-            .as_deref(),
-            Some("switch")
+            sub(&["git", "--attr-source", "gc", "update-ref", "-d", "x"]).as_deref(),
+            Some("update-ref")
         );
+        let switch = [
+            "/usr/bin/git",
+            "-C",
+            "d",
+            "-c",
+            "a=b",
+            "--no-pager",
+            "switch",
+            "x",
+        ];
         assert_eq!(
-            git_subcommand(&args(&["git-merge", "x"])).as_deref(),
-            Some("merge")
+            git_subcommand(&args(&switch)),
+            Some(("switch".to_string(), vec!["x".to_string()]))
         );
-        assert_eq!(git_subcommand(&args(&["sh", "-c", "git commit"])), None);
+        assert_eq!(sub(&["git-merge", "x"]).as_deref(), Some("merge"));
+        assert_eq!(sub(&["sh", "-c", "git commit"]), None);
     }
 
     #[test]
