@@ -53,6 +53,7 @@ impl Context {
         }
         let repo = Repo::open(&shared)?;
         let (config, config_path) = Config::load(&shared)?;
+        crate::guard::hooks::keep_target_guarded(&repo, config.lanes.target.as_str());
         Ok(Context {
             repo,
             shared,

@@ -580,3 +580,91 @@ fn put_back_goes_through_the_checkouts_filters() {
     assert_eq!(env.snapshot(&repo), before);
     assert_eq!(std::fs::read(repo.join("a.txt")).unwrap(), b"one\r\n");
 }
+
+#[test]
+fn install_refuses_where_it_would_do_harm_and_changes_nothing() {
+    // A global core.hooksPath: fleet's hooks would run in every repository.
+    let env = Env::new();
+    let repo = env.path().join("repo");
+    env.repo(&repo, "main", &[("fleet.toml", "")]);
+    let global = env.path().join("global-hooks");
+    env.git(
+        &repo,
+        &[
+            "config",
+            "--global",
+            "core.hooksPath",
+            global.to_str().unwrap(),
+        ],
+    );
+    let run = env.fleet(&repo, &["hooks", "install"]).code(1);
+    assert!(run.stderr.contains("global git config"), "{}", run.stderr);
+    assert!(!global.exists());
+    assert!(!repo.join(".git/fleet/guard-refs").exists());
+
+    // A tracked hooks folder: installing would change tracked files everywhere.
+    let env = Env::new();
+    let repo = env.path().join("repo");
+    env.repo(
+        &repo,
+        "main",
+        &[("fleet.toml", ""), (".githooks/pre-commit", "#!/bin/sh\n")],
+    );
+    env.git(&repo, &["config", "core.hooksPath", ".githooks"]);
+    let before = env.snapshot(&repo);
+    let run = env.fleet(&repo, &["hooks", "install"]).code(1);
+    assert!(run.stderr.contains("tracks"), "{}", run.stderr);
+    assert_eq!(env.snapshot(&repo), before);
+
+    // reftable: not supported yet, said plainly.
+    let env = Env::new();
+    let repo = env.path().join("repo");
+    std::fs::create_dir_all(&repo).unwrap();
+    env.git(
+        &repo,
+        &["init", "-q", "-b", "main", "--ref-format=reftable"],
+    );
+    write(&repo.join("fleet.toml"), "");
+    env.git(&repo, &["add", "-A"]);
+    env.git(&repo, &["commit", "-q", "-m", "one"]);
+    let run = env.fleet(&repo, &["hooks", "install"]);
+    assert_ne!(run.code, 0);
+    assert!(run.stderr.contains("reftable"), "{}", run.stderr);
+}
+
+#[test]
+fn a_target_changed_after_install_is_guarded_too() {
+    let env = Env::new();
+    let repo = guarded(&env);
+    env.git(&repo, &["branch", "release"]);
+    write(&repo.join("fleet.toml"), "[lanes]\ntarget = \"release\"\n");
+    env.fleet(&repo, &["status"]).ok();
+    let wt = PathBuf::from(
+        env.fleet(&repo, &["worktree", "new", "agent"])
+            .ok()
+            .stdout
+            .trim(),
+    );
+    env.commit_file(&wt, "w.txt", "w\n", "agent work");
+    refused(&env, &wt, &["update-ref", "refs/heads/release", "HEAD"]);
+}
+
+#[test]
+fn the_guard_log_keeps_the_git_command_but_not_its_ancestors_arguments() {
+    let env = Env::new();
+    let repo = guarded(&env);
+    refused(&env, &repo, &["commit", "-am", "sneak"]);
+    let log = std::fs::read_to_string(repo.join(".git/fleet/guard.log")).unwrap();
+    let line: serde_json::Value = serde_json::from_str(log.lines().last().unwrap()).unwrap();
+    let processes = line["processes"].as_array().unwrap();
+    assert!(
+        processes[0]["args"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .any(|a| a == "sneak")
+    );
+    for p in &processes[1..] {
+        assert!(p["args"].as_array().unwrap().len() <= 1, "{p}");
+    }
+}

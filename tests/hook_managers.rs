@@ -456,13 +456,9 @@ fn lefthook_resyncing_over_fleet_leaves_the_shared_checkout_refused() {
 }
 
 /// After a hook manager wrote its shim over fleet's (lefthook's re-sync above, husky on
-/// every `npm install`), `fleet hooks status` says "`fleet hooks install` chains it",
-/// but `fleet hooks install` refuses because `<hook>.fleet-chained` is taken, even when
-/// the new shim is byte for byte the one already chained.
+/// every `npm install`), the new shim is byte for byte the one already chained:
+/// `fleet hooks install` takes the slot back.
 #[test]
-#[ignore = "fleet bug: after a hook manager re-writes its shim over fleet's pre-commit, \
-            `fleet hooks install` refuses (`pre-commit.fleet-chained is already taken`) \
-            although `fleet hooks status` says install chains it, and the two shims are identical"]
 fn fleet_hooks_install_takes_back_a_hook_a_manager_rewrote() {
     let test = "fleet_hooks_install_takes_back_a_hook_a_manager_rewrote";
     let Some(tool) = find_tool(Manager::Lefthook, test) else {

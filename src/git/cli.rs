@@ -317,3 +317,34 @@ pub fn checkout_index(checkout: &Path, paths: &[String]) -> Result<()> {
         .collect();
     run_with_input(cmd, Input::Bytes(input), "write files from the index").map(|_| ())
 }
+
+/// Which config file sets `key` for the repository at `dir` (`local`, `worktree`,
+/// `global`, `system`, `command`), `None` when it is not set.
+///
+/// Why git: git's own view of every config scope and include, in the order it applies them.
+pub fn config_scope(dir: &Path, key: &str) -> Result<Option<String>> {
+    let mut cmd = git(dir);
+    cmd.args(["config", "--show-scope", "--get", key]);
+    let out = proc::run(
+        &mut cmd,
+        Input::Closed,
+        Some(Duration::from_secs(60)),
+        proc::DEFAULT_GRACE,
+    )
+    .map_err(|e| Error::env(format!("cannot run git config: {e}")))?;
+    if !out.success() {
+        return Ok(None);
+    }
+    Ok(out.stdout_str().split_whitespace().next().map(String::from))
+}
+
+/// Does the index of the worktree at `dir` track any file under `prefix` (`a/b/`)?
+///
+/// Why git: pathspec matching as git does it, for a folder git may see under another case.
+pub fn tracked_under(dir: &Path, prefix: &str) -> Result<bool> {
+    let mut cmd = git(dir);
+    cmd.args(["ls-files", "-z", "--"])
+        .arg(format!(":(literal){prefix}"));
+    let out = run(cmd, "list tracked files")?;
+    Ok(!out.stdout.is_empty())
+}

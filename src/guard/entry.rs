@@ -418,9 +418,15 @@ pub fn process_chain() -> Vec<ProcessInfo> {
         let Ok(cmdline) = std::fs::read(format!("/proc/{pid}/cmdline")) else {
             break;
         };
-        // Enough to recognise the command, not a dump of every argument.
+        // The git command in full (enough to recognise it); its ancestors by name only,
+        // so tokens on their command lines stay out of the logs.
+        let cmdline = if chain.is_empty() {
+            cmdline
+        } else {
+            std::fs::read(format!("/proc/{pid}/comm")).unwrap_or_default()
+        };
         let args = cmdline
-            .split(|b| *b == 0)
+            .split(|b| *b == 0 || *b == b'\n')
             .filter(|a| !a.is_empty())
             .take(12)
             .map(|a| {

@@ -172,6 +172,13 @@ fn is_sh_script(path: &Path) -> bool {
         }
 }
 
+fn same_bytes(a: &Path, b: &Path) -> bool {
+    match (std::fs::read(a), std::fs::read(b)) {
+        (Ok(a), Ok(b)) => a == b,
+        _ => false,
+    }
+}
+
 fn chained_path(hook: &Path) -> PathBuf {
     let mut name = hook.as_os_str().to_os_string();
     name.push(CHAINED);
@@ -213,6 +220,15 @@ fn install_hook(dir: &Path, hook: &str, fleet: &Path) -> Result<HookReport> {
         }
         write_script(&path, &text)?;
         (state, "refreshed".to_string())
+    } else if exists && same_bytes(&path, &chained) {
+        // A hook manager re-wrote its shim over ours (lefthook's re-sync, husky on every
+        // `npm install`): the very hook already chained. Take the slot back.
+        let text = render(hook, fleet, is_sh_script(&chained));
+        write_script(&path, &text)?;
+        (
+            HookState::Chained,
+            format!("reinstalled over a second copy of {hook}{CHAINED}"),
+        )
     } else if exists {
         if std::fs::symlink_metadata(&chained).is_ok() {
             return Err(Error::refused(format!(
@@ -296,6 +312,13 @@ fn hook_status(dir: &Path, hook: &str) -> HookReport {
     let has_chained = std::fs::symlink_metadata(&chained).is_ok();
     let (state, detail) = if std::fs::symlink_metadata(&path).is_err() {
         (HookState::Missing, "not installed".to_string())
+    } else if !is_ours(&path) && has_chained && !same_bytes(&path, &chained) {
+        (
+            HookState::Missing,
+            format!(
+                "another hook replaced fleet's, and {hook}{CHAINED} holds a different one;                  keep one of them, then `fleet hooks install`"
+            ),
+        )
     } else if !is_ours(&path) {
         (
             HookState::Missing,
@@ -363,6 +386,27 @@ fn guard_refs(g: &Guarded) -> Result<Vec<String>> {
     Ok(refs.into_iter().collect())
 }
 
+/// A guarded repository whose `[lanes] target` changed since the hooks were installed
+/// gets the new target guarded too (any fleet command notices; the hooks read the file).
+pub fn keep_target_guarded(repo: &Repo, target: &str) {
+    let common = repo.common_dir();
+    if !common.join("fleet").join(GUARD_REFS).is_file() {
+        return;
+    }
+    let mut refs = read_guard_refs(&common);
+    let full = format!("refs/heads/{target}");
+    if refs.contains(&full) {
+        return;
+    }
+    refs.push(full);
+    if let Err(e) = write_guard_refs(&common, &refs) {
+        crate::ui::warn(&format!(
+            "the guard does not know the new target yet: {}",
+            e.message
+        ));
+    }
+}
+
 pub fn read_guard_refs(common: &Path) -> Vec<String> {
     std::fs::read_to_string(common.join("fleet").join(GUARD_REFS))
         .map(|t| {
@@ -400,13 +444,72 @@ fn warnings_for(g: &Guarded) -> Vec<String> {
     warnings
 }
 
+/// Places where installing would do harm rather than guard.
+fn refuse_unsafe_target(g: &Guarded, dirs: &[PathBuf]) -> Result<()> {
+    let storage = g
+        .repo
+        .gix()
+        .config_snapshot()
+        .string("extensions.refStorage")
+        .map(|v| v.to_string());
+    if storage.as_deref() == Some("reftable") {
+        return Err(Error::refused(format!(
+            "{} uses the reftable ref storage, which the guard does not support yet",
+            g.shared.display()
+        ))
+        .with_help("the guard needs the files ref backend (`git init --ref-format=files`)"));
+    }
+    if let Some(scope @ ("global" | "system")) =
+        git::cli::config_scope(&g.shared, "core.hooksPath")?.as_deref()
+    {
+        return Err(Error::refused(format!(
+            "core.hooksPath is set in your {scope} git config: installing there would run \
+             fleet's hooks in every repository on this machine"
+        ))
+        .with_help(
+            "give this repository its own: `git config core.hooksPath .git/hooks` (or unset the \
+             global one), then run fleet again",
+        ));
+    }
+    for dir in dirs {
+        for wt in g.repo.worktrees()? {
+            let Ok(rel) = dir.strip_prefix(&wt.path) else {
+                continue;
+            };
+            let rel = rel.to_string_lossy().to_string();
+            let prefix = format!("{rel}/");
+            let tracked = git::cli::tracked_under(&wt.path, &prefix)?;
+            if tracked {
+                return Err(Error::refused(format!(
+                    "the hooks folder {} holds files git tracks: installing would change them \
+                     in every checkout, and a `git stash -u` would take the guard away",
+                    dir.display()
+                ))
+                .with_help(
+                    "point core.hooksPath at an untracked folder (for example .git/hooks) and \
+                     call your tracked hooks from there, then run fleet again",
+                ));
+            }
+        }
+    }
+    Ok(())
+}
+
 pub fn install(ctx: &Context) -> Result<Vec<RepoReport>> {
     let fleet = fleet_binary()?;
     let mut reports = Vec::new();
-    for g in guarded_repos(ctx)? {
+    let repos = guarded_repos(ctx)?;
+    // Check every repository before changing any: all or nothing.
+    let mut planned = Vec::new();
+    for g in repos {
+        let dirs = hooks_dirs(&g)?;
+        refuse_unsafe_target(&g, &dirs)?;
+        planned.push((g, dirs));
+    }
+    for (g, planned_dirs) in planned {
         let refs = guard_refs(&g)?;
         let mut dirs = Vec::new();
-        for dir in hooks_dirs(&g)? {
+        for dir in planned_dirs {
             std::fs::create_dir_all(&dir)
                 .map_err(|e| Error::env(format!("cannot create {}: {e}", dir.display())))?;
             let hooks = HOOKS
