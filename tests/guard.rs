@@ -186,6 +186,10 @@ fn agent_worktrees_commit_freely_but_cannot_move_the_target() {
             "refs/heads/main",
         ],
     );
+    // fleet's own state is written by fleet alone.
+    env.fleet(&outer, &["track", "agent"]).ok();
+    refused(&env, &wt, &["update-ref", "-d", "refs/fleet/lanes"]);
+    refused(&env, &wt, &["update-ref", "refs/notes/fleet", "HEAD"]);
     // Housekeeping that rewrites refs without moving them passes.
     env.git(&outer, &["pack-refs", "--all"]);
     env.git(&outer, &["gc", "-q"]);

@@ -190,6 +190,12 @@ fn moves_head(place: &Place, update: &Update, all: &[Update]) -> bool {
     }
 }
 
+/// fleet's own state (lane registry, receipts, snapshots) is written through gix only;
+/// a git command changing it would be forging a receipt or losing a snapshot.
+fn is_fleet_state(name: &str) -> bool {
+    name.starts_with("refs/fleet/") || name == "refs/notes/fleet"
+}
+
 const ZERO: &str = "0000000000000000000000000000000000000000";
 
 /// Does `update` really move or delete the branch? `git pack-refs` (and `gc`) rewrite a
@@ -231,7 +237,10 @@ fn reference_transaction(place: &Place, input: &str) -> Result<u8> {
     });
     let moved_branches: Vec<&str> = updates
         .iter()
-        .filter(|u| guarded.iter().any(|g| g == u.name) && moves_branch(place, u))
+        .filter(|u| {
+            (guarded.iter().any(|g| g == u.name) || is_fleet_state(u.name))
+                && moves_branch(place, u)
+        })
         .map(|u| u.name)
         .collect();
     if !moves_shared_head && moved_branches.is_empty() {
@@ -505,6 +514,9 @@ fn refuse(place: &Place, hook: &str, what: &str) -> Result<u8> {
     if allowed {
         eprintln!("fleet guard: {ALLOW_VAR}=1: allowed (and logged): {what}");
         return Ok(0);
+    }
+    if let Ok(value) = std::env::var(ALLOW_VAR) {
+        eprintln!("fleet guard: {ALLOW_VAR}={value:?} does not let anything through; only 1 does");
     }
     eprintln!("fleet guard: {what}.");
     eprintln!(
