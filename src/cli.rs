@@ -174,6 +174,37 @@ pub enum Command {
         #[command(flatten)]
         out: Output,
     },
+    /// The spawn lint: agent CLIs started without a process group of their own
+    #[command(
+        long_about = "Find code that starts an agent CLI (claude, codex, gemini, aider, ...) without a \
+                      process group or session of its own, so that killing it on timeout leaves its \
+                      helpers running (rule agent-spawn-without-group). Rust (syn), Python, \
+                      JavaScript/TypeScript and shell (tree-sitter) are parsed, not grepped. By \
+                      default every tracked file is read from the working tree; --diff REV reports \
+                      only findings on lines added since REV (read from git objects; REV may be a \
+                      range A..B), --staged only those on staged lines. A finding is silenced by \
+                      `fleet: allow(agent-spawn-without-group) <reason>` on its line or the one \
+                      above; a suppression without a reason is a finding itself. Exits 1 on \
+                      findings, 0 when clean, 2 on a usage error.",
+        after_long_help = "Examples:\n  fleet lint\n  fleet lint src/agents/ tools/run.sh\n  fleet lint --diff origin/main --format sarif > lint.sarif\n  fleet lint --staged          # in a pre-commit hook\n  fleet lint --diff main..HEAD --json"
+    )]
+    Lint {
+        /// Files or folders to lint (default: every tracked file)
+        #[arg(value_name = "PATH", conflicts_with_all = ["diff", "staged"])]
+        paths: Vec<PathBuf>,
+        /// Only findings on lines added since REV (or in the range A..B)
+        #[arg(long, value_name = "REV", conflicts_with = "staged")]
+        diff: Option<String>,
+        /// Only findings on staged lines
+        #[arg(long)]
+        staged: bool,
+        /// Output format
+        #[arg(long, value_enum, default_value = "text")]
+        format: LintFormat,
+        /// Same as --format json
+        #[arg(long)]
+        json: bool,
+    },
     /// Register worker branches as lanes
     #[command(
         long_about = "Register branches as lanes, in this order. Refuses unknown branches, the target \
@@ -398,6 +429,13 @@ pub enum HooksCommand {
         #[command(flatten)]
         out: Output,
     },
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
+pub enum LintFormat {
+    Text,
+    Json,
+    Sarif,
 }
 
 #[derive(Debug, Args, Clone, Copy)]

@@ -58,6 +58,20 @@ pub fn run(cli: Cli) -> Result<u8> {
         },
         Command::Hook { name, args } => crate::guard::entry::run(&name, &args),
         Command::Doctor { out } => doctor(&cwd, out.json),
+        Command::Lint {
+            paths,
+            diff,
+            staged,
+            format,
+            json,
+        } => {
+            let format = if json {
+                crate::cli::LintFormat::Json
+            } else {
+                format
+            };
+            lint(&cwd, paths, diff.as_deref(), staged, format)
+        }
         Command::Watchdog {
             once,
             interval,
@@ -984,4 +998,108 @@ fn doctor(cwd: &Path, json: bool) -> Result<u8> {
         }
     }
     Ok(u8::from(failed))
+}
+
+fn lint(
+    cwd: &Path,
+    paths: Vec<PathBuf>,
+    diff: Option<&str>,
+    staged: bool,
+    format: crate::cli::LintFormat,
+) -> Result<u8> {
+    use crate::cli::LintFormat;
+    use crate::lint::{self, Rules, Selection};
+    let repo = crate::git::Repo::discover(cwd)?;
+    let root = repo.workdir().ok_or_else(|| {
+        Error::usage("fleet lint needs a checkout, not a bare repository")
+            .with_help("run it in a clone with a working tree")
+    })?;
+    let root = root.canonicalize().unwrap_or(root);
+    let (config, _) = Config::load(&root)?;
+    let rules = Rules::load(&config.lint.agents, &config.lint.helpers)?;
+    let selection = if let Some(rev) = diff {
+        let (base, head) = match rev.split_once("..") {
+            Some((a, b)) => (a, if b.is_empty() { "HEAD" } else { b }),
+            None => (rev, "HEAD"),
+        };
+        let resolve = |r: &str| {
+            repo.resolve_commit(r).map_err(|e| {
+                Error::usage(format!("--diff {rev}: {}", e.message))
+                    .with_help("give a commit, branch or tag, or a range A..B")
+            })
+        };
+        Selection::Diff {
+            base: resolve(base)?,
+            head: resolve(head)?,
+        }
+    } else if staged {
+        Selection::Staged
+    } else {
+        for p in &paths {
+            if !p.exists() {
+                return Err(
+                    Error::usage(format!("{}: no such file or folder", p.display()))
+                        .with_help("give files or folders inside the repository"),
+                );
+            }
+        }
+        Selection::Worktree { paths }
+    };
+    let report = lint::run(&repo, &root, &selection, &rules)?;
+    match format {
+        LintFormat::Json => ui::json(&report),
+        LintFormat::Sarif => ui::json(&lint::sarif::render(&report.findings, &rules.id)),
+        LintFormat::Text => render_lint(&report),
+    }
+    Ok(u8::from(!report.findings.is_empty()))
+}
+
+fn render_lint(report: &crate::lint::Report) {
+    use annotate_snippets::{AnnotationKind, Group, Level, Renderer, Snippet};
+    let renderer = Renderer::styled();
+    for f in &report.findings {
+        let line = f.source_line.as_str();
+        let byte = |col: usize| {
+            line.char_indices()
+                .nth(col.saturating_sub(1))
+                .map_or(line.len(), |(i, _)| i)
+        };
+        let start = byte(f.column);
+        let end = if f.end_line == f.line {
+            byte(f.end_column)
+                .max(start + 1)
+                .min(line.len().max(start + 1))
+        } else {
+            line.len().max(start + 1)
+        };
+        let end = end.min(line.len()).max(start);
+        let title = Level::ERROR
+            .primary_title(f.message.as_str())
+            .id(f.rule.as_str());
+        let snippet = Snippet::source(line)
+            .line_start(f.line)
+            .path(f.path.as_str())
+            .annotation(AnnotationKind::Primary.span(start..end));
+        let group = Group::with_title(title)
+            .element(snippet)
+            .element(Level::HELP.message(f.help.as_str()));
+        anstream::println!("{}\n", renderer.render(&[group]));
+    }
+    for e in &report.parse_errors {
+        ui::warn(&format!(
+            "{}: {} (linted what could be parsed)",
+            e.path, e.message
+        ));
+    }
+    let summary = format!(
+        "{} finding(s); {} file(s) considered, {} parsed",
+        report.findings.len(),
+        report.files_considered,
+        report.files_parsed
+    );
+    if report.findings.is_empty() {
+        ui::ok(&summary);
+    } else {
+        ui::note(&summary);
+    }
 }

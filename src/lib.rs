@@ -15,6 +15,7 @@ pub mod git;
 pub mod guard;
 pub mod land;
 pub mod lanes;
+pub mod lint;
 pub mod nested;
 pub mod preflight;
 pub mod proc;

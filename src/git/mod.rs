@@ -184,6 +184,20 @@ impl Repo {
         Ok(Some(id.detach()))
     }
 
+    /// Every stage-0 file entry of this worktree's index (path, blob), gitlinks left out.
+    pub fn index_files(&self) -> Result<Vec<(String, ObjectId)>> {
+        let index = self
+            .inner
+            .index_or_empty()
+            .context(|| "cannot read the index".into())?;
+        Ok(index
+            .entries()
+            .iter()
+            .filter(|e| e.stage_raw() == 0 && e.mode.bits() as u16 != GITLINK)
+            .map(|e| (e.path(&index).to_str_lossy().into_owned(), e.id))
+            .collect())
+    }
+
     /// The index's stage-0 entries (mode, blob) for `paths`, read from this worktree's
     /// index file. Paths not in the index are absent from the map.
     pub fn index_entries(

@@ -1,0 +1,412 @@
+//! JavaScript and TypeScript: `child_process` (`spawn`, `exec`, `execFile`, `fork` and
+//! their `Sync` forms), `execa`, `Bun.spawn` and `Deno.Command` starting an agent CLI.
+//! Compliant: `detached: true` in the options and a group kill (`process.kill(-pid, …)`)
+//! in the same module, or an approved helper. Parsed with tree-sitter; `require` and
+//! `import` under any name, and programs in `const`s, are followed.
+
+use std::collections::HashMap;
+
+use tree_sitter::Node;
+
+use super::rules::Rules;
+use super::syntax::{self, Checked, first_words, raw_at, text};
+
+#[derive(Clone, Copy)]
+pub enum Dialect {
+    JavaScript,
+    TypeScript,
+    Tsx,
+}
+
+struct File<'t, 's> {
+    src: &'s str,
+    rules: &'s Rules,
+    /// Local name -> `child_process` (a module object) or `child_process.spawn`/`execa`.
+    aliases: HashMap<String, String>,
+    /// `const NAME = value` anywhere in the file.
+    values: HashMap<String, Vec<Node<'t>>>,
+    /// The module kills a process group somewhere (`process.kill(-x, ...)`).
+    kills_group: bool,
+}
+
+pub fn check(src: &str, rules: &Rules, dialect: Dialect) -> Checked {
+    let language = match dialect {
+        Dialect::JavaScript => tree_sitter_javascript::LANGUAGE.into(),
+        Dialect::TypeScript => tree_sitter_typescript::LANGUAGE_TYPESCRIPT.into(),
+        Dialect::Tsx => tree_sitter_typescript::LANGUAGE_TSX.into(),
+    };
+    let Some(tree) = syntax::parse(language, src) else {
+        return Checked {
+            findings: Vec::new(),
+            parse_error: Some("the JavaScript parser gave up".into()),
+        };
+    };
+    let root = tree.root_node();
+    let mut file = File {
+        src,
+        rules,
+        aliases: HashMap::new(),
+        values: HashMap::new(),
+        kills_group: false,
+    };
+    collect(root, &mut file);
+    let mut findings = Vec::new();
+    syntax::walk(root, &mut |node| {
+        let found = match node.kind() {
+            "call_expression" | "new_expression" => check_call(&file, node),
+            _ => None,
+        };
+        findings.extend(found);
+    });
+    Checked {
+        findings,
+        parse_error: syntax::first_error(&tree),
+    }
+}
+
+fn module_name(node: Node, src: &str) -> String {
+    text(node, src)
+        .trim_matches(|c| c == '"' || c == '\'' || c == '`')
+        .to_string()
+}
+
+/// `require('m')` -> `m`.
+fn required_module(node: Node, src: &str) -> Option<String> {
+    let node = if node.kind() == "await_expression" {
+        node.named_child(0)?
+    } else {
+        node
+    };
+    if node.kind() != "call_expression" {
+        return None;
+    }
+    let callee = node.child_by_field_name("function")?;
+    if !matches!(text(callee, src), "require" | "import") {
+        return None;
+    }
+    let args = node.child_by_field_name("arguments")?;
+    Some(module_name(args.named_child(0)?, src))
+}
+
+fn collect<'t>(root: Node<'t>, file: &mut File<'t, '_>) {
+    let src = file.src;
+    let rules = file.rules;
+    let known = |m: &str| rules.javascript.modules.iter().any(|k| k == m) || m == "execa";
+    syntax::walk(root, &mut |node| match node.kind() {
+        "import_statement" => {
+            let Some(source) = node.child_by_field_name("source") else {
+                return;
+            };
+            let module = module_name(source, src);
+            if !known(&module) {
+                return;
+            }
+            let module = canonical(&module);
+            syntax::walk(node, &mut |n| match n.kind() {
+                "import_specifier" => {
+                    let name = n.child_by_field_name("name").map(|x| text(x, src));
+                    let alias = n.child_by_field_name("alias").map(|x| text(x, src));
+                    if let Some(name) = name {
+                        file.aliases
+                            .insert(alias.unwrap_or(name).into(), format!("{module}.{name}"));
+                    }
+                }
+                "namespace_import" => {
+                    if let Some(id) = n.named_child(0) {
+                        file.aliases.insert(text(id, src).into(), module.clone());
+                    }
+                }
+                "import_clause" => {
+                    if let Some(id) = n.named_child(0)
+                        && id.kind() == "identifier"
+                    {
+                        // `import execa from 'execa'` is the function; a default import of
+                        // child_process is the module object.
+                        let target = if module == "execa" {
+                            "execa.execa".to_string()
+                        } else {
+                            module.clone()
+                        };
+                        file.aliases.insert(text(id, src).into(), target);
+                    }
+                }
+                _ => {}
+            });
+        }
+        "variable_declarator" => {
+            let (Some(name), Some(value)) = (
+                node.child_by_field_name("name"),
+                node.child_by_field_name("value"),
+            ) else {
+                return;
+            };
+            if let Some(module) = required_module(value, src).filter(|m| known(m)) {
+                let module = canonical(&module);
+                match name.kind() {
+                    "identifier" => {
+                        let target = if module == "execa" {
+                            "execa.execa".to_string()
+                        } else {
+                            module
+                        };
+                        file.aliases.insert(text(name, src).into(), target);
+                    }
+                    "object_pattern" => {
+                        let mut cursor = name.walk();
+                        for prop in name.named_children(&mut cursor) {
+                            match prop.kind() {
+                                "shorthand_property_identifier_pattern" => {
+                                    let n = text(prop, src);
+                                    file.aliases.insert(n.into(), format!("{module}.{n}"));
+                                }
+                                "pair_pattern" => {
+                                    if let (Some(k), Some(v)) = (
+                                        prop.child_by_field_name("key"),
+                                        prop.child_by_field_name("value"),
+                                    ) {
+                                        file.aliases.insert(
+                                            text(v, src).into(),
+                                            format!("{module}.{}", text(k, src)),
+                                        );
+                                    }
+                                }
+                                _ => {}
+                            }
+                        }
+                    }
+                    _ => {}
+                }
+            } else if name.kind() == "identifier" {
+                file.values
+                    .entry(text(name, src).into())
+                    .or_default()
+                    .push(value);
+            }
+        }
+        "unary_expression" => {
+            // process.kill(-child.pid, ...): the minus makes it a group kill.
+            if text(node, src).starts_with('-')
+                && let Some(args) = node.parent()
+                && args.kind() == "arguments"
+                && let Some(call) = args.parent()
+                && let Some(callee) = call.child_by_field_name("function")
+                && text(callee, src).replace(char::is_whitespace, "") == "process.kill"
+            {
+                file.kills_group = true;
+            }
+        }
+        _ => {}
+    });
+}
+
+fn canonical(module: &str) -> String {
+    module.trim_start_matches("node:").to_string()
+}
+
+fn check_call(file: &File, call: Node) -> Option<syntax::Raw> {
+    let src = file.src;
+    let js = &file.rules.javascript;
+    let callee = call
+        .child_by_field_name("function")
+        .or_else(|| call.child_by_field_name("constructor"))?;
+    let name = resolve(file, callee);
+    let (kind, args) = if let Some(f) = name.strip_prefix("child_process.") {
+        if !js.child_process.iter().any(|c| c == f) {
+            return None;
+        }
+        (Kind::ChildProcess, call.child_by_field_name("arguments")?)
+    } else if let Some(f) = name.strip_prefix("execa.") {
+        if !js.execa.iter().any(|c| c == f) {
+            return None;
+        }
+        (Kind::Execa, call.child_by_field_name("arguments")?)
+    } else if js.no_group_option.contains(&name) {
+        (Kind::Runtime, call.child_by_field_name("arguments")?)
+    } else {
+        return None;
+    };
+    let words = if args.kind() == "template_string" {
+        // execa`claude -p ${x}`
+        template_words(file, args)
+    } else {
+        let first = args.named_child(0)?;
+        program_words(file, first, 0)
+    };
+    let program = words.first()?;
+    if program == "fleet" && words.get(1).map(String::as_str) == Some("run") {
+        return None;
+    }
+    let agent = file.rules.agent(program)?.to_string();
+    let detached = args.kind() == "arguments" && {
+        let mut cursor = args.walk();
+        let options: Vec<Node> = args.named_children(&mut cursor).skip(1).collect();
+        options.iter().any(|o| object_is_detached(file, *o, 0))
+    };
+    if matches!(kind, Kind::ChildProcess | Kind::Execa) && detached && file.kills_group {
+        return None;
+    }
+    let help = match kind {
+        Kind::Runtime => format!(
+            "`{name}` cannot start a new process group: use child_process.spawn(..., {{ detached: \
+             true }}) and process.kill(-child.pid, 'SIGKILL'), or run `fleet run --timeout DUR -- \
+             {agent} ...`"
+        ),
+        _ if detached => "`detached: true` starts a group, but nothing kills it: add \
+             process.kill(-child.pid, 'SIGKILL') on timeout, error and exit"
+            .to_string(),
+        _ => format!(
+            "pass {{ detached: true }} and kill the group with process.kill(-child.pid, 'SIGKILL') \
+             on timeout, error and exit, or run `fleet run --timeout DUR -- {agent} ...`"
+        ),
+    };
+    let _ = src;
+    Some(raw_at(
+        callee,
+        file.src,
+        format!("`{agent}` is started by `{name}` without a process group of its own"),
+        help,
+    ))
+}
+
+enum Kind {
+    ChildProcess,
+    Execa,
+    Runtime,
+}
+
+/// `cp.spawn` -> `child_process.spawn`; `spawn` -> `child_process.spawn`; `Bun.spawn`.
+fn resolve(file: &File, callee: Node) -> String {
+    let name: String = text(callee, file.src)
+        .chars()
+        .filter(|c| !c.is_whitespace())
+        .collect();
+    let (first, rest) = name.split_once('.').unwrap_or((name.as_str(), ""));
+    match file.aliases.get(first) {
+        Some(real) if rest.is_empty() => real.clone(),
+        Some(real) => format!("{real}.{rest}"),
+        None => name,
+    }
+}
+
+fn program_words(file: &File, node: Node, depth: usize) -> Vec<String> {
+    if depth > 6 {
+        return Vec::new();
+    }
+    let src = file.src;
+    match node.kind() {
+        "string" => first_words(&module_name(node, src)),
+        "template_string" => template_words(file, node),
+        "array" => {
+            let mut cursor = node.walk();
+            let items: Vec<Node> = node.named_children(&mut cursor).collect();
+            let mut words = items
+                .first()
+                .map(|n| program_words(file, *n, depth + 1))
+                .unwrap_or_default();
+            words.truncate(1);
+            if let Some(second) = items.get(1) {
+                words.extend(program_words(file, *second, depth + 1).into_iter().take(1));
+            }
+            words
+        }
+        "identifier" => {
+            let values = file
+                .values
+                .get(text(node, src))
+                .cloned()
+                .unwrap_or_default();
+            let mut first = Vec::new();
+            for v in values.iter().rev() {
+                let words = program_words(file, *v, depth + 1);
+                if words.first().is_some_and(|w| file.rules.agent(w).is_some()) {
+                    return words;
+                }
+                if first.is_empty() {
+                    first = words;
+                }
+            }
+            first
+        }
+        "object" => {
+            // Bun.spawn({ cmd: [...] }), Deno.run({ cmd: [...] })
+            let mut cursor = node.walk();
+            let pairs: Vec<Node> = node.named_children(&mut cursor).collect();
+            pairs
+                .iter()
+                .find_map(|p| {
+                    let key = p.child_by_field_name("key")?;
+                    (text(key, src) == "cmd")
+                        .then(|| p.child_by_field_name("value"))
+                        .flatten()
+                })
+                .map(|v| program_words(file, v, depth + 1))
+                .unwrap_or_default()
+        }
+        "binary_expression" => node
+            .child_by_field_name("left")
+            .map(|n| program_words(file, n, depth + 1))
+            .unwrap_or_default(),
+        "parenthesized_expression" | "as_expression" | "non_null_expression" => node
+            .named_child(0)
+            .map(|n| program_words(file, n, depth + 1))
+            .unwrap_or_default(),
+        "binary" | "logical_expression" => Vec::new(),
+        _ => {
+            // process.env.CLAUDE_BIN ?? 'claude', process.env.X || 'claude'
+            if let Some(right) = node.child_by_field_name("right") {
+                return program_words(file, right, depth + 1);
+            }
+            Vec::new()
+        }
+    }
+}
+
+fn template_words(file: &File, node: Node) -> Vec<String> {
+    let src = file.src;
+    let mut cursor = node.walk();
+    for part in node.named_children(&mut cursor) {
+        match part.kind() {
+            "string_fragment" => return first_words(text(part, src)),
+            "template_substitution" => {
+                return part
+                    .named_child(0)
+                    .map(|n| program_words(file, n, 1))
+                    .unwrap_or_default();
+            }
+            _ => {}
+        }
+    }
+    // A template with no named parts: its text between the backticks.
+    first_words(text(node, src).trim_matches('`'))
+}
+
+/// An options object (or a `const` holding one) with `detached: true`.
+fn object_is_detached(file: &File, node: Node, depth: usize) -> bool {
+    if depth > 4 {
+        return false;
+    }
+    let src = file.src;
+    match node.kind() {
+        "object" => {
+            let mut cursor = node.walk();
+            let pairs: Vec<Node> = node.named_children(&mut cursor).collect();
+            pairs.iter().any(|p| match p.kind() {
+                "pair" => {
+                    p.child_by_field_name("key")
+                        .map(|k| text(k, src).trim_matches(['"', '\'']))
+                        == Some("detached")
+                        && p.child_by_field_name("value").map(|v| text(v, src)) == Some("true")
+                }
+                "spread_element" => p
+                    .named_child(0)
+                    .is_some_and(|inner| object_is_detached(file, inner, depth + 1)),
+                _ => false,
+            })
+        }
+        "identifier" => file
+            .values
+            .get(text(node, src))
+            .is_some_and(|vs| vs.iter().any(|v| object_is_detached(file, *v, depth + 1))),
+        _ => false,
+    }
+}

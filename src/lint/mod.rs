@@ -1,0 +1,306 @@
+//! The spawn lint: code that starts an agent CLI without a process group of its own
+//! (rule `agent-spawn-without-group`). One checker per language, a literal prefilter so
+//! that only files naming an agent are parsed at all, and files read from the working
+//! tree, the index (`--staged`) or git objects (`--diff REV`).
+
+mod js;
+mod python;
+mod rules;
+mod rust;
+pub mod sarif;
+mod shell;
+mod source;
+mod syntax;
+
+use std::path::{Path, PathBuf};
+
+use serde::Serialize;
+
+pub use rules::Rules;
+pub use source::Selection;
+
+use crate::error::Result;
+use crate::git::Repo;
+
+/// The rule a suppression without a reason is reported under.
+pub const BARE_SUPPRESSION: &str = "suppression-without-reason";
+const SUPPRESS: &str = "fleet: allow(";
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Language {
+    Rust,
+    Python,
+    JavaScript,
+    TypeScript,
+    Tsx,
+    Shell,
+}
+
+#[derive(Clone, Debug, Serialize)]
+pub struct Finding {
+    pub rule: String,
+    /// Repository-relative, `/`-separated.
+    pub path: String,
+    pub language: Language,
+    pub line: usize,
+    pub column: usize,
+    pub end_line: usize,
+    pub end_column: usize,
+    pub message: String,
+    pub help: String,
+    /// The source line the finding starts on, for rendering.
+    #[serde(skip)]
+    pub source_line: String,
+}
+
+#[derive(Debug, Default, Serialize)]
+pub struct Report {
+    pub findings: Vec<Finding>,
+    /// Files that do not parse (fully): reported, never a crash.
+    pub parse_errors: Vec<ParseError>,
+    pub files_considered: usize,
+    /// Files the prefilter let through to a parser.
+    pub files_parsed: usize,
+}
+
+#[derive(Debug, Serialize)]
+pub struct ParseError {
+    pub path: String,
+    pub message: String,
+}
+
+/// Which checker a file gets: by extension, else by its `#!` line.
+pub fn language_of(path: &str, content: &[u8]) -> Option<Language> {
+    let ext = Path::new(path)
+        .extension()
+        .and_then(|e| e.to_str())
+        .unwrap_or("");
+    match ext {
+        "rs" => return Some(Language::Rust),
+        "py" | "pyi" => return Some(Language::Python),
+        "js" | "mjs" | "cjs" | "jsx" => return Some(Language::JavaScript),
+        "ts" | "mts" | "cts" => return Some(Language::TypeScript),
+        "tsx" => return Some(Language::Tsx),
+        "sh" | "bash" => return Some(Language::Shell),
+        "" => {}
+        _ => return None,
+    }
+    let first = content.split(|b| *b == b'\n').next()?;
+    let first = std::str::from_utf8(first).ok()?;
+    let interpreter = first.strip_prefix("#!")?;
+    let words: Vec<&str> = interpreter.split_whitespace().collect();
+    let program = match words.as_slice() {
+        [env, program, ..] if env.ends_with("/env") => *program,
+        [program, ..] => program.rsplit('/').next().unwrap_or(program),
+        [] => return None,
+    };
+    match program {
+        "sh" | "bash" | "dash" | "zsh" | "ksh" => Some(Language::Shell),
+        p if p.starts_with("python") => Some(Language::Python),
+        "node" | "bun" | "deno" => Some(Language::JavaScript),
+        _ => None,
+    }
+}
+
+/// Lint one file's text; `path` is repository-relative.
+pub fn check_text(
+    path: &str,
+    text: &str,
+    language: Language,
+    rules: &Rules,
+) -> (Vec<Finding>, Option<String>) {
+    let checked = match language {
+        Language::Python => python::check(text, path, rules),
+        Language::Shell => shell::check(text, rules),
+        Language::Rust => rust::check(text, path, rules),
+        Language::JavaScript => js::check(text, rules, js::Dialect::JavaScript),
+        Language::TypeScript => js::check(text, rules, js::Dialect::TypeScript),
+        Language::Tsx => js::check(text, rules, js::Dialect::Tsx),
+    };
+    let lines: Vec<&str> = text.lines().collect();
+    let line_text = |n: usize| {
+        lines
+            .get(n.wrapping_sub(1))
+            .copied()
+            .unwrap_or("")
+            .to_string()
+    };
+    let mut findings: Vec<Finding> = checked
+        .findings
+        .into_iter()
+        .filter(|raw| !suppressed(&lines, raw.line, &rules.id))
+        .map(|raw| Finding {
+            rule: rules.id.clone(),
+            path: path.to_string(),
+            language,
+            line: raw.line,
+            column: raw.column,
+            end_line: raw.end_line,
+            end_column: raw.end_column,
+            message: raw.message,
+            help: raw.help,
+            source_line: line_text(raw.line),
+        })
+        .collect();
+    findings.extend(bare_suppressions(path, language, &lines, &rules.id));
+    findings.sort_by_key(|f| (f.line, f.column));
+    findings.dedup_by(|a, b| a.line == b.line && a.column == b.column && a.rule == b.rule);
+    (findings, checked.parse_error)
+}
+
+/// The reason after `fleet: allow(RULE)`, if the marker is on this line.
+fn suppression_reason<'a>(line: &'a str, rule: &str) -> Option<&'a str> {
+    let at = line.find(SUPPRESS)?;
+    let rest = &line[at + SUPPRESS.len()..];
+    let rest = rest.strip_prefix(rule)?.strip_prefix(')')?;
+    Some(
+        rest.trim_start_matches(|c: char| c.is_whitespace() || matches!(c, ':' | '-' | '—'))
+            .trim_end_matches(|c: char| c.is_whitespace() || matches!(c, '*' | '/' | '#'))
+            .trim(),
+    )
+}
+
+/// A finding on `line` is suppressed by a marker with a reason on it or the line above.
+fn suppressed(lines: &[&str], line: usize, rule: &str) -> bool {
+    [line, line.wrapping_sub(1)].iter().any(|&n| {
+        n >= 1
+            && lines
+                .get(n - 1)
+                .and_then(|l| suppression_reason(l, rule))
+                .is_some_and(|reason| !reason.is_empty())
+    })
+}
+
+fn bare_suppressions(path: &str, language: Language, lines: &[&str], rule: &str) -> Vec<Finding> {
+    lines
+        .iter()
+        .enumerate()
+        .filter(|(_, l)| suppression_reason(l, rule).is_some_and(str::is_empty))
+        .map(|(i, l)| {
+            let column = l[..l.find(SUPPRESS).unwrap_or(0)].chars().count() + 1;
+            Finding {
+                rule: BARE_SUPPRESSION.into(),
+                path: path.to_string(),
+                language,
+                line: i + 1,
+                column,
+                end_line: i + 1,
+                end_column: l.chars().count() + 1,
+                message: format!("`fleet: allow({rule})` without a reason"),
+                help: format!("say why on the same line: `fleet: allow({rule}) <reason>`"),
+                source_line: l.to_string(),
+            }
+        })
+        .collect()
+}
+
+/// The literal prefilter: only files that name an agent (or hold a suppression marker)
+/// can hold a finding, so only those are parsed.
+pub struct Prefilter {
+    matcher: aho_corasick::AhoCorasick,
+}
+
+impl Prefilter {
+    pub fn new(rules: &Rules) -> Prefilter {
+        let mut patterns: Vec<String> = rules.agents.clone();
+        patterns.push(SUPPRESS.to_string());
+        let matcher =
+            aho_corasick::AhoCorasick::new(&patterns).expect("literal patterns always build");
+        Prefilter { matcher }
+    }
+
+    pub fn may_match(&self, content: &[u8]) -> bool {
+        self.matcher.is_match(content)
+    }
+}
+
+/// Lint a selection of files of `repo` (parallel over files).
+pub fn run(repo: &Repo, root: &Path, selection: &Selection, rules: &Rules) -> Result<Report> {
+    let files = source::files(repo, root, selection)?;
+    let prefilter = Prefilter::new(rules);
+    let considered = files.len();
+    let next = std::sync::atomic::AtomicUsize::new(0);
+    let workers = std::thread::available_parallelism()
+        .map_or(2, |n| n.get())
+        .min(16);
+    // gix repositories are per thread; each worker gets its own handle on the same one.
+    let shared = repo.gix().clone().into_sync();
+    let results: Vec<(usize, Vec<Finding>, Option<ParseError>)> = std::thread::scope(|scope| {
+        let handles: Vec<_> = (0..workers)
+            .map(|_| {
+                let shared = &shared;
+                let (files, next, prefilter) = (&files, &next, &prefilter);
+                scope.spawn(move || {
+                    let repo = Repo::from_gix(shared.to_thread_local());
+                    let mut out = Vec::new();
+                    loop {
+                        let i = next.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+                        let Some(file) = files.get(i) else { break };
+                        out.push(lint_file(&repo, file, rules, prefilter));
+                    }
+                    out
+                })
+            })
+            .collect();
+        handles
+            .into_iter()
+            .flat_map(|h| h.join().unwrap_or_default())
+            .collect()
+    });
+    let mut report = Report {
+        files_considered: considered,
+        ..Report::default()
+    };
+    for (parsed, findings, error) in results {
+        report.files_parsed += parsed;
+        report.findings.extend(findings);
+        report.parse_errors.extend(error);
+    }
+    report
+        .findings
+        .sort_by(|a, b| (&a.path, a.line, a.column).cmp(&(&b.path, b.line, b.column)));
+    report.parse_errors.sort_by(|a, b| a.path.cmp(&b.path));
+    Ok(report)
+}
+
+fn lint_file(
+    repo: &Repo,
+    file: &source::File,
+    rules: &Rules,
+    prefilter: &Prefilter,
+) -> (usize, Vec<Finding>, Option<ParseError>) {
+    let Ok(content) = file.read(repo) else {
+        return (0, Vec::new(), None);
+    };
+    let Some(language) = language_of(&file.path, &content) else {
+        return (0, Vec::new(), None);
+    };
+    if !prefilter.may_match(&content) {
+        return (0, Vec::new(), None);
+    }
+    let text = String::from_utf8_lossy(&content);
+    let (mut findings, error) = check_text(&file.path, &text, language, rules);
+    if let Some(added) = &file.added_lines {
+        findings.retain(|f| (f.line..=f.end_line.max(f.line)).any(|l| added.contains(&l)));
+    }
+    let error = error.map(|message| ParseError {
+        path: file.path.clone(),
+        message,
+    });
+    (1, findings, error)
+}
+
+/// Repository-relative, `/`-separated form of a path the user gave.
+pub fn relative(root: &Path, path: &Path) -> PathBuf {
+    let absolute = if path.is_absolute() {
+        path.to_path_buf()
+    } else {
+        std::env::current_dir().unwrap_or_default().join(path)
+    };
+    let absolute = absolute.canonicalize().unwrap_or(absolute);
+    absolute
+        .strip_prefix(root)
+        .map(Path::to_path_buf)
+        .unwrap_or(absolute)
+}

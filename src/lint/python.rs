@@ -1,0 +1,412 @@
+//! Python: `subprocess`, `asyncio`, `os` and `pexpect` spawns of an agent CLI, parsed
+//! with tree-sitter. Imports under another name, programs held in variables or
+//! constants (module level or the same function), `shutil.which` look-ups, environment
+//! defaults, lists and `shell=True` strings are all followed.
+
+use std::collections::HashMap;
+
+use tree_sitter::Node;
+
+use super::rules::Rules;
+use super::syntax::{self, Checked, first_words, raw_at, text};
+
+/// Names bound in one scope, each to the expressions assigned to it.
+type Scope<'t> = HashMap<String, Vec<Node<'t>>>;
+
+struct File<'t, 's> {
+    src: &'s str,
+    rules: &'s Rules,
+    /// Local name -> what it stands for (`sp` -> `subprocess`, `run` -> `subprocess.run`).
+    aliases: HashMap<String, String>,
+    module_scope: Scope<'t>,
+    /// The module's dotted path (`pkg/tool.py` -> `pkg.tool`), for helper names.
+    module: String,
+}
+
+pub fn check(src: &str, path: &str, rules: &Rules) -> Checked {
+    let Some(tree) = syntax::parse(tree_sitter_python::LANGUAGE.into(), src) else {
+        return Checked {
+            findings: Vec::new(),
+            parse_error: Some("the Python parser gave up".into()),
+        };
+    };
+    let root = tree.root_node();
+    let mut file = File {
+        src,
+        rules,
+        aliases: HashMap::new(),
+        module_scope: Scope::new(),
+        module: module_path(path),
+    };
+    collect_imports(root, &mut file);
+    collect_assignments(root, src, &mut file.module_scope);
+    let mut findings = Vec::new();
+    syntax::walk(root, &mut |node| {
+        if node.kind() == "call"
+            && let Some(raw) = check_call(&file, node)
+        {
+            findings.push(raw);
+        }
+    });
+    Checked {
+        findings,
+        parse_error: syntax::first_error(&tree),
+    }
+}
+
+fn module_path(path: &str) -> String {
+    let stem = path.trim_end_matches(".py").trim_end_matches("/__init__");
+    stem.replace('/', ".")
+}
+
+fn collect_imports(root: Node, file: &mut File) {
+    let src = file.src;
+    syntax::walk(root, &mut |node| match node.kind() {
+        "import_statement" => {
+            let mut cursor = node.walk();
+            for name in node.children_by_field_name("name", &mut cursor) {
+                match name.kind() {
+                    "aliased_import" => {
+                        if let (Some(n), Some(a)) = (
+                            name.child_by_field_name("name"),
+                            name.child_by_field_name("alias"),
+                        ) {
+                            file.aliases
+                                .insert(text(a, src).into(), text(n, src).into());
+                        }
+                    }
+                    _ => {
+                        let full = text(name, src);
+                        let first = full.split('.').next().unwrap_or(full);
+                        file.aliases.insert(first.into(), first.into());
+                    }
+                }
+            }
+        }
+        "import_from_statement" => {
+            let Some(module) = node.child_by_field_name("module_name") else {
+                return;
+            };
+            let module = text(module, src).to_string();
+            let mut cursor = node.walk();
+            for name in node.children_by_field_name("name", &mut cursor) {
+                let (real, local) = match name.kind() {
+                    "aliased_import" => (
+                        name.child_by_field_name("name").map(|n| text(n, src)),
+                        name.child_by_field_name("alias").map(|n| text(n, src)),
+                    ),
+                    _ => (Some(text(name, src)), Some(text(name, src))),
+                };
+                if let (Some(real), Some(local)) = (real, local) {
+                    file.aliases
+                        .insert(local.into(), format!("{module}.{real}"));
+                }
+            }
+        }
+        _ => {}
+    });
+}
+
+/// Assignments directly in `scope_node` (a module or a function body), not in nested
+/// functions or classes.
+fn collect_assignments<'t>(scope_node: Node<'t>, src: &str, scope: &mut Scope<'t>) {
+    let mut stack = vec![scope_node];
+    while let Some(node) = stack.pop() {
+        let mut cursor = node.walk();
+        for child in node.children(&mut cursor) {
+            match child.kind() {
+                "function_definition" | "class_definition" | "lambda" => {}
+                "assignment" => {
+                    if let (Some(left), Some(right)) = (
+                        child.child_by_field_name("left"),
+                        child.child_by_field_name("right"),
+                    ) && left.kind() == "identifier"
+                    {
+                        scope.entry(text(left, src).into()).or_default().push(right);
+                    }
+                    stack.push(child);
+                }
+                _ => stack.push(child),
+            }
+        }
+    }
+}
+
+/// A callee's dotted name with the first part resolved through the imports.
+fn resolve_callee(file: &File, callee: Node) -> String {
+    let name: String = text(callee, file.src)
+        .chars()
+        .filter(|c| !c.is_whitespace())
+        .collect();
+    let (first, rest) = name.split_once('.').unwrap_or((name.as_str(), ""));
+    match file.aliases.get(first) {
+        Some(real) if rest.is_empty() => real.clone(),
+        Some(real) => format!("{real}.{rest}"),
+        None => name,
+    }
+}
+
+fn enclosing_function(node: Node) -> Option<Node> {
+    let mut n = node.parent();
+    while let Some(p) = n {
+        if p.kind() == "function_definition" {
+            return Some(p);
+        }
+        n = p.parent();
+    }
+    None
+}
+
+fn check_call(file: &File, call: Node) -> Option<syntax::Raw> {
+    let callee = call.child_by_field_name("function")?;
+    let name = resolve_callee(file, callee);
+    let py = &file.rules.python;
+    if !py.spawn.contains(&name) {
+        return None;
+    }
+    let args = call.child_by_field_name("arguments")?;
+    let function = enclosing_function(call);
+    let mut local = Scope::new();
+    if let Some(f) = function
+        && let Some(body) = f.child_by_field_name("body")
+    {
+        collect_assignments(body, file.src, &mut local);
+    }
+    let program_arg = program_argument(file, args)?;
+    let words = program_words(file, program_arg, &local, 0);
+    let program = words.first()?;
+    if program == "fleet" && words.get(1).map(String::as_str) == Some("run") {
+        return None;
+    }
+    let agent = file.rules.agent(program)?.to_string();
+    if let Some(f) = function
+        && let Some(fname) = f.child_by_field_name("name")
+        && file
+            .rules
+            .is_helper(&format!("{}.{}", file.module, text(fname, file.src)))
+    {
+        return None;
+    }
+    let no_option = py.no_group_option.contains(&name);
+    if !no_option && has_cleanup(file, args, &local) {
+        return None;
+    }
+    let help = if no_option {
+        format!(
+            "`{name}` cannot start a new process group: use subprocess.Popen([...], \
+             start_new_session=True) and os.killpg(proc.pid, signal.SIGKILL) on timeout, error \
+             and exit, or run it as `fleet run --timeout DUR -- {agent} ...`"
+        )
+    } else {
+        format!(
+            "pass start_new_session=True and kill the whole group with os.killpg(proc.pid, \
+             signal.SIGKILL) on timeout, error and exit, or run it as `fleet run --timeout DUR -- \
+             {agent} ...`"
+        )
+    };
+    Some(raw_at(
+        callee,
+        file.src,
+        format!("`{agent}` is started by `{name}` without a process group of its own"),
+        help,
+    ))
+}
+
+/// The argument that names the program: the first positional one, or `args=`/`cmd=`.
+fn program_argument<'t>(file: &File, args: Node<'t>) -> Option<Node<'t>> {
+    let mut cursor = args.walk();
+    let children: Vec<Node> = args.named_children(&mut cursor).collect();
+    if let Some(first) = children
+        .iter()
+        .find(|c| !matches!(c.kind(), "keyword_argument" | "comment"))
+    {
+        return Some(*first);
+    }
+    children.iter().find_map(|c| {
+        let name = c.child_by_field_name("name")?;
+        matches!(text(name, file.src), "args" | "cmd" | "command" | "argv")
+            .then(|| c.child_by_field_name("value"))
+            .flatten()
+    })
+}
+
+/// The first words of the command a value stands for (program first), following
+/// variables, lists, f-strings, concatenation, `which` and environment defaults.
+fn program_words(file: &File, node: Node, local: &Scope, depth: usize) -> Vec<String> {
+    if depth > 6 {
+        return Vec::new();
+    }
+    let src = file.src;
+    match node.kind() {
+        "string" => string_words(file, node, local, depth),
+        "concatenated_string" => node
+            .named_child(0)
+            .map(|n| program_words(file, n, local, depth + 1))
+            .unwrap_or_default(),
+        "binary_operator" => node
+            .child_by_field_name("left")
+            .map(|n| program_words(file, n, local, depth + 1))
+            .unwrap_or_default(),
+        "list" | "tuple" => {
+            let mut cursor = node.walk();
+            let items: Vec<Node> = node.named_children(&mut cursor).collect();
+            let mut words = items
+                .first()
+                .map(|n| program_words(file, *n, local, depth + 1))
+                .unwrap_or_default();
+            if let Some(second) = items.get(1) {
+                words.truncate(1);
+                words.extend(
+                    program_words(file, *second, local, depth + 1)
+                        .into_iter()
+                        .take(1),
+                );
+            }
+            words
+        }
+        "identifier" => {
+            let name = text(node, src);
+            let candidates = local
+                .get(name)
+                .or_else(|| file.module_scope.get(name))
+                .cloned()
+                .unwrap_or_default();
+            // Any assignment that makes it an agent counts (recall over precision).
+            let mut first = Vec::new();
+            for value in candidates.iter().rev() {
+                let words = program_words(file, *value, local, depth + 1);
+                if words.first().is_some_and(|w| file.rules.agent(w).is_some()) {
+                    return words;
+                }
+                if first.is_empty() {
+                    first = words;
+                }
+            }
+            first
+        }
+        "call" => {
+            let Some(callee) = node.child_by_field_name("function") else {
+                return Vec::new();
+            };
+            let name = resolve_callee(file, callee);
+            let Some(args) = node.child_by_field_name("arguments") else {
+                return Vec::new();
+            };
+            let mut cursor = args.walk();
+            let positional: Vec<Node> = args
+                .named_children(&mut cursor)
+                .filter(|c| c.kind() != "keyword_argument")
+                .collect();
+            let pick = if file.rules.python.which.contains(&name)
+                || matches!(name.as_str(), "str" | "os.fspath" | "pathlib.Path" | "Path")
+            {
+                positional.first()
+            } else if matches!(
+                name.as_str(),
+                "os.environ.get" | "os.getenv" | "environ.get" | "getenv"
+            ) {
+                positional.get(1)
+            } else {
+                None
+            };
+            pick.map(|n| program_words(file, *n, local, depth + 1))
+                .unwrap_or_default()
+        }
+        "parenthesized_expression" | "await" => node
+            .named_child(0)
+            .map(|n| program_words(file, n, local, depth + 1))
+            .unwrap_or_default(),
+        _ => Vec::new(),
+    }
+}
+
+/// Words of a string literal; an f-string's leading `{NAME}` is followed.
+fn string_words(file: &File, node: Node, local: &Scope, depth: usize) -> Vec<String> {
+    let mut cursor = node.walk();
+    for part in node.named_children(&mut cursor) {
+        match part.kind() {
+            "string_content" => return first_words(text(part, file.src)),
+            "interpolation" => {
+                return part
+                    .named_child(0)
+                    .map(|n| program_words(file, n, local, depth + 1))
+                    .unwrap_or_default();
+            }
+            _ => {}
+        }
+    }
+    Vec::new()
+}
+
+/// Does the call start a new session or group (`start_new_session=True`,
+/// `process_group=...`, `preexec_fn=os.setsid`), directly or through `**options`?
+fn has_cleanup(file: &File, args: Node, local: &Scope) -> bool {
+    let src = file.src;
+    let mut cursor = args.walk();
+    for arg in args.named_children(&mut cursor) {
+        match arg.kind() {
+            "keyword_argument" => {
+                let (Some(k), Some(v)) = (
+                    arg.child_by_field_name("name"),
+                    arg.child_by_field_name("value"),
+                ) else {
+                    continue;
+                };
+                if is_cleanup(file, text(k, src), text(v, src)) {
+                    return true;
+                }
+            }
+            "dictionary_splat" => {
+                let Some(inner) = arg.named_child(0) else {
+                    continue;
+                };
+                let dicts = if inner.kind() == "identifier" {
+                    local
+                        .get(text(inner, src))
+                        .or_else(|| file.module_scope.get(text(inner, src)))
+                        .cloned()
+                        .unwrap_or_default()
+                } else {
+                    vec![inner]
+                };
+                if dicts.iter().any(|d| dict_has_cleanup(file, *d)) {
+                    return true;
+                }
+            }
+            _ => {}
+        }
+    }
+    false
+}
+
+fn dict_has_cleanup(file: &File, dict: Node) -> bool {
+    let src = file.src;
+    match dict.kind() {
+        "dictionary" => {
+            let mut cursor = dict.walk();
+            dict.named_children(&mut cursor).any(|pair| {
+                let (Some(k), Some(v)) = (
+                    pair.child_by_field_name("key"),
+                    pair.child_by_field_name("value"),
+                ) else {
+                    return false;
+                };
+                let key = text(k, src).trim_matches(|c| c == '"' || c == '\'');
+                is_cleanup(file, key, text(v, src))
+            })
+        }
+        "call" if dict.child_by_field_name("function").map(|f| text(f, src)) == Some("dict") => {
+            dict.child_by_field_name("arguments")
+                .is_some_and(|a| has_cleanup(file, a, &Scope::new()))
+        }
+        _ => false,
+    }
+}
+
+fn is_cleanup(file: &File, keyword: &str, value: &str) -> bool {
+    file.rules
+        .python
+        .cleanup
+        .iter()
+        .any(|c| c.keyword == keyword && c.values.iter().any(|v| v == "*" || v == value.trim()))
+}

@@ -1,0 +1,359 @@
+//! Rust: `std::process::Command`, `tokio::process::Command`, duct's `cmd!`/`cmd` and the
+//! command-group / process-wrap wrappers, parsed with syn. A command is compliant when
+//! its method chain, or a statement of the same function using the variable that holds
+//! it, shows a new group or session (`.process_group(0)`, `setsid` in `pre_exec`,
+//! `group_spawn`, `ProcessGroup`/`ProcessSession`), or it runs inside an approved helper.
+
+use std::collections::HashMap;
+
+use quote::ToTokens;
+use syn::spanned::Spanned;
+use syn::visit::Visit;
+use syn::{Expr, Lit};
+
+use super::rules::Rules;
+use super::syntax::{Checked, Raw};
+
+pub fn check(src: &str, path: &str, rules: &Rules) -> Checked {
+    let file = match syn::parse_file(src) {
+        Ok(f) => f,
+        Err(e) => {
+            let at = e.span().start();
+            return Checked {
+                findings: Vec::new(),
+                parse_error: Some(format!(
+                    "syntax error at line {}:{}: {e}",
+                    at.line,
+                    at.column + 1
+                )),
+            };
+        }
+    };
+    let mut consts = HashMap::new();
+    for item in &file.items {
+        match item {
+            syn::Item::Const(c) => {
+                consts.insert(c.ident.to_string(), (*c.expr).clone());
+            }
+            syn::Item::Static(s) => {
+                consts.insert(s.ident.to_string(), (*s.expr).clone());
+            }
+            _ => {}
+        }
+    }
+    let mut visitor = Visitor {
+        rules,
+        consts,
+        module: module_path(path),
+        functions: Vec::new(),
+        findings: Vec::new(),
+    };
+    visitor.visit_file(&file);
+    Checked {
+        findings: visitor.findings,
+        parse_error: None,
+    }
+}
+
+fn module_path(path: &str) -> String {
+    let p = path.trim_end_matches(".rs");
+    let p = p.strip_prefix("src/").unwrap_or(p);
+    let p = p
+        .trim_end_matches("/mod")
+        .trim_end_matches("lib")
+        .trim_end_matches("main");
+    p.trim_end_matches('/').replace('/', "::")
+}
+
+/// One function being visited: its name and body, for bindings and evidence.
+struct Function {
+    name: String,
+    /// `let NAME = EXPR` bindings.
+    bindings: HashMap<String, Expr>,
+    /// Each statement's tokens as text.
+    statements: Vec<String>,
+}
+
+struct Visitor<'r> {
+    rules: &'r Rules,
+    consts: HashMap<String, Expr>,
+    module: String,
+    functions: Vec<Function>,
+    findings: Vec<Raw>,
+}
+
+impl Visitor<'_> {
+    fn enter(&mut self, name: String, block: &syn::Block) {
+        let mut bindings = HashMap::new();
+        let mut statements = Vec::new();
+        collect_block(block, &mut bindings, &mut statements);
+        self.functions.push(Function {
+            name,
+            bindings,
+            statements,
+        });
+    }
+
+    fn in_helper(&self) -> bool {
+        self.functions.iter().any(|f| {
+            let qualified = if self.module.is_empty() {
+                f.name.clone()
+            } else {
+                format!("{}::{}", self.module, f.name)
+            };
+            self.rules.is_helper(&qualified)
+        })
+    }
+
+    /// The program a command-constructor argument names, following `let` bindings,
+    /// consts, references, `which("x")` and `?`/`.unwrap()`.
+    fn program(&self, expr: &Expr, depth: usize) -> Option<String> {
+        if depth > 6 {
+            return None;
+        }
+        match expr {
+            Expr::Lit(l) => match &l.lit {
+                Lit::Str(s) => Some(s.value()),
+                _ => None,
+            },
+            Expr::Reference(r) => self.program(&r.expr, depth + 1),
+            Expr::Paren(p) => self.program(&p.expr, depth + 1),
+            Expr::Try(t) => self.program(&t.expr, depth + 1),
+            Expr::MethodCall(m) => self.program(&m.receiver, depth + 1),
+            Expr::Path(p) => {
+                let name = p.path.segments.last()?.ident.to_string();
+                let bound = self
+                    .functions
+                    .iter()
+                    .rev()
+                    .find_map(|f| f.bindings.get(&name))
+                    .or_else(|| self.consts.get(&name))?
+                    .clone();
+                self.program(&bound, depth + 1)
+            }
+            Expr::Call(c) => {
+                let callee = path_text(&c.func);
+                if self
+                    .rules
+                    .rust
+                    .which
+                    .iter()
+                    .any(|w| callee.ends_with(w.as_str()))
+                {
+                    c.args.first().and_then(|a| self.program(a, depth + 1))
+                } else {
+                    None
+                }
+            }
+            Expr::Macro(m) if m.mac.path.is_ident("concat") || m.mac.path.is_ident("format") => {
+                let tokens = m.mac.tokens.to_string();
+                let first = tokens.split(',').next()?.trim().trim_matches('"');
+                Some(first.split_whitespace().next()?.to_string())
+            }
+            _ => None,
+        }
+    }
+
+    /// Evidence of a new group for the command built at `span_text` (the statement that
+    /// holds it) and the variable it is bound to, if any.
+    fn has_cleanup(&self, statement: &str, variable: Option<&str>) -> bool {
+        let evidence = |text: &str| {
+            self.rules
+                .rust
+                .cleanup
+                .iter()
+                .any(|c| text.contains(c.as_str()))
+        };
+        if evidence(statement) {
+            return true;
+        }
+        let Some(var) = variable else {
+            return false;
+        };
+        let Some(f) = self.functions.last() else {
+            return false;
+        };
+        f.statements
+            .iter()
+            .filter(|s| mentions(s, var))
+            .any(|s| evidence(s))
+    }
+
+    fn report(&mut self, at: proc_macro2::Span, program: &str, api: &str, statement: &str) {
+        let Some(agent) = self.rules.agent(program).map(String::from) else {
+            return;
+        };
+        if self.in_helper() {
+            return;
+        }
+        let variable = bound_variable(statement);
+        if self.has_cleanup(statement, variable.as_deref()) {
+            return;
+        }
+        let (start, end) = (at.start(), at.end());
+        self.findings.push(Raw {
+            line: start.line,
+            column: start.column + 1,
+            end_line: end.line,
+            end_column: end.column + 1,
+            message: format!("`{agent}` is started by `{api}` without a process group of its own"),
+            help:
+                "call `.process_group(0)` on the command (std or tokio) and kill the whole group \
+                   (`libc::killpg`) on timeout, error and exit, or run it through `fleet run \
+                   --timeout DUR -- ...`"
+                    .into(),
+        });
+    }
+}
+
+/// `mentions("cmd . arg (x)", "cmd")`: the statement uses the variable as a token.
+fn mentions(statement: &str, var: &str) -> bool {
+    statement
+        .split(|c: char| !(c.is_alphanumeric() || c == '_'))
+        .any(|w| w == var)
+}
+
+/// `let mut cmd = Command :: new (...)` -> `cmd`.
+fn bound_variable(statement: &str) -> Option<String> {
+    let rest = statement.trim_start().strip_prefix("let ")?;
+    let rest = rest
+        .trim_start()
+        .strip_prefix("mut ")
+        .unwrap_or(rest)
+        .trim_start();
+    let name: String = rest
+        .chars()
+        .take_while(|c| c.is_alphanumeric() || *c == '_')
+        .collect();
+    (!name.is_empty()).then_some(name)
+}
+
+/// Every `let` binding and every statement of a function body, nested blocks included.
+fn collect_block(
+    block: &syn::Block,
+    bindings: &mut HashMap<String, Expr>,
+    statements: &mut Vec<String>,
+) {
+    struct Collect<'a> {
+        bindings: &'a mut HashMap<String, Expr>,
+        statements: &'a mut Vec<String>,
+    }
+    impl<'ast> Visit<'ast> for Collect<'_> {
+        fn visit_stmt(&mut self, stmt: &'ast syn::Stmt) {
+            if let syn::Stmt::Local(local) = stmt
+                && let syn::Pat::Ident(id) = strip_type(&local.pat)
+                && let Some(init) = &local.init
+            {
+                self.bindings
+                    .insert(id.ident.to_string(), (*init.expr).clone());
+            }
+            self.statements.push(stmt.to_token_stream().to_string());
+            syn::visit::visit_stmt(self, stmt);
+        }
+        // A nested function is visited on its own.
+        fn visit_item_fn(&mut self, _: &'ast syn::ItemFn) {}
+    }
+    Collect {
+        bindings,
+        statements,
+    }
+    .visit_block(block);
+}
+
+fn strip_type(pat: &syn::Pat) -> &syn::Pat {
+    match pat {
+        syn::Pat::Type(t) => strip_type(&t.pat),
+        other => other,
+    }
+}
+
+fn path_text(expr: &Expr) -> String {
+    match expr {
+        Expr::Path(p) => p
+            .path
+            .segments
+            .iter()
+            .map(|s| s.ident.to_string())
+            .collect::<Vec<_>>()
+            .join("::"),
+        _ => String::new(),
+    }
+}
+
+/// The statement (of the innermost function) whose text contains the construction at
+/// `span`; falls back to the construction's own text.
+fn statement_of(functions: &[Function], needle: &str) -> String {
+    functions
+        .last()
+        .and_then(|f| {
+            f.statements
+                .iter()
+                .filter(|s| s.contains(needle))
+                .min_by_key(|s| s.len())
+                .cloned()
+        })
+        .unwrap_or_else(|| needle.to_string())
+}
+
+impl<'ast> Visit<'ast> for Visitor<'_> {
+    fn visit_item_fn(&mut self, item: &'ast syn::ItemFn) {
+        self.enter(item.sig.ident.to_string(), &item.block);
+        syn::visit::visit_item_fn(self, item);
+        self.functions.pop();
+    }
+
+    fn visit_impl_item_fn(&mut self, item: &'ast syn::ImplItemFn) {
+        self.enter(item.sig.ident.to_string(), &item.block);
+        syn::visit::visit_impl_item_fn(self, item);
+        self.functions.pop();
+    }
+
+    fn visit_trait_item_fn(&mut self, item: &'ast syn::TraitItemFn) {
+        if let Some(block) = &item.default {
+            self.enter(item.sig.ident.to_string(), block);
+            syn::visit::visit_trait_item_fn(self, item);
+            self.functions.pop();
+        }
+    }
+
+    fn visit_expr_call(&mut self, call: &'ast syn::ExprCall) {
+        let callee = path_text(&call.func);
+        let is_spawn = self
+            .rules
+            .rust
+            .spawn
+            .iter()
+            .any(|s| callee == *s || callee.ends_with(&format!("::{s}")));
+        if is_spawn
+            && let Some(first) = call.args.first()
+            && let Some(program) = self.program(first, 0)
+        {
+            let needle = call.to_token_stream().to_string();
+            let statement = statement_of(&self.functions, &needle);
+            self.report(call.func.span(), &program, &callee, &statement);
+        }
+        syn::visit::visit_expr_call(self, call);
+    }
+
+    fn visit_macro(&mut self, mac: &'ast syn::Macro) {
+        let name = mac
+            .path
+            .segments
+            .iter()
+            .map(|s| s.ident.to_string())
+            .collect::<Vec<_>>()
+            .join("::");
+        if self.rules.rust.macros.contains(&name)
+            && let Ok(args) = mac.parse_body_with(
+                syn::punctuated::Punctuated::<Expr, syn::Token![,]>::parse_terminated,
+            )
+            && let Some(first) = args.first()
+            && let Some(program) = self.program(first, 0)
+        {
+            let needle = mac.to_token_stream().to_string();
+            let statement = statement_of(&self.functions, &needle);
+            self.report(mac.path.span(), &program, &format!("{name}!"), &statement);
+        }
+        syn::visit::visit_macro(self, mac);
+    }
+}

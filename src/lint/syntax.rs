@@ -1,0 +1,104 @@
+//! What the language checkers share: the raw finding they report and tree-sitter helpers.
+
+use tree_sitter::{Node, Parser, Tree};
+
+/// A finding inside one file, before suppression and diff filtering.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Raw {
+    /// 1-based line and column (in characters) of the start; end line inclusive.
+    pub line: usize,
+    pub column: usize,
+    pub end_line: usize,
+    pub end_column: usize,
+    pub message: String,
+    pub help: String,
+}
+
+/// What a checker returns: findings, and a parse problem when the file is not (fully)
+/// valid in its language.
+#[derive(Debug, Default)]
+pub struct Checked {
+    pub findings: Vec<Raw>,
+    pub parse_error: Option<String>,
+}
+
+pub fn parse(language: tree_sitter::Language, src: &str) -> Option<Tree> {
+    let mut parser = Parser::new();
+    parser.set_language(&language).ok()?;
+    parser.parse(src, None)
+}
+
+/// The first syntax error of a tree, as "line L:C".
+pub fn first_error(tree: &Tree) -> Option<String> {
+    if !tree.root_node().has_error() {
+        return None;
+    }
+    let mut found = None;
+    walk(tree.root_node(), &mut |n| {
+        if found.is_none() && (n.is_error() || n.is_missing()) {
+            let p = n.start_position();
+            found = Some(format!(
+                "syntax error at line {}:{}",
+                p.row + 1,
+                p.column + 1
+            ));
+        }
+    });
+    Some(found.unwrap_or_else(|| "syntax error".into()))
+}
+
+pub fn text<'a>(node: Node, src: &'a str) -> &'a str {
+    src.get(node.byte_range()).unwrap_or("")
+}
+
+/// Every node under `node`, parents first.
+pub fn walk<'t>(node: Node<'t>, visit: &mut impl FnMut(Node<'t>)) {
+    let mut cursor = node.walk();
+    let mut stack = vec![node];
+    while let Some(n) = stack.pop() {
+        visit(n);
+        let children: Vec<Node> = n.children(&mut cursor).collect();
+        stack.extend(children.into_iter().rev());
+    }
+}
+
+/// A finding covering `node` (its first line is what gets underlined).
+pub fn raw_at(node: Node, src: &str, message: String, help: String) -> Raw {
+    let (line, column) = position(src, node.start_byte());
+    let (end_line, end_column) = position(src, node.end_byte());
+    Raw {
+        line,
+        column,
+        end_line,
+        end_column,
+        message,
+        help,
+    }
+}
+
+/// 1-based line and character column of a byte offset.
+pub fn position(src: &str, byte: usize) -> (usize, usize) {
+    let before = &src[..floor_char_boundary(src, byte)];
+    let line = before.matches('\n').count() + 1;
+    let start = before.rfind('\n').map_or(0, |i| i + 1);
+    (line, before[start..].chars().count() + 1)
+}
+
+fn floor_char_boundary(s: &str, mut i: usize) -> usize {
+    i = i.min(s.len());
+    while !s.is_char_boundary(i) {
+        i -= 1;
+    }
+    i
+}
+
+/// The program a shell command string starts: its first word (after `VAR=value`
+/// assignments and `exec`).
+pub fn first_words(command: &str) -> Vec<String> {
+    command
+        .split_whitespace()
+        .skip_while(|w| w.contains('=') && !w.starts_with('-'))
+        .map(|w| w.trim_matches(|c| c == '"' || c == '\'').to_string())
+        .take(2)
+        .collect()
+}
