@@ -243,9 +243,9 @@ fn remove_empty_parents(shared: &Path, file: &Path) {
 
 fn index_line(change: &ChangedPath) -> String {
     match change.new {
-        Some(id) => format!("{:o} {id}\t{}\n", change.new_mode, change.path),
+        Some(id) => format!("{:o} {id}\t{}\0", change.new_mode, change.path),
         None => format!(
-            "0 {}\t{}\n",
+            "0 {}\t{}\0",
             ObjectId::null(gix::hash::Kind::Sha1),
             change.path
         ),

@@ -275,7 +275,12 @@ impl From<DurationSetting> for String {
 /// git's ref-name rules for one branch (`git check-ref-format --branch`), checked
 /// here so a bad name is a configuration error at its line, not a git error later.
 pub fn is_valid_branch_name(name: &str) -> bool {
-    if name.is_empty() || name == "@" || name.starts_with('-') || name.ends_with('/') {
+    if name.is_empty()
+        || name == "@"
+        || name == "HEAD"
+        || name.starts_with('-')
+        || name.ends_with('/')
+    {
         return false;
     }
     if name.ends_with('.') || name.contains("..") || name.contains("@{") || name.contains("//") {

@@ -672,3 +672,40 @@ fn the_guard_log_keeps_the_git_command_but_not_its_ancestors_arguments() {
         assert!(p["args"].as_array().unwrap().len() <= 1, "{p}");
     }
 }
+
+#[test]
+fn an_explicit_work_tree_does_not_unguard_the_shared_checkout() {
+    let env = Env::new();
+    let repo = guarded(&env);
+    // reset --hard discards unstaged edits before any hook runs: start clean.
+    write(&repo.join("a.txt"), "one\n");
+    let before = env.snapshot(&repo);
+    let work_tree = [("GIT_WORK_TREE", repo.to_str().unwrap())];
+    for args in [
+        vec!["switch", "-q", "--detach"],
+        vec!["commit", "-qam", "sneak"],
+        vec!["reset", "-q", "--hard", "HEAD~1"],
+    ] {
+        let run = env.git_env(&repo, &args, &work_tree);
+        assert_ne!(run.code, 0, "{args:?} went through");
+    }
+    let run = env.git_run(&repo, &["--work-tree=.", "switch", "-q", "other"]);
+    assert_ne!(run.code, 0);
+    assert_eq!(env.snapshot(&repo), before);
+}
+
+#[test]
+fn put_back_handles_paths_with_quotes_and_newlines() {
+    let env = Env::new();
+    let repo = guarded(&env);
+    write(&repo.join("a.txt"), "one\n");
+    let scratch = repo.join("../.fleet-work/scratch");
+    write(&scratch.join("\"q\""), "q\n");
+    write(&scratch.join("new\nline"), "n\n");
+    env.git(&scratch, &["add", "-A"]);
+    env.git(&scratch, &["commit", "-q", "-m", "odd names"]);
+    env.git(&scratch, &["branch", "-f", "other", "HEAD"]);
+    let before = env.snapshot(&repo);
+    refused(&env, &repo, &["switch", "other"]);
+    assert_eq!(env.snapshot(&repo), before);
+}

@@ -218,3 +218,214 @@ fn a_nested_shared_checkout_is_watched_too() {
         "dirty nested\n"
     );
 }
+
+fn age_file(path: &Path) {
+    let status = std::process::Command::new("touch")
+        .args(["-d", "1 hour ago"])
+        .arg(path)
+        .status()
+        .unwrap();
+    assert!(status.success());
+}
+
+#[test]
+fn leftovers_of_killed_processes_do_not_stop_the_watchdog() {
+    let env = Env::new();
+    let repo = guarded(&env);
+    write(&repo.join("a.txt"), "precious\n");
+    // An index.lock nobody holds, and a temporary index of a killed watchdog.
+    let lock = repo.join(".git/index.lock");
+    write(&lock, "");
+    age_file(&lock);
+    let tmp = repo.join(".git/fleet/snapshot-index-1-1.lock");
+    write(&tmp, "");
+    age_file(&tmp);
+    let found = watchdog(&env, &repo, &[]);
+    assert!(found[0]["snapshot"].is_string(), "{found:?}");
+    assert!(!lock.exists() && !tmp.exists());
+    // A nested repository without commits does not stop the others being snapshotted.
+    std::fs::create_dir_all(repo.join("fresh")).unwrap();
+    env.git(&repo.join("fresh"), &["init", "-q"]);
+    write(&repo.join("fresh/f.txt"), "x\n");
+    write(&repo.join("a.txt"), "precious, edited again\n");
+    let found = watchdog(&env, &repo, &[]);
+    assert!(found[0]["snapshot"].is_string(), "{found:?}");
+}
+
+#[test]
+fn staged_and_unstaged_versions_of_a_file_are_both_kept() {
+    let env = Env::new();
+    let repo = guarded(&env);
+    write(&repo.join("a.txt"), "STAGED\n");
+    env.git(&repo, &["add", "a.txt"]);
+    write(&repo.join("a.txt"), "on disk\n");
+    watchdog(&env, &repo, &[]);
+    let id = snapshots(&env, &repo)[0]["id"]
+        .as_str()
+        .unwrap()
+        .to_string();
+    env.fleet(&repo, &["recover", &id, "--branch", "r"]).ok();
+    assert_eq!(env.git(&repo, &["show", "r:a.txt"]), "on disk");
+    assert_eq!(env.git(&repo, &["show", "r^2:a.txt"]), "STAGED");
+}
+
+#[test]
+fn the_newest_snapshot_outlives_its_keep_time() {
+    let env = Env::new();
+    let repo = guarded(&env);
+    write(
+        &repo.join("fleet.toml"),
+        "[guard]\nsnapshot_keep = \"1s\"\n",
+    );
+    write(&repo.join("a.txt"), "precious\n");
+    watchdog(&env, &repo, &[]);
+    std::thread::sleep(std::time::Duration::from_millis(2100));
+    watchdog(&env, &repo, &[]);
+    assert_eq!(snapshots(&env, &repo).len(), 1, "the only copy was pruned");
+}
+
+#[test]
+fn a_restore_never_overwrites_an_ignored_file_or_guts_an_orphan() {
+    let env = Env::new();
+    let repo = guarded(&env);
+    // main tracks keep.log although *.log is ignored; the drifted commit does not.
+    write(&repo.join("keep.log"), "v\n");
+    env.git(&repo, &["add", "-f", "keep.log"]);
+    env.git_env(&repo, &["commit", "-q", "-m", "tracked log"], &ALLOW);
+    env.git_env(&repo, &["switch", "-q", "--detach", "HEAD~1"], &ALLOW);
+    assert!(!repo.join("keep.log").exists());
+    write(&repo.join("keep.log"), "MY LOCAL DATA\n");
+    watchdog(&env, &repo, &["--restore", "--grace", "1s"]);
+    std::thread::sleep(std::time::Duration::from_millis(2100));
+    let found = watchdog(&env, &repo, &["--restore", "--grace", "1s"]);
+    assert_eq!(found[0]["verdict"], "stuck", "{found:?}");
+    assert_eq!(
+        std::fs::read_to_string(repo.join("keep.log")).unwrap(),
+        "MY LOCAL DATA\n"
+    );
+
+    let env = Env::new();
+    let repo = guarded(&env);
+    env.git_env(&repo, &["switch", "-q", "--orphan", "x"], &ALLOW);
+    write(&repo.join("new.txt"), "w\n");
+    watchdog(&env, &repo, &["--restore", "--grace", "1s"]);
+    std::thread::sleep(std::time::Duration::from_millis(2100));
+    let found = watchdog(&env, &repo, &["--restore", "--grace", "1s"]);
+    assert_eq!(found[0]["verdict"], "stuck", "{found:?}");
+    assert!(repo.join("new.txt").exists());
+    let rescue = found[0]["rescue_branch"].as_str().unwrap();
+    assert_eq!(env.git(&repo, &["show", &format!("{rescue}:new.txt")]), "w");
+}
+
+#[test]
+fn an_agent_named_rescue_does_not_block_rescues() {
+    let env = Env::new();
+    let repo = guarded(&env);
+    env.fleet(&repo, &["worktree", "new", "rescue"]).ok();
+    env.git_env(&repo, &["switch", "-q", "--detach", "HEAD~1"], &ALLOW);
+    write(&repo.join("a.txt"), "dirty\n");
+    watchdog(&env, &repo, &["--restore", "--grace", "1s"]);
+    std::thread::sleep(std::time::Duration::from_millis(2100));
+    let found = watchdog(&env, &repo, &["--restore", "--grace", "1s"]);
+    assert_eq!(found[0]["verdict"], "restored", "{found:?}");
+    let rescue = found[0]["rescue_branch"].as_str().unwrap();
+    assert_eq!(
+        env.git(&repo, &["show", &format!("{rescue}:a.txt")]),
+        "dirty"
+    );
+}
+
+#[test]
+fn bad_input_is_a_usage_error_not_a_crash() {
+    let env = Env::new();
+    let repo = guarded(&env);
+    env.fleet(&repo, &["recover", "..", "--branch", "x"])
+        .code(2);
+    env.fleet(&repo, &["recover", "1-abc", "--branch", "HEAD"])
+        .code(2);
+    env.git_env(&repo, &["switch", "-q", "--detach", "HEAD~1"], &ALLOW);
+    write(
+        &repo.join(".git/fleet/watchdog.toml"),
+        &format!("[drift]\n\"{}\" = -9223372036854775808\n", repo.display()),
+    );
+    let run = env.fleet(&repo, &["watchdog", "--once", "--restore", "--grace", "1h"]);
+    assert_eq!(run.code, 1, "{}", run.stderr);
+    assert_eq!(
+        env.git(&repo, &["rev-parse", "--abbrev-ref", "HEAD"]),
+        "HEAD"
+    );
+}
+
+#[test]
+fn killed_during_a_restore_a_rerun_converges_without_losing_a_byte() {
+    let mut killed_while_running = 0;
+    for delay_ms in [5u64, 15, 30, 50, 80, 120] {
+        let env = Env::new();
+        let repo = guarded(&env);
+        let scratch = repo.join("../.fleet-work/scratch");
+        for n in 0..300 {
+            write(&scratch.join(format!("many/f{n}.txt")), &format!("{n}\n"));
+        }
+        env.git(&scratch, &["add", "-A"]);
+        env.git(&scratch, &["commit", "-q", "-m", "many"]);
+        env.git(&scratch, &["branch", "-f", "other", "HEAD"]);
+        env.git_env(&repo, &["switch", "-q", "--detach", "other"], &ALLOW);
+        write(&repo.join("a.txt"), "precious edit\n");
+        watchdog(&env, &repo, &[]);
+        std::thread::sleep(std::time::Duration::from_millis(1100));
+        let mut child = std::process::Command::new(env!("CARGO_BIN_EXE_fleet"))
+            .current_dir(&repo)
+            .args(["watchdog", "--once", "--restore", "--grace", "1s"])
+            .env("HOME", env.path().join("home"))
+            .env("GIT_CONFIG_NOSYSTEM", "1")
+            .env("GIT_CONFIG_GLOBAL", env.path().join("home/.gitconfig"))
+            .stdin(std::process::Stdio::piped())
+            .stdout(std::process::Stdio::piped())
+            .stderr(std::process::Stdio::piped())
+            .spawn()
+            .unwrap();
+        std::thread::sleep(std::time::Duration::from_millis(delay_ms));
+        if child.try_wait().unwrap().is_none() {
+            killed_while_running += 1;
+        }
+        let _ = child.kill();
+        let _ = child.wait();
+        let lock = repo.join(".git/index.lock");
+        if lock.exists() {
+            age_file(&lock);
+        }
+        let mut last = Vec::new();
+        for _ in 0..3 {
+            last = watchdog(&env, &repo, &["--restore", "--grace", "1s"]);
+            if last[0]["verdict"] == "restored" || last[0]["verdict"] == "ok" {
+                break;
+            }
+        }
+        assert!(
+            last[0]["verdict"] == "restored" || last[0]["verdict"] == "ok",
+            "delay {delay_ms}: {last:?}"
+        );
+        assert_eq!(env.git(&repo, &["symbolic-ref", "HEAD"]), "refs/heads/main");
+        // The edit is in the checkout, or on a rescue branch.
+        let on_disk = std::fs::read_to_string(repo.join("a.txt")).unwrap();
+        let rescued = env
+            .git(
+                &repo,
+                &[
+                    "for-each-ref",
+                    "--format=%(refname)",
+                    "refs/heads/fleet/rescue",
+                ],
+            )
+            .lines()
+            .any(|r| {
+                env.git_run(&repo, &["show", &format!("{r}:a.txt")]).stdout == "precious edit\n"
+            });
+        assert!(
+            on_disk == "precious edit\n" || rescued,
+            "delay {delay_ms}: edit lost"
+        );
+        assert!(!repo.join(".git/index.lock").exists());
+    }
+    assert!(killed_while_running >= 1, "no kill hit a running watchdog");
+}

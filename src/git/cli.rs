@@ -180,12 +180,13 @@ pub fn status_paths(checkout: &Path, only: Option<&[String]>) -> Result<Vec<Stri
     Ok(paths)
 }
 
-/// Set index entries directly (`mode sha\tpath` lines; mode 0 removes the entry).
+/// Set index entries directly (`mode sha\tpath` records, each ended by a NUL so any
+/// path works; mode 0 removes the entry).
 ///
 /// Why git: gix 0.90 cannot edit and write the index of an existing worktree.
 pub fn update_index_info(checkout: &Path, lines: &str) -> Result<()> {
     let mut cmd = git(checkout);
-    cmd.args(["update-index", "--index-info"]);
+    cmd.args(["update-index", "-z", "--index-info"]);
     run_with_input(
         cmd,
         Input::Bytes(lines.as_bytes().to_vec()),
@@ -223,10 +224,22 @@ pub fn hooks_dir(worktree: &Path) -> Result<std::path::PathBuf> {
     Ok(std::path::PathBuf::from(out.stdout_str().trim()))
 }
 
-/// The tree of everything in a checkout as it is now: tracked files with their edits,
-/// staged changes, and untracked files, but not ignored ones. Built in a temporary
-/// copy of the index (`tmp_index`, removed afterwards), so the checkout's own index,
-/// files and stash are untouched.
+/// A checkout's state as trees: what is staged, and everything as it is now (tracked
+/// files with their edits, staged changes, untracked files; not ignored ones).
+pub struct WorkingState {
+    pub staged: crate::git::ObjectId,
+    pub working: crate::git::ObjectId,
+    /// Untracked files left out for their size.
+    pub skipped: Vec<String>,
+}
+
+/// Untracked files larger than this are left out of snapshots (each change would
+/// otherwise store the whole file again).
+pub const SNAPSHOT_MAX_FILE: u64 = 64 * 1024 * 1024;
+
+/// Build [`WorkingState`] in a temporary copy of the index (`tmp_index`, removed
+/// afterwards), so the checkout's own index, files and stash are untouched. `exclude`
+/// names folders to leave out (nested repositories, snapshotted on their own).
 ///
 /// Why git: gix 0.90 cannot add worktree files to an index with the user's filters
 /// and ignore rules applied, nor write a tree from an index.
@@ -234,52 +247,159 @@ pub fn working_tree_snapshot(
     checkout: &Path,
     index: &Path,
     tmp_index: &Path,
-) -> Result<crate::git::ObjectId> {
+    exclude: &[String],
+) -> Result<WorkingState> {
     if index.exists() {
         std::fs::copy(index, tmp_index)
             .map_err(|e| Error::env(format!("cannot copy {}: {e}", index.display())))?;
     }
     let result = (|| {
+        let write_tree = || {
+            let mut write = git(checkout);
+            write.env("GIT_INDEX_FILE", tmp_index).arg("write-tree");
+            let out = run(write, "write the snapshot tree")?;
+            crate::git::ObjectId::from_hex(out.stdout_str().trim().as_bytes())
+                .map_err(|e| Error::env(format!("git write-tree printed no tree id: {e}")))
+        };
+        let staged = write_tree()?;
+        // git refuses an exclude pathspec naming an ignored path; ignored ones are left
+        // out by `add -A` anyway.
+        let exclude = not_ignored(checkout, exclude)?;
+        let exclude = exclude.as_slice();
+        let skipped = large_untracked(checkout, exclude)?;
         let mut add = git(checkout);
         add.env("GIT_INDEX_FILE", tmp_index)
             .args(["add", "-A", "--ignore-errors", "--", "."]);
+        for path in exclude.iter().chain(&skipped) {
+            add.arg(format!(":(exclude,literal){path}"));
+        }
         run(add, "collect the checkout's changes")?;
-        let mut write = git(checkout);
-        write.env("GIT_INDEX_FILE", tmp_index).arg("write-tree");
-        let out = run(write, "write the snapshot tree")?;
-        crate::git::ObjectId::from_hex(out.stdout_str().trim().as_bytes())
-            .map_err(|e| Error::env(format!("git write-tree printed no tree id: {e}")))
+        Ok(WorkingState {
+            staged,
+            working: write_tree()?,
+            skipped,
+        })
     })();
     let _ = std::fs::remove_file(tmp_index);
+    let mut lock = tmp_index.as_os_str().to_os_string();
+    lock.push(".lock");
+    let _ = std::fs::remove_file(std::path::PathBuf::from(lock));
     result
 }
 
-/// `fleet doctor`'s probe: a real (empty) commit attempt in the shared checkout, with
-/// `--no-verify` so only the hooks that cannot be skipped decide. Returns what git
-/// printed; the caller checks the branch did not move (and undoes it if it did).
-///
-/// Why git: the point is to run git's own hooks exactly as a user's commit would.
-pub fn probe_commit(checkout: &Path) -> Result<String> {
+/// The paths of `paths` that the checkout's ignore rules do not ignore.
+fn not_ignored(checkout: &Path, paths: &[String]) -> Result<Vec<String>> {
+    if paths.is_empty() {
+        return Ok(Vec::new());
+    }
     let mut cmd = git(checkout);
-    cmd.args([
-        "-c",
-        "user.name=fleet doctor",
-        "-c",
-        "user.email=doctor@fleet.invalid",
-        "commit",
-        "--allow-empty",
-        "--no-verify",
-        "-q",
-        "-m",
-        "fleet doctor: guard probe (must be refused)",
-    ]);
+    cmd.args(["check-ignore", "-z", "--stdin"]);
+    let input: Vec<u8> = paths
+        .iter()
+        .flat_map(|p| p.bytes().chain(std::iter::once(0)))
+        .collect();
     let out = proc::run(
         &mut cmd,
-        Input::Closed,
+        Input::Bytes(input),
         Some(Duration::from_secs(60)),
         proc::DEFAULT_GRACE,
     )
+    .map_err(|e| Error::env(format!("cannot run git check-ignore: {e}")))?;
+    // Exit 1 only means "none of them is ignored".
+    let ignored: Vec<String> = out
+        .stdout
+        .split(|b| *b == 0)
+        .filter(|p| !p.is_empty())
+        .map(|p| String::from_utf8_lossy(p).into_owned())
+        .collect();
+    Ok(paths
+        .iter()
+        .filter(|p| !ignored.contains(p))
+        .cloned()
+        .collect())
+}
+
+/// Untracked, not ignored files over [`SNAPSHOT_MAX_FILE`].
+fn large_untracked(checkout: &Path, exclude: &[String]) -> Result<Vec<String>> {
+    let mut cmd = git(checkout);
+    cmd.args([
+        "ls-files",
+        "-z",
+        "--others",
+        "--exclude-standard",
+        "--",
+        ".",
+    ]);
+    for path in exclude {
+        cmd.arg(format!(":(exclude,literal){path}"));
+    }
+    let out = run(cmd, "list untracked files")?;
+    Ok(out
+        .stdout
+        .split(|b| *b == 0)
+        .filter(|p| !p.is_empty())
+        .map(|p| String::from_utf8_lossy(p).into_owned())
+        .filter(|p| {
+            std::fs::symlink_metadata(checkout.join(p))
+                .is_ok_and(|m| m.is_file() && m.len() > SNAPSHOT_MAX_FILE)
+        })
+        .collect())
+}
+
+/// `fleet doctor`'s probe: a real (empty) commit attempt in the shared checkout, with
+/// `--no-verify` so only the hooks that cannot be skipped decide. It runs the guard's
+/// own scripts (linked from `hooks` into `scratch`, so hooks chained to them, and
+/// `post-commit`, do not run) on a temporary index holding HEAD (so nothing staged goes
+/// in). Returns what git printed; the caller checks the branch did not move (and undoes
+/// it if it did).
+///
+/// Why git: the point is to run git's own hooks exactly as a user's commit would.
+pub fn probe_commit(checkout: &Path, hooks: &Path, scratch: &Path) -> Result<String> {
+    let probe_hooks = scratch.join("hooks");
+    std::fs::create_dir_all(&probe_hooks)
+        .map_err(|e| Error::env(format!("cannot create {}: {e}", probe_hooks.display())))?;
+    for hook in ["prepare-commit-msg", "reference-transaction"] {
+        if hooks.join(hook).exists() {
+            std::os::unix::fs::symlink(hooks.join(hook), probe_hooks.join(hook))
+                .map_err(|e| Error::env(format!("cannot link the {hook} hook: {e}")))?;
+        }
+    }
+    let index = scratch.join("index");
+    let mut read = git(checkout);
+    read.env("GIT_INDEX_FILE", &index)
+        .args(["read-tree", "HEAD"]);
+    run(read, "prepare the probe's index")?;
+    let mut cmd = git(checkout);
+    cmd.env("GIT_INDEX_FILE", &index)
+        .env_remove("FLEET_ALLOW_SHARED")
+        .arg("-c")
+        .arg(format!("core.hooksPath={}", probe_hooks.display()))
+        .args([
+            "-c",
+            "user.name=fleet doctor",
+            "-c",
+            "user.email=doctor@fleet.invalid",
+            "-c",
+            "commit.gpgSign=false",
+            "commit",
+            "--allow-empty",
+            "--no-verify",
+            "-q",
+            "-m",
+            "fleet doctor: guard probe (must be refused)",
+        ]);
+    let out = proc::run(
+        &mut cmd,
+        Input::Closed,
+        Some(Duration::from_secs(15)),
+        proc::DEFAULT_GRACE,
+    )
     .map_err(|e| Error::env(format!("cannot run git for the guard probe: {e}")))?;
+    if out.timed_out {
+        return Err(Error::env(
+            "the probe commit did not finish in 15 s: a hook in the shared checkout hangs",
+        ));
+    }
     Ok(format!("{}{}", out.stdout_str(), out.stderr_str())
         .trim()
         .to_string())
@@ -289,20 +409,21 @@ pub fn probe_commit(checkout: &Path) -> Result<String> {
 ///
 /// Why git: gix 0.90 does not apply the user's filter drivers.
 pub fn hash_files(checkout: &Path, paths: &[String]) -> Result<Vec<crate::git::ObjectId>> {
-    if paths.is_empty() {
-        return Ok(Vec::new());
+    let mut ids = Vec::with_capacity(paths.len());
+    // As arguments, not `--stdin-paths` (which unquotes and splits on newlines), in
+    // chunks that fit a command line.
+    for chunk in paths.chunks(500) {
+        let mut cmd = git(checkout);
+        cmd.args(["hash-object", "--"]).args(chunk);
+        let out = run(cmd, "hash files")?;
+        for line in out.stdout_str().lines() {
+            ids.push(
+                crate::git::ObjectId::from_hex(line.trim().as_bytes())
+                    .map_err(|e| Error::env(format!("git hash-object printed `{line}`: {e}")))?,
+            );
+        }
     }
-    let mut cmd = git(checkout);
-    cmd.args(["hash-object", "--stdin-paths"]);
-    let input: String = paths.iter().map(|p| format!("{p}\n")).collect();
-    let out = run_with_input(cmd, Input::Bytes(input.into_bytes()), "hash files")?;
-    out.stdout_str()
-        .lines()
-        .map(|l| {
-            crate::git::ObjectId::from_hex(l.trim().as_bytes())
-                .map_err(|e| Error::env(format!("git hash-object printed `{l}`: {e}")))
-        })
-        .collect()
+    Ok(ids)
 }
 
 /// Write `paths` from the index to the files, through the smudge filters.

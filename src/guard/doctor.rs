@@ -152,7 +152,15 @@ fn guard_fires(ctx: &Context) -> Check {
             "fleet watchdog --once --restore",
         );
     };
-    let probe = match git::cli::probe_commit(&ctx.shared) {
+    let scratch = ctx
+        .repo
+        .common_dir()
+        .join("fleet")
+        .join(format!("doctor-probe-{}", std::process::id()));
+    let probe = git::cli::hooks_dir(&ctx.shared)
+        .and_then(|hooks| git::cli::probe_commit(&ctx.shared, &hooks, &scratch));
+    let _ = std::fs::remove_dir_all(&scratch);
+    let probe = match probe {
         Ok(p) => p,
         Err(e) => return fail(format!("the probe could not run: {}", e.message), ""),
     };

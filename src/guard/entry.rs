@@ -38,7 +38,10 @@ impl Place {
         };
         let common = repo.common_dir();
         let guarded = common.join("fleet").join(GUARD_REFS).is_file();
-        let shared = !repo.is_linked_worktree() && !repo.is_bare() && !repo.is_submodule();
+        // Not `is_submodule()`: `GIT_WORK_TREE`/`--work-tree` make gix report a configured
+        // worktree, which would unguard the shared checkout. A submodule has no
+        // guard-refs of its own, so it is never guarded anyway.
+        let shared = !repo.is_linked_worktree();
         Ok(Place {
             repo,
             common,
@@ -82,11 +85,11 @@ pub fn run(name: &str, args: &[String]) -> Result<u8> {
             if args.first().map(String::as_str) != Some("prepared") {
                 return Ok(0);
             }
-            let mut input = String::new();
+            let mut input = Vec::new();
             std::io::stdin()
-                .read_to_string(&mut input)
+                .read_to_end(&mut input)
                 .map_err(|e| Error::env(format!("cannot read the ref updates: {e}")))?;
-            reference_transaction(&place, &input)
+            reference_transaction(&place, &String::from_utf8_lossy(&input))
         }
         "post-checkout" => post_checkout(&place, args),
         other => Err(

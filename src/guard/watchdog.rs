@@ -67,17 +67,32 @@ pub struct Finding {
 struct Watched {
     repo: Repo,
     checkout: PathBuf,
-    branch: String,
+    /// The branch it belongs on; `None` for a nested repository found detached with no
+    /// branch on record.
+    branch: Option<String>,
+    /// Nested repositories inside it (relative paths), snapshotted on their own.
+    nested: Vec<String>,
 }
 
 fn watched(ctx: &Context) -> Result<Vec<Watched>> {
+    let (nested, _) = crate::worktree::discover_nested(ctx, &ctx.worktree_root());
+    let inside = |base: &Path| -> Vec<String> {
+        nested
+            .iter()
+            .filter_map(|n| {
+                let abs = ctx.shared.join(&n.rel);
+                let rel = abs.strip_prefix(base).ok()?;
+                (!rel.as_os_str().is_empty()).then(|| rel.to_string_lossy().replace('\\', "/"))
+            })
+            .collect()
+    };
     let mut list = vec![Watched {
         repo: Repo::open(&ctx.shared)?,
         checkout: ctx.shared.clone(),
-        branch: ctx.target().to_string(),
+        branch: Some(ctx.target().to_string()),
+        nested: inside(&ctx.shared),
     }];
-    let (nested, _) = crate::worktree::discover_nested(ctx, &ctx.worktree_root());
-    for n in nested {
+    for n in &nested {
         let checkout = ctx.shared.join(&n.rel);
         let repo = Repo::open(&checkout)?;
         // The nested repository's own branch, as recorded when the guard was installed,
@@ -85,11 +100,10 @@ fn watched(ctx: &Context) -> Result<Vec<Watched>> {
         let recorded = crate::guard::hooks::read_guard_refs(&repo.common_dir())
             .into_iter()
             .find_map(|r| r.strip_prefix("refs/heads/").map(String::from));
-        let Some(branch) = recorded.or(repo.head_branch()?) else {
-            continue;
-        };
+        let branch = recorded.or(repo.head_branch()?);
         list.push(Watched {
             repo,
+            nested: inside(&checkout),
             checkout,
             branch,
         });
@@ -116,26 +130,57 @@ fn load_first_seen(repo: &Repo) -> FirstSeen {
 }
 
 fn save_first_seen(repo: &Repo, seen: &FirstSeen) -> Result<()> {
-    let path = first_seen_path(repo);
+    write_atomically(
+        &first_seen_path(repo),
+        &toml::to_string(seen).unwrap_or_default(),
+    )
+}
+
+fn write_atomically(path: &Path, text: &str) -> Result<()> {
     if let Some(dir) = path.parent() {
         std::fs::create_dir_all(dir)
             .map_err(|e| Error::env(format!("cannot create {}: {e}", dir.display())))?;
     }
-    let text = toml::to_string(seen).unwrap_or_default();
     let tmp = path.with_extension("tmp");
     std::fs::write(&tmp, text)
-        .and_then(|()| std::fs::rename(&tmp, &path))
+        .and_then(|()| std::fs::rename(&tmp, path))
         .map_err(|e| Error::env(format!("cannot write {}: {e}", path.display())))
 }
 
-/// One pass over every shared checkout.
+/// One pass over every shared checkout. A checkout that cannot be checked is reported
+/// as stuck; the others are still checked (and snapshotted).
 pub fn check(ctx: &Context, opts: Options) -> Result<Vec<Finding>> {
     let keep = ctx.config.guard.snapshot_keep.0;
     let prefix = ctx.config.lanes.prefix.as_str().to_string();
-    watched(ctx)?
+    Ok(watched(ctx)?
         .iter()
-        .map(|w| check_one(w, opts, keep, &prefix))
-        .collect()
+        .map(|w| {
+            check_one(w, opts, keep, &prefix).unwrap_or_else(|e| Finding {
+                checkout: w.checkout.clone(),
+                branch: w.branch.clone().unwrap_or_default(),
+                verdict: Verdict::Stuck,
+                head: String::new(),
+                snapshot: None,
+                rescue_branch: None,
+                drifted_for: None,
+                detail: format!("could not be checked: {}", e.message),
+            })
+        })
+        .collect())
+}
+
+/// What the checkout holds right now, as trees on top of HEAD.
+struct Working {
+    /// `None` on an unborn branch.
+    head: Option<ObjectId>,
+    head_tree: ObjectId,
+    state: git::cli::WorkingState,
+}
+
+impl Working {
+    fn dirty(&self) -> bool {
+        self.state.working != self.head_tree || self.state.staged != self.head_tree
+    }
 }
 
 fn check_one(
@@ -145,6 +190,7 @@ fn check_one(
     prefix: &str,
 ) -> Result<Finding> {
     let now = crate::lanes::now();
+    clear_leftovers(&w.repo);
     let head_branch = w.repo.head_branch()?;
     let head_id = w.repo.head_id()?;
     let head = head_branch
@@ -153,7 +199,7 @@ fn check_one(
         .unwrap_or_else(|| "(unborn)".into());
     let mut finding = Finding {
         checkout: w.checkout.clone(),
-        branch: w.branch.clone(),
+        branch: w.branch.clone().unwrap_or_default(),
         verdict: Verdict::Ok,
         head,
         snapshot: None,
@@ -164,51 +210,116 @@ fn check_one(
     let busy = operation_in_progress(&w.repo);
     // A snapshot reads the files through a temporary index: safe even mid-operation,
     // but an index lock means git is writing right now; try again next time.
-    let working = match (head_id, busy.as_deref()) {
-        (Some(head_id), b) if b != Some("index.lock") => {
-            Some((head_id, working_tree(&w.repo, &w.checkout)?))
-        }
-        _ => None,
+    let working = if busy.as_deref() == Some("index.lock") {
+        None
+    } else {
+        let head_tree = match head_id {
+            Some(h) => w.repo.tree_of(h)?,
+            None => w.repo.empty_tree(),
+        };
+        Some(Working {
+            head: head_id,
+            head_tree,
+            state: working_tree(&w.repo, &w.checkout, &w.nested)?,
+        })
     };
-    if let Some((head_id, tree)) = working
-        && tree != w.repo.tree_of(head_id)?
-    {
-        finding.snapshot = snapshot(&w.repo, head_id, tree, now)?;
+    if let Some(working) = &working {
+        if working.dirty() {
+            finding.snapshot = snapshot(&w.repo, working, now)?;
+        }
+        if !working.state.skipped.is_empty() {
+            finding.detail = format!(
+                "left out of the snapshot for their size: {}; ",
+                working.state.skipped.join(", ")
+            );
+        }
     }
     prune_snapshots(&w.repo, now, keep)?;
 
+    let Some(branch) = w.branch.clone() else {
+        finding.verdict = Verdict::Drifted;
+        finding.detail += "detached, and no branch is on record for it: put it on its branch \
+                           and run `fleet hooks install`";
+        return Ok(finding);
+    };
     let key = w.checkout.display().to_string();
     let mut seen = load_first_seen(&w.repo);
-    if head_branch.as_deref() == Some(w.branch.as_str()) {
+    if head_branch.as_deref() == Some(branch.as_str()) && !restore_interrupted(&w.repo) {
         if seen.drift.remove(&key).is_some() {
             save_first_seen(&w.repo, &seen)?;
         }
-        finding.detail = "on its branch".into();
+        finding.detail += "on its branch";
         return Ok(finding);
     }
-    let since = *seen.drift.entry(key).or_insert(now);
+    // A first-seen time in the future (clock skew) or absurdly far back (a damaged file)
+    // counts from now.
+    let oldest = now.saturating_sub(crate::config::MAX_DURATION.as_secs() as i64);
+    let since = *seen
+        .drift
+        .entry(key)
+        .and_modify(|t| {
+            if *t > now || *t < oldest {
+                *t = now;
+            }
+        })
+        .or_insert(now);
     save_first_seen(&w.repo, &seen)?;
-    let age = now - since;
+    let age = now.saturating_sub(since).max(0);
     finding.drifted_for = Some(age);
     finding.verdict = Verdict::Drifted;
     if let Some(what) = busy {
         finding.verdict = Verdict::Busy;
-        finding.detail = format!("{what} in progress: left alone");
+        finding.detail += &format!("{what} in progress: left alone");
         return Ok(finding);
     }
     if !opts.restore {
-        finding.detail = "off its branch; `fleet watchdog --restore` puts it back".into();
+        finding.detail += "off its branch; `fleet watchdog --restore` puts it back";
         return Ok(finding);
     }
     if age < opts.grace.as_secs() as i64 {
-        finding.detail = format!(
+        finding.detail += &format!(
             "off its branch for {age}s; restored after {}s",
             opts.grace.as_secs()
         );
         return Ok(finding);
     }
-    restore(w, working, prefix, now, &mut finding)?;
+    let Some(working) = working else {
+        return Ok(finding);
+    };
+    restore(w, &branch, &working, prefix, now, &mut finding)?;
     Ok(finding)
+}
+
+/// Leftovers of a watchdog or git killed mid-way: temporary snapshot indexes, and an
+/// `index.lock` no process holds (after a few seconds, so a git between closing and
+/// renaming its lock is never raced).
+fn clear_leftovers(repo: &Repo) {
+    let dir = repo.common_dir().join("fleet");
+    if let Ok(entries) = std::fs::read_dir(&dir) {
+        for entry in entries.flatten() {
+            if entry
+                .file_name()
+                .to_string_lossy()
+                .starts_with("snapshot-index-")
+            {
+                git::clear_stale_file(&entry.path(), std::time::Duration::from_secs(60));
+            }
+        }
+    }
+    git::clear_stale_file(
+        &repo.git_dir().join("index.lock"),
+        std::time::Duration::from_secs(5),
+    );
+}
+
+/// The restore journal: written before the files move, removed once HEAD is back. A
+/// journal still there means a restore was killed half way.
+fn journal_path(repo: &Repo) -> PathBuf {
+    repo.git_dir().join("fleet-watchdog-restore")
+}
+
+fn restore_interrupted(repo: &Repo) -> bool {
+    journal_path(repo).exists()
 }
 
 /// Put a drifted checkout back on its branch: save uncommitted changes on a rescue
@@ -216,88 +327,177 @@ fn check_one(
 /// and refuses rather than overwrite one, then point HEAD at the branch.
 fn restore(
     w: &Watched,
-    working: Option<(ObjectId, ObjectId)>,
+    branch: &str,
+    working: &Working,
     prefix: &str,
     now: i64,
     finding: &mut Finding,
 ) -> Result<()> {
-    let Some(target) = w.repo.branch_tip(&w.branch)? else {
+    let stuck = |finding: &mut Finding, why: String| {
         finding.verdict = Verdict::Stuck;
-        finding.detail = format!("its branch {} does not exist", w.branch);
+        let saved = finding
+            .rescue_branch
+            .as_deref()
+            .map(|b| format!("; its changes are saved on {b}"))
+            .unwrap_or_default();
+        finding.detail += &format!("{why}{saved}");
+    };
+    let Some(target) = w.repo.branch_tip(branch)? else {
+        stuck(finding, format!("its branch {branch} does not exist"));
         return Ok(());
     };
-    if let Some((head_id, tree)) = working
-        && tree != w.repo.tree_of(head_id)?
-    {
-        let name = rescue_branch_name(&w.repo, prefix, now)?;
-        let commit = w.repo.commit_tree(
-            &format!(
-                "fleet watchdog: uncommitted changes of {} (off {} at {})",
-                w.checkout.display(),
-                w.branch,
-                finding.head
-            ),
-            tree,
-            &[head_id],
-        )?;
-        w.repo
-            .create_branch(&name, commit, "fleet watchdog: rescue")?;
-        finding.rescue_branch = Some(name);
+    if working.dirty() {
+        finding.rescue_branch = Some(rescue(w, working, branch, prefix, now, &finding.head)?);
     }
-    if let Some((head_id, _)) = working
-        && head_id != target
+    let Some(head) = working.head else {
+        stuck(
+            finding,
+            "it is on an unborn branch: switch it back by hand (`git switch` with FLEET_ALLOW_SHARED=1)"
+                .into(),
+        );
+        return Ok(());
+    };
+    if let Some(other) = w
+        .repo
+        .worktrees()?
+        .into_iter()
+        .find(|wt| !wt.is_main && wt.branch.as_deref() == Some(branch))
     {
-        let no_hooks = crate::gate::no_hooks_dir(&w.repo)?;
-        if let Err(e) = git::cli::move_checkout(
-            &w.checkout,
-            &head_id.to_string(),
-            &target.to_string(),
-            &no_hooks,
-        ) {
-            finding.verdict = Verdict::Stuck;
-            finding.detail = format!(
-                "its files cannot move to {} without overwriting local changes ({}); they are \
-                 saved{}; move them by hand",
-                w.branch,
-                e.message,
-                finding
-                    .rescue_branch
-                    .as_deref()
-                    .map(|b| format!(" on {b}"))
-                    .unwrap_or_default()
-            );
-            return Ok(());
+        stuck(
+            finding,
+            format!(
+                "{branch} is checked out in {} as well",
+                other.path.display()
+            ),
+        );
+        return Ok(());
+    }
+    if head != target {
+        let journal = journal_path(&w.repo);
+        let interrupted = std::fs::read_to_string(&journal)
+            .ok()
+            .is_some_and(|t| t.trim() == format!("{head} {target}"));
+        if interrupted {
+            // A restore killed half way: finish it path by path, never overwriting.
+            let no_hooks = crate::gate::no_hooks_dir(&w.repo)?;
+            crate::checkout::repair(&w.repo, &w.checkout, head, target, &no_hooks)?;
+        } else {
+            let changed = w
+                .repo
+                .changed_paths(w.repo.tree_of(head)?, w.repo.tree_of(target)?)?;
+            let collisions = crate::checkout::collisions(&w.checkout, &changed)?;
+            if !collisions.is_empty() {
+                stuck(
+                    finding,
+                    format!(
+                        "moving it to {branch} would overwrite files of its own (some may be \
+                         ignored, which snapshots leave out): {}",
+                        collisions.join(", ")
+                    ),
+                );
+                return Ok(());
+            }
+            write_atomically(&journal, &format!("{head} {target}\n"))?;
+            let no_hooks = crate::gate::no_hooks_dir(&w.repo)?;
+            if let Err(e) = git::cli::move_checkout(
+                &w.checkout,
+                &head.to_string(),
+                &target.to_string(),
+                &no_hooks,
+            ) {
+                let _ = std::fs::remove_file(&journal);
+                stuck(
+                    finding,
+                    format!("its files cannot move to {branch}: {}", e.message),
+                );
+                return Ok(());
+            }
         }
     }
-    w.repo.attach_head(&w.branch)?;
+    w.repo.attach_head(branch)?;
+    let _ = std::fs::remove_file(journal_path(&w.repo));
     let mut seen = load_first_seen(&w.repo);
     seen.drift.remove(&w.checkout.display().to_string());
     save_first_seen(&w.repo, &seen)?;
     finding.verdict = Verdict::Restored;
-    finding.detail = match &finding.rescue_branch {
-        Some(b) => format!(
-            "back on {}; its uncommitted changes are saved on {b}",
-            w.branch
-        ),
-        None => format!("back on {}", w.branch),
+    finding.detail += &match &finding.rescue_branch {
+        Some(b) => format!("back on {branch}; its uncommitted changes are saved on {b}"),
+        None => format!("back on {branch}"),
     };
     Ok(())
 }
 
-fn rescue_branch_name(repo: &Repo, prefix: &str, now: i64) -> Result<String> {
+/// Save the uncommitted changes as a commit on a rescue branch (reusing one that holds
+/// exactly this state, so a checkout stuck for a day does not grow a branch a minute).
+fn rescue(
+    w: &Watched,
+    working: &Working,
+    branch: &str,
+    prefix: &str,
+    now: i64,
+    head_label: &str,
+) -> Result<String> {
+    let commit = state_commit(
+        &w.repo,
+        working,
+        &format!(
+            "fleet watchdog: uncommitted changes of {} (off {branch} at {head_label})",
+            w.checkout.display()
+        ),
+    )?;
+    let tree = w.repo.tree_of(commit)?;
+    for (name, id) in w.repo.refs_under(&format!("refs/heads/{prefix}rescue"))? {
+        if w.repo.tree_of(id)? == tree {
+            return Ok(name.trim_start_matches("refs/heads/").to_string());
+        }
+    }
     let stamp = humantime::format_rfc3339_seconds(
         std::time::UNIX_EPOCH + std::time::Duration::from_secs(now.max(0) as u64),
     )
     .to_string()
     .replace([':', '-'], "");
-    let base = format!("{prefix}rescue/{}", stamp.trim_end_matches('Z'));
-    let mut name = base.clone();
-    let mut n = 1;
-    while repo.branch_tip(&name)?.is_some() {
-        n += 1;
-        name = format!("{base}-{n}");
+    let stamp = stamp.trim_end_matches('Z');
+    // `<prefix>rescue/<time>`, unless an agent named `rescue` owns `<prefix>rescue`.
+    for base in [
+        format!("{prefix}rescue/{stamp}"),
+        format!("{prefix}rescue-{stamp}"),
+    ] {
+        for n in 1..100 {
+            let name = if n == 1 {
+                base.clone()
+            } else {
+                format!("{base}-{n}")
+            };
+            if w.repo.branch_tip(&name)?.is_some() {
+                continue;
+            }
+            if w.repo
+                .create_branch(&name, commit, "fleet watchdog: rescue")
+                .is_ok()
+            {
+                return Ok(name);
+            }
+            break;
+        }
     }
-    Ok(name)
+    Err(Error::env("no rescue branch name could be created")
+        .with_help("look for branches named <prefix>rescue in the way"))
+}
+
+/// A commit of the working state on top of HEAD; the staged state, when it is neither
+/// HEAD's nor the working one, is kept as a second parent.
+fn state_commit(repo: &Repo, working: &Working, message: &str) -> Result<ObjectId> {
+    let mut parents: Vec<ObjectId> = working.head.into_iter().collect();
+    let state = &working.state;
+    if state.staged != working.head_tree && state.staged != state.working {
+        let staged = repo.commit_tree(
+            &format!("{message}: the staged changes"),
+            state.staged,
+            &parents,
+        )?;
+        parents.push(staged);
+    }
+    repo.commit_tree(message, state.working, &parents)
 }
 
 /// What git is in the middle of in this checkout, if anything.
@@ -317,27 +517,43 @@ fn operation_in_progress(repo: &Repo) -> Option<String> {
     .map(|(_, what)| what.to_string())
 }
 
-fn working_tree(repo: &Repo, checkout: &Path) -> Result<ObjectId> {
+fn working_tree(repo: &Repo, checkout: &Path, nested: &[String]) -> Result<git::cli::WorkingState> {
     let dir = repo.common_dir().join("fleet");
     std::fs::create_dir_all(&dir)
         .map_err(|e| Error::env(format!("cannot create {}: {e}", dir.display())))?;
-    let tmp = dir.join(format!("snapshot-index-{}", std::process::id()));
-    git::cli::working_tree_snapshot(checkout, &repo.git_dir().join("index"), &tmp)
+    let unique = std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .map(|d| d.as_nanos())
+        .unwrap_or_default();
+    let tmp = dir.join(format!("snapshot-index-{}-{unique}", std::process::id()));
+    git::cli::working_tree_snapshot(checkout, &repo.git_dir().join("index"), &tmp, nested)
 }
 
-/// Write a snapshot commit of `tree` on top of `head`, unless the newest snapshot
-/// already holds exactly this tree. Returns the new ref.
-fn snapshot(repo: &Repo, head: ObjectId, tree: ObjectId, now: i64) -> Result<Option<String>> {
+/// Write a snapshot commit of the working state, unless the newest snapshot already
+/// holds exactly this state. Returns the new ref.
+fn snapshot(repo: &Repo, working: &Working, now: i64) -> Result<Option<String>> {
     let existing = repo.refs_under(SNAPSHOTS)?;
-    if let Some((_, newest)) = existing.iter().max_by_key(|(name, _)| snapshot_time(name))
-        && repo.tree_of(*newest)? == tree
-    {
-        return Ok(None);
+    if let Some((_, newest)) = existing.iter().max_by_key(|(name, _)| snapshot_time(name)) {
+        let info = repo.commit_info(*newest)?;
+        let staged_then = match info.parents.get(1) {
+            Some(p) => repo.tree_of(*p)?,
+            None => info.tree,
+        };
+        let staged_now = if working.state.staged == working.head_tree {
+            working.state.working
+        } else {
+            working.state.staged
+        };
+        if info.tree == working.state.working
+            && (staged_then == staged_now || staged_now == info.tree)
+        {
+            return Ok(None);
+        }
     }
-    let commit = repo.commit_tree(
-        &format!("fleet watchdog: snapshot of the shared checkout on top of {head}"),
-        tree,
-        &[head],
+    let commit = state_commit(
+        repo,
+        working,
+        "fleet watchdog: snapshot of the shared checkout",
     )?;
     let short = &commit.to_string()[..8];
     let name = format!("{SNAPSHOTS}{now}-{short}");
@@ -353,9 +569,14 @@ fn snapshot_time(name: &str) -> i64 {
         .unwrap_or(0)
 }
 
+/// Snapshots older than `keep` go, except the newest: it may be the only copy of a
+/// state that has not changed since.
 fn prune_snapshots(repo: &Repo, now: i64, keep: std::time::Duration) -> Result<()> {
-    for (name, id) in repo.refs_under(SNAPSHOTS)? {
-        if now - snapshot_time(&name) > keep.as_secs() as i64 {
+    let snapshots = repo.refs_under(SNAPSHOTS)?;
+    let newest = snapshots.iter().map(|(n, _)| snapshot_time(n)).max();
+    for (name, id) in snapshots {
+        let time = snapshot_time(&name);
+        if Some(time) != newest && now.saturating_sub(time) > keep.as_secs() as i64 {
             repo.cas_delete(&name, id)?;
         }
     }
@@ -412,6 +633,16 @@ pub fn list_snapshots(ctx: &Context) -> Result<Vec<Snapshot>> {
 
 /// Turn snapshot `id` into branch `branch`, in the repository that holds it.
 pub fn recover(ctx: &Context, id: &str, branch: &str) -> Result<(PathBuf, ObjectId)> {
+    if id.is_empty() || !id.chars().all(|c| c.is_ascii_alphanumeric() || c == '-') {
+        return Err(Error::usage(format!("`{id}` is not a snapshot id"))
+            .with_help("`fleet recover --list` shows the snapshots and their ids"));
+    }
+    if !crate::config::is_valid_branch_name(branch) || branch == "HEAD" {
+        return Err(
+            Error::usage(format!("`{branch}` is not a valid branch name"))
+                .with_help("pick a name git accepts, e.g. recovered/my-edits"),
+        );
+    }
     for w in watched(ctx)? {
         let name = format!("{SNAPSHOTS}{id}");
         if let Some(commit) = w.repo.ref_target(&name)? {
