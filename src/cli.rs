@@ -205,6 +205,30 @@ pub enum Command {
         #[arg(long)]
         json: bool,
     },
+    /// The CI merge-gate step: lint new code, protected paths, gate commands
+    #[command(
+        long_about = "The one step a CI merge-gate job runs on a candidate (a merge-queue group, a \
+                      merge request pipeline, a lane), in its checkout: the spawn lint over the lines \
+                      added since the base; protected paths and forbidden markers (refused unless \
+                      --allow-protected, e.g. when a reviewer approved); then the gate commands, each \
+                      in its own process group with the gate's timeout. Every rule comes from the \
+                      base's fleet.toml, never the candidate's. One summary; exit 1 when anything \
+                      fails. The default base is where HEAD left the [lanes] target branch.",
+        after_long_help = "Examples:\n  fleet gate --base origin/main\n  fleet gate --base \"$GITHUB_BASE_REF\" --junit gate.xml\n  fleet gate --base origin/main --allow-protected   # a reviewer approved the .ci change\n  fleet gate --json"
+    )]
+    Gate {
+        /// The commit the candidate is tested against (default: merge base with the target)
+        #[arg(long, value_name = "REV")]
+        base: Option<String>,
+        /// Approve changes to [gate] protected paths
+        #[arg(long)]
+        allow_protected: bool,
+        /// Also write the result as JUnit XML
+        #[arg(long, value_name = "FILE")]
+        junit: Option<PathBuf>,
+        #[command(flatten)]
+        out: Output,
+    },
     /// Register worker branches as lanes
     #[command(
         long_about = "Register branches as lanes, in this order. Refuses unknown branches, the target \

@@ -58,6 +58,20 @@ pub fn run(cli: Cli) -> Result<u8> {
         },
         Command::Hook { name, args } => crate::guard::entry::run(&name, &args),
         Command::Doctor { out } => doctor(&cwd, out.json),
+        Command::Gate {
+            base,
+            allow_protected,
+            junit,
+            out,
+        } => merge_gate(
+            &cwd,
+            &crate::merge_gate::Options {
+                base,
+                allow_protected,
+                junit,
+            },
+            out.json,
+        ),
         Command::Lint {
             paths,
             diff,
@@ -1054,10 +1068,69 @@ fn lint(
     Ok(u8::from(!report.findings.is_empty()))
 }
 
+fn merge_gate(cwd: &Path, opts: &crate::merge_gate::Options, json: bool) -> Result<u8> {
+    let summary = crate::merge_gate::run(cwd, opts, &mut |step| {
+        if !json {
+            ui::note(&format!("fleet gate: {step} ..."));
+        }
+    })?;
+    if json {
+        ui::json(&summary);
+        return Ok(u8::from(!summary.passed));
+    }
+    render_findings(&summary.findings);
+    for step in &summary.steps {
+        let word = if step.passed { "ok  " } else { "FAIL" };
+        ui::answer(&format!("{word} {:<28} {}", step.name, step.detail));
+        for problem in &step.problems {
+            ui::answer(&format!("       {problem}"));
+        }
+    }
+    if let Some(log) = &summary.log {
+        if !summary.passed {
+            ui::answer(&crate::gate::log_tail(log, 40));
+        }
+        ui::note(&format!("gate log: {}", log.display()));
+    }
+    if summary.passed {
+        ui::ok(&format!(
+            "the candidate {} passed the gate",
+            &summary.head[..12]
+        ));
+    } else {
+        ui::error(&Error::refused(format!(
+            "the candidate {} did not pass the gate",
+            &summary.head[..12]
+        )));
+    }
+    Ok(u8::from(!summary.passed))
+}
+
 fn render_lint(report: &crate::lint::Report) {
+    render_findings(&report.findings);
+    for e in &report.parse_errors {
+        ui::warn(&format!(
+            "{}: {} (linted what could be parsed)",
+            e.path, e.message
+        ));
+    }
+    let summary = format!(
+        "{} finding(s); {} file(s) considered, {} parsed",
+        report.findings.len(),
+        report.files_considered,
+        report.files_parsed
+    );
+    if report.findings.is_empty() {
+        ui::ok(&summary);
+    } else {
+        ui::note(&summary);
+    }
+}
+
+fn render_findings(findings: &[crate::lint::Finding]) {
     use annotate_snippets::{AnnotationKind, Group, Level, Renderer, Snippet};
     let renderer = Renderer::styled();
-    for f in &report.findings {
+    for f in findings {
         let line = f.source_line.as_str();
         let byte = |col: usize| {
             line.char_indices()
@@ -1084,22 +1157,5 @@ fn render_lint(report: &crate::lint::Report) {
             .element(snippet)
             .element(Level::HELP.message(f.help.as_str()));
         anstream::println!("{}\n", renderer.render(&[group]));
-    }
-    for e in &report.parse_errors {
-        ui::warn(&format!(
-            "{}: {} (linted what could be parsed)",
-            e.path, e.message
-        ));
-    }
-    let summary = format!(
-        "{} finding(s); {} file(s) considered, {} parsed",
-        report.findings.len(),
-        report.files_considered,
-        report.files_parsed
-    );
-    if report.findings.is_empty() {
-        ui::ok(&summary);
-    } else {
-        ui::note(&summary);
     }
 }

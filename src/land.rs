@@ -576,7 +576,7 @@ fn squash_message(repo: &Repo, base: ObjectId, tip: ObjectId, lane: &str) -> Res
 
 /// Protected paths and submodule changes (unless allowed), and forbidden markers in
 /// added lines.
-fn block_reasons(
+pub(crate) fn block_reasons(
     repo: &Repo,
     config: &Config,
     changed: &[ChangedPath],

@@ -16,6 +16,7 @@ pub mod guard;
 pub mod land;
 pub mod lanes;
 pub mod lint;
+pub mod merge_gate;
 pub mod nested;
 pub mod preflight;
 pub mod proc;

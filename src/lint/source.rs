@@ -128,23 +128,36 @@ fn changed_files(repo: &Repo, changes: Vec<ChangedPath>) -> Result<Vec<File>> {
         .iter()
         .map(|(_, id)| String::from_utf8_lossy(&repo.blob(*id).unwrap_or_default()).into_owned())
         .collect();
-    // Lines removed anywhere in the change: a line added elsewhere that was removed here
-    // only moved.
-    let mut removed_anywhere: HashSet<String> = HashSet::new();
+    // Lines removed anywhere in the change, counted: a line added elsewhere that was
+    // removed here only moved, and each removed line accounts for one added line.
+    let mut removed: HashMap<String, usize> = HashMap::new();
+    let mut used_as_source = HashSet::new();
     let mut files = Vec::new();
     for change in &changes {
         let Some(new) = change.new else { continue };
         let new_text = String::from_utf8_lossy(&repo.blob(new)?).into_owned();
         let old_text = match change.old {
             Some(old) => String::from_utf8_lossy(&repo.blob(old)?).into_owned(),
-            None => rename_source(&new_text, &deleted_text).unwrap_or_default(),
+            None => match rename_source(&new_text, &deleted_text, &used_as_source) {
+                Some(i) => {
+                    used_as_source.insert(i);
+                    deleted_text[i].clone()
+                }
+                None => String::new(),
+            },
         };
-        let (added, removed) = added_and_removed(&old_text, &new_text);
-        removed_anywhere.extend(removed);
+        let (added, gone) = added_and_removed(&old_text, &new_text);
+        for line in gone.into_iter().filter(|l| !l.is_empty()) {
+            *removed.entry(line).or_default() += 1;
+        }
         files.push((change.path.clone(), new, new_text, added));
     }
-    for text in &deleted_text {
-        removed_anywhere.extend(text.lines().map(|l| l.trim().to_string()));
+    for (i, text) in deleted_text.iter().enumerate() {
+        if !used_as_source.contains(&i) {
+            for line in text.lines().map(str::trim).filter(|l| !l.is_empty()) {
+                *removed.entry(line.to_string()).or_default() += 1;
+            }
+        }
     }
     let mut out = Vec::new();
     for (path, id, text, added) in files {
@@ -153,7 +166,13 @@ fn changed_files(repo: &Repo, changes: Vec<ChangedPath>) -> Result<Vec<File>> {
             .into_iter()
             .filter(|n| {
                 let line = lines.get(n - 1).map(|l| l.trim()).unwrap_or("");
-                line.is_empty() || !removed_anywhere.contains(line)
+                match removed.get_mut(line) {
+                    Some(count) if *count > 0 && !line.is_empty() => {
+                        *count -= 1;
+                        false
+                    }
+                    _ => true,
+                }
             })
             .collect();
         if !added.is_empty() {
@@ -168,8 +187,9 @@ fn changed_files(repo: &Repo, changes: Vec<ChangedPath>) -> Result<Vec<File>> {
 }
 
 /// The deleted file a new file was most likely renamed (or copied) from: the one sharing
-/// the most lines with it, if at least half of the new file's lines.
-fn rename_source(new_text: &str, deleted: &[String]) -> Option<String> {
+/// the most lines with it, if at least half of the new file's lines (each deleted file
+/// is the source of one new file at most).
+fn rename_source(new_text: &str, deleted: &[String], taken: &HashSet<usize>) -> Option<usize> {
     let new_lines: HashSet<&str> = new_text
         .lines()
         .map(str::trim)
@@ -180,18 +200,20 @@ fn rename_source(new_text: &str, deleted: &[String]) -> Option<String> {
     }
     deleted
         .iter()
-        .map(|old| {
+        .enumerate()
+        .filter(|(i, _)| !taken.contains(i))
+        .map(|(i, old)| {
             let shared = old
                 .lines()
                 .map(str::trim)
                 .filter(|l| new_lines.contains(l))
                 .collect::<HashSet<_>>()
                 .len();
-            (shared, old)
+            (shared, i)
         })
         .filter(|(shared, _)| shared * 2 >= new_lines.len())
         .max_by_key(|(shared, _)| *shared)
-        .map(|(_, old)| old.clone())
+        .map(|(_, i)| i)
 }
 
 /// Line numbers (1-based, in `new`) of inserted lines, and the trimmed text of removed ones.

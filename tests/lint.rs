@@ -1,0 +1,119 @@
+//! `fleet lint` on real repositories: which lines count as new under `--diff` and
+//! `--staged`, exit codes, and files that do not parse.
+
+mod common;
+
+use std::path::Path;
+
+use common::{Env, write};
+
+const BAD: &str = "import subprocess\n\ndef run(p):\n    subprocess.run([\"claude\", \"-p\", p])\n";
+
+fn lint_json(env: &Env, repo: &Path, args: &[&str]) -> (i32, serde_json::Value) {
+    let mut all = vec!["lint", "--json"];
+    all.extend_from_slice(args);
+    let run = env.fleet(repo, &all);
+    assert!(run.code == 0 || run.code == 1, "{}", run.stderr);
+    (run.code, serde_json::from_str(&run.stdout).unwrap())
+}
+
+fn lines(report: &serde_json::Value) -> Vec<String> {
+    report["findings"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|f| format!("{}:{}", f["path"].as_str().unwrap(), f["line"]))
+        .collect()
+}
+
+#[test]
+fn diff_reports_only_new_findings_not_renamed_or_moved_ones() {
+    let env = Env::new();
+    let repo = env.path().join("repo");
+    env.repo(&repo, "main", &[("old.py", BAD), ("keep.py", BAD)]);
+    let base = env.git(&repo, &["rev-parse", "HEAD"]);
+    // Renamed, with a line added elsewhere in it; the old finding moves with it.
+    env.git(&repo, &["mv", "old.py", "renamed.py"]);
+    write(&repo.join("renamed.py"), &format!("# header\n{BAD}"));
+    // Moved lines: the function goes below a new one.
+    write(
+        &repo.join("keep.py"),
+        "import subprocess\n\ndef other():\n    return 1\n\ndef run(p):\n    subprocess.run([\"claude\", \"-p\", p])\n",
+    );
+    // A new finding.
+    write(
+        &repo.join("new.py"),
+        "import subprocess\n\n\ndef ask(q):\n    subprocess.run([\"claude\", \"-p\", q])\n",
+    );
+    env.git(&repo, &["add", "-A"]);
+    env.git(&repo, &["commit", "-q", "-m", "change"]);
+    let (code, all) = lint_json(&env, &repo, &[]);
+    assert_eq!(code, 1);
+    assert_eq!(lines(&all).len(), 3, "{all:#}");
+    let (code, new) = lint_json(&env, &repo, &["--diff", &base]);
+    assert_eq!(code, 1);
+    assert_eq!(lines(&new), ["new.py:5"], "{new:#}");
+    // A range works from the objects alone, whatever the working tree holds.
+    write(&repo.join("new.py"), "# gone from the working tree\n");
+    let (_, range) = lint_json(&env, &repo, &["--diff", &format!("{base}..HEAD")]);
+    assert_eq!(lines(&range), ["new.py:5"]);
+    let (code, none) = lint_json(&env, &repo, &["--diff", "HEAD"]);
+    assert_eq!((code, lines(&none).len()), (0, 0));
+}
+
+#[test]
+fn staged_reports_only_staged_lines() {
+    let env = Env::new();
+    let repo = env.path().join("repo");
+    env.repo(&repo, "main", &[("old.py", BAD)]);
+    write(&repo.join("staged.py"), BAD);
+    env.git(&repo, &["add", "staged.py"]);
+    write(&repo.join("unstaged.py"), BAD);
+    let (code, staged) = lint_json(&env, &repo, &["--staged"]);
+    assert_eq!(code, 1);
+    assert_eq!(lines(&staged), ["staged.py:4"]);
+}
+
+#[test]
+fn exit_codes_paths_and_unparsable_files() {
+    let env = Env::new();
+    let repo = env.path().join("repo");
+    env.repo(
+        &repo,
+        "main",
+        &[
+            (
+                "clean.py",
+                "import subprocess\nsubprocess.run(['git', 'status'])\n",
+            ),
+            ("broken.rs", "fn main( { Command::new(\"claude\")\n"),
+            ("broken.py", "def f(:\n    subprocess.run(['claude'])\n"),
+        ],
+    );
+    let run = env.fleet(&repo, &["lint", "clean.py"]);
+    assert_eq!(run.code, 0, "{}{}", run.stdout, run.stderr);
+    let (_, all) = lint_json(&env, &repo, &[]);
+    let errors: Vec<&str> = all["parse_errors"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|e| e["path"].as_str().unwrap())
+        .collect();
+    assert_eq!(errors, ["broken.py", "broken.rs"]);
+    // An untracked file named on the command line is linted too.
+    write(&repo.join("scratch.py"), BAD);
+    let (code, one) = lint_json(&env, &repo, &["scratch.py"]);
+    assert_eq!((code, lines(&one)), (1, vec!["scratch.py:4".to_string()]));
+    // Usage errors: exit 2.
+    env.fleet(&repo, &["lint", "--diff", "no-such-rev"]).code(2);
+    env.fleet(&repo, &["lint", "missing.py"]).code(2);
+    env.fleet(&repo, &["lint", "--format", "xml"]).code(2);
+    // SARIF and text are produced for the same findings.
+    let sarif = env
+        .fleet(&repo, &["lint", "--format", "sarif", "scratch.py"])
+        .code(1);
+    let sarif: serde_json::Value = serde_json::from_str(&sarif.stdout).unwrap();
+    assert_eq!(sarif["runs"][0]["results"].as_array().unwrap().len(), 1);
+    let text = env.fleet(&repo, &["lint", "scratch.py"]).code(1);
+    assert!(text.stdout.contains("scratch.py:4:"), "{}", text.stdout);
+}
