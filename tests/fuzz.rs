@@ -70,6 +70,11 @@ fn the_lint_never_panics() {
         let strategy = prop_oneof![mutated(seed), "\\PC{0,200}", any::<String>()];
         runner
             .run(&strategy, |text| {
+                // FLEET_FUZZ_TRACE=FILE keeps the input being checked, for a crash that
+                // takes the process down (a signal, not a panic).
+                if let Ok(trace) = std::env::var("FLEET_FUZZ_TRACE") {
+                    let _ = std::fs::write(trace, format!("{language:?}\n{text}"));
+                }
                 let _ = lint::check_text("fuzz/file", &text, language, &rules);
                 Ok(())
             })
@@ -92,4 +97,31 @@ fn fleet_toml_loading_never_panics() {
             Ok(())
         })
         .unwrap();
+}
+
+/// Found by the property above: tree-sitter-bash's scanner called `isdigit()` on a wide
+/// character after `{` and crashed the process (SIGSEGV), so shell text reaches the
+/// grammar as ASCII.
+#[test]
+fn the_shell_grammar_crash_found_by_fuzzing_stays_fixed() {
+    let rules = Rules::load(&[], &[]).unwrap();
+    let input = "y\u{1f574}\u{1bc9f}<,.%O\u{10a57}\u{0988}\u{2da9}\u{023a}\u{0468}<Z\\\u{10d8e}%\u{0b47}\u{fffd}&\u{1258}\u{1fa35}=H*\u{1770}${\u{e01bf}\u{1d4bb}/{O,:$ko\u{1f574}n\u{0e0c})\u{0c5a}\\'\\\u{170d}\u{c9}{\u{0ac9}b\u{a5}\u{16e56}&\u{1035d}\u{023a}/\u{1f574}=\u{10eb0}\u{09e3}V\u{fd}\u{0468}u$x'\u{085e}=<\u{113be}\u{2d8a}\u{1f6f3}<&%{`\u{1103c}.\u{2b791}\u{14cb}\u{0c8f}\u{1f574}\u{fffd}-.\u{fffd}<=*V6PZ*\"\u{faad}\u{1d525}\u{1f574}\u{113c9}";
+    let _ = lint::check_text("crash.sh", input, Language::Shell, &rules);
+    let _ = lint::check_text(
+        "crash.sh",
+        &format!("# claude\n{input}"),
+        Language::Shell,
+        &rules,
+    );
+}
+
+/// Found by the property above: tree-sitter's error recovery on this TSX ran for minutes.
+/// A parse now gives up after its time budget and the file is reported as unparsable.
+#[test]
+fn the_tsx_input_that_parsed_forever_is_given_up_on() {
+    let rules = Rules::load(&[], &[]).unwrap();
+    let input = "{U?\u{1003c}4\u{1e2ab}]`.\u{1d457}.\u{09f4}Z\u{1f574}\u{113c5}4\u{fffd}\u{1f574}%\u{10587}\u{fffd}\u{a5}U4\u{1132a}=&,\u{0468}\u{16ac3}\u{1191a}\\\u{fe56}\u{101e3}&pkV\"\\<\u{f4}Y\u{0848}.`={GP\u{0468}\u{1b132}{`\u{0cdd}'\u{1f574}\u{1f801}\u{11337}$|*$\u{11372}\u{0468}&\u{10909}fx\u{a7d5}\u{113b0}\u{1d351}1=\u{fdcf}<{`'\u{1daa9}\u{07a0}P\u{c6}%%~\u{1bc9f}%\u{1e00b}:L\u{1ee5f}\u{0468}\u{0537}<\u{023a}\u{1293}\"B4H\u{10d81}\u{113d0}Y&/PZ$$:\u{0ead}B\u{1f033}\"\u{16f63}s\u{bf}D`\u{0b9e}\u{0f74}`l:9\u{09c2}\u{1f574}\u{0f43}%\u{106bb}`=\u{1aa1}X\u{a5}:";
+    let (findings, error) = lint::check_text("hang.tsx", input, Language::Tsx, &rules);
+    assert!(findings.is_empty());
+    assert!(error.is_some());
 }

@@ -108,7 +108,6 @@ fn show(text: &str) {
 }
 
 #[test]
-#[ignore = "lint gaps: see the false positives/negatives this test prints (reported with the corpus)"]
 fn lint_corpus_precision_and_recall() {
     let root = corpus_root();
     let mut files = Vec::new();

@@ -23,8 +23,8 @@ struct File<'t, 's> {
     rules: &'s Rules,
     /// Local name -> `child_process` (a module object) or `child_process.spawn`/`execa`.
     aliases: HashMap<String, String>,
-    /// `const NAME = value` anywhere in the file.
-    values: HashMap<String, Vec<Node<'t>>>,
+    /// `const NAME = value`, with the function it is declared in (`None`: module level).
+    values: HashMap<String, Vec<(Node<'t>, Option<usize>)>>,
     /// The module kills a process group somewhere (`process.kill(-x, ...)`).
     kills_group: bool,
 }
@@ -177,16 +177,30 @@ fn collect<'t>(root: Node<'t>, file: &mut File<'t, '_>) {
                     _ => {}
                 }
             } else if name.kind() == "identifier" {
+                // `const run = util.promisify(execFile)`: the same spawn, awaited.
+                if let Some(target) = promisified(file, value) {
+                    file.aliases.insert(text(name, src).into(), target);
+                }
                 file.values
                     .entry(text(name, src).into())
                     .or_default()
-                    .push(value);
+                    .push((value, scope_of(node)));
             }
         }
         "unary_expression" => {
-            // process.kill(-child.pid, ...): the minus makes it a group kill.
+            // process.kill(-child.pid, ...): the minus makes it a group kill (also inside
+            // `(...)`, `!` or `as`).
+            let mut args = node.parent();
+            while let Some(a) = args
+                && matches!(
+                    a.kind(),
+                    "non_null_expression" | "parenthesized_expression" | "as_expression"
+                )
+            {
+                args = a.parent();
+            }
             if text(node, src).starts_with('-')
-                && let Some(args) = node.parent()
+                && let Some(args) = args
                 && args.kind() == "arguments"
                 && let Some(call) = args.parent()
                 && let Some(callee) = call.child_by_field_name("function")
@@ -197,6 +211,49 @@ fn collect<'t>(root: Node<'t>, file: &mut File<'t, '_>) {
         }
         _ => {}
     });
+}
+
+/// The function-like node a declaration lives in, by id.
+fn scope_of(node: Node) -> Option<usize> {
+    let mut n = node.parent();
+    while let Some(p) = n {
+        if matches!(
+            p.kind(),
+            "function_declaration"
+                | "function_expression"
+                | "function"
+                | "arrow_function"
+                | "method_definition"
+                | "generator_function_declaration"
+        ) {
+            return Some(p.id());
+        }
+        n = p.parent();
+    }
+    None
+}
+
+/// The spawn `util.promisify(f)` wraps, when `f` is one.
+fn promisified(file: &File, value: Node) -> Option<String> {
+    if value.kind() != "call_expression" {
+        return None;
+    }
+    let callee = value.child_by_field_name("function")?;
+    if !text(callee, file.src).ends_with("promisify") {
+        return None;
+    }
+    let wrapped = first_argument(value.child_by_field_name("arguments")?)?;
+    let name = resolve(file, wrapped);
+    (name.starts_with("child_process.") || name.starts_with("execa.")).then_some(name)
+}
+
+/// The first argument, skipping comments.
+fn first_argument(args: Node) -> Option<Node> {
+    let mut cursor = args.walk();
+    let first = args
+        .named_children(&mut cursor)
+        .find(|n| n.kind() != "comment");
+    first
 }
 
 fn canonical(module: &str) -> String {
@@ -229,8 +286,7 @@ fn check_call(file: &File, call: Node) -> Option<syntax::Raw> {
         // execa`claude -p ${x}`
         template_words(file, args)
     } else {
-        let first = args.named_child(0)?;
-        program_words(file, first, 0)
+        program_words(file, first_argument(args)?, 0)
     };
     let program = words.first()?;
     if program == "fleet" && words.get(1).map(String::as_str) == Some("run") {
@@ -239,7 +295,11 @@ fn check_call(file: &File, call: Node) -> Option<syntax::Raw> {
     let agent = file.rules.agent(program)?.to_string();
     let detached = args.kind() == "arguments" && {
         let mut cursor = args.walk();
-        let options: Vec<Node> = args.named_children(&mut cursor).skip(1).collect();
+        let options: Vec<Node> = args
+            .named_children(&mut cursor)
+            .filter(|n| n.kind() != "comment")
+            .skip(1)
+            .collect();
         options.iter().any(|o| object_is_detached(file, *o, 0))
     };
     if matches!(kind, Kind::ChildProcess | Kind::Execa) && detached && file.kills_group {
@@ -310,11 +370,7 @@ fn program_words(file: &File, node: Node, depth: usize) -> Vec<String> {
             words
         }
         "identifier" => {
-            let values = file
-                .values
-                .get(text(node, src))
-                .cloned()
-                .unwrap_or_default();
+            let values = lookup(file, text(node, src), node);
             let mut first = Vec::new();
             for v in values.iter().rev() {
                 let words = program_words(file, *v, depth + 1);
@@ -342,10 +398,28 @@ fn program_words(file: &File, node: Node, depth: usize) -> Vec<String> {
                 .map(|v| program_words(file, v, depth + 1))
                 .unwrap_or_default()
         }
-        "binary_expression" => node
-            .child_by_field_name("left")
-            .map(|n| program_words(file, n, depth + 1))
-            .unwrap_or_default(),
+        "binary_expression" => {
+            let operator = node
+                .child_by_field_name("operator")
+                .map(|o| text(o, src))
+                .unwrap_or("");
+            let left = node
+                .child_by_field_name("left")
+                .map(|n| program_words(file, n, depth + 1))
+                .unwrap_or_default();
+            // `process.env.BIN || 'claude'`, `?? 'claude'`: either side may be it.
+            let left_is_agent = left.first().is_some_and(|p| file.rules.agent(p).is_some());
+            if matches!(operator, "||" | "??") && !left_is_agent {
+                let right = node
+                    .child_by_field_name("right")
+                    .map(|n| program_words(file, n, depth + 1))
+                    .unwrap_or_default();
+                if right.first().is_some_and(|p| file.rules.agent(p).is_some()) {
+                    return right;
+                }
+            }
+            left
+        }
         "parenthesized_expression" | "as_expression" | "non_null_expression" => node
             .named_child(0)
             .map(|n| program_words(file, n, depth + 1))
@@ -359,6 +433,31 @@ fn program_words(file: &File, node: Node, depth: usize) -> Vec<String> {
             Vec::new()
         }
     }
+}
+
+/// What `name` holds where `at` uses it: declarations in the enclosing functions
+/// (innermost first), else at module level; never another function's.
+fn lookup<'t>(file: &File<'t, '_>, name: &str, at: Node) -> Vec<Node<'t>> {
+    let Some(values) = file.values.get(name) else {
+        return Vec::new();
+    };
+    let mut n = Some(at);
+    while let Some(p) = n {
+        let here: Vec<Node> = values
+            .iter()
+            .filter(|(_, s)| *s == Some(p.id()))
+            .map(|(v, _)| *v)
+            .collect();
+        if !here.is_empty() {
+            return here;
+        }
+        n = p.parent();
+    }
+    values
+        .iter()
+        .filter(|(_, s)| s.is_none())
+        .map(|(v, _)| *v)
+        .collect()
 }
 
 fn template_words(file: &File, node: Node) -> Vec<String> {
@@ -403,10 +502,9 @@ fn object_is_detached(file: &File, node: Node, depth: usize) -> bool {
                 _ => false,
             })
         }
-        "identifier" => file
-            .values
-            .get(text(node, src))
-            .is_some_and(|vs| vs.iter().any(|v| object_is_detached(file, *v, depth + 1))),
+        "identifier" => lookup(file, text(node, src), node)
+            .iter()
+            .any(|v| object_is_detached(file, *v, depth + 1)),
         _ => false,
     }
 }

@@ -312,12 +312,45 @@ fn program_words(file: &File, node: Node, local: &Scope, depth: usize) -> Vec<St
             pick.map(|n| program_words(file, *n, local, depth + 1))
                 .unwrap_or_default()
         }
+        // `shutil.which("claude") or "/usr/local/bin/claude"`, `a if cond else b`: either
+        // side may be the program; one that names an agent wins.
+        "boolean_operator" | "conditional_expression" => {
+            let mut cursor = node.walk();
+            let sides: Vec<Node> = node
+                .named_children(&mut cursor)
+                .filter(|n| n.kind() != "comment")
+                .collect();
+            let candidates: Vec<Vec<String>> = if node.kind() == "conditional_expression" {
+                [sides.first(), sides.get(2)]
+                    .into_iter()
+                    .flatten()
+                    .map(|n| program_words(file, *n, local, depth + 1))
+                    .collect()
+            } else {
+                sides
+                    .iter()
+                    .map(|n| program_words(file, *n, local, depth + 1))
+                    .collect()
+            };
+            pick_agent(file, candidates)
+        }
         "parenthesized_expression" | "await" => node
             .named_child(0)
             .map(|n| program_words(file, n, local, depth + 1))
             .unwrap_or_default(),
         _ => Vec::new(),
     }
+}
+
+/// The candidate naming an agent, else the first.
+fn pick_agent(file: &File, candidates: Vec<Vec<String>>) -> Vec<String> {
+    let agent = candidates
+        .iter()
+        .position(|w| w.first().is_some_and(|p| file.rules.agent(p).is_some()));
+    candidates
+        .into_iter()
+        .nth(agent.unwrap_or(0))
+        .unwrap_or_default()
 }
 
 /// Words of a string literal; an f-string's leading `{NAME}` is followed.

@@ -60,6 +60,8 @@ pub struct Shell {
     pub cleanup: Vec<String>,
     pub cleanup_unless: std::collections::BTreeMap<String, Vec<String>>,
     pub transparent: Vec<String>,
+    pub value_options: std::collections::BTreeMap<String, Vec<String>>,
+    pub shells: Vec<String>,
 }
 
 impl Rules {

@@ -41,9 +41,16 @@ pub fn check(src: &str, path: &str, rules: &Rules) -> Checked {
             _ => {}
         }
     }
+    let mut aliases = HashMap::new();
+    for item in &file.items {
+        if let syn::Item::Use(u) = item {
+            collect_renames(&u.tree, &mut aliases);
+        }
+    }
     let mut visitor = Visitor {
         rules,
         consts,
+        aliases,
         module: module_path(path),
         functions: Vec::new(),
         findings: Vec::new(),
@@ -77,6 +84,8 @@ struct Function {
 struct Visitor<'r> {
     rules: &'r Rules,
     consts: HashMap<String, Expr>,
+    /// `use std::process::Command as Cmd`: `Cmd` -> `Command`.
+    aliases: HashMap<String, String>,
     module: String,
     functions: Vec<Function>,
     findings: Vec<Raw>,
@@ -119,7 +128,31 @@ impl Visitor<'_> {
             Expr::Reference(r) => self.program(&r.expr, depth + 1),
             Expr::Paren(p) => self.program(&p.expr, depth + 1),
             Expr::Try(t) => self.program(&t.expr, depth + 1),
-            Expr::MethodCall(m) => self.program(&m.receiver, depth + 1),
+            Expr::MethodCall(m) => {
+                // `env::var("BIN").unwrap_or_else(|_| "claude".into())`: the default may be
+                // the program; `.to_string()`, `.as_str()` and the like keep the receiver's.
+                if matches!(
+                    m.method.to_string().as_str(),
+                    "unwrap_or" | "unwrap_or_else" | "or" | "or_else" | "map_or"
+                ) {
+                    for arg in &m.args {
+                        let arg = match arg {
+                            Expr::Closure(c) => &*c.body,
+                            other => other,
+                        };
+                        if let Some(p) = self.program(arg, depth + 1)
+                            && self.rules.agent(&p).is_some()
+                        {
+                            return Some(p);
+                        }
+                    }
+                }
+                self.program(&m.receiver, depth + 1)
+            }
+            Expr::Block(b) => match b.block.stmts.last() {
+                Some(syn::Stmt::Expr(e, None)) => self.program(e, depth + 1),
+                _ => None,
+            },
             Expr::Path(p) => {
                 let name = p.path.segments.last()?.ident.to_string();
                 let bound = self
@@ -295,6 +328,34 @@ fn statement_of(functions: &[Function], needle: &str) -> String {
         .unwrap_or_else(|| needle.to_string())
 }
 
+impl Visitor<'_> {
+    /// A path with its first segment renamed back (`Cmd::new` -> `Command::new`).
+    fn unalias(&self, path: &str) -> String {
+        let (first, rest) = path.split_once("::").unwrap_or((path, ""));
+        match self.aliases.get(first) {
+            Some(real) if rest.is_empty() => real.clone(),
+            Some(real) => format!("{real}::{rest}"),
+            None => path.to_string(),
+        }
+    }
+}
+
+/// `use a::b::C as D;` (also inside groups) -> `D` maps to `C`.
+fn collect_renames(tree: &syn::UseTree, out: &mut HashMap<String, String>) {
+    match tree {
+        syn::UseTree::Path(p) => collect_renames(&p.tree, out),
+        syn::UseTree::Rename(r) => {
+            out.insert(r.rename.to_string(), r.ident.to_string());
+        }
+        syn::UseTree::Group(g) => {
+            for t in &g.items {
+                collect_renames(t, out);
+            }
+        }
+        _ => {}
+    }
+}
+
 impl<'ast> Visit<'ast> for Visitor<'_> {
     fn visit_item_fn(&mut self, item: &'ast syn::ItemFn) {
         self.enter(item.sig.ident.to_string(), &item.block);
@@ -317,7 +378,7 @@ impl<'ast> Visit<'ast> for Visitor<'_> {
     }
 
     fn visit_expr_call(&mut self, call: &'ast syn::ExprCall) {
-        let callee = path_text(&call.func);
+        let callee = self.unalias(&path_text(&call.func));
         let is_spawn = self
             .rules
             .rust

@@ -10,7 +10,23 @@ use tree_sitter::Node;
 use super::rules::Rules;
 use super::syntax::{self, Checked, raw_at, text};
 
-pub fn check(src: &str, rules: &Rules) -> Checked {
+/// The text the bash grammar is given: every non-ASCII byte replaced by `x`.
+///
+/// tree-sitter-bash 0.25's external scanner calls `isdigit()` on Unicode code points,
+/// which is undefined above 255 and crashed on fuzzed input (`{` followed by a wide
+/// character). Agent names and shell syntax are ASCII, and byte offsets are unchanged,
+/// so positions still point into the real text.
+fn ascii_only(src: &str) -> String {
+    let bytes: Vec<u8> = src
+        .bytes()
+        .map(|b| if b.is_ascii() { b } else { b'x' })
+        .collect();
+    String::from_utf8(bytes).unwrap_or_default()
+}
+
+pub fn check(original: &str, rules: &Rules) -> Checked {
+    let ascii = ascii_only(original);
+    let src = ascii.as_str();
     let Some(tree) = syntax::parse(tree_sitter_bash::LANGUAGE.into(), src) else {
         return Checked {
             findings: Vec::new(),
@@ -41,7 +57,7 @@ pub fn check(src: &str, rules: &Rules) -> Checked {
         if let Some(agent) = unguarded_agent(&words, rules, &variables) {
             findings.push(raw_at(
                 node.child_by_field_name("name").unwrap_or(node),
-                src,
+                original,
                 format!("`{agent}` is run without a process group of its own"),
                 format!(
                     "run it as `setsid {agent} ...` and kill the group, or `timeout DUR {agent} \
@@ -84,7 +100,8 @@ fn unquote(word: &str) -> String {
 }
 
 /// The agent this command runs with no group of its own, looking through wrappers that
-/// keep the group (`nohup`, `env`, `exec`, ...) and stopping at ones that make one.
+/// keep the group (`nohup`, `env`, `sudo -u x`, ...), into `bash -c '...'` scripts, and
+/// stopping at ones that make a group (`setsid`, `timeout`, `fleet run`).
 fn unguarded_agent(
     words: &[String],
     rules: &Rules,
@@ -93,33 +110,40 @@ fn unguarded_agent(
     let shell = &rules.shell;
     let mut i = 0;
     while i < words.len() {
-        let word = resolve(&words[i], variables);
-        let name = word.rsplit('/').next().unwrap_or(&word);
-        if name == "fleet" && words.get(i + 1).map(String::as_str) == Some("run") {
+        let word = resolve(&words[i], variables, rules);
+        let name = word.rsplit('/').next().unwrap_or(&word).to_string();
+        let next = words.get(i + 1).map(String::as_str);
+        if name == "fleet" && next == Some("run") {
             return None;
         }
-        if shell.cleanup.iter().any(|c| c == name) {
-            let unless = shell.cleanup_unless.get(name).cloned().unwrap_or_default();
+        // `command -v claude`, `command -V claude`: a look-up, not a run.
+        if name == "command" && matches!(next, Some("-v" | "-V")) {
+            return None;
+        }
+        if shell.shells.contains(&name) {
+            let script = words[i + 1..]
+                .iter()
+                .position(|w| w == "-c")
+                .and_then(|c| words.get(i + 2 + c));
+            return script.and_then(|s| agent_in_script(s, rules, variables));
+        }
+        if shell.cleanup.contains(&name) {
+            let unless = shell.cleanup_unless.get(&name).cloned().unwrap_or_default();
             if !words[i + 1..].iter().any(|w| unless.contains(w)) {
                 return None;
             }
-            i += 1;
-            // `timeout --foreground 30 claude`: skip its options and the duration.
-            while i < words.len()
-                && (words[i].starts_with('-')
-                    || words[i].chars().next().is_some_and(|c| c.is_ascii_digit()))
+            i = skip_options(words, i + 1, &name, rules);
+            // `timeout --foreground 30 claude`: the duration too.
+            if words
+                .get(i)
+                .is_some_and(|w| w.chars().next().is_some_and(|c| c.is_ascii_digit()))
             {
                 i += 1;
             }
             continue;
         }
-        if shell.transparent.iter().any(|t| t == name) {
-            i += 1;
-            while i < words.len()
-                && (words[i].starts_with('-') || (name == "env" && words[i].contains('=')))
-            {
-                i += 1;
-            }
+        if shell.transparent.contains(&name) {
+            i = skip_options(words, i + 1, &name, rules);
             continue;
         }
         return rules.agent(&word).map(String::from);
@@ -127,27 +151,101 @@ fn unguarded_agent(
     None
 }
 
-/// A `$VAR`/`${VAR}` word replaced by what the script assigns to it (an agent name,
-/// or the name inside `$(command -v NAME)`/`$(which NAME)`).
-fn resolve(word: &str, variables: &HashMap<String, Vec<String>>) -> String {
-    let name = word
+/// The index of the first word after `start` that is not an option of `wrapper` (nor
+/// an option's value, nor an `env` assignment).
+fn skip_options(words: &[String], mut i: usize, wrapper: &str, rules: &Rules) -> usize {
+    let takes_value = rules.shell.value_options.get(wrapper);
+    while i < words.len() {
+        let w = &words[i];
+        if w == "--" {
+            return i + 1;
+        }
+        if w.starts_with('-') {
+            i += if takes_value.is_some_and(|v| v.contains(w)) {
+                2
+            } else {
+                1
+            };
+        } else if wrapper == "env" && w.contains('=') {
+            i += 1;
+        } else {
+            break;
+        }
+    }
+    i
+}
+
+/// The first agent a `sh -c` script runs without a group of its own.
+fn agent_in_script(
+    script: &str,
+    rules: &Rules,
+    variables: &HashMap<String, Vec<String>>,
+) -> Option<String> {
+    let script = ascii_only(script);
+    let script = script.as_str();
+    let tree = syntax::parse(tree_sitter_bash::LANGUAGE.into(), script)?;
+    let mut found = None;
+    syntax::walk(tree.root_node(), &mut |node| {
+        if found.is_none() && node.kind() == "command" {
+            found = unguarded_agent(&command_words(node, script), rules, variables);
+        }
+    });
+    found
+}
+
+/// A `$VAR`/`${VAR}`/`${VAR:-default}` word replaced by what the script assigns to it
+/// (or its default): an agent name, or the name inside `$(command -v NAME)`.
+fn resolve(word: &str, variables: &HashMap<String, Vec<String>>, rules: &Rules) -> String {
+    resolve_depth(word, variables, rules, 0)
+}
+
+fn resolve_depth(
+    word: &str,
+    variables: &HashMap<String, Vec<String>>,
+    rules: &Rules,
+    depth: usize,
+) -> String {
+    if depth > 4 || !word.starts_with('$') {
+        return word.to_string();
+    }
+    if word.starts_with("$(") {
+        return substitution_program(word).unwrap_or_else(|| word.to_string());
+    }
+    let inner = word
         .trim_start_matches('$')
         .trim_start_matches('{')
         .trim_end_matches('}');
-    if !word.starts_with('$') || word.starts_with("$(") {
-        return substitution_program(word).unwrap_or_else(|| word.to_string());
-    }
-    let Some(values) = variables.get(name) else {
-        return word.to_string();
+    let (name, default) = match inner.split_once(":-").or_else(|| inner.split_once(":=")) {
+        Some((n, d)) => (n, Some(unquote(d))),
+        None => match inner.split_once('-') {
+            Some((n, d)) if word.starts_with("${") => (n, Some(unquote(d))),
+            _ => (inner, None),
+        },
     };
-    for value in values.iter().rev() {
-        let value = unquote(value);
-        let program = substitution_program(&value).unwrap_or(value);
-        if !program.starts_with('$') {
-            return program;
-        }
-    }
-    word.to_string()
+    let mut candidates: Vec<String> = variables.get(name).cloned().unwrap_or_default();
+    candidates.reverse();
+    candidates.extend(default);
+    let programs: Vec<String> = candidates
+        .iter()
+        .map(|value| {
+            let value = unquote(value);
+            match substitution_program(&value) {
+                Some(p) => p,
+                None if value.starts_with('$') && value != word => {
+                    resolve_depth(&value, variables, rules, depth + 1)
+                }
+                None => value,
+            }
+        })
+        .filter(|p| !p.starts_with('$'))
+        .collect();
+    // Any assignment or default that names an agent counts (recall over precision).
+    programs
+        .iter()
+        .find(|p| rules.agent(p).is_some())
+        .or(programs.first())
+        .cloned()
+        .unwrap_or_else(|| word.to_string())
 }
 
 /// `$(command -v claude)`, `$(which claude)` -> `claude`.
