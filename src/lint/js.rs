@@ -248,6 +248,8 @@ fn promisified(file: &File, value: Node) -> Option<String> {
 }
 
 /// The first argument, skipping comments.
+// The binding is needed: the iterator borrows the cursor until the statement ends.
+#[allow(clippy::let_and_return)]
 fn first_argument(args: Node) -> Option<Node> {
     let mut cursor = args.walk();
     let first = args
