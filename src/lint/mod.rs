@@ -195,23 +195,76 @@ fn bare_suppressions(path: &str, language: Language, lines: &[&str], rule: &str)
         .collect()
 }
 
-/// The literal prefilter: only files that name an agent (or hold a suppression marker)
-/// can hold a finding, so only those are parsed.
+/// The literal prefilter: only files that name an agent as a word (or hold a
+/// suppression marker) can hold a finding, so only those are parsed. A program name
+/// always appears in the file as a word: a string literal (`"claude"`, a path ending in
+/// `/claude`, a shell string `"cd x && claude -p"`) or, in shell, a command word.
+/// Names of three letters or fewer (`q`, `cn`, `amp`) are words in ordinary code too,
+/// so outside shell they must start a string or follow a `/`.
 pub struct Prefilter {
     matcher: aho_corasick::AhoCorasick,
+    /// Pattern lengths by index; the marker is the last pattern.
+    lengths: Vec<usize>,
+    /// Per language, the words a file must also hold to reach a spawn API at all.
+    apis: Vec<(Language, aho_corasick::AhoCorasick)>,
 }
 
 impl Prefilter {
     pub fn new(rules: &Rules) -> Prefilter {
         let mut patterns: Vec<String> = rules.agents.clone();
         patterns.push(SUPPRESS.to_string());
-        let matcher =
-            aho_corasick::AhoCorasick::new(&patterns).expect("literal patterns always build");
-        Prefilter { matcher }
+        let lengths = patterns.iter().map(String::len).collect();
+        // A DFA: the patterns are few and short, and every byte of every candidate file
+        // goes through it.
+        let build = |p: &[String]| {
+            aho_corasick::AhoCorasick::builder()
+                .kind(Some(aho_corasick::AhoCorasickKind::DFA))
+                .build(p)
+                .expect("literal patterns always build")
+        };
+        let apis = [
+            (Language::Python, &rules.python.prefilter),
+            (Language::Rust, &rules.rust.prefilter),
+            (Language::JavaScript, &rules.javascript.prefilter),
+            (Language::TypeScript, &rules.javascript.prefilter),
+            (Language::Tsx, &rules.javascript.prefilter),
+        ]
+        .into_iter()
+        .map(|(l, p)| (l, build(p)))
+        .collect();
+        Prefilter {
+            matcher: build(&patterns),
+            lengths,
+            apis,
+        }
     }
 
-    pub fn may_match(&self, content: &[u8]) -> bool {
-        self.matcher.is_match(content)
+    /// Could the file reach a spawn API? (Shell runs commands directly: always.)
+    fn names_an_api(&self, content: &[u8], language: Language) -> bool {
+        self.apis
+            .iter()
+            .find(|(l, _)| *l == language)
+            .is_none_or(|(_, m)| m.is_match(content))
+    }
+
+    pub fn may_match(&self, content: &[u8], language: Language) -> bool {
+        let word = |b: u8| b.is_ascii_alphanumeric() || matches!(b, b'_' | b'-' | b'.' | b'$');
+        let mut names_api = None;
+        self.matcher.find_overlapping_iter(content).any(|m| {
+            let index = m.pattern().as_usize();
+            if index + 1 == self.lengths.len() {
+                return true;
+            }
+            if !*names_api.get_or_insert_with(|| self.names_an_api(content, language)) {
+                return false;
+            }
+            let before = m.start().checked_sub(1).map(|i| content[i]);
+            let after = content.get(m.end()).copied();
+            let bounded =
+                before.is_none_or(|b| !word(b)) && after.is_none_or(|b| !word(b) || b == b'.');
+            let short = self.lengths[index] <= 3 && language != Language::Shell;
+            bounded && (!short || before.is_some_and(|b| matches!(b, b'"' | b'\'' | b'`' | b'/')))
+        })
     }
 }
 
@@ -270,13 +323,18 @@ fn lint_file(
     rules: &Rules,
     prefilter: &Prefilter,
 ) -> (usize, Vec<Finding>, Option<ParseError>) {
+    // A file whose extension names no language we read is not read at all (a code base
+    // is mostly documents, data and languages without a checker).
+    if language_of(&file.path, b"#!/bin/sh").is_none() {
+        return (0, Vec::new(), None);
+    }
     let Ok(content) = file.read(repo) else {
         return (0, Vec::new(), None);
     };
     let Some(language) = language_of(&file.path, &content) else {
         return (0, Vec::new(), None);
     };
-    if !prefilter.may_match(&content) {
+    if !prefilter.may_match(&content, language) {
         return (0, Vec::new(), None);
     }
     let text = String::from_utf8_lossy(&content);

@@ -22,6 +22,7 @@ pub struct Rules {
 #[derive(Clone, Debug, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct Python {
+    pub prefilter: Vec<String>,
     pub spawn: Vec<String>,
     pub shell_string: Vec<String>,
     pub no_group_option: Vec<String>,
@@ -39,6 +40,7 @@ pub struct Keyword {
 #[derive(Clone, Debug, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct Rust {
+    pub prefilter: Vec<String>,
     pub spawn: Vec<String>,
     pub macros: Vec<String>,
     pub cleanup: Vec<String>,
@@ -48,6 +50,7 @@ pub struct Rust {
 #[derive(Clone, Debug, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct JavaScript {
+    pub prefilter: Vec<String>,
     pub child_process: Vec<String>,
     pub modules: Vec<String>,
     pub execa: Vec<String>,
