@@ -437,6 +437,10 @@ fn dict_has_cleanup(file: &File, dict: Node) -> bool {
 }
 
 fn is_cleanup(file: &File, keyword: &str, value: &str) -> bool {
+    // `process_group=None` is the default: no group.
+    if value.trim() == "None" {
+        return false;
+    }
     file.rules
         .python
         .cleanup
