@@ -117,3 +117,38 @@ fn exit_codes_paths_and_unparsable_files() {
     let text = env.fleet(&repo, &["lint", "scratch.py"]).code(1);
     assert!(text.stdout.contains("scratch.py:4:"), "{}", text.stdout);
 }
+
+#[test]
+fn spawns_inside_approved_helpers_are_trusted() {
+    let env = Env::new();
+    let repo = env.path().join("repo");
+    env.repo(
+        &repo,
+        "main",
+        &[
+            (
+                "fleet.toml",
+                "[lint]\nhelpers = [\"tools.procs.spawn_group\", \"web.run.spawnGroup\", \"agents::launch\"]\n",
+            ),
+            (
+                "tools/procs.py",
+                "import subprocess\n\ndef spawn_group(args):\n    return subprocess.Popen([\"claude\", *args])\n\ndef elsewhere():\n    subprocess.run([\"claude\"])\n",
+            ),
+            (
+                "web/run.js",
+                "const cp = require('child_process');\nfunction spawnGroup(args) {\n  return cp.spawn('claude', args);\n}\nconst other = () => cp.spawn('claude', []);\n",
+            ),
+            (
+                "src/agents.rs",
+                "use std::process::Command;\npub fn launch() { Command::new(\"claude\").spawn().unwrap(); }\npub fn other() { Command::new(\"claude\").spawn().unwrap(); }\n",
+            ),
+        ],
+    );
+    let (code, all) = lint_json(&env, &repo, &[]);
+    assert_eq!(code, 1);
+    assert_eq!(
+        lines(&all),
+        ["src/agents.rs:3", "tools/procs.py:7", "web/run.js:5"],
+        "{all:#}"
+    );
+}

@@ -21,6 +21,8 @@ pub enum Dialect {
 struct File<'t, 's> {
     src: &'s str,
     rules: &'s Rules,
+    /// The module's dotted path (`src/agents/run.ts` -> `src.agents.run`), for helpers.
+    module: String,
     /// Local name -> `child_process` (a module object) or `child_process.spawn`/`execa`.
     aliases: HashMap<String, String>,
     /// `const NAME = value`, with the function it is declared in (`None`: module level).
@@ -29,7 +31,7 @@ struct File<'t, 's> {
     kills_group: bool,
 }
 
-pub fn check(src: &str, rules: &Rules, dialect: Dialect) -> Checked {
+pub fn check(src: &str, path: &str, rules: &Rules, dialect: Dialect) -> Checked {
     let language = match dialect {
         Dialect::JavaScript => tree_sitter_javascript::LANGUAGE.into(),
         Dialect::TypeScript => tree_sitter_typescript::LANGUAGE_TYPESCRIPT.into(),
@@ -45,6 +47,7 @@ pub fn check(src: &str, rules: &Rules, dialect: Dialect) -> Checked {
     let mut file = File {
         src,
         rules,
+        module: module_path(path),
         aliases: HashMap::new(),
         values: HashMap::new(),
         kills_group: false,
@@ -258,6 +261,40 @@ fn first_argument(args: Node) -> Option<Node> {
     first
 }
 
+fn module_path(path: &str) -> String {
+    let stem = path
+        .rsplit_once('.')
+        .map_or(path, |(stem, _)| stem)
+        .trim_end_matches("/index");
+    stem.replace('/', ".")
+}
+
+/// Is the call inside an approved helper (a function, method or `const f = () => ...`
+/// whose qualified name `<module>.<name>` the rules approve)?
+fn in_helper(file: &File, call: Node) -> bool {
+    let mut n = call.parent();
+    while let Some(p) = n {
+        let name = match p.kind() {
+            "function_declaration" | "method_definition" | "generator_function_declaration" => {
+                p.child_by_field_name("name").map(|x| text(x, file.src))
+            }
+            "arrow_function" | "function_expression" | "function" => p
+                .parent()
+                .filter(|d| d.kind() == "variable_declarator")
+                .and_then(|d| d.child_by_field_name("name"))
+                .map(|x| text(x, file.src)),
+            _ => None,
+        };
+        if let Some(name) = name
+            && file.rules.is_helper(&format!("{}.{name}", file.module))
+        {
+            return true;
+        }
+        n = p.parent();
+    }
+    false
+}
+
 fn canonical(module: &str) -> String {
     module.trim_start_matches("node:").to_string()
 }
@@ -295,6 +332,9 @@ fn check_call(file: &File, call: Node) -> Option<syntax::Raw> {
         return None;
     }
     let agent = file.rules.agent(program)?.to_string();
+    if in_helper(file, call) {
+        return None;
+    }
     let detached = args.kind() == "arguments" && {
         let mut cursor = args.walk();
         let options: Vec<Node> = args

@@ -114,9 +114,9 @@ pub fn check_text(
         Language::Python => python::check(text, path, rules),
         Language::Shell => shell::check(text, rules),
         Language::Rust => rust::check(text, path, rules),
-        Language::JavaScript => js::check(text, rules, js::Dialect::JavaScript),
-        Language::TypeScript => js::check(text, rules, js::Dialect::TypeScript),
-        Language::Tsx => js::check(text, rules, js::Dialect::Tsx),
+        Language::JavaScript => js::check(text, path, rules, js::Dialect::JavaScript),
+        Language::TypeScript => js::check(text, path, rules, js::Dialect::TypeScript),
+        Language::Tsx => js::check(text, path, rules, js::Dialect::Tsx),
     };
     let lines: Vec<&str> = text.lines().collect();
     let line_text = |n: usize| {
