@@ -378,16 +378,7 @@ enum Kind {
 
 /// `cp.spawn` -> `child_process.spawn`; `spawn` -> `child_process.spawn`; `Bun.spawn`.
 fn resolve(file: &File, callee: Node) -> String {
-    let name: String = text(callee, file.src)
-        .chars()
-        .filter(|c| !c.is_whitespace())
-        .collect();
-    let (first, rest) = name.split_once('.').unwrap_or((name.as_str(), ""));
-    match file.aliases.get(first) {
-        Some(real) if rest.is_empty() => real.clone(),
-        Some(real) => format!("{real}.{rest}"),
-        None => name,
-    }
+    syntax::resolve_dotted(text(callee, file.src), &file.aliases)
 }
 
 fn program_words(file: &File, node: Node, depth: usize) -> Vec<String> {
@@ -412,18 +403,13 @@ fn program_words(file: &File, node: Node, depth: usize) -> Vec<String> {
             words
         }
         "identifier" => {
-            let values = lookup(file, text(node, src), node);
-            let mut first = Vec::new();
-            for v in values.iter().rev() {
-                let words = program_words(file, *v, depth + 1);
-                if words.first().is_some_and(|w| file.rules.agent(w).is_some()) {
-                    return words;
-                }
-                if first.is_empty() {
-                    first = words;
-                }
-            }
-            first
+            // Any declaration that makes it an agent counts, the latest first.
+            let words = lookup(file, text(node, src), node)
+                .iter()
+                .rev()
+                .map(|v| program_words(file, *v, depth + 1))
+                .collect();
+            syntax::pick_agent(words, file.rules)
         }
         "object" => {
             // Bun.spawn({ cmd: [...] }), Deno.run({ cmd: [...] })

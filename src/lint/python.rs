@@ -134,16 +134,7 @@ fn collect_assignments<'t>(scope_node: Node<'t>, src: &str, scope: &mut Scope<'t
 
 /// A callee's dotted name with the first part resolved through the imports.
 fn resolve_callee(file: &File, callee: Node) -> String {
-    let name: String = text(callee, file.src)
-        .chars()
-        .filter(|c| !c.is_whitespace())
-        .collect();
-    let (first, rest) = name.split_once('.').unwrap_or((name.as_str(), ""));
-    match file.aliases.get(first) {
-        Some(real) if rest.is_empty() => real.clone(),
-        Some(real) => format!("{real}.{rest}"),
-        None => name,
-    }
+    syntax::resolve_dotted(text(callee, file.src), &file.aliases)
 }
 
 fn enclosing_function(node: Node) -> Option<Node> {
@@ -271,18 +262,13 @@ fn program_words(file: &File, node: Node, local: &Scope, depth: usize) -> Vec<St
                 .or_else(|| file.module_scope.get(name))
                 .cloned()
                 .unwrap_or_default();
-            // Any assignment that makes it an agent counts (recall over precision).
-            let mut first = Vec::new();
-            for value in candidates.iter().rev() {
-                let words = program_words(file, *value, local, depth + 1);
-                if words.first().is_some_and(|w| file.rules.agent(w).is_some()) {
-                    return words;
-                }
-                if first.is_empty() {
-                    first = words;
-                }
-            }
-            first
+            // Any assignment that makes it an agent counts, the latest first.
+            let words = candidates
+                .iter()
+                .rev()
+                .map(|value| program_words(file, *value, local, depth + 1))
+                .collect();
+            pick_agent(file, words)
         }
         "call" => {
             let Some(callee) = node.child_by_field_name("function") else {
@@ -342,15 +328,8 @@ fn program_words(file: &File, node: Node, local: &Scope, depth: usize) -> Vec<St
     }
 }
 
-/// The candidate naming an agent, else the first.
 fn pick_agent(file: &File, candidates: Vec<Vec<String>>) -> Vec<String> {
-    let agent = candidates
-        .iter()
-        .position(|w| w.first().is_some_and(|p| file.rules.agent(p).is_some()));
-    candidates
-        .into_iter()
-        .nth(agent.unwrap_or(0))
-        .unwrap_or_default()
+    syntax::pick_agent(candidates, file.rules)
 }
 
 /// Words of a string literal; an f-string's leading `{NAME}` is followed.

@@ -118,3 +118,27 @@ pub fn first_words(command: &str) -> Vec<String> {
         .take(2)
         .collect()
 }
+
+/// A callee's dotted name (`sp.run`, `cp.spawn`) with its first part replaced by what
+/// the imports bound it to (`subprocess.run`, `child_process.spawn`).
+pub fn resolve_dotted(callee: &str, aliases: &std::collections::HashMap<String, String>) -> String {
+    let name: String = callee.chars().filter(|c| !c.is_whitespace()).collect();
+    let (first, rest) = name.split_once('.').unwrap_or((name.as_str(), ""));
+    match aliases.get(first) {
+        Some(real) if rest.is_empty() => real.clone(),
+        Some(real) => format!("{real}.{rest}"),
+        None => name,
+    }
+}
+
+/// Of several candidate command lines (the values a variable was assigned, the sides
+/// of an `or`), the first that runs an agent, else the first (recall over precision).
+pub fn pick_agent(candidates: Vec<Vec<String>>, rules: &super::rules::Rules) -> Vec<String> {
+    let agent = candidates
+        .iter()
+        .position(|w| w.first().is_some_and(|p| rules.agent(p).is_some()));
+    candidates
+        .into_iter()
+        .nth(agent.unwrap_or(0))
+        .unwrap_or_default()
+}
