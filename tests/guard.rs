@@ -709,3 +709,48 @@ fn put_back_handles_paths_with_quotes_and_newlines() {
     refused(&env, &repo, &["switch", "other"]);
     assert_eq!(env.snapshot(&repo), before);
 }
+
+#[test]
+fn a_target_with_a_hostile_name_is_guarded_like_any_other() {
+    let env = Env::new();
+    let repo = env.path().join("repo");
+    let target = "release/ünï-2.0_x";
+    env.repo(
+        &repo,
+        target,
+        &[
+            ("a.txt", "one\n"),
+            ("fleet.toml", &format!("[lanes]\ntarget = \"{target}\"\n")),
+        ],
+    );
+    env.commit_file(&repo, "b.txt", "two\n", "second");
+    env.fleet(&repo, &["init"]).ok();
+    let refs = std::fs::read_to_string(repo.join(".git/fleet/guard-refs")).unwrap();
+    assert!(refs.contains(&format!("refs/heads/{target}")), "{refs}");
+    let wt = PathBuf::from(
+        env.fleet(&repo, &["worktree", "new", "agent"])
+            .ok()
+            .stdout
+            .trim(),
+    );
+    env.commit_file(&wt, "w.txt", "w\n", "agent work");
+    let tip = env.git(&repo, &["rev-parse", target]);
+    refused(
+        &env,
+        &wt,
+        &["update-ref", &format!("refs/heads/{target}"), "HEAD"],
+    );
+    refused(
+        &env,
+        &wt,
+        &["update-ref", "-d", &format!("refs/heads/{target}")],
+    );
+    let before = env.snapshot(&repo);
+    refused(&env, &repo, &["commit", "--allow-empty", "-m", "sneak"]);
+    refused(&env, &repo, &["reset", "--hard", "HEAD~1"]);
+    assert_eq!(env.snapshot(&repo), before);
+    assert_eq!(env.git(&repo, &["rev-parse", target]), tip);
+    // Branches whose names merely resemble the target pass.
+    env.git(&wt, &["branch", &format!("{target}-copy")]);
+    env.git(&wt, &["branch", "-f", &format!("{target}-copy"), "HEAD"]);
+}
