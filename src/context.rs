@@ -62,6 +62,16 @@ impl Context {
         })
     }
 
+    /// Every shared checkout: the outer one (`.`) and each nested repository's, as paths
+    /// relative to the outer one, parents first. The guard, the watchdog and the doctor
+    /// all cover exactly these.
+    pub fn shared_checkouts(&self) -> Vec<PathBuf> {
+        let (nested, _) = crate::worktree::discover_nested(self, &self.worktree_root());
+        std::iter::once(PathBuf::from("."))
+            .chain(nested.into_iter().map(|n| n.rel))
+            .collect()
+    }
+
     /// Where agent worktrees go, lexically normalised (no `..` left in it).
     pub fn worktree_root(&self) -> PathBuf {
         normalize(&self.shared.join(self.config.worktrees.root.as_path()))

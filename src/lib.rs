@@ -10,6 +10,7 @@ pub mod config;
 pub mod context;
 pub mod error;
 pub mod failpoint;
+pub mod files;
 pub mod gate;
 pub mod git;
 pub mod guard;

@@ -398,17 +398,20 @@ fn group_has_other_members(pgid: i32, leader: i32) -> bool {
     false
 }
 
-/// Field 3 of /proc/PID/stat: R, S, D, Z, T...
-fn stat_state(stat: &str) -> Option<char> {
-    stat[stat.rfind(')')? + 1..].trim_start().chars().next()
+/// The fields of a /proc/PID/stat line after the command name, which is in parentheses
+/// and may itself hold spaces and parentheses: 0 is the state, 1 the parent, 2 the
+/// process group, 19 the start time in clock ticks since boot.
+pub fn stat_fields(stat: &str) -> Option<Vec<&str>> {
+    Some(stat[stat.rfind(')')? + 1..].split_whitespace().collect())
 }
 
-/// Field 5 of /proc/PID/stat, after the parenthesised command name (which may hold spaces).
+/// The state of /proc/PID/stat: R, S, D, Z, T...
+fn stat_state(stat: &str) -> Option<char> {
+    stat_fields(stat)?.first()?.chars().next()
+}
+
 fn stat_pgrp(stat: &str) -> Option<i32> {
-    let rest = &stat[stat.rfind(')')? + 1..];
-    let mut fields = rest.split_whitespace();
-    // state, ppid, pgrp
-    fields.nth(2)?.parse().ok()
+    stat_fields(stat)?.get(2)?.parse().ok()
 }
 
 fn register(pgid: i32) {

@@ -90,14 +90,9 @@ impl Memo {
         if !self.dirty {
             return;
         }
-        let path = Self::path(repo);
-        let Some(dir) = path.parent() else { return };
-        let _ = std::fs::create_dir_all(dir);
-        let tmp = path.with_extension(format!("tmp{}", std::process::id()));
-        if let Ok(bytes) = serde_json::to_vec(&self.facts)
-            && std::fs::write(&tmp, bytes).is_ok()
-        {
-            let _ = std::fs::rename(&tmp, &path);
+        // A cache: a write that fails only costs a recomputation next time.
+        if let Ok(bytes) = serde_json::to_vec(&self.facts) {
+            let _ = crate::files::write_atomically(&Self::path(repo), &bytes, None);
         }
     }
 

@@ -33,21 +33,8 @@ fn run(cmd: Command, what: &str) -> Result<proc::Output> {
     run_with_input(cmd, Input::Closed, what)
 }
 
-fn run_with_input(mut cmd: Command, input: Input, what: &str) -> Result<proc::Output> {
-    let out = proc::run(
-        &mut cmd,
-        input,
-        Some(Duration::from_secs(600)),
-        proc::DEFAULT_GRACE,
-    )
-    .map_err(|e| {
-        if e.kind() == std::io::ErrorKind::NotFound {
-            Error::env("the git binary was not found on PATH")
-                .with_help("install git 2.38 or newer")
-        } else {
-            Error::env(format!("cannot run git to {what}: {e}"))
-        }
-    })?;
+fn run_with_input(cmd: Command, input: Input, what: &str) -> Result<proc::Output> {
+    let out = run_any_exit(cmd, input, Duration::from_secs(600), what)?;
     if !out.success() {
         return Err(Error::env(format!(
             "git failed to {what} (exit {}): {}",
@@ -56,6 +43,24 @@ fn run_with_input(mut cmd: Command, input: Input, what: &str) -> Result<proc::Ou
         )));
     }
     Ok(out)
+}
+
+/// Run git and hand back its output whatever its exit code (for the commands whose
+/// non-zero exit is an answer, not a failure).
+fn run_any_exit(
+    mut cmd: Command,
+    input: Input,
+    timeout: Duration,
+    what: &str,
+) -> Result<proc::Output> {
+    proc::run(&mut cmd, input, Some(timeout), proc::DEFAULT_GRACE).map_err(|e| {
+        if e.kind() == std::io::ErrorKind::NotFound {
+            Error::env("the git binary was not found on PATH")
+                .with_help("install git 2.38 or newer")
+        } else {
+            Error::env(format!("cannot run git to {what}: {e}"))
+        }
+    })
 }
 
 /// Check out the submodule at `path` inside the worktree `workdir`, cloning from
@@ -202,11 +207,11 @@ pub fn refresh_index(checkout: &Path) -> Result<()> {
     let mut cmd = git(checkout);
     cmd.args(["update-index", "-q", "--refresh"]);
     // Exit 1 only means "some entries need updating": not an error here.
-    let _ = proc::run(
-        &mut cmd,
+    let _ = run_any_exit(
+        cmd,
         Input::Closed,
-        Some(Duration::from_secs(600)),
-        proc::DEFAULT_GRACE,
+        Duration::from_secs(600),
+        "refresh the index",
     );
     Ok(())
 }
@@ -298,13 +303,12 @@ fn not_ignored(checkout: &Path, paths: &[String]) -> Result<Vec<String>> {
         .iter()
         .flat_map(|p| p.bytes().chain(std::iter::once(0)))
         .collect();
-    let out = proc::run(
-        &mut cmd,
+    let out = run_any_exit(
+        cmd,
         Input::Bytes(input),
-        Some(Duration::from_secs(60)),
-        proc::DEFAULT_GRACE,
-    )
-    .map_err(|e| Error::env(format!("cannot run git check-ignore: {e}")))?;
+        Duration::from_secs(60),
+        "check ignore rules",
+    )?;
     // Exit 1 only means "none of them is ignored".
     let ignored: Vec<String> = out
         .stdout
@@ -388,13 +392,12 @@ pub fn probe_commit(checkout: &Path, hooks: &Path, scratch: &Path) -> Result<Str
             "-m",
             "fleet doctor: guard probe (must be refused)",
         ]);
-    let out = proc::run(
-        &mut cmd,
+    let out = run_any_exit(
+        cmd,
         Input::Closed,
-        Some(Duration::from_secs(15)),
-        proc::DEFAULT_GRACE,
-    )
-    .map_err(|e| Error::env(format!("cannot run git for the guard probe: {e}")))?;
+        Duration::from_secs(15),
+        "make the guard probe commit",
+    )?;
     if out.timed_out {
         return Err(Error::env(
             "the probe commit did not finish in 15 s: a hook in the shared checkout hangs",
@@ -446,13 +449,12 @@ pub fn checkout_index(checkout: &Path, paths: &[String]) -> Result<()> {
 pub fn config_scope(dir: &Path, key: &str) -> Result<Option<String>> {
     let mut cmd = git(dir);
     cmd.args(["config", "--show-scope", "--get", key]);
-    let out = proc::run(
-        &mut cmd,
+    let out = run_any_exit(
+        cmd,
         Input::Closed,
-        Some(Duration::from_secs(60)),
-        proc::DEFAULT_GRACE,
-    )
-    .map_err(|e| Error::env(format!("cannot run git config: {e}")))?;
+        Duration::from_secs(60),
+        "read the config",
+    )?;
     if !out.success() {
         return Ok(None);
     }

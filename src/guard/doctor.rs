@@ -237,12 +237,8 @@ fn collect_ref_locks(dir: &Path, out: &mut Vec<String>) {
 
 fn prunable_worktrees(ctx: &Context) -> Result<Check> {
     let mut problems = Vec::new();
-    let mut repos = vec![Repo::open(&ctx.shared)?];
-    let (nested, _) = crate::worktree::discover_nested(ctx, &ctx.worktree_root());
-    for n in nested {
-        repos.push(Repo::open(&ctx.shared.join(&n.rel))?);
-    }
-    for repo in &repos {
+    for rel in ctx.shared_checkouts() {
+        let repo = Repo::open(&ctx.shared.join(rel))?;
         for wt in repo.worktrees()? {
             if wt.missing {
                 problems.push(format!("{} is gone", wt.path.display()));
@@ -355,8 +351,6 @@ fn boot_time() -> Option<u64> {
 
 fn process_start(pid: u32, boot: Option<u64>, ticks: u64) -> Option<u64> {
     let stat = std::fs::read_to_string(format!("/proc/{pid}/stat")).ok()?;
-    let after = &stat[stat.rfind(')')? + 1..];
-    // Field 22 (starttime) is the 20th after the command name.
-    let start: u64 = after.split_whitespace().nth(19)?.parse().ok()?;
+    let start: u64 = crate::proc::stat_fields(&stat)?.get(19)?.parse().ok()?;
     Some(boot? + start / ticks)
 }

@@ -457,9 +457,7 @@ pub fn process_chain() -> Vec<ProcessInfo> {
 
 fn parent_of(pid: u32) -> Option<u32> {
     let stat = std::fs::read_to_string(format!("/proc/{pid}/stat")).ok()?;
-    // The command name is in parentheses and may hold spaces: read after the last ')'.
-    let after = &stat[stat.rfind(')')? + 1..];
-    after.split_whitespace().nth(1)?.parse().ok()
+    crate::proc::stat_fields(&stat)?.get(1)?.parse().ok()
 }
 
 #[derive(Serialize)]

@@ -81,23 +81,23 @@ struct Guarded {
 }
 
 fn guarded_repos(ctx: &Context) -> Result<Vec<Guarded>> {
-    let mut repos = vec![Guarded {
-        rel: PathBuf::from("."),
-        repo: Repo::open(&ctx.shared)?,
-        shared: ctx.shared.clone(),
-        target: Some(ctx.target().to_string()),
-    }];
-    let (nested, _) = crate::worktree::discover_nested(ctx, &ctx.worktree_root());
-    for n in nested {
-        let shared = ctx.shared.join(&n.rel);
-        repos.push(Guarded {
-            rel: n.rel,
-            repo: Repo::open(&shared)?,
-            shared,
-            target: None,
-        });
-    }
-    Ok(repos)
+    ctx.shared_checkouts()
+        .into_iter()
+        .map(|rel| {
+            let outer = rel == Path::new(".");
+            let shared = if outer {
+                ctx.shared.clone()
+            } else {
+                ctx.shared.join(&rel)
+            };
+            Ok(Guarded {
+                repo: Repo::open(&shared)?,
+                target: outer.then(|| ctx.target().to_string()),
+                rel,
+                shared,
+            })
+        })
+        .collect()
 }
 
 /// Every hooks folder git uses for some worktree of `repo` (one, unless a relative
@@ -187,15 +187,7 @@ fn chained_path(hook: &Path) -> PathBuf {
 
 /// Write `text` to `path` as an executable script, atomically.
 fn write_script(path: &Path, text: &str) -> Result<()> {
-    use std::os::unix::fs::PermissionsExt;
-    let tmp = path.with_extension("fleet-tmp");
-    std::fs::write(&tmp, text)
-        .and_then(|()| std::fs::set_permissions(&tmp, std::fs::Permissions::from_mode(0o755)))
-        .and_then(|()| std::fs::rename(&tmp, path))
-        .map_err(|e| {
-            let _ = std::fs::remove_file(&tmp);
-            Error::env(format!("cannot write {}: {e}", path.display()))
-        })
+    crate::files::write_atomically(path, text.as_bytes(), Some(0o755))
 }
 
 /// Install (or refresh) one hook in `dir`. Returns what was done.
@@ -420,15 +412,12 @@ pub fn read_guard_refs(common: &Path) -> Vec<String> {
 }
 
 fn write_guard_refs(common: &Path, refs: &[String]) -> Result<()> {
-    let dir = common.join("fleet");
-    std::fs::create_dir_all(&dir)
-        .map_err(|e| Error::env(format!("cannot create {}: {e}", dir.display())))?;
     let text: String = refs.iter().map(|r| format!("{r}\n")).collect();
-    let path = dir.join(GUARD_REFS);
-    let tmp = dir.join(format!("{GUARD_REFS}.tmp"));
-    std::fs::write(&tmp, text)
-        .and_then(|()| std::fs::rename(&tmp, &path))
-        .map_err(|e| Error::env(format!("cannot write {}: {e}", path.display())))
+    crate::files::write_atomically(
+        &common.join("fleet").join(GUARD_REFS),
+        text.as_bytes(),
+        None,
+    )
 }
 
 fn warnings_for(g: &Guarded) -> Vec<String> {

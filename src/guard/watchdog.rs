@@ -75,36 +75,44 @@ struct Watched {
 }
 
 fn watched(ctx: &Context) -> Result<Vec<Watched>> {
-    let (nested, _) = crate::worktree::discover_nested(ctx, &ctx.worktree_root());
+    let checkouts: Vec<PathBuf> = ctx
+        .shared_checkouts()
+        .into_iter()
+        .map(|rel| {
+            if rel == Path::new(".") {
+                ctx.shared.clone()
+            } else {
+                ctx.shared.join(rel)
+            }
+        })
+        .collect();
+    // The nested repositories inside a checkout, relative to it.
     let inside = |base: &Path| -> Vec<String> {
-        nested
+        checkouts
             .iter()
-            .filter_map(|n| {
-                let abs = ctx.shared.join(&n.rel);
+            .filter_map(|abs| {
                 let rel = abs.strip_prefix(base).ok()?;
                 (!rel.as_os_str().is_empty()).then(|| rel.to_string_lossy().replace('\\', "/"))
             })
             .collect()
     };
-    let mut list = vec![Watched {
-        repo: Repo::open(&ctx.shared)?,
-        checkout: ctx.shared.clone(),
-        branch: Some(ctx.target().to_string()),
-        nested: inside(&ctx.shared),
-    }];
-    for n in &nested {
-        let checkout = ctx.shared.join(&n.rel);
-        let repo = Repo::open(&checkout)?;
-        // The nested repository's own branch, as recorded when the guard was installed,
-        // else the one it has checked out now.
-        let recorded = crate::guard::hooks::read_guard_refs(&repo.common_dir())
-            .into_iter()
-            .find_map(|r| r.strip_prefix("refs/heads/").map(String::from));
-        let branch = recorded.or(repo.head_branch()?);
+    let mut list = Vec::new();
+    for checkout in &checkouts {
+        let repo = Repo::open(checkout)?;
+        let branch = if *checkout == ctx.shared {
+            Some(ctx.target().to_string())
+        } else {
+            // The nested repository's own branch, as recorded when the guard was
+            // installed, else the one it has checked out now.
+            let recorded = crate::guard::hooks::read_guard_refs(&repo.common_dir())
+                .into_iter()
+                .find_map(|r| r.strip_prefix("refs/heads/").map(String::from));
+            recorded.or(repo.head_branch()?)
+        };
         list.push(Watched {
             repo,
-            nested: inside(&checkout),
-            checkout,
+            nested: inside(checkout),
+            checkout: checkout.clone(),
             branch,
         });
     }
@@ -137,14 +145,7 @@ fn save_first_seen(repo: &Repo, seen: &FirstSeen) -> Result<()> {
 }
 
 fn write_atomically(path: &Path, text: &str) -> Result<()> {
-    if let Some(dir) = path.parent() {
-        std::fs::create_dir_all(dir)
-            .map_err(|e| Error::env(format!("cannot create {}: {e}", dir.display())))?;
-    }
-    let tmp = path.with_extension("tmp");
-    std::fs::write(&tmp, text)
-        .and_then(|()| std::fs::rename(&tmp, path))
-        .map_err(|e| Error::env(format!("cannot write {}: {e}", path.display())))
+    crate::files::write_atomically(path, text.as_bytes(), None)
 }
 
 /// One pass over every shared checkout. A checkout that cannot be checked is reported
