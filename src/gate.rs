@@ -51,6 +51,29 @@ pub struct Receipt {
     pub duration_ms: u64,
     pub log_digest: String,
     pub at: i64,
+    /// Where the target was before it moved, when that is not `base`: a lane landed in
+    /// a batch was built on the lane before it, but the target moved from the batch's
+    /// base straight to the batch's top. `fleet verify` follows this link.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub target_before: Option<String>,
+    /// The commit the target moved to, when that is not `candidate` (a batch's top).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub landed_with: Option<String>,
+    /// The gate did not run again: an identical tree passed before (the gate cache).
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub cached: bool,
+}
+
+impl Receipt {
+    /// Every gate command exited 0.
+    pub fn green(&self) -> bool {
+        !self.commands.is_empty() && self.commands.iter().all(|c| c.exit_code == 0)
+    }
+
+    /// The target's position before it moved to this receipt's commit.
+    pub fn moved_from(&self) -> &str {
+        self.target_before.as_deref().unwrap_or(&self.base)
+    }
 }
 
 /// fleet's private folders in the common git dir.

@@ -414,6 +414,9 @@ fn land_one(ctx: &Context, lane: &str, opts: &LandOptions, ui: &dyn Ui) -> Resul
                 duration_ms: outcome.duration_ms,
                 log_digest: outcome.log_digest.clone(),
                 at: lanes::now(),
+                target_before: None,
+                landed_with: None,
+                cached: false,
             },
         )?;
         crate::failpoint::hit("land-before-cas")?;
