@@ -289,8 +289,16 @@ pub enum Command {
                       the candidate's exact tree in a private worktree, then move the target to the \
                       candidate by compare-and-swap and write a receipt (git note on refs/notes/fleet). \
                       The shared checkout and the lanes' worktrees are never switched. Asks before \
-                      landing unless --yes; with no terminal, --yes is required.",
-        after_long_help = "Examples:\n  fleet land fleet/task-a\n  fleet land --all --yes          # CI\n  fleet land --all --dry-run\n  fleet land feat/ci-change --allow-protected"
+                      landing unless --yes; with no terminal, --yes is required.\n\n\
+                      A tree is never gated twice: results are cached by (tree, gate commands, the \
+                      values of the variables [gate] env names) on refs/fleet/gate-cache, red ones too; \
+                      --no-cache runs the gate regardless.\n\n\
+                      --batch stacks the lanes (each on the one before, each keeping its own commits \
+                      and receipt) and gates the top once. Green lands them all in one move of the \
+                      target. Red bisects by prefixes: green prefixes land as they are found, the first \
+                      lane whose prefix is red is marked failed, and the lanes after it are stacked \
+                      again. With --json, --batch prints {\"lanes\": [...], \"gate_runs\": N}.",
+        after_long_help = "Examples:\n  fleet land fleet/task-a\n  fleet land --all --yes          # CI\n  fleet land --all --dry-run\n  fleet land --all --batch --max 8 --yes\n  fleet land feat/ci-change --allow-protected"
     )]
     Land {
         #[arg(value_name = "LANE")]
@@ -310,6 +318,16 @@ pub enum Command {
         /// Let lanes touch [gate] protected paths
         #[arg(long)]
         allow_protected: bool,
+        /// Stack the lanes into one candidate and gate it once; on red, bisect by
+        /// prefixes, land the green ones and mark the culprit failed
+        #[arg(long)]
+        batch: bool,
+        /// With --batch: at most N lanes per batch
+        #[arg(long, value_name = "N", requires = "batch", value_parser = clap::value_parser!(u32).range(1..))]
+        max: Option<u32>,
+        /// Run the gate even when an identical tree was gated before
+        #[arg(long)]
+        no_cache: bool,
         #[command(flatten)]
         out: Output,
     },

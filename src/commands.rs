@@ -125,12 +125,10 @@ pub fn run(cli: Cli) -> Result<u8> {
             &cwd,
             &lane,
             crate::land::LandOptions {
-                lanes: Vec::new(),
-                all: false,
-                include_running: false,
                 yes,
                 dry_run,
                 allow_protected,
+                ..Default::default()
             },
             out.json,
         ),
@@ -141,6 +139,9 @@ pub fn run(cli: Cli) -> Result<u8> {
             yes,
             dry_run,
             allow_protected,
+            batch,
+            max,
+            no_cache,
             out,
         } => land(
             &cwd,
@@ -151,6 +152,9 @@ pub fn run(cli: Cli) -> Result<u8> {
                 yes,
                 dry_run,
                 allow_protected,
+                batch,
+                max: max.map(|n| n as usize),
+                no_cache,
             },
             out.json,
         ),
@@ -756,8 +760,21 @@ impl crate::land::Ui for TermUi {
 fn land(cwd: &Path, opts: crate::land::LandOptions, json: bool) -> Result<u8> {
     let ctx = Context::locate(cwd)?;
     let term = TermUi::for_landing(&opts, json)?;
-    let reports = crate::land::land(&ctx, &opts, &term)?;
-    render_land(&reports, &term, json)
+    let landing = crate::land::land(&ctx, &opts, &term)?;
+    if opts.batch && !opts.dry_run {
+        if json {
+            ui::json(&landing);
+            return Ok(land_exit_code(&landing.lanes));
+        }
+        ui::note(&format!(
+            "{} gate run{} for {} lane{}",
+            landing.gate_runs,
+            if landing.gate_runs == 1 { "" } else { "s" },
+            landing.lanes.len(),
+            if landing.lanes.len() == 1 { "" } else { "s" }
+        ));
+    }
+    render_land(&landing.lanes, &term, json)
 }
 
 fn revert(cwd: &Path, lane: &str, opts: crate::land::LandOptions, json: bool) -> Result<u8> {
@@ -767,17 +784,21 @@ fn revert(cwd: &Path, lane: &str, opts: crate::land::LandOptions, json: bool) ->
     render_land(&[report], &term, json)
 }
 
+/// 0 when every lane landed (or would), the stopping error's code, else 1.
+fn land_exit_code(reports: &[crate::land::LaneReport]) -> u8 {
+    let stopped = reports.iter().find_map(|r| match &r.outcome {
+        crate::land::Outcome::Error { exit_code, .. } => Some(*exit_code),
+        _ => None,
+    });
+    stopped.unwrap_or(if reports.iter().all(|r| r.ok()) { 0 } else { 1 })
+}
+
 fn render_land(reports: &[crate::land::LaneReport], term: &TermUi, json: bool) -> Result<u8> {
     use crate::land::Outcome;
     if term.live {
         anstream::eprint!("\r\x1b[2K");
     }
-    let all_ok = reports.iter().all(|r| r.ok());
-    let stopped = reports.iter().find_map(|r| match &r.outcome {
-        crate::land::Outcome::Error { exit_code, .. } => Some(*exit_code),
-        _ => None,
-    });
-    let code = stopped.unwrap_or(if all_ok { 0 } else { 1 });
+    let code = land_exit_code(reports);
     if json {
         ui::json(&reports);
         return Ok(code);
@@ -788,22 +809,32 @@ fn render_land(reports: &[crate::land::LaneReport], term: &TermUi, json: bool) -
     for r in reports {
         match &r.outcome {
             Outcome::Landed {
-                candidate, gate_ms, ..
+                candidate,
+                gate_ms,
+                cached,
+                ..
             } => ui::ok(&format!(
-                "landed {} as {} (gate {:.1}s)",
+                "landed {} as {} (gate {:.1}s{})",
                 r.lane,
                 &candidate[..12.min(candidate.len())],
-                *gate_ms as f64 / 1000.0
+                *gate_ms as f64 / 1000.0,
+                if *cached { ", cached" } else { "" }
             )),
             Outcome::AlreadyLanded => ui::note(&format!("{}: already landed", r.lane)),
             Outcome::Failed {
                 log,
                 exit_code,
                 command,
+                cached,
             } => {
                 ui::error(&Error::refused(format!(
-                    "{}: gate failed: `{command}` exited {exit_code}; log {}",
+                    "{}: gate failed: `{command}` exited {exit_code}{}; log {}",
                     r.lane,
+                    if *cached {
+                        " (cached result; --no-cache runs it again)"
+                    } else {
+                        ""
+                    },
                     log.display()
                 )));
                 ui::note(&crate::gate::log_tail(log, 20));

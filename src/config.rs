@@ -48,6 +48,9 @@ pub struct Lanes {
     pub strategy: Strategy,
     /// A running lane with no commit and no file change for this long is flagged stale.
     pub stale_after: DurationSetting,
+    /// The git remote whose target, lanes and receipts are the shared queue (machines
+    /// coordinate through it); none: this repository alone.
+    pub remote: Option<RemoteName>,
 }
 
 #[derive(Clone, Copy, Debug, Default, Deserialize, Serialize, PartialEq, Eq)]
@@ -67,6 +70,9 @@ pub struct Gate {
     pub protected: Vec<String>,
     /// Markers a lane's added lines must not contain (`TODO_SCRUB`, ...).
     pub forbid: Vec<String>,
+    /// Environment variables whose values decide the gate's result besides the tree
+    /// and the commands (a toolchain version, feature flags): part of the cache key.
+    pub env: Vec<EnvName>,
 }
 
 #[derive(Clone, Debug, Deserialize, Serialize, PartialEq)]
@@ -94,6 +100,7 @@ impl Default for Lanes {
             prefix: BranchPrefix("fleet/".into()),
             strategy: Strategy::Rebase,
             stale_after: DurationSetting(Duration::from_secs(2 * 3600)),
+            remote: None,
         }
     }
 }
@@ -105,6 +112,7 @@ impl Default for Gate {
             timeout: DurationSetting(Duration::from_secs(30 * 60)),
             protected: vec!["fleet.toml".into(), ".ci/**".into(), ".github/**".into()],
             forbid: Vec::new(),
+            env: Vec::new(),
         }
     }
 }
@@ -162,6 +170,57 @@ impl TryFrom<String> for InsidePath {
             ));
         }
         Ok(InsidePath(inner))
+    }
+}
+
+/// An environment variable's name: letters, digits and `_`, not starting with a digit.
+#[derive(Clone, Debug, Deserialize, Serialize, PartialEq, Eq)]
+#[serde(try_from = "String", into = "String")]
+pub struct EnvName(String);
+
+impl EnvName {
+    pub fn as_str(&self) -> &str {
+        &self.0
+    }
+}
+
+impl TryFrom<String> for EnvName {
+    type Error = String;
+    fn try_from(s: String) -> std::result::Result<Self, String> {
+        let valid = s.chars().all(|c| c.is_ascii_alphanumeric() || c == '_')
+            && s.chars().next().is_some_and(|c| !c.is_ascii_digit());
+        if valid {
+            Ok(EnvName(s))
+        } else {
+            Err(format!(
+                "`{s}` is not an environment variable name (letters, digits and _, not starting with a digit)"
+            ))
+        }
+    }
+}
+
+/// A git remote's name, as `git remote add` accepts it.
+#[derive(Clone, Debug, Deserialize, Serialize, PartialEq, Eq)]
+#[serde(try_from = "String", into = "String")]
+pub struct RemoteName(String);
+
+impl RemoteName {
+    pub fn as_str(&self) -> &str {
+        &self.0
+    }
+}
+
+impl TryFrom<String> for RemoteName {
+    type Error = String;
+    fn try_from(s: String) -> std::result::Result<Self, String> {
+        // git checks `refs/remotes/<name>/x` as a ref name.
+        if !s.starts_with('-') && is_valid_branch_name(&format!("{s}/x")) && !s.contains('/') {
+            Ok(RemoteName(s))
+        } else {
+            Err(format!(
+                "`{s}` is not a valid remote name (`git remote` lists the remotes)"
+            ))
+        }
     }
 }
 
@@ -264,7 +323,14 @@ macro_rules! into_string {
         }
     )*};
 }
-into_string!(BranchName, BranchPrefix, RelativePath, InsidePath);
+into_string!(
+    BranchName,
+    BranchPrefix,
+    RelativePath,
+    InsidePath,
+    EnvName,
+    RemoteName
+);
 
 impl From<DurationSetting> for String {
     fn from(d: DurationSetting) -> String {
@@ -353,12 +419,14 @@ target = "main"          # the branch lanes land on
 prefix = "fleet/"        # agent NAME works on branch <prefix>NAME
 strategy = "rebase"      # rebase | merge | squash
 stale_after = "2h"       # a running lane idle this long is flagged stale
+# remote = "origin"      # the shared remote whose target, lanes and receipts are the queue
 
 [gate]
 commands = []            # e.g. ["cargo test --locked"]; run on the exact tree that lands
 timeout = "30m"
 protected = ["fleet.toml", ".ci/**", ".github/**"]   # lanes touching these need --allow-protected
 forbid = []              # markers no added line may hold, e.g. ["TODO_SCRUB", "FIXME_BEFORE_LAND"]
+env = []                 # variables whose values change the gate's result, e.g. ["RUSTFLAGS"]
 
 [worktrees]
 root = "../.fleet-work"  # agent worktrees go here, relative to the shared checkout

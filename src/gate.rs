@@ -223,32 +223,45 @@ pub fn log_tail(path: &Path, lines: usize) -> String {
     all[all.len().saturating_sub(lines)..].join("\n")
 }
 
-/// Attach `receipt` to its candidate as a note on [`NOTES_REF`] (compare-and-swap,
-/// retried when another process added a note at the same time).
+/// Attach `receipt` to its candidate as a note on [`NOTES_REF`].
 pub fn write_receipt(repo: &Repo, receipt: &Receipt) -> Result<()> {
     let text =
         toml::to_string(receipt).map_err(|e| Error::env(format!("cannot write a receipt: {e}")))?;
+    put_file(
+        repo,
+        NOTES_REF,
+        &receipt.candidate,
+        text.as_bytes(),
+        &format!(
+            "fleet: receipt for {} ({})",
+            receipt.lane, receipt.candidate
+        ),
+    )
+}
+
+/// Add a file to the tree of one of fleet's notes-like refs (a commit whose tree holds
+/// one file per key) by compare-and-swap, retried when another process added a file at
+/// the same time.
+pub fn put_file(
+    repo: &Repo,
+    full_ref: &str,
+    path: &str,
+    bytes: &[u8],
+    message: &str,
+) -> Result<()> {
     // All writers of fleet's refs hold this lock: a ref lock file found now is stale.
     let _refs = repo.lock("refs", Duration::from_secs(60))?;
-    repo.clear_stale_ref_lock(NOTES_REF, Duration::ZERO);
+    repo.clear_stale_ref_lock(full_ref, Duration::ZERO);
     for _ in 0..50 {
-        let old = repo.ref_target(NOTES_REF)?;
-        let commit = repo.commit_with_file(
-            old,
-            &receipt.candidate,
-            text.as_bytes(),
-            &format!(
-                "fleet: receipt for {} ({})",
-                receipt.lane, receipt.candidate
-            ),
-        )?;
-        if repo.cas_update(NOTES_REF, old, commit, "receipt").is_ok() {
+        let old = repo.ref_target(full_ref)?;
+        let commit = repo.commit_with_file(old, path, bytes, message)?;
+        if repo.cas_update(full_ref, old, commit, message).is_ok() {
             return Ok(());
         }
         std::thread::sleep(Duration::from_millis(5));
     }
     Err(Error::env(format!(
-        "{NOTES_REF} kept changing; the receipt was not written"
+        "{full_ref} kept changing; {message} was not written"
     )))
 }
 
@@ -263,7 +276,7 @@ pub fn read_receipt(repo: &Repo, commit: ObjectId) -> Result<Option<Receipt>> {
     Ok(toml::from_str(&String::from_utf8_lossy(&bytes)).ok())
 }
 
-fn blob_digest(bytes: &[u8]) -> String {
+pub fn blob_digest(bytes: &[u8]) -> String {
     gix::objs::compute_hash(gix::hash::Kind::Sha1, gix::objs::Kind::Blob, bytes)
         .map(|id| id.to_string())
         .unwrap_or_default()

@@ -12,6 +12,7 @@ pub mod error;
 pub mod failpoint;
 pub mod files;
 pub mod gate;
+pub mod gate_cache;
 pub mod git;
 pub mod guard;
 pub mod land;

@@ -317,7 +317,7 @@ fn a_target_that_moves_during_the_gate_is_gated_again() {
     write(
         &mover,
         &format!(
-            "#!/bin/sh\nset -e\nif [ ! -e {flag} ]; then touch {flag}; cd {repo}; c=$(git commit-tree -p main -m external main^{{tree}}); git update-ref refs/heads/main $c; fi\necho base=$FLEET_BASE >> {seen}\n",
+            "#!/bin/sh\nset -e\nif [ ! -e {flag} ]; then touch {flag}; cd {repo}; export GIT_INDEX_FILE=$PWD/.git/ext-index; git read-tree main; b=$(echo ext | git hash-object -w --stdin); git update-index --add --cacheinfo 100644,$b,ext.txt; c=$(git commit-tree -p main -m external $(git write-tree)); git update-ref refs/heads/main $c; fi\necho base=$FLEET_BASE >> {seen}\n",
             flag = env.path().join("moved").display(),
             repo = repo.display(),
             seen = env.path().join("seen").display()

@@ -27,11 +27,7 @@ impl Ui for Scripted {
 fn options() -> LandOptions {
     LandOptions {
         lanes: vec!["a".into()],
-        all: false,
-        include_running: false,
-        yes: false,
-        dry_run: false,
-        allow_protected: false,
+        ..Default::default()
     }
 }
 
@@ -66,7 +62,7 @@ fn declining_shows_the_diff_and_changes_nothing() {
         answer: false,
         shown: RefCell::new(Vec::new()),
     };
-    let reports = land::land(&ctx, &options(), &ui).unwrap();
+    let reports = land::land(&ctx, &options(), &ui).unwrap().lanes;
     assert!(matches!(reports[0].outcome, Outcome::Refused { .. }));
     let shown = ui.shown.borrow().join("\n");
     assert!(shown.contains("M README (+1 -1)"), "{shown}");
@@ -86,7 +82,7 @@ fn accepting_lands() {
         answer: true,
         shown: RefCell::new(Vec::new()),
     };
-    let reports = land::land(&ctx, &options(), &ui).unwrap();
+    let reports = land::land(&ctx, &options(), &ui).unwrap().lanes;
     assert!(
         matches!(reports[0].outcome, Outcome::Landed { .. }),
         "{:?}",

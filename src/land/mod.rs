@@ -1,0 +1,1150 @@
+//! The landing engine: one lane at a time, each on the target as it is after the lanes
+//! before it, through the gate.
+//!
+//! Invariant (DESIGN.md, 1): the target ref moves only by compare-and-swap, only from the
+//! commit the candidate was built on to the candidate, and only after the gate (read from
+//! that old target commit, never from the lane or a working directory) passed on the
+//! candidate's exact tree. The receipt is written before the move, so every move has one.
+//! Killed at any instant, the target is at its old commit or at a gated one; lanes' own
+//! branches are never rewritten; running `fleet land` again converges.
+
+use std::path::PathBuf;
+
+use serde::Serialize;
+
+use crate::config::{self, Config, Strategy};
+use crate::context::Context;
+use crate::error::{Error, Result};
+use crate::gate::{self, GateOutcome, Receipt};
+use crate::gate_cache;
+
+mod batch;
+use crate::git::{self, ChangedPath, GITLINK, Merged, ObjectId, Repo};
+use crate::lanes::{self, GateRecord, LaneState};
+
+/// How often a lane is rebuilt on a target that moved during its gate run.
+const MAX_ATTEMPTS: usize = 5;
+const JOURNAL: &str = "land-journal";
+
+#[derive(Clone, Debug, Default)]
+pub struct LandOptions {
+    pub lanes: Vec<String>,
+    pub all: bool,
+    pub include_running: bool,
+    pub yes: bool,
+    pub dry_run: bool,
+    pub allow_protected: bool,
+    /// Stack the lanes into one candidate, gate it once, bisect on red.
+    pub batch: bool,
+    /// At most this many lanes per batch.
+    pub max: Option<usize>,
+    /// Run the gate even when the cache knows the tree's result.
+    pub no_cache: bool,
+}
+
+#[derive(Debug, Serialize)]
+#[serde(tag = "result", rename_all = "kebab-case")]
+pub enum Outcome {
+    Landed {
+        candidate: String,
+        base: String,
+        gate_ms: u64,
+        log: PathBuf,
+        /// The gate result came from the cache (an identical tree passed before).
+        #[serde(skip_serializing_if = "std::ops::Not::not")]
+        cached: bool,
+        /// Landed in a batch whose top (the commit the target moved to) is this.
+        #[serde(skip_serializing_if = "Option::is_none")]
+        landed_with: Option<String>,
+    },
+    AlreadyLanded,
+    Failed {
+        log: PathBuf,
+        exit_code: i32,
+        command: String,
+        #[serde(skip_serializing_if = "std::ops::Not::not")]
+        cached: bool,
+    },
+    Conflicted {
+        files: Vec<String>,
+    },
+    Blocked {
+        reasons: Vec<String>,
+    },
+    Refused {
+        reason: String,
+    },
+    /// Landing stopped here; the lanes before it are reported as they went.
+    Error {
+        message: String,
+        help: Option<String>,
+        exit_code: u8,
+    },
+    WouldLand {
+        base: String,
+        candidate_tree: String,
+        files: usize,
+        commands: Vec<String>,
+    },
+}
+
+#[derive(Debug, Serialize)]
+pub struct LaneReport {
+    pub lane: String,
+    #[serde(flatten)]
+    pub outcome: Outcome,
+}
+
+impl LaneReport {
+    pub fn ok(&self) -> bool {
+        matches!(
+            self.outcome,
+            Outcome::Landed { .. } | Outcome::AlreadyLanded | Outcome::WouldLand { .. }
+        )
+    }
+
+    fn error(lane: String, e: &Error) -> LaneReport {
+        LaneReport {
+            lane,
+            outcome: Outcome::Error {
+                message: e.message.clone(),
+                help: e.help.clone(),
+                exit_code: e.kind.exit_code(),
+            },
+        }
+    }
+}
+
+/// What one `fleet land` did.
+#[derive(Debug, Default, Serialize)]
+pub struct Landing {
+    pub lanes: Vec<LaneReport>,
+    /// Gate runs started (results taken from the cache are not runs).
+    pub gate_runs: usize,
+}
+
+/// What the engine tells the person watching, and asks them.
+pub trait Ui {
+    fn note(&self, message: &str);
+    fn progress(&self, lane: &str, command: &str, elapsed: std::time::Duration);
+    /// Show what would land and ask; `false` declines.
+    fn confirm(&self, lane: &str, summary: &str) -> bool;
+}
+
+pub fn land(ctx: &Context, opts: &LandOptions, ui: &dyn Ui) -> Result<Landing> {
+    let lanes = select_lanes(ctx, opts)?;
+    let _lock = ctx
+        .repo
+        .lock("land", std::time::Duration::from_secs(24 * 3600))?;
+    finish_interrupted_checkout_move(ctx)?;
+    gate::kill_leftovers(&ctx.repo);
+    let mut run = Landing::default();
+    if opts.batch {
+        batch::land(ctx, lanes, opts, ui, &mut run)?;
+        return Ok(run);
+    }
+    for lane in lanes {
+        match land_one(ctx, &lane, opts, ui, &mut run.gate_runs) {
+            Ok(outcome) => run.lanes.push(LaneReport { lane, outcome }),
+            // Say what already landed before giving up on the rest.
+            Err(e) if !run.lanes.is_empty() => {
+                run.lanes.push(LaneReport::error(lane, &e));
+                break;
+            }
+            Err(e) => return Err(e),
+        }
+    }
+    Ok(run)
+}
+
+/// Undo a landed lane: a commit reversing what it landed, built on the current target,
+/// tracked as the lane `revert/<lane>` and landed like any lane (same gate, same
+/// compare-and-swap, its own receipt).
+pub fn revert(ctx: &Context, given: &str, opts: &LandOptions, ui: &dyn Ui) -> Result<LaneReport> {
+    let repo = &ctx.repo;
+    let (registry, _) = lanes::load(repo)?;
+    let lane =
+        lanes::lane_name(&registry, ctx.config.lanes.prefix.as_str(), given).ok_or_else(|| {
+            Error::usage(format!("`{given}` is not a lane"))
+                .with_help("`fleet status` lists the lanes")
+        })?;
+    let record = registry
+        .get(&lane)
+        .cloned()
+        .ok_or_else(|| Error::usage(format!("`{given}` is not a lane")))?;
+    let landed_as = record
+        .landed_as
+        .as_deref()
+        .and_then(|id| ObjectId::from_hex(id.as_bytes()).ok())
+        .ok_or_else(|| {
+            Error::refused(format!(
+                "lane `{lane}` was not landed by fleet, so there is nothing recorded to revert"
+            ))
+            .with_help("revert its commits by hand on a branch and land that branch")
+        })?;
+    let receipt = gate::read_receipt(repo, landed_as)?.ok_or_else(|| {
+        Error::refused(format!(
+            "no receipt for {landed_as}: cannot tell what {lane} landed"
+        ))
+    })?;
+    let base = ObjectId::from_hex(receipt.base.as_bytes())
+        .map_err(|e| Error::env(format!("bad receipt: {e}")))?;
+    let revert_branch = format!("revert/{lane}");
+    let mut confirmed = false;
+    if repo.branch_tip(&revert_branch)?.is_none() {
+        let target = ctx.target_tip()?;
+        let tree = match repo.merge_trees(
+            repo.tree_of(landed_as)?,
+            repo.tree_of(target)?,
+            repo.tree_of(base)?,
+            true,
+        )? {
+            Merged::Clean(tree) => tree,
+            Merged::Conflicts(files) => {
+                return Ok(LaneReport {
+                    lane: revert_branch,
+                    outcome: Outcome::Conflicted { files },
+                });
+            }
+        };
+        // Nothing is created before the person agreed (or for a dry run).
+        let changed = repo.changed_paths(repo.tree_of(target)?, tree)?;
+        if opts.dry_run {
+            return Ok(LaneReport {
+                lane: revert_branch,
+                outcome: Outcome::WouldLand {
+                    base: target.to_string(),
+                    candidate_tree: tree.to_string(),
+                    files: changed.len(),
+                    commands: config_at(repo, target, ctx.target())?.gate.commands,
+                },
+            });
+        }
+        if !opts.yes && !ui.confirm(&revert_branch, &summary(repo, &changed)?) {
+            return Ok(LaneReport {
+                lane: revert_branch,
+                outcome: Outcome::Refused {
+                    reason: "declined".into(),
+                },
+            });
+        }
+        let message = format!(
+            "Revert lane {lane}\n\nThis reverts what {lane} landed ({}..{}).\n",
+            receipt.base, receipt.candidate
+        );
+        let commit = repo.commit_tree(&message, tree, &[target])?;
+        repo.create_branch(&revert_branch, commit, &format!("revert {lane}"))?;
+        confirmed = true;
+    }
+    if lanes::load(repo)?
+        .0
+        .get(&revert_branch)
+        .is_none_or(|l| l.state == LaneState::Landed)
+    {
+        lanes::track(
+            repo,
+            ctx.target(),
+            "",
+            std::slice::from_ref(&revert_branch),
+            true,
+        )?;
+    }
+    let _lock = ctx
+        .repo
+        .lock("land", std::time::Duration::from_secs(24 * 3600))?;
+    finish_interrupted_checkout_move(ctx)?;
+    gate::kill_leftovers(&ctx.repo);
+    let opts = LandOptions {
+        lanes: Vec::new(),
+        all: false,
+        yes: opts.yes || confirmed,
+        ..opts.clone()
+    };
+    let outcome = land_one(ctx, &revert_branch, &opts, ui, &mut 0)?;
+    Ok(LaneReport {
+        lane: revert_branch,
+        outcome,
+    })
+}
+
+fn select_lanes(ctx: &Context, opts: &LandOptions) -> Result<Vec<String>> {
+    let (registry, _) = lanes::load(&ctx.repo)?;
+    let prefix = ctx.config.lanes.prefix.as_str();
+    if opts.all {
+        if !opts.lanes.is_empty() {
+            return Err(Error::usage("give lanes or --all, not both"));
+        }
+        return Ok(registry
+            .lanes
+            .iter()
+            .filter(|l| {
+                l.state == LaneState::Ready
+                    || l.state == LaneState::Testing
+                    || (opts.include_running && l.state == LaneState::Running)
+            })
+            .map(|l| l.branch.clone())
+            .collect());
+    }
+    if opts.lanes.is_empty() {
+        return Err(Error::usage("which lanes? name them, or pass --all")
+            .with_help("`fleet status` lists the lanes"));
+    }
+    let mut out = Vec::new();
+    for given in &opts.lanes {
+        let lane = lanes::lane_name(&registry, prefix, given).ok_or_else(|| {
+            Error::usage(format!("`{given}` is not a lane"))
+                .with_help(format!("track it first: `fleet track {given}`"))
+        })?;
+        if !out.contains(&lane) {
+            out.push(lane);
+        }
+    }
+    Ok(out)
+}
+
+/// The configuration as committed in `commit` (defaults when it has no fleet.toml).
+pub fn config_at(repo: &Repo, commit: ObjectId, what: &str) -> Result<Config> {
+    match repo.file_at(commit, config::FILE_NAME)? {
+        None => Ok(Config::default()),
+        Some(bytes) => Config::parse(
+            &String::from_utf8_lossy(&bytes),
+            &format!(
+                "{what} ({}):{}",
+                commit.to_hex_with_len(12),
+                config::FILE_NAME
+            ),
+        ),
+    }
+}
+
+/// A lane's change built in memory on a base, checked, waiting for the gate.
+pub(crate) struct Candidate {
+    pub lane: String,
+    /// The lane branch's tip it was built from.
+    pub tip: ObjectId,
+    /// What it was built on: the target, or the lane before it in a batch.
+    pub on: ObjectId,
+    pub commit: ObjectId,
+    pub tree: ObjectId,
+    /// The paths it changes relative to `on`.
+    pub changed: Vec<ChangedPath>,
+}
+
+pub(crate) enum Prepared {
+    Ready(Candidate),
+    /// Adds nothing on top of what it would be built on.
+    Empty,
+    /// Decided without a gate (gone, landed, conflicted, blocked); already recorded.
+    Done(Outcome),
+}
+
+/// Build `lane` on `on` (the target `target`, or the lanes before it in a batch) and
+/// check it, recording in the registry a lane that landed, conflicts or is blocked.
+pub(crate) fn prepare(
+    ctx: &Context,
+    lane: &str,
+    target: ObjectId,
+    on: ObjectId,
+    config: &Config,
+    opts: &LandOptions,
+) -> Result<Prepared> {
+    let repo = &ctx.repo;
+    let Some(tip) = repo.branch_tip(lane)? else {
+        return Ok(Prepared::Done(Outcome::Refused {
+            reason: format!("branch {lane} does not exist any more"),
+        }));
+    };
+    let (registry, _) = lanes::load(repo)?;
+    let Some(record) = registry.get(lane).cloned() else {
+        return Ok(Prepared::Done(Outcome::Refused {
+            reason: "not a lane any more".into(),
+        }));
+    };
+    let ahead = repo.count_exclusive(tip, target)?;
+    // Decided from the refs, never from the registry: a landed lane with new commits
+    // has something to land again.
+    if crate::status::has_landed(repo, &record, tip, target, ahead)? {
+        mark(repo, &[lane], LaneState::Landed, Vec::new(), None, &[])?;
+        return Ok(Prepared::Done(Outcome::AlreadyLanded));
+    }
+    let commit = match build_candidate(repo, config.lanes.strategy, on, tip, lane, ctx.target())? {
+        Merged::Clean(commit) => commit,
+        Merged::Conflicts(files) => {
+            mark(
+                repo,
+                &[lane],
+                LaneState::Conflicted,
+                files.clone(),
+                None,
+                &[],
+            )?;
+            return Ok(Prepared::Done(Outcome::Conflicted { files }));
+        }
+    };
+    let on_tree = repo.tree_of(on)?;
+    let tree = repo.tree_of(commit)?;
+    if tree == on_tree {
+        return Ok(Prepared::Empty);
+    }
+    let changed = repo.changed_paths(on_tree, tree)?;
+    let mut reasons = block_reasons(repo, config, &changed, opts.allow_protected)?;
+    if reasons.is_empty()
+        && let Err(reason) = gate_commands(repo, config, commit)?
+    {
+        reasons.push(reason);
+    }
+    if !reasons.is_empty() {
+        mark(
+            repo,
+            &[lane],
+            LaneState::Blocked,
+            reasons.clone(),
+            None,
+            &[],
+        )?;
+        return Ok(Prepared::Done(Outcome::Blocked { reasons }));
+    }
+    Ok(Prepared::Ready(Candidate {
+        lane: lane.to_string(),
+        tip,
+        on,
+        commit,
+        tree,
+        changed,
+    }))
+}
+
+/// The gate commands for `commit` (the target's, plus those its own fleet.toml adds);
+/// none configured is a usage error naming the fix.
+pub(crate) fn commands_for(
+    ctx: &Context,
+    config: &Config,
+    commit: ObjectId,
+) -> Result<Vec<String>> {
+    let commands = gate_commands(&ctx.repo, config, commit)?.unwrap_or_default();
+    if commands.is_empty() {
+        return Err(Error::usage(format!(
+            "no gate commands: [gate] commands is empty in {}'s {}",
+            ctx.target(),
+            config::FILE_NAME
+        ))
+        .with_help(
+            "commit a gate to the target first, e.g. commands = [\"cargo test --locked\"]",
+        ));
+    }
+    Ok(commands)
+}
+
+/// What the gate said about one tree, and whether it ran now or came from the cache.
+pub(crate) struct Verdict {
+    pub outcome: GateOutcome,
+    pub cached: bool,
+}
+
+/// Gate `commit`'s exact tree, unless the cache already knows how that tree did under
+/// these commands and environment. `runs` counts the gate runs actually started.
+#[allow(clippy::too_many_arguments)]
+pub(crate) fn gate_tree(
+    ctx: &Context,
+    label: &str,
+    base: ObjectId,
+    commit: ObjectId,
+    commands: &[String],
+    config: &Config,
+    opts: &LandOptions,
+    ui: &dyn Ui,
+    runs: &mut usize,
+) -> Result<Verdict> {
+    let repo = &ctx.repo;
+    let tree = repo.tree_of(commit)?;
+    let env_names: Vec<String> = config.gate.env.iter().map(|n| n.as_str().into()).collect();
+    let key = gate_cache::key(tree, commands, &env_names);
+    if !opts.no_cache
+        && let Some(entry) = gate_cache::lookup(repo, &key)?
+    {
+        ui.note(&format!(
+            "{label}: tree {} was gated before ({}); using that result (--no-cache runs it again)",
+            tree.to_hex_with_len(12),
+            if entry.green { "passed" } else { "failed" }
+        ));
+        return Ok(Verdict {
+            outcome: entry.outcome(),
+            cached: true,
+        });
+    }
+    *runs += 1;
+    let outcome = run_gate(ctx, label, base, commit, commands, config, ui)?;
+    if let Err(e) = gate_cache::store(repo, &key, tree, &outcome) {
+        crate::ui::warn(&format!("the gate result was not cached: {}", e.message));
+    }
+    Ok(Verdict {
+        outcome,
+        cached: false,
+    })
+}
+
+/// How publishing a gated candidate went.
+pub(crate) enum Published {
+    Moved,
+    /// The target had moved on: rebuild on the new target.
+    Raced,
+    /// Something of the user's is in the way; nothing moved.
+    Refused(String),
+}
+
+/// Move the target from `from` to the top of `landed` (each built on the one before,
+/// the first on `from`), whose tree passed the gate: receipts first, then the
+/// compare-and-swap, then the registry and the shared checkout's files.
+pub(crate) fn publish(
+    ctx: &Context,
+    from: ObjectId,
+    landed: &[Candidate],
+    verdict: &Verdict,
+    config: &Config,
+) -> Result<Published> {
+    let repo = &ctx.repo;
+    let Some(top) = landed.last() else {
+        return Ok(Published::Moved);
+    };
+    let record = gate_record(&verdict.outcome, from, top.commit);
+    for c in landed {
+        let batched = landed.len() > 1;
+        gate::write_receipt(
+            repo,
+            &Receipt {
+                lane: c.lane.clone(),
+                lane_tip: c.tip.to_string(),
+                base: c.on.to_string(),
+                candidate: c.commit.to_string(),
+                tested_tree: top.tree.to_string(),
+                strategy: format!("{:?}", config.lanes.strategy).to_lowercase(),
+                commands: verdict.outcome.results.clone(),
+                duration_ms: verdict.outcome.duration_ms,
+                log_digest: verdict.outcome.log_digest.clone(),
+                at: lanes::now(),
+                target_before: (c.on != from).then(|| from.to_string()),
+                landed_with: (batched && c.commit != top.commit).then(|| top.commit.to_string()),
+                cached: verdict.cached,
+            },
+        )?;
+    }
+    crate::failpoint::hit("land-before-cas")?;
+    // The user may have edited the shared checkout while the gate ran: look again.
+    let changed = repo.changed_paths(repo.tree_of(from)?, top.tree)?;
+    if let Some(reason) = shared_checkout_conflict(ctx, &changed)? {
+        return Ok(Published::Refused(reason));
+    }
+    let moves_checkout = shared_has_target(ctx)?;
+    write_journal(ctx, from, top.commit)?;
+    let label = landed
+        .iter()
+        .map(|c| c.lane.as_str())
+        .collect::<Vec<_>>()
+        .join(", ");
+    if !move_target(ctx, from, top.commit, &label)? {
+        remove_journal(ctx);
+        return Ok(Published::Raced);
+    }
+    crate::failpoint::hit("land-after-cas")?;
+    let names: Vec<&str> = landed.iter().map(|c| c.lane.as_str()).collect();
+    let as_landed: Vec<(ObjectId, ObjectId)> = landed.iter().map(|c| (c.commit, c.tip)).collect();
+    mark(
+        repo,
+        &names,
+        LaneState::Landed,
+        Vec::new(),
+        Some(record),
+        &as_landed,
+    )?;
+    if moves_checkout {
+        crate::checkout::follow(&ctx.shared, from, top.commit, &gate::no_hooks_dir(repo)?)?;
+    }
+    remove_journal(ctx);
+    Ok(Published::Moved)
+}
+
+fn land_one(
+    ctx: &Context,
+    lane: &str,
+    opts: &LandOptions,
+    ui: &dyn Ui,
+    runs: &mut usize,
+) -> Result<Outcome> {
+    let repo = &ctx.repo;
+    let target = ctx.target();
+    let mut confirmed = opts.yes;
+    for _ in 0..MAX_ATTEMPTS {
+        let base = ctx.target_tip()?;
+        let config = config_at(repo, base, target)?;
+        let c = match prepare(ctx, lane, base, base, &config, opts)? {
+            Prepared::Ready(c) => c,
+            Prepared::Empty => {
+                mark(repo, &[lane], LaneState::Landed, Vec::new(), None, &[])?;
+                return Ok(Outcome::AlreadyLanded);
+            }
+            Prepared::Done(outcome) => return Ok(outcome),
+        };
+        let commands = commands_for(ctx, &config, c.commit)?;
+        if opts.dry_run {
+            if let Some(reason) = shared_checkout_conflict(ctx, &c.changed)? {
+                return Ok(Outcome::Refused { reason });
+            }
+            return Ok(Outcome::WouldLand {
+                base: base.to_string(),
+                candidate_tree: c.tree.to_string(),
+                files: c.changed.len(),
+                commands,
+            });
+        }
+        if !confirmed {
+            if !ui.confirm(lane, &summary(repo, &c.changed)?) {
+                return Ok(Outcome::Refused {
+                    reason: "declined".into(),
+                });
+            }
+            confirmed = true;
+        }
+        // An error from here on (a locked ref, a git failure) must not leave the lane
+        // looking like it is being tested: it goes back to ready.
+        let mut testing = TestingGuard::mark(repo, vec![lane.to_string()])?;
+        let verdict = gate_tree(
+            ctx, lane, base, c.commit, &commands, &config, opts, ui, runs,
+        )?;
+        let record = gate_record(&verdict.outcome, base, c.commit);
+        if !verdict.outcome.green {
+            testing.disarm();
+            mark(
+                repo,
+                &[lane],
+                LaneState::Failed,
+                Vec::new(),
+                Some(record),
+                &[],
+            )?;
+            return Ok(failed(&verdict));
+        }
+        match publish(ctx, base, std::slice::from_ref(&c), &verdict, &config)? {
+            Published::Moved => {
+                testing.disarm();
+                return Ok(Outcome::Landed {
+                    candidate: c.commit.to_string(),
+                    base: base.to_string(),
+                    gate_ms: verdict.outcome.duration_ms,
+                    log: verdict.outcome.log,
+                    cached: verdict.cached,
+                    landed_with: None,
+                });
+            }
+            Published::Raced => ui.note(&format!(
+                "{target} moved while {lane} was gated; rebuilding on the new {target}"
+            )),
+            Published::Refused(reason) => {
+                testing.disarm();
+                mark(
+                    repo,
+                    &[lane],
+                    LaneState::Ready,
+                    Vec::new(),
+                    Some(record),
+                    &[],
+                )?;
+                return Ok(Outcome::Refused { reason });
+            }
+        }
+    }
+    Ok(Outcome::Refused {
+        reason: format!(
+            "{target} kept moving during the gate ({MAX_ATTEMPTS} attempts); try again"
+        ),
+    })
+}
+
+/// The report of a red gate.
+pub(crate) fn failed(verdict: &Verdict) -> Outcome {
+    let last = verdict.outcome.results.last().cloned();
+    Outcome::Failed {
+        log: verdict.outcome.log.clone(),
+        exit_code: last.as_ref().map_or(1, |f| f.exit_code),
+        command: last.map(|f| f.command).unwrap_or_default(),
+        cached: verdict.cached,
+    }
+}
+
+/// Compare-and-swap the target from `base` to `candidate`; `false` when it had moved.
+/// A failure while the target still reads `base` means a lock file is in the way: wait
+/// for a live holder to finish, then give up with a clear error (exit 3). Only the
+/// recovery of a killed landing clears a ref lock (see `finish_interrupted_checkout_move`).
+fn move_target(ctx: &Context, base: ObjectId, candidate: ObjectId, lane: &str) -> Result<bool> {
+    let target_ref = ctx.config.lanes.target.full_ref();
+    let deadline = std::time::Instant::now() + std::time::Duration::from_secs(5);
+    loop {
+        let result =
+            ctx.repo
+                .cas_update(&target_ref, Some(base), candidate, &format!("land {lane}"));
+        if result.is_ok() {
+            return Ok(true);
+        }
+        if ctx.target_tip()? != base {
+            return Ok(false);
+        }
+        if std::time::Instant::now() >= deadline {
+            return Err(Error::env(format!("{target_ref} is locked (a {target_ref}.lock file is in the way)"))
+                .with_help("if no git process is running in this repository, delete the .lock file and run `fleet land` again"));
+        }
+        std::thread::sleep(std::time::Duration::from_millis(100));
+    }
+}
+
+/// The commit that would land: the lane's work on top of `base`, built in memory.
+fn build_candidate(
+    repo: &Repo,
+    strategy: Strategy,
+    base: ObjectId,
+    tip: ObjectId,
+    lane: &str,
+    target: &str,
+) -> Result<Merged> {
+    match strategy {
+        Strategy::Rebase => rebase(repo, base, tip),
+        Strategy::Merge => Ok(match merge_or_unrelated(repo, base, tip)? {
+            Merged::Clean(tree) => Merged::Clean(repo.commit_tree(
+                &format!("Merge lane {lane} into {target}\n"),
+                tree,
+                &[base, tip],
+            )?),
+            conflicts => conflicts,
+        }),
+        Strategy::Squash => Ok(match merge_or_unrelated(repo, base, tip)? {
+            Merged::Clean(tree) => {
+                let author = repo.commit_info(tip)?.author;
+                let message = squash_message(repo, base, tip, lane)?;
+                Merged::Clean(repo.commit_tree_as_author(&author, &message, tree, &[base])?)
+            }
+            conflicts => conflicts,
+        }),
+    }
+}
+
+/// Replay the lane's own commits (merges skipped, like `git rebase`) onto `base`.
+/// Unrelated histories (no merge base) cannot be merged or squashed: a conflict.
+fn rebase(repo: &Repo, base: ObjectId, tip: ObjectId) -> Result<Merged> {
+    let mut head = base;
+    for id in repo.commits_between(base, tip)? {
+        let commit = repo.commit_info(id)?;
+        // A root commit (an orphan lane) applies against the empty tree; merges are
+        // skipped, as `git rebase` does.
+        let parent_tree = match commit.parents[..] {
+            [] => repo.empty_tree(),
+            [parent] => repo.tree_of(parent)?,
+            _ => continue,
+        };
+        let merged = repo.merge_trees(parent_tree, repo.tree_of(head)?, commit.tree, true)?;
+        let tree = match merged {
+            Merged::Clean(tree) => tree,
+            conflicts => return Ok(conflicts),
+        };
+        if tree == repo.tree_of(head)? {
+            continue;
+        }
+        head = repo.commit_tree_as_author(&commit.author, &commit.message, tree, &[head])?;
+    }
+    Ok(Merged::Clean(head))
+}
+
+/// Merge `tip` into `base`; histories with no common ancestor are reported as a
+/// conflict rather than an error.
+fn merge_or_unrelated(repo: &Repo, base: ObjectId, tip: ObjectId) -> Result<Merged> {
+    if repo.merge_base(base, tip)?.is_none() {
+        return Ok(Merged::Conflicts(vec![
+            "(no common history with the target)".into(),
+        ]));
+    }
+    repo.merge_commits(base, tip, true)
+}
+
+fn squash_message(repo: &Repo, base: ObjectId, tip: ObjectId, lane: &str) -> Result<String> {
+    let mut message = format!("Land lane {lane}\n\n");
+    let tip_author = repo.commit_info(tip)?.author;
+    let mut co_authors: Vec<String> = Vec::new();
+    for id in repo.commits_between(base, tip)? {
+        let info = repo.commit_info(id)?;
+        let subject = info.message.lines().next().unwrap_or("").to_string();
+        message.push_str(&format!("* {subject}\n"));
+        let who = format!("{} <{}>", info.author.name, info.author.email);
+        if info.author.email != tip_author.email && !co_authors.contains(&who) {
+            co_authors.push(who);
+        }
+    }
+    if !co_authors.is_empty() {
+        message.push('\n');
+        for who in co_authors {
+            message.push_str(&format!("Co-authored-by: {who}\n"));
+        }
+    }
+    Ok(message)
+}
+
+/// Protected paths and submodule changes (unless allowed), and forbidden markers in
+/// added lines.
+pub(crate) fn block_reasons(
+    repo: &Repo,
+    config: &Config,
+    changed: &[ChangedPath],
+    allow_protected: bool,
+) -> Result<Vec<String>> {
+    let mut reasons = Vec::new();
+    if !allow_protected {
+        let set = protected_set(&config.gate.protected)?;
+        for change in changed {
+            if set.is_match(&change.path) {
+                reasons.push(format!(
+                    "touches protected path {} (land with --allow-protected)",
+                    change.path
+                ));
+            } else if change.is_gitlink() {
+                reasons.push(format!(
+                    "changes submodule {}, which the gate cannot check out (land with --allow-protected)",
+                    change.path
+                ));
+            }
+        }
+    }
+    if !config.gate.forbid.is_empty() {
+        for change in changed.iter().filter(|c| !c.is_gitlink()) {
+            let Some(new) = change.new else { continue };
+            let new_bytes = repo.blob(new)?;
+            let old_bytes = match change.old {
+                Some(old) if change.old_mode != GITLINK => repo.blob(old)?,
+                _ => Vec::new(),
+            };
+            reasons.extend(added_markers(
+                &change.path,
+                &old_bytes,
+                &new_bytes,
+                &config.gate.forbid,
+            ));
+        }
+    }
+    Ok(reasons)
+}
+
+/// Protected patterns with gitignore-like meaning: a pattern names a path or a folder
+/// (`.ci` covers `.ci/x`), a leading `/` anchors at the root (as all patterns are), and
+/// case is ignored (so `.GITHUB/x` cannot slip past on a case-insensitive file system).
+fn protected_set(patterns: &[String]) -> Result<globset::GlobSet> {
+    let mut builder = globset::GlobSetBuilder::new();
+    for pattern in patterns {
+        let pattern = pattern.trim_start_matches('/').trim_end_matches('/');
+        for form in [pattern.to_string(), format!("{pattern}/**")] {
+            let glob = globset::GlobBuilder::new(&form)
+                .literal_separator(true)
+                .case_insensitive(true)
+                .build()
+                .map_err(|e| {
+                    Error::usage(format!("bad [gate] protected pattern `{pattern}`: {e}"))
+                })?;
+            builder.add(glob);
+        }
+    }
+    builder
+        .build()
+        .map_err(|e| Error::usage(format!("bad [gate] protected patterns: {e}")))
+}
+
+/// Markers on lines the change adds (context and removed lines never count). Binary
+/// files are compared by marker count, since they have no lines.
+fn added_markers(path: &str, old: &[u8], new: &[u8], markers: &[String]) -> Vec<String> {
+    let mut found = Vec::new();
+    if new.contains(&0) || old.contains(&0) {
+        for marker in markers {
+            let count = |bytes: &[u8]| {
+                bytes
+                    .windows(marker.len().max(1))
+                    .filter(|w| *w == marker.as_bytes())
+                    .count()
+            };
+            if count(new) > count(old) {
+                found.push(format!(
+                    "{path}: binary file adds forbidden marker {marker}"
+                ));
+            }
+        }
+        return found;
+    }
+    let (old, new) = (String::from_utf8_lossy(old), String::from_utf8_lossy(new));
+    let diff = similar::TextDiff::from_lines(old.as_ref(), new.as_ref());
+    for change in diff.iter_all_changes() {
+        if change.tag() != similar::ChangeTag::Insert {
+            continue;
+        }
+        for marker in markers {
+            if change.value().contains(marker.as_str()) {
+                let line = change.new_index().map_or(0, |i| i + 1);
+                found.push(format!("{path}:{line}: adds forbidden marker {marker}"));
+            }
+        }
+    }
+    found
+}
+
+/// The target's gate; a lane that changes the gate configuration must pass both. A
+/// lane whose own fleet.toml does not parse would stop every landing after it: `Err`
+/// carries the reason to block it.
+fn gate_commands(
+    repo: &Repo,
+    config: &Config,
+    candidate: ObjectId,
+) -> Result<std::result::Result<Vec<String>, String>> {
+    let mut commands = config.gate.commands.clone();
+    match config_at(repo, candidate, "the lane") {
+        Ok(new) => {
+            for command in new.gate.commands {
+                if !commands.contains(&command) {
+                    commands.push(command);
+                }
+            }
+            Ok(Ok(commands))
+        }
+        Err(e) if e.kind == crate::error::Kind::Usage => {
+            Ok(Err(format!("its fleet.toml is invalid: {}", e.message)))
+        }
+        Err(e) => Err(e),
+    }
+}
+
+fn run_gate(
+    ctx: &Context,
+    lane: &str,
+    base: ObjectId,
+    candidate: ObjectId,
+    commands: &[String],
+    config: &Config,
+    ui: &dyn Ui,
+) -> Result<GateOutcome> {
+    let repo = &ctx.repo;
+    let worktree = gate::prepare_worktree(repo, candidate)?;
+    let env = [
+        ("FLEET_LANE", lane.to_string()),
+        ("FLEET_BASE", base.to_string()),
+        ("FLEET_CANDIDATE", candidate.to_string()),
+    ];
+    gate::run(
+        repo,
+        &worktree,
+        commands,
+        config.gate.timeout.0,
+        &env,
+        lane,
+        |command, elapsed| ui.progress(lane, command, elapsed),
+    )
+}
+
+pub(crate) fn gate_record(
+    outcome: &GateOutcome,
+    base: ObjectId,
+    candidate: ObjectId,
+) -> GateRecord {
+    GateRecord {
+        green: outcome.green,
+        duration_ms: outcome.duration_ms,
+        log: outcome.log.display().to_string(),
+        at: lanes::now(),
+        base: base.to_string(),
+        candidate: candidate.to_string(),
+    }
+}
+
+/// Marks lanes `testing`, and puts them back to `ready` unless the landing reached a
+/// verdict (disarmed) — an error must not leave a lane looking like it is being tested.
+pub(crate) struct TestingGuard<'a> {
+    repo: &'a Repo,
+    lanes: Vec<String>,
+}
+
+impl<'a> TestingGuard<'a> {
+    pub(crate) fn mark(repo: &'a Repo, lanes: Vec<String>) -> Result<TestingGuard<'a>> {
+        let names: Vec<&str> = lanes.iter().map(String::as_str).collect();
+        mark(repo, &names, LaneState::Testing, Vec::new(), None, &[])?;
+        Ok(TestingGuard { repo, lanes })
+    }
+
+    /// The lanes reached a verdict; `lane` alone when given.
+    pub(crate) fn disarm_lane(&mut self, lane: &str) {
+        self.lanes.retain(|l| l != lane);
+    }
+
+    pub(crate) fn disarm(&mut self) {
+        self.lanes.clear();
+    }
+}
+
+impl Drop for TestingGuard<'_> {
+    fn drop(&mut self) {
+        if !self.lanes.is_empty() {
+            let names: Vec<&str> = self.lanes.iter().map(String::as_str).collect();
+            let _ = mark(self.repo, &names, LaneState::Ready, Vec::new(), None, &[]);
+        }
+    }
+}
+
+/// Record lanes' new state (and gate result) in the registry in one update; `landed`
+/// pairs (candidate, lane tip) with `lanes` by position.
+pub(crate) fn mark(
+    repo: &Repo,
+    lanes: &[&str],
+    state: LaneState,
+    detail: Vec<String>,
+    gate: Option<GateRecord>,
+    landed: &[(ObjectId, ObjectId)],
+) -> Result<()> {
+    let what = format!("{}: {}", lanes.join(" "), state.as_str());
+    lanes::update(repo, &what, |registry| {
+        for (i, lane) in lanes.iter().enumerate() {
+            if let Some(record) = registry.get_mut(lane) {
+                record.state = state;
+                record.detail = detail.clone();
+                if gate.is_some() {
+                    record.gate = gate.clone();
+                }
+                if let Some((candidate, tip)) = landed.get(i) {
+                    record.landed_as = Some(candidate.to_string());
+                    record.landed_tip = Some(tip.to_string());
+                }
+            }
+        }
+        Ok(())
+    })
+}
+
+/// Is the target checked out in the shared checkout (so its files must follow)?
+fn shared_has_target(ctx: &Context) -> Result<bool> {
+    Ok(ctx.repo.head_branch()?.as_deref() == Some(ctx.target()))
+}
+
+/// Something of the user's in the shared checkout at a path the lane changes would be
+/// overwritten when its files follow the target: refuse before anything moves.
+fn shared_checkout_conflict(ctx: &Context, changed: &[ChangedPath]) -> Result<Option<String>> {
+    if !shared_has_target(ctx)? {
+        return Ok(None);
+    }
+    let hits = crate::checkout::collisions(&ctx.shared, changed)?;
+    if hits.is_empty() {
+        return Ok(None);
+    }
+    Ok(Some(format!(
+        "the shared checkout has uncommitted, untracked or ignored files where this lane changes: {}; commit, move or delete them first",
+        hits.join(", ")
+    )))
+}
+
+/// A diff stat of what would land.
+pub(crate) fn summary(repo: &Repo, changed: &[ChangedPath]) -> Result<String> {
+    let mut out = String::new();
+    for change in changed {
+        let ChangedPath { path, old, new, .. } = change;
+        if change.is_gitlink() {
+            out.push_str(&format!(" S {path} (submodule)\n"));
+            continue;
+        }
+        let text = |id: &Option<ObjectId>| -> Result<String> {
+            Ok(match id {
+                Some(id) => String::from_utf8_lossy(&repo.blob(*id)?).into_owned(),
+                None => String::new(),
+            })
+        };
+        let (a, b) = (text(old)?, text(new)?);
+        let diff = similar::TextDiff::from_lines(&a, &b);
+        let (mut plus, mut minus) = (0, 0);
+        for change in diff.iter_all_changes() {
+            match change.tag() {
+                similar::ChangeTag::Insert => plus += 1,
+                similar::ChangeTag::Delete => minus += 1,
+                similar::ChangeTag::Equal => {}
+            }
+        }
+        let kind = match (old, new) {
+            (None, _) => "A",
+            (_, None) => "D",
+            _ => "M",
+        };
+        out.push_str(&format!(" {kind} {path} (+{plus} -{minus})\n"));
+        if changed.len() <= 20 && a.len() + b.len() < 64 * 1024 {
+            out.push_str(&format!(
+                "{}",
+                diff.unified_diff().context_radius(2).header(path, path)
+            ));
+        }
+    }
+    Ok(out)
+}
+
+fn journal_path(ctx: &Context) -> PathBuf {
+    gate::fleet_dir(&ctx.repo).join(JOURNAL)
+}
+
+fn write_journal(ctx: &Context, base: ObjectId, candidate: ObjectId) -> Result<()> {
+    let path = journal_path(ctx);
+    std::fs::write(&path, format!("{base} {candidate}\n"))
+        .map_err(|e| Error::env(format!("cannot write {}: {e}", path.display())))
+}
+
+fn remove_journal(ctx: &Context) {
+    let _ = std::fs::remove_file(journal_path(ctx));
+}
+
+/// A landing killed around its final steps left a journal (`base candidate`): clear the
+/// lock files the killed git left (only when old and held open by nobody), finish
+/// bringing the shared checkout's files to the target when the target did move, and
+/// drop the journal. Idempotent.
+fn finish_interrupted_checkout_move(ctx: &Context) -> Result<()> {
+    let Ok(text) = std::fs::read_to_string(journal_path(ctx)) else {
+        return Ok(());
+    };
+    let settle = std::time::Duration::from_secs(2);
+    let target_ref = ctx.config.lanes.target.full_ref();
+    // Our own killed compare-and-swap may have left the target's lock: once it is old
+    // enough that no live update could still hold it, it goes.
+    let lock = ctx.repo.common_dir().join(format!("{target_ref}.lock"));
+    let waited = std::time::Instant::now();
+    while lock.exists() && waited.elapsed() < settle + std::time::Duration::from_secs(1) {
+        if ctx.repo.clear_stale_ref_lock(&target_ref, settle) {
+            break;
+        }
+        std::thread::sleep(std::time::Duration::from_millis(100));
+    }
+    if !lock.exists() && waited.elapsed() > std::time::Duration::from_millis(50) {
+        crate::ui::note(&format!(
+            "removed a stale {target_ref}.lock left by a killed landing"
+        ));
+    }
+    // git keeps an index lock open while it holds it: one nobody has open is stale.
+    let index_lock = ctx.repo.git_dir().join("index.lock");
+    if git::clear_stale_file(&index_lock, std::time::Duration::ZERO) {
+        crate::ui::note(&format!(
+            "removed a stale {} left by a killed landing",
+            index_lock.display()
+        ));
+    }
+    let mut ids = text
+        .split_whitespace()
+        .map(|id| ObjectId::from_hex(id.as_bytes()));
+    if let (Some(Ok(base)), Some(Ok(candidate))) = (ids.next(), ids.next())
+        && ctx.target_tip()? == candidate
+        && shared_has_target(ctx)?
+    {
+        let kept = crate::checkout::repair(
+            &ctx.repo,
+            &ctx.shared,
+            base,
+            candidate,
+            &gate::no_hooks_dir(&ctx.repo)?,
+        )?;
+        for path in kept {
+            crate::ui::warn(&format!(
+                "{path}: kept the shared checkout's own version (it was edited during an interrupted landing)"
+            ));
+        }
+    }
+    remove_journal(ctx);
+    Ok(())
+}
