@@ -110,6 +110,11 @@ pub fn load(repo: &Repo) -> Result<(Registry, Option<ObjectId>)> {
     let Some(commit) = repo.ref_target(REF)? else {
         return Ok((Registry::default(), None));
     };
+    Ok((load_at(repo, commit)?, Some(commit)))
+}
+
+/// The registry as committed in `commit`.
+pub fn load_at(repo: &Repo, commit: ObjectId) -> Result<Registry> {
     let bytes = repo.file_at(commit, FILE)?.unwrap_or_default();
     let text = String::from_utf8_lossy(&bytes);
     let registry = toml::from_str(&text).map_err(|e| {
@@ -120,7 +125,45 @@ pub fn load(repo: &Repo) -> Result<(Registry, Option<ObjectId>)> {
             "inspect it with `git show {REF}:{FILE}`; `git update-ref -d {REF}` starts over"
         ))
     })?;
-    Ok((registry, Some(commit)))
+    Ok(registry)
+}
+
+/// Combine two registries that grew apart from `base` (this machine's and a remote's),
+/// lane by lane: a lane only one side changed, added or removed takes that side's
+/// version; a lane both changed takes `theirs` (the remote is the shared truth). Order:
+/// `theirs`, then lanes only `ours` added.
+pub fn merge(base: &Registry, ours: &Registry, theirs: &Registry) -> Registry {
+    let mut lanes = Vec::new();
+    for t in &theirs.lanes {
+        let b = base.get(&t.branch);
+        match ours.get(&t.branch) {
+            // Ours changed (or added) it and theirs did not.
+            Some(o) if Some(o) != b && Some(t) == b => lanes.push(o.clone()),
+            // Ours removed it and theirs did not change it.
+            None if Some(t) == b => {}
+            _ => lanes.push(t.clone()),
+        }
+    }
+    for o in &ours.lanes {
+        if theirs.get(&o.branch).is_some() {
+            continue;
+        }
+        match base.get(&o.branch) {
+            // Added by ours.
+            None => lanes.push(o.clone()),
+            // Removed by theirs; kept only when ours changed it since.
+            Some(b) if b != o => lanes.push(o.clone()),
+            Some(_) => {}
+        }
+    }
+    Registry { lanes }
+}
+
+/// Write `registry` as a commit with `parents`, moving no ref.
+pub fn write(repo: &Repo, registry: &Registry, what: &str, parents: &[ObjectId]) -> Result<ObjectId> {
+    let text = toml::to_string(registry)
+        .map_err(|e| Error::env(format!("cannot write the lane registry: {e}")))?;
+    repo.write_commit(&[(FILE, text.as_bytes())], &format!("fleet: {what}"), parents)
 }
 
 /// Apply `change` to the registry and store it by compare-and-swap, re-reading and
@@ -139,14 +182,8 @@ pub fn update<T>(
     for _ in 0..CAS_ATTEMPTS {
         let (mut registry, old) = load(repo)?;
         let result = change(&mut registry)?;
-        let text = toml::to_string(&registry)
-            .map_err(|e| Error::env(format!("cannot write the lane registry: {e}")))?;
         let parents: Vec<ObjectId> = old.into_iter().collect();
-        let commit = repo.write_commit(
-            &[(FILE, text.as_bytes())],
-            &format!("fleet: {what}"),
-            &parents,
-        )?;
+        let commit = write(repo, &registry, what, &parents)?;
         match repo.cas_update(REF, old, commit, what) {
             Ok(()) => return Ok(result),
             Err(e) => last_error = Some(e),

@@ -471,3 +471,72 @@ pub fn tracked_under(dir: &Path, prefix: &str) -> Result<bool> {
     let out = run(cmd, "list tracked files")?;
     Ok(!out.stdout.is_empty())
 }
+
+/// Fetch `refspecs` from `remote`, pruning tracking refs whose source is gone. Hooks are
+/// off (fleet's own refs are written here, which the guard refuses to git commands),
+/// and git never prompts: a lander runs unattended.
+///
+/// Why git: gix 0.90 fetches only with its network client features, which fleet leaves
+/// out since push needs git anyway (see `push_atomic`); one tool for both keeps the
+/// remote's URL, credentials and transport settings in git's hands.
+pub fn fetch(dir: &Path, remote: &str, refspecs: &[String], no_hooks: &Path) -> Result<()> {
+    let mut cmd = git(dir);
+    cmd.env("GIT_TERMINAL_PROMPT", "0")
+        .arg("-c")
+        .arg(format!("core.hooksPath={}", no_hooks.display()))
+        .args(["fetch", "--quiet", "--no-tags", "--prune", "--no-write-fetch-head"])
+        .arg("--")
+        .arg(remote)
+        .args(refspecs);
+    run_with_input(cmd, Input::Closed, &format!("fetch from {remote}")).map(|_| ())
+}
+
+/// One ref a push sets: `dst` on the remote to `new`, only if it is now `expect`
+/// (`None`: only if it does not exist).
+pub struct PushUpdate {
+    pub dst: String,
+    pub new: String,
+    pub expect: Option<String>,
+}
+
+/// Push `updates` to `remote` in one atomic transaction that applies only if every
+/// ref is still what the caller expects (`--force-with-lease` per ref, `--atomic`):
+/// the remote's compare-and-swap. `Ok(None)` when it applied; `Ok(Some(why))` when the
+/// remote refused (a lost race or anything else; the caller looks at the remote again
+/// to tell which). Hooks are off: this is fleet publishing its own gated result.
+///
+/// Why git: gix 0.90 cannot push (no send-pack; crate-status lists push as missing).
+pub fn push_atomic(
+    dir: &Path,
+    remote: &str,
+    updates: &[PushUpdate],
+    no_hooks: &Path,
+) -> Result<Option<String>> {
+    let mut cmd = git(dir);
+    cmd.env("GIT_TERMINAL_PROMPT", "0")
+        .arg("-c")
+        .arg(format!("core.hooksPath={}", no_hooks.display()))
+        .args(["push", "--quiet", "--atomic", "--porcelain", "--no-verify"]);
+    for u in updates {
+        cmd.arg(format!(
+            "--force-with-lease={}:{}",
+            u.dst,
+            u.expect.as_deref().unwrap_or("")
+        ));
+    }
+    cmd.arg("--").arg(remote);
+    for u in updates {
+        cmd.arg(format!("{}:{}", u.new, u.dst));
+    }
+    let out = run_any_exit(
+        cmd,
+        Input::Closed,
+        Duration::from_secs(600),
+        &format!("push to {remote}"),
+    )?;
+    if out.success() {
+        return Ok(None);
+    }
+    let why = format!("{}{}", out.stdout_str(), out.stderr_str());
+    Ok(Some(why.trim().to_string()))
+}

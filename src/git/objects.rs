@@ -110,6 +110,24 @@ impl Repo {
         self.commit_tree(message, tree, &parents)
     }
 
+    /// A commit with parents `[theirs, ours]` whose tree is `theirs`'s plus every file
+    /// only `ours` has: the union of two notes-like refs that grew apart (where both
+    /// have a file, `theirs` wins). Does not move any ref.
+    pub fn union_commit(&self, theirs: ObjectId, ours: ObjectId, message: &str) -> Result<ObjectId> {
+        let what = || "cannot combine two notes trees".to_string();
+        let (theirs_tree, ours_tree) = (self.tree_of(theirs)?, self.tree_of(ours)?);
+        let mut editor = self.inner.edit_tree(theirs_tree).context(what)?;
+        for change in self.changed_paths(theirs_tree, ours_tree)? {
+            if let (None, Some(new)) = (change.old, change.new) {
+                editor
+                    .upsert(change.path.as_str(), gix::object::tree::EntryKind::Blob, new)
+                    .context(what)?;
+            }
+        }
+        let tree = editor.write().context(what)?.detach();
+        self.commit_tree(message, tree, &[theirs, ours])
+    }
+
     /// Paths that differ between two trees, with both sides' blob ids (`None` where the
     /// path does not exist on that side).
     pub fn changed_paths(&self, old: ObjectId, new: ObjectId) -> Result<Vec<ChangedPath>> {
