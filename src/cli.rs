@@ -353,6 +353,29 @@ pub enum Command {
         #[command(flatten)]
         out: Output,
     },
+    /// Check that every move of the target has a green receipt for its exact tree
+    #[command(
+        long_about = "Walk the target branch's first-parent history and check that every commit the \
+                      target moved to has a receipt (a note on refs/notes/fleet, written by `fleet \
+                      land`) that is green, was tested on that commit's exact tree, and names a \
+                      first-parent ancestor as where the target moved from. The walk jumps from \
+                      each verified commit to that ancestor, so the commits of a rebased lane in \
+                      between are not target positions and are not checked. Commits that fail are \
+                      listed with the reason. The default range is the target since fleet was \
+                      adopted (where the oldest receipt on the line starts); A..B checks B's line \
+                      down to A, ..B and REV check that line since adoption, A.. the target down \
+                      to A. Receipts travel with pushes: in a fresh clone, fetch refs/notes/fleet \
+                      first. Exits 1 when any commit is not verified or there are no receipts, 2 \
+                      on a bad revision.",
+        after_long_help = "Examples:\n  fleet verify\n  fleet verify v1.2.0..main\n  fleet verify origin/main --json | jq -r '.unverified[] | \"\\(.id) \\(.reason)\"'\n  git fetch origin refs/notes/fleet:refs/notes/fleet && fleet verify   # in a fresh clone"
+    )]
+    Verify {
+        /// Commits to check: A..B, ..B, A.. or REV
+        #[arg(value_name = "REV-RANGE", value_parser = crate::verify::RevRange::parse)]
+        range: Option<crate::verify::RevRange>,
+        #[command(flatten)]
+        out: Output,
+    },
     /// Run a command in its own process group; the whole group dies with it
     #[command(
         long_about = "Run a command as the leader of a new process group. Ctrl-C, SIGTERM and SIGHUP are \

@@ -158,6 +158,7 @@ pub fn run(cli: Cli) -> Result<u8> {
             },
             out.json,
         ),
+        Command::Verify { range, out } => verify(&cwd, &range.unwrap_or_default(), out.json),
         Command::Run {
             timeout,
             grace,
@@ -869,6 +870,49 @@ fn render_land(reports: &[crate::land::LaneReport], term: &TermUi, json: bool) -
                 commands.join(" && ")
             )),
         }
+    }
+    Ok(code)
+}
+
+fn verify(cwd: &Path, range: &crate::verify::RevRange, json: bool) -> Result<u8> {
+    use anstyle::{AnsiColor, Style};
+    let ctx = Context::locate(cwd)?;
+    let report = crate::verify::verify(&ctx, range)?;
+    let code = u8::from(!report.ok());
+    if json {
+        ui::json(&report);
+        return Ok(code);
+    }
+    let red = Style::new().fg_color(Some(AnsiColor::Red.into()));
+    for u in &report.unverified {
+        ui::answer(&format!(
+            "{} {}\n             {}",
+            ui::paint(red, &u.id[..12]),
+            u.subject,
+            u.detail
+        ));
+    }
+    let r = &report.range;
+    let short = |id: &str| id[..12.min(id.len())].to_string();
+    let top = range.to.clone().unwrap_or_else(|| ctx.target().to_string());
+    let span = match (&r.from, r.since_adoption) {
+        (Some(from), true) => format!("{top} since fleet was adopted at {}", short(from)),
+        (Some(from), false) => format!("{}..{top}", short(from)),
+        (None, _) => format!("{top}, all of its history"),
+    };
+    let summary = format!(
+        "{} commit(s) checked ({span}): {} verified, {} not",
+        report.checked,
+        report.verified.len(),
+        report.unverified.len()
+    );
+    if report.ok() {
+        ui::ok(&summary);
+    } else {
+        ui::error(&Error::refused(summary).with_help(
+            "the listed commits did not pass the gate on their exact tree through `fleet land`; \
+             `git notes --ref fleet show ID` shows what a receipt says",
+        ));
     }
     Ok(code)
 }

@@ -24,4 +24,5 @@ pub mod preflight;
 pub mod proc;
 pub mod status;
 pub mod ui;
+pub mod verify;
 pub mod worktree;

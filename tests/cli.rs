@@ -127,6 +127,7 @@ fn every_command_has_help_with_an_example() {
         &["status"],
         &["land"],
         &["revert"],
+        &["verify"],
         &["run"],
     ];
     for cmd in commands {

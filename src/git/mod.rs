@@ -241,6 +241,26 @@ impl Repo {
         Ok(n)
     }
 
+    /// The commits reachable from `tip` but not from `hide` (git's `hide..tip`).
+    pub fn exclusive_commits(
+        &self,
+        tip: ObjectId,
+        hide: ObjectId,
+    ) -> Result<std::collections::HashSet<ObjectId>> {
+        let what = || format!("cannot walk {hide}..{tip}");
+        let walk = self
+            .inner
+            .rev_walk([tip])
+            .with_hidden([hide])
+            .all()
+            .context(what)?;
+        let mut out = std::collections::HashSet::new();
+        for info in walk {
+            out.insert(info.context(what)?.id);
+        }
+        Ok(out)
+    }
+
     /// (ahead, behind) of `tip` relative to `base`.
     pub fn ahead_behind(&self, tip: ObjectId, base: ObjectId) -> Result<(usize, usize)> {
         Ok((

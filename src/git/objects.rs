@@ -67,6 +67,35 @@ impl Repo {
         Ok(Some(object.data.clone()))
     }
 
+    /// Every file in `commit`'s tree, at any depth, with its blob id. A notes ref is
+    /// listed this way once, instead of one path lookup per annotated commit.
+    pub fn files_in(&self, commit: ObjectId) -> Result<Vec<(String, ObjectId)>> {
+        let mut out = Vec::new();
+        let mut folders = vec![(String::new(), self.tree_of(commit)?)];
+        while let Some((prefix, tree)) = folders.pop() {
+            let what = || format!("cannot read tree {tree}");
+            let tree = self.inner.find_tree(tree).context(what)?;
+            for e in tree.decode().context(what)?.entries {
+                let path = format!("{prefix}{}", e.filename.to_str_lossy());
+                if e.mode.is_tree() {
+                    folders.push((format!("{path}/"), e.oid.to_owned()));
+                } else if e.mode.is_blob() {
+                    out.push((path, e.oid.to_owned()));
+                }
+            }
+        }
+        Ok(out)
+    }
+
+    /// The first parent of `commit`, `None` for a root commit.
+    pub fn first_parent(&self, commit: ObjectId) -> Result<Option<ObjectId>> {
+        let found = self
+            .inner
+            .find_commit(commit)
+            .context(|| format!("cannot read commit {commit}"))?;
+        Ok(found.parent_ids().next().map(|p| p.detach()))
+    }
+
     /// Write a commit whose tree holds exactly `files` (path, bytes), with `parents`.
     /// Does not move any ref.
     pub fn write_commit(
