@@ -234,7 +234,7 @@ pub enum Command {
         long_about = "Register branches as lanes, in this order. Refuses unknown branches, the target \
                       itself and lanes already tracked; all or none are tracked. An agent name stands \
                       for its branch (`task-a` for `fleet/task-a`).",
-        after_long_help = "Examples:\n  fleet track fleet/task-a fleet/task-b\n  fleet track --ready feat/login"
+        after_long_help = "Examples:\n  fleet track fleet/task-a fleet/task-b\n  fleet track --ready feat/login\n  fleet track --remote origin --ready fleet/task-a   # pushes the branch if origin lacks it"
     )]
     Track {
         /// Mark them ready to land at once
@@ -243,6 +243,8 @@ pub enum Command {
         #[arg(required = true, value_name = "BRANCH")]
         branches: Vec<String>,
         #[command(flatten)]
+        queue: Queue,
+        #[command(flatten)]
         out: Output,
     },
     /// Forget lanes (their branches stay)
@@ -250,6 +252,8 @@ pub enum Command {
     Untrack {
         #[arg(required = true, value_name = "LANE")]
         lanes: Vec<String>,
+        #[command(flatten)]
+        queue: Queue,
         #[command(flatten)]
         out: Output,
     },
@@ -270,13 +274,17 @@ pub enum Command {
         #[arg(long, value_name = "FILE", requires = "exit_code")]
         log: Option<PathBuf>,
         #[command(flatten)]
+        queue: Queue,
+        #[command(flatten)]
         out: Output,
     },
     /// Lanes with state, ahead/behind, predicted conflicts and last gate result
     #[command(
-        after_long_help = "Examples:\n  fleet status\n  fleet status --json | jq '.[] | select(.state == \"failed\") | .gate.log'"
+        after_long_help = "Examples:\n  fleet status\n  fleet status --remote origin\n  fleet status --json | jq '.[] | select(.state == \"failed\") | .gate.log'"
     )]
     Status {
+        #[command(flatten)]
+        queue: Queue,
         #[command(flatten)]
         out: Output,
     },
@@ -297,8 +305,14 @@ pub enum Command {
                       and receipt) and gates the top once. Green lands them all in one move of the \
                       target. Red bisects by prefixes: green prefixes land as they are found, the first \
                       lane whose prefix is red is marked failed, and the lanes after it are stacked \
-                      again. With --json, --batch prints {\"lanes\": [...], \"gate_runs\": N}.",
-        after_long_help = "Examples:\n  fleet land fleet/task-a\n  fleet land --all --yes          # CI\n  fleet land --all --dry-run\n  fleet land --all --batch --max 8 --yes\n  fleet land feat/ci-change --allow-protected"
+                      again. With --json, --batch prints {\"lanes\": [...], \"gate_runs\": N}.\n\n\
+                      --remote NAME (or [lanes] remote) lands onto the remote's target: fetch its \
+                      target, lanes and receipts, build and gate here, then publish with one atomic \
+                      push that applies only if the remote target is still the commit the candidate \
+                      was built on (--force-with-lease per ref), together with the lane registry and \
+                      the receipts. A lost race fetches again, rebuilds on the new target and gates \
+                      again. The local target follows when that is a fast-forward.",
+        after_long_help = "Examples:\n  fleet land fleet/task-a\n  fleet land --all --yes          # CI\n  fleet land --all --dry-run\n  fleet land --all --batch --max 8 --yes\n  fleet land --remote origin --all --yes   # many machines, one queue\n  fleet land feat/ci-change --allow-protected"
     )]
     Land {
         #[arg(value_name = "LANE")]
@@ -328,6 +342,8 @@ pub enum Command {
         /// Run the gate even when an identical tree was gated before
         #[arg(long)]
         no_cache: bool,
+        #[command(flatten)]
+        queue: Queue,
         #[command(flatten)]
         out: Output,
     },
@@ -373,6 +389,8 @@ pub enum Command {
         /// Commits to check: A..B, ..B, A.. or REV
         #[arg(value_name = "REV-RANGE", value_parser = crate::verify::RevRange::parse)]
         range: Option<crate::verify::RevRange>,
+        #[command(flatten)]
+        queue: Queue,
         #[command(flatten)]
         out: Output,
     },
@@ -501,6 +519,15 @@ pub enum LintFormat {
     Text,
     Json,
     Sarif,
+}
+
+/// Where the queue is.
+#[derive(Debug, Args, Clone)]
+pub struct Queue {
+    /// Use the lanes, target and receipts of this git remote, shared by every machine
+    /// that pushes to it (default: [lanes] remote in fleet.toml, else this repository)
+    #[arg(long, value_name = "NAME")]
+    pub remote: Option<String>,
 }
 
 #[derive(Debug, Args, Clone, Copy)]

@@ -105,16 +105,25 @@ pub fn run(cli: Cli) -> Result<u8> {
         Command::Track {
             ready,
             branches,
+            queue,
             out,
-        } => track(&cwd, &branches, ready, out.json),
-        Command::Untrack { lanes, out } => untrack(&cwd, &lanes, out.json),
+        } => track(&cwd, queue.remote, &branches, ready, out.json),
+        Command::Untrack { lanes, queue, out } => untrack(&cwd, queue.remote, &lanes, out.json),
         Command::Ready {
             lanes,
             exit_code,
             log,
+            queue,
             out,
-        } => ready(&cwd, &lanes, exit_code, log.as_deref(), out.json),
-        Command::Status { out } => status(&cwd, out.json),
+        } => ready(
+            &cwd,
+            queue.remote,
+            &lanes,
+            exit_code,
+            log.as_deref(),
+            out.json,
+        ),
+        Command::Status { queue, out } => status(&cwd, queue.remote, out.json),
         Command::Revert {
             lane,
             yes,
@@ -142,9 +151,11 @@ pub fn run(cli: Cli) -> Result<u8> {
             batch,
             max,
             no_cache,
+            queue,
             out,
         } => land(
             &cwd,
+            queue.remote,
             crate::land::LandOptions {
                 lanes,
                 all,
@@ -158,7 +169,9 @@ pub fn run(cli: Cli) -> Result<u8> {
             },
             out.json,
         ),
-        Command::Verify { range, out } => verify(&cwd, &range.unwrap_or_default(), out.json),
+        Command::Verify { range, queue, out } => {
+            verify(&cwd, queue.remote, &range.unwrap_or_default(), out.json)
+        }
         Command::Run {
             timeout,
             grace,
@@ -559,15 +572,27 @@ fn run_command(
     Ok(u8::try_from(outcome.code()).unwrap_or(255))
 }
 
-fn track(cwd: &Path, branches: &[String], ready: bool, json: bool) -> Result<u8> {
-    let ctx = Context::locate(cwd)?;
-    let tracked = crate::lanes::track(
-        &ctx.repo,
-        ctx.target(),
-        ctx.config.lanes.prefix.as_str(),
-        branches,
-        ready,
-    )?;
+fn track(
+    cwd: &Path,
+    remote: Option<String>,
+    branches: &[String],
+    ready: bool,
+    json: bool,
+) -> Result<u8> {
+    let ctx = Context::locate(cwd)?.with_remote(remote)?;
+    let tracked = on_queue(&ctx, |ctx| {
+        let prefix = ctx.config.lanes.prefix.as_str();
+        let mut resolved = Vec::new();
+        for given in branches {
+            let branch = crate::lanes::resolve_branch(&ctx.repo, prefix, given)?
+                .unwrap_or_else(|| given.clone());
+            if let Some(remote) = &ctx.remote {
+                crate::remote::publish_branch(ctx, remote, &branch)?;
+            }
+            resolved.push(branch);
+        }
+        crate::lanes::track(ctx, &resolved, ready)
+    })?;
     if json {
         ui::json(&tracked);
     } else {
@@ -579,9 +604,11 @@ fn track(cwd: &Path, branches: &[String], ready: bool, json: bool) -> Result<u8>
     Ok(0)
 }
 
-fn untrack(cwd: &Path, lanes: &[String], json: bool) -> Result<u8> {
-    let ctx = Context::locate(cwd)?;
-    let gone = crate::lanes::untrack(&ctx.repo, ctx.config.lanes.prefix.as_str(), lanes)?;
+fn untrack(cwd: &Path, remote: Option<String>, lanes: &[String], json: bool) -> Result<u8> {
+    let ctx = Context::locate(cwd)?.with_remote(remote)?;
+    let gone = on_queue(&ctx, |ctx| {
+        crate::lanes::untrack(&ctx.repo, ctx.config.lanes.prefix.as_str(), lanes)
+    })?;
     if json {
         ui::json(&gone);
     } else {
@@ -596,12 +623,13 @@ fn untrack(cwd: &Path, lanes: &[String], json: bool) -> Result<u8> {
 
 fn ready(
     cwd: &Path,
+    remote: Option<String>,
     lanes: &[String],
     exit_code: Option<i32>,
     log: Option<&Path>,
     json: bool,
 ) -> Result<u8> {
-    let ctx = Context::locate(cwd)?;
+    let ctx = Context::locate(cwd)?.with_remote(remote)?;
     let lanes: Vec<String> = if lanes.is_empty() {
         let branch = current_branch(cwd)?;
         if branch == ctx.target() {
@@ -628,7 +656,18 @@ fn ready(
             at: crate::lanes::now(),
         }),
     };
-    let marked = crate::lanes::ready(&ctx.repo, ctx.config.lanes.prefix.as_str(), &lanes, worker)?;
+    let marked = on_queue(&ctx, |ctx| {
+        if let Some(remote) = &ctx.remote {
+            let (registry, _) = crate::lanes::load(&ctx.repo)?;
+            let prefix = ctx.config.lanes.prefix.as_str();
+            for given in &lanes {
+                if let Some(branch) = crate::lanes::lane_name(&registry, prefix, given) {
+                    crate::remote::publish_branch(ctx, remote, &branch)?;
+                }
+            }
+        }
+        crate::lanes::ready(&ctx.repo, ctx.config.lanes.prefix.as_str(), &lanes, worker)
+    })?;
     if json {
         ui::json(&marked);
     } else {
@@ -666,8 +705,20 @@ fn keep_worker_log(ctx: &Context, log: &Path) -> Result<String> {
     Ok(dest.display().to_string())
 }
 
-fn status(cwd: &Path, json: bool) -> Result<u8> {
-    let ctx = Context::locate(cwd)?;
+/// Run a registry change where the queue is: here, or on the remote (fetched and
+/// merged first, published after).
+fn on_queue<T>(ctx: &Context, change: impl FnOnce(&Context) -> Result<T>) -> Result<T> {
+    let fetched = crate::land::refresh(ctx)?;
+    let result = change(ctx)?;
+    if let (Some(remote), Some(fetched)) = (&ctx.remote, fetched) {
+        crate::remote::push_fleet_refs(ctx, remote, fetched)?;
+    }
+    Ok(result)
+}
+
+fn status(cwd: &Path, remote: Option<String>, json: bool) -> Result<u8> {
+    let ctx = Context::locate(cwd)?.with_remote(remote)?;
+    crate::land::refresh(&ctx)?;
     let views = crate::status::lanes(&ctx)?;
     if json {
         ui::json(&views);
@@ -758,8 +809,13 @@ impl crate::land::Ui for TermUi {
     }
 }
 
-fn land(cwd: &Path, opts: crate::land::LandOptions, json: bool) -> Result<u8> {
-    let ctx = Context::locate(cwd)?;
+fn land(
+    cwd: &Path,
+    remote: Option<String>,
+    opts: crate::land::LandOptions,
+    json: bool,
+) -> Result<u8> {
+    let ctx = Context::locate(cwd)?.with_remote(remote)?;
     let term = TermUi::for_landing(&opts, json)?;
     let landing = crate::land::land(&ctx, &opts, &term)?;
     if opts.batch && !opts.dry_run {
@@ -874,9 +930,15 @@ fn render_land(reports: &[crate::land::LaneReport], term: &TermUi, json: bool) -
     Ok(code)
 }
 
-fn verify(cwd: &Path, range: &crate::verify::RevRange, json: bool) -> Result<u8> {
+fn verify(
+    cwd: &Path,
+    remote: Option<String>,
+    range: &crate::verify::RevRange,
+    json: bool,
+) -> Result<u8> {
     use anstyle::{AnsiColor, Style};
-    let ctx = Context::locate(cwd)?;
+    let ctx = Context::locate(cwd)?.with_remote(remote)?;
+    crate::land::refresh(&ctx)?;
     let report = crate::verify::verify(&ctx, range)?;
     let code = u8::from(!report.ok());
     if json {

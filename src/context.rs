@@ -19,6 +19,9 @@ pub struct Context {
     pub config: Config,
     /// The file the configuration came from; `None` means defaults.
     pub config_path: Option<PathBuf>,
+    /// The remote whose target and lanes are the queue (`--remote`, `[lanes] remote`);
+    /// `None`: this repository's own.
+    pub remote: Option<String>,
 }
 
 impl Context {
@@ -54,12 +57,26 @@ impl Context {
         let repo = Repo::open(&shared)?;
         let (config, config_path) = Config::load(&shared)?;
         crate::guard::hooks::keep_target_guarded(&repo, config.lanes.target.as_str());
+        let remote = config.lanes.remote.as_ref().map(|r| r.as_str().to_string());
         Ok(Context {
             repo,
             shared,
             config,
             config_path,
+            remote,
         })
+    }
+
+    /// Take the queue from `remote` (a `--remote NAME` flag) instead of the configured
+    /// one; the remote must exist.
+    pub fn with_remote(mut self, remote: Option<String>) -> Result<Context> {
+        if remote.is_some() {
+            self.remote = remote;
+        }
+        if let Some(name) = &self.remote {
+            crate::remote::check_exists(&self.repo, name)?;
+        }
+        Ok(self)
     }
 
     /// Every shared checkout: the outer one (`.`) and each nested repository's, as paths
@@ -83,6 +100,31 @@ impl Context {
 
     pub fn branch_for(&self, name: &str) -> String {
         format!("{}{name}", self.config.lanes.prefix.as_str())
+    }
+
+    /// The target the lanes land on: the remote's (as last fetched) when the queue is
+    /// on a remote, else this repository's.
+    pub fn queue_target_tip(&self) -> Result<crate::git::ObjectId> {
+        let Some(remote) = &self.remote else {
+            return self.target_tip();
+        };
+        let target = self.target();
+        let tracking = crate::remote::tracking_ref(remote, target);
+        self.repo.ref_target(&tracking)?.ok_or_else(|| {
+            Error::usage(format!("the remote `{remote}` has no branch `{target}`"))
+                .with_help(format!("publish it first: `git push {remote} {target}`"))
+        })
+    }
+
+    /// A lane branch's tip where the queue is: the remote's branch (as last fetched)
+    /// when the queue is on a remote, else the local branch.
+    pub fn lane_tip(&self, branch: &str) -> Result<Option<crate::git::ObjectId>> {
+        match &self.remote {
+            Some(remote) => self
+                .repo
+                .ref_target(&crate::remote::tracking_ref(remote, branch)),
+            None => self.repo.branch_tip(branch),
+        }
     }
 
     /// The tip of the target branch, or a configuration error naming the fix.

@@ -258,7 +258,8 @@ pub fn put_file(
         if repo.cas_update(full_ref, old, commit, message).is_ok() {
             return Ok(());
         }
-        std::thread::sleep(Duration::from_millis(5));
+        repo.clear_stale_ref_lock(full_ref, Duration::ZERO);
+        crate::lanes::wait_for_packed_refs(repo);
     }
     Err(Error::env(format!(
         "{full_ref} kept changing; {message} was not written"

@@ -160,10 +160,19 @@ pub fn merge(base: &Registry, ours: &Registry, theirs: &Registry) -> Registry {
 }
 
 /// Write `registry` as a commit with `parents`, moving no ref.
-pub fn write(repo: &Repo, registry: &Registry, what: &str, parents: &[ObjectId]) -> Result<ObjectId> {
+pub fn write(
+    repo: &Repo,
+    registry: &Registry,
+    what: &str,
+    parents: &[ObjectId],
+) -> Result<ObjectId> {
     let text = toml::to_string(registry)
         .map_err(|e| Error::env(format!("cannot write the lane registry: {e}")))?;
-    repo.write_commit(&[(FILE, text.as_bytes())], &format!("fleet: {what}"), parents)
+    repo.write_commit(
+        &[(FILE, text.as_bytes())],
+        &format!("fleet: {what}"),
+        parents,
+    )
 }
 
 /// Apply `change` to the registry and store it by compare-and-swap, re-reading and
@@ -188,16 +197,32 @@ pub fn update<T>(
             Ok(()) => return Ok(result),
             Err(e) => last_error = Some(e),
         }
-        // CI once saw every attempt fail right after a kill -9 (cause not reproduced);
-        // a leftover lock is the likely culprit, and clearing it under the flock is safe.
+        // A kill -9 can leave this ref's lock (clearing it under the flock is safe) or
+        // packed-refs.lock (cleared once old and unopened; wait for that meanwhile).
         repo.clear_stale_ref_lock(REF, std::time::Duration::ZERO);
-        std::thread::sleep(std::time::Duration::from_millis(5));
+        wait_for_packed_refs(repo);
     }
     let last = last_error.map(|e| e.to_string()).unwrap_or_default();
     Err(Error::env(format!(
         "{REF} kept changing under fleet ({CAS_ATTEMPTS} attempts; last: {last})"
     ))
     .with_help("another fleet process is updating lanes in a loop; retry in a moment"))
+}
+
+/// The registry as `change` leaves it, committed on top of the current one but on no
+/// ref (a remote landing pushes it, and the local ref follows once the push is in).
+pub fn staged(repo: &Repo, what: &str, change: impl FnOnce(&mut Registry)) -> Result<ObjectId> {
+    let (mut registry, old) = load(repo)?;
+    change(&mut registry);
+    let parents: Vec<ObjectId> = old.into_iter().collect();
+    write(repo, &registry, what, &parents)
+}
+
+/// Between compare-and-swap attempts: a short pause, longer while a `packed-refs.lock`
+/// is in the way, which is cleared once it is stale.
+pub fn wait_for_packed_refs(repo: &Repo) {
+    let locked = repo.packed_refs_locked() && !repo.clear_stale_packed_refs_lock();
+    std::thread::sleep(std::time::Duration::from_millis(if locked { 100 } else { 5 }));
 }
 
 pub fn now() -> i64 {
@@ -220,19 +245,28 @@ pub fn resolve_branch(repo: &Repo, prefix: &str, given: &str) -> Result<Option<S
     Ok(None)
 }
 
-/// Register branches as lanes, all or none.
-pub fn track(
-    repo: &Repo,
-    target: &str,
-    prefix: &str,
-    given: &[String],
-    ready: bool,
-) -> Result<Vec<String>> {
+/// Register branches as lanes, all or none. With the queue on a remote, the branches
+/// are looked up there.
+pub fn track(ctx: &crate::context::Context, given: &[String], ready: bool) -> Result<Vec<String>> {
+    let repo = &ctx.repo;
+    let target = ctx.target();
+    let prefix = ctx.config.lanes.prefix.as_str();
     let mut branches = Vec::new();
+    let mut tips = Vec::new();
     for name in given {
-        let branch = resolve_branch(repo, prefix, name)?.ok_or_else(|| {
-            Error::usage(format!("there is no branch `{name}` to track"))
-                .with_help("`git branch --list` shows the branches; create the worktree with `fleet worktree new`")
+        let prefixed = format!("{prefix}{name}");
+        let mut found = None;
+        for candidate in [name.as_str(), prefixed.as_str()] {
+            if let Some(tip) = ctx.lane_tip(candidate)? {
+                found = Some((candidate.to_string(), tip));
+                break;
+            }
+        }
+        let (branch, tip) = found.ok_or_else(|| match &ctx.remote {
+            Some(remote) => Error::usage(format!("there is no branch `{name}` on {remote}"))
+                .with_help(format!("push it first (`git push {remote} {name}`), or create it here and run this again")),
+            None => Error::usage(format!("there is no branch `{name}` to track"))
+                .with_help("`git branch --list` shows the branches; create the worktree with `fleet worktree new`"),
         })?;
         if branch == target {
             return Err(Error::usage(format!(
@@ -244,13 +278,7 @@ pub fn track(
             return Err(Error::usage(format!("`{branch}` is given twice")));
         }
         branches.push(branch);
-    }
-    let mut tips = Vec::new();
-    for branch in &branches {
-        tips.push(
-            repo.branch_tip(branch)?
-                .unwrap_or_else(|| ObjectId::null(gix::hash::Kind::Sha1)),
-        );
+        tips.push(tip);
     }
     let state = if ready {
         LaneState::Ready

@@ -22,6 +22,7 @@ pub mod merge_gate;
 pub mod nested;
 pub mod preflight;
 pub mod proc;
+pub mod remote;
 pub mod status;
 pub mod ui;
 pub mod verify;

@@ -38,14 +38,25 @@ pub struct LaneView {
 
 pub fn lanes(ctx: &Context) -> Result<Vec<LaneView>> {
     let (registry, _) = lanes::load(&ctx.repo)?;
-    let target = ctx.target_tip()?;
+    let target = ctx.queue_target_tip()?;
     let worktrees = ctx.repo.worktrees()?;
     let stale_after = ctx.config.lanes.stale_after.0;
     let mut memo = Memo::load(&ctx.repo);
     let views = registry
         .lanes
         .iter()
-        .map(|lane| view(&ctx.repo, lane, target, &worktrees, stale_after, &mut memo))
+        .map(|lane| {
+            let tip = ctx.lane_tip(&lane.branch)?;
+            view(
+                &ctx.repo,
+                lane,
+                tip,
+                target,
+                &worktrees,
+                stale_after,
+                &mut memo,
+            )
+        })
         .collect::<Result<Vec<_>>>()?;
     memo.save(&ctx.repo);
     Ok(views)
@@ -130,15 +141,16 @@ impl Memo {
     }
 }
 
+/// `tip`: the lane branch's tip where the queue is (here or on the remote).
 fn view(
     repo: &Repo,
     lane: &Lane,
+    tip: Option<ObjectId>,
     target: ObjectId,
     worktrees: &[WorktreeInfo],
     stale_after: Duration,
     memo: &mut Memo,
 ) -> Result<LaneView> {
-    let tip = repo.branch_tip(&lane.branch)?;
     let worktree = worktrees
         .iter()
         .find(|w| w.branch.as_deref() == Some(lane.branch.as_str()))

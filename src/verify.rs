@@ -142,7 +142,7 @@ pub fn verify(ctx: &Context, range: &RevRange) -> Result<Report> {
     };
     let top = match &range.to {
         Some(rev) => resolve(rev)?,
-        None => ctx.target_tip()?,
+        None => ctx.queue_target_tip()?,
     };
     let hide = range.from.as_deref().map(resolve).transpose()?;
     let top_name = range.to.as_deref().unwrap_or(ctx.target());

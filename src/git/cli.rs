@@ -484,7 +484,13 @@ pub fn fetch(dir: &Path, remote: &str, refspecs: &[String], no_hooks: &Path) -> 
     cmd.env("GIT_TERMINAL_PROMPT", "0")
         .arg("-c")
         .arg(format!("core.hooksPath={}", no_hooks.display()))
-        .args(["fetch", "--quiet", "--no-tags", "--prune", "--no-write-fetch-head"])
+        .args([
+            "fetch",
+            "--quiet",
+            "--no-tags",
+            "--prune",
+            "--no-write-fetch-head",
+        ])
         .arg("--")
         .arg(remote)
         .args(refspecs);

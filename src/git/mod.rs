@@ -535,6 +535,20 @@ impl Repo {
         clear_stale_file(&lock, min_age)
     }
 
+    /// Remove `packed-refs.lock` when it is at least two seconds old and nobody has it
+    /// open: the leftover of a git or fleet killed while it rewrote packed refs (gix
+    /// takes it to update a ref that is also packed). Unlike a ref's own lock, other
+    /// programs take this one, so only age and the open-file check can call it stale.
+    pub fn clear_stale_packed_refs_lock(&self) -> bool {
+        let lock = self.common_dir().join("packed-refs.lock");
+        clear_stale_file(&lock, std::time::Duration::from_secs(2))
+    }
+
+    /// Is a `packed-refs.lock` in the way of ref updates?
+    pub fn packed_refs_locked(&self) -> bool {
+        self.common_dir().join("packed-refs.lock").exists()
+    }
+
     /// Move `full_name` from exactly `old` to `new` (compare-and-swap). `old == None`
     /// means the ref must not exist yet. Nothing changes when someone moved it first.
     pub fn cas_update(

@@ -142,14 +142,23 @@ impl Repo {
     /// A commit with parents `[theirs, ours]` whose tree is `theirs`'s plus every file
     /// only `ours` has: the union of two notes-like refs that grew apart (where both
     /// have a file, `theirs` wins). Does not move any ref.
-    pub fn union_commit(&self, theirs: ObjectId, ours: ObjectId, message: &str) -> Result<ObjectId> {
+    pub fn union_commit(
+        &self,
+        theirs: ObjectId,
+        ours: ObjectId,
+        message: &str,
+    ) -> Result<ObjectId> {
         let what = || "cannot combine two notes trees".to_string();
         let (theirs_tree, ours_tree) = (self.tree_of(theirs)?, self.tree_of(ours)?);
         let mut editor = self.inner.edit_tree(theirs_tree).context(what)?;
         for change in self.changed_paths(theirs_tree, ours_tree)? {
             if let (None, Some(new)) = (change.old, change.new) {
                 editor
-                    .upsert(change.path.as_str(), gix::object::tree::EntryKind::Blob, new)
+                    .upsert(
+                        change.path.as_str(),
+                        gix::object::tree::EntryKind::Blob,
+                        new,
+                    )
                     .context(what)?;
             }
         }

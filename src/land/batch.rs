@@ -14,7 +14,7 @@ use std::collections::VecDeque;
 use super::{
     Candidate, LandOptions, Landing, LaneReport, MAX_ATTEMPTS, Outcome, Prepared, Published,
     TestingGuard, Ui, Verdict, commands_for, config_at, failed, gate_record, gate_tree, mark,
-    prepare, publish, summary,
+    prepare, publish, refresh, summary,
 };
 use crate::context::Context;
 use crate::error::Result;
@@ -94,7 +94,8 @@ fn round(
     run: &mut Landing,
 ) -> Result<Round> {
     let repo = &ctx.repo;
-    let base = ctx.target_tip()?;
+    let mut fetched = refresh(ctx)?;
+    let base = ctx.queue_target_tip()?;
     let config = config_at(repo, base, ctx.target())?;
     let mut reports = Vec::new();
     let mut stack: Vec<Candidate> = Vec::new();
@@ -157,7 +158,17 @@ fn round(
     }
     let names = stack.iter().map(|c| c.lane.clone()).collect();
     let mut testing = TestingGuard::mark(repo, names)?;
-    let bisected = bisect(ctx, base, &stack, &config, opts, ui, run, &mut testing)?;
+    let bisected = bisect(
+        ctx,
+        &mut fetched,
+        base,
+        &stack,
+        &config,
+        opts,
+        ui,
+        run,
+        &mut testing,
+    )?;
     reports.extend(bisected.reports);
     // Lanes after the culprit, or not yet landed when the target moved, go again.
     for c in stack[bisected.undecided_from..].iter().rev() {
@@ -189,6 +200,7 @@ enum End {
 #[allow(clippy::too_many_arguments)]
 fn bisect(
     ctx: &Context,
+    fetched: &mut Option<crate::remote::Fetched>,
     base: ObjectId,
     stack: &[Candidate],
     config: &crate::config::Config,
@@ -219,7 +231,7 @@ fn bisect(
             &mut run.gate_runs,
         )?;
         if verdict.outcome.green {
-            match publish(ctx, from, &stack[lo..try_len], &verdict, config)? {
+            match publish(ctx, fetched, from, &stack[lo..try_len], &verdict, config)? {
                 Published::Moved => {}
                 Published::Raced => {
                     ui.note(&format!(

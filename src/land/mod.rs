@@ -21,9 +21,12 @@ use crate::gate_cache;
 mod batch;
 use crate::git::{self, ChangedPath, GITLINK, Merged, ObjectId, Repo};
 use crate::lanes::{self, GateRecord, LaneState};
+use crate::remote;
 
 /// How often a lane is rebuilt on a target that moved during its gate run.
-const MAX_ATTEMPTS: usize = 5;
+/// Each lost race means another lander moved the target (progress for the queue): the
+/// bound only stops a lander that keeps losing to faster ones.
+const MAX_ATTEMPTS: usize = 20;
 const JOURNAL: &str = "land-journal";
 
 #[derive(Clone, Debug, Default)]
@@ -132,17 +135,45 @@ pub trait Ui {
 }
 
 pub fn land(ctx: &Context, opts: &LandOptions, ui: &dyn Ui) -> Result<Landing> {
-    let lanes = select_lanes(ctx, opts)?;
     let _lock = ctx
         .repo
         .lock("land", std::time::Duration::from_secs(24 * 3600))?;
+    refresh(ctx)?;
+    let lanes = select_lanes(ctx, opts)?;
     finish_interrupted_checkout_move(ctx)?;
     gate::kill_leftovers(&ctx.repo);
     let mut run = Landing::default();
     if opts.batch {
         batch::land(ctx, lanes, opts, ui, &mut run)?;
-        return Ok(run);
+    } else {
+        land_each(ctx, lanes, opts, ui, &mut run)?;
     }
+    // Failed, conflicted and blocked lanes were recorded here: the other machines see
+    // them too.
+    if let Some(remote) = &ctx.remote
+        && !opts.dry_run
+    {
+        remote::push_fleet_refs(ctx, remote, remote::fetch(ctx, remote)?)?;
+    }
+    Ok(run)
+}
+
+/// With the queue on a remote: fetch it (its target, lanes and receipts), merging its
+/// registry and receipts into the local ones. What the remote held is returned.
+pub(crate) fn refresh(ctx: &Context) -> Result<Option<remote::Fetched>> {
+    match &ctx.remote {
+        Some(name) => Ok(Some(remote::fetch(ctx, name)?)),
+        None => Ok(None),
+    }
+}
+
+fn land_each(
+    ctx: &Context,
+    lanes: Vec<String>,
+    opts: &LandOptions,
+    ui: &dyn Ui,
+    run: &mut Landing,
+) -> Result<()> {
     for lane in lanes {
         match land_one(ctx, &lane, opts, ui, &mut run.gate_runs) {
             Ok(outcome) => run.lanes.push(LaneReport { lane, outcome }),
@@ -154,7 +185,7 @@ pub fn land(ctx: &Context, opts: &LandOptions, ui: &dyn Ui) -> Result<Landing> {
             Err(e) => return Err(e),
         }
     }
-    Ok(run)
+    Ok(())
 }
 
 /// Undo a landed lane: a commit reversing what it landed, built on the current target,
@@ -191,8 +222,9 @@ pub fn revert(ctx: &Context, given: &str, opts: &LandOptions, ui: &dyn Ui) -> Re
         .map_err(|e| Error::env(format!("bad receipt: {e}")))?;
     let revert_branch = format!("revert/{lane}");
     let mut confirmed = false;
+    refresh(ctx)?;
     if repo.branch_tip(&revert_branch)?.is_none() {
-        let target = ctx.target_tip()?;
+        let target = ctx.queue_target_tip()?;
         let tree = match repo.merge_trees(
             repo.tree_of(landed_as)?,
             repo.tree_of(target)?,
@@ -241,13 +273,10 @@ pub fn revert(ctx: &Context, given: &str, opts: &LandOptions, ui: &dyn Ui) -> Re
         .get(&revert_branch)
         .is_none_or(|l| l.state == LaneState::Landed)
     {
-        lanes::track(
-            repo,
-            ctx.target(),
-            "",
-            std::slice::from_ref(&revert_branch),
-            true,
-        )?;
+        if let Some(remote) = &ctx.remote {
+            remote::publish_branch(ctx, remote, &revert_branch)?;
+        }
+        lanes::track(ctx, std::slice::from_ref(&revert_branch), true)?;
     }
     let _lock = ctx
         .repo
@@ -349,10 +378,15 @@ pub(crate) fn prepare(
     opts: &LandOptions,
 ) -> Result<Prepared> {
     let repo = &ctx.repo;
-    let Some(tip) = repo.branch_tip(lane)? else {
-        return Ok(Prepared::Done(Outcome::Refused {
-            reason: format!("branch {lane} does not exist any more"),
-        }));
+    let Some(tip) = ctx.lane_tip(lane)? else {
+        let reason = match &ctx.remote {
+            Some(remote) if repo.branch_tip(lane)?.is_some() => format!(
+                "branch {lane} is not on {remote}: publish it with `git push {remote} {lane}` or `fleet ready --remote {remote} {lane}`"
+            ),
+            Some(remote) => format!("branch {lane} is not on {remote} (any more)"),
+            None => format!("branch {lane} does not exist any more"),
+        };
+        return Ok(Prepared::Done(Outcome::Refused { reason }));
     };
     let (registry, _) = lanes::load(repo)?;
     let Some(record) = registry.get(lane).cloned() else {
@@ -497,6 +531,7 @@ pub(crate) enum Published {
 /// compare-and-swap, then the registry and the shared checkout's files.
 pub(crate) fn publish(
     ctx: &Context,
+    fetched: &mut Option<remote::Fetched>,
     from: ObjectId,
     landed: &[Candidate],
     verdict: &Verdict,
@@ -529,6 +564,30 @@ pub(crate) fn publish(
         )?;
     }
     crate::failpoint::hit("land-before-cas")?;
+    let names: Vec<&str> = landed.iter().map(|c| c.lane.as_str()).collect();
+    let as_landed: Vec<(ObjectId, ObjectId)> = landed.iter().map(|c| (c.commit, c.tip)).collect();
+    if let (Some(remote), Some(seen)) = (&ctx.remote, *fetched) {
+        let registry = |repo: &Repo| {
+            lanes::staged(repo, &format!("{}: landed", names.join(" ")), |registry| {
+                set_state(
+                    registry,
+                    &names,
+                    LaneState::Landed,
+                    &[],
+                    Some(&record),
+                    &as_landed,
+                )
+            })
+        };
+        return match remote::push_landing(ctx, remote, seen, from, top.commit, &registry)? {
+            remote::Landed::Moved(now) => {
+                *fetched = Some(now);
+                follow_remote_landing(ctx, top.commit)?;
+                Ok(Published::Moved)
+            }
+            remote::Landed::Raced => Ok(Published::Raced),
+        };
+    }
     // The user may have edited the shared checkout while the gate ran: look again.
     let changed = repo.changed_paths(repo.tree_of(from)?, top.tree)?;
     if let Some(reason) = shared_checkout_conflict(ctx, &changed)? {
@@ -546,8 +605,6 @@ pub(crate) fn publish(
         return Ok(Published::Raced);
     }
     crate::failpoint::hit("land-after-cas")?;
-    let names: Vec<&str> = landed.iter().map(|c| c.lane.as_str()).collect();
-    let as_landed: Vec<(ObjectId, ObjectId)> = landed.iter().map(|c| (c.commit, c.tip)).collect();
     mark(
         repo,
         &names,
@@ -574,7 +631,8 @@ fn land_one(
     let target = ctx.target();
     let mut confirmed = opts.yes;
     for _ in 0..MAX_ATTEMPTS {
-        let base = ctx.target_tip()?;
+        let mut fetched = refresh(ctx)?;
+        let base = ctx.queue_target_tip()?;
         let config = config_at(repo, base, target)?;
         let c = match prepare(ctx, lane, base, base, &config, opts)? {
             Prepared::Ready(c) => c,
@@ -623,7 +681,14 @@ fn land_one(
             )?;
             return Ok(failed(&verdict));
         }
-        match publish(ctx, base, std::slice::from_ref(&c), &verdict, &config)? {
+        match publish(
+            ctx,
+            &mut fetched,
+            base,
+            std::slice::from_ref(&c),
+            &verdict,
+            &config,
+        )? {
             Published::Moved => {
                 testing.disarm();
                 return Ok(Outcome::Landed {
@@ -687,6 +752,7 @@ fn move_target(ctx: &Context, base: ObjectId, candidate: ObjectId, lane: &str) -
         if ctx.target_tip()? != base {
             return Ok(false);
         }
+        ctx.repo.clear_stale_packed_refs_lock();
         if std::time::Instant::now() >= deadline {
             return Err(Error::env(format!("{target_ref} is locked (a {target_ref}.lock file is in the way)"))
                 .with_help("if no git process is running in this repository, delete the .lock file and run `fleet land` again"));
@@ -999,21 +1065,66 @@ pub(crate) fn mark(
 ) -> Result<()> {
     let what = format!("{}: {}", lanes.join(" "), state.as_str());
     lanes::update(repo, &what, |registry| {
-        for (i, lane) in lanes.iter().enumerate() {
-            if let Some(record) = registry.get_mut(lane) {
-                record.state = state;
-                record.detail = detail.clone();
-                if gate.is_some() {
-                    record.gate = gate.clone();
-                }
-                if let Some((candidate, tip)) = landed.get(i) {
-                    record.landed_as = Some(candidate.to_string());
-                    record.landed_tip = Some(tip.to_string());
-                }
-            }
-        }
+        set_state(registry, lanes, state, &detail, gate.as_ref(), landed);
         Ok(())
     })
+}
+
+fn set_state(
+    registry: &mut lanes::Registry,
+    lanes: &[&str],
+    state: LaneState,
+    detail: &[String],
+    gate: Option<&GateRecord>,
+    landed: &[(ObjectId, ObjectId)],
+) {
+    for (i, lane) in lanes.iter().enumerate() {
+        if let Some(record) = registry.get_mut(lane) {
+            record.state = state;
+            record.detail = detail.to_vec();
+            if let Some(gate) = gate {
+                record.gate = Some(gate.clone());
+            }
+            if let Some((candidate, tip)) = landed.get(i) {
+                record.landed_as = Some(candidate.to_string());
+                record.landed_tip = Some(tip.to_string());
+            }
+        }
+    }
+}
+
+/// After a remote landing: bring this repository's target (and the shared checkout's
+/// files) along to `candidate` when that is a fast-forward and nothing of the user's is
+/// in the way; otherwise say why it stays.
+fn follow_remote_landing(ctx: &Context, candidate: ObjectId) -> Result<()> {
+    let repo = &ctx.repo;
+    let target = ctx.target();
+    let Some(local) = repo.branch_tip(target)? else {
+        return Ok(());
+    };
+    if local == candidate {
+        return Ok(());
+    }
+    if repo.merge_base(local, candidate)? != Some(local) {
+        crate::ui::warn(&format!(
+            "the local {target} has commits that are not on the remote; it stays where it is"
+        ));
+        return Ok(());
+    }
+    let changed = repo.changed_paths(repo.tree_of(local)?, repo.tree_of(candidate)?)?;
+    if let Some(reason) = shared_checkout_conflict(ctx, &changed)? {
+        crate::ui::warn(&format!(
+            "the local {target} stays behind the remote: {reason}"
+        ));
+        return Ok(());
+    }
+    let moves_checkout = shared_has_target(ctx)?;
+    write_journal(ctx, local, candidate)?;
+    if move_target(ctx, local, candidate, "follow the remote")? && moves_checkout {
+        crate::checkout::follow(&ctx.shared, local, candidate, &gate::no_hooks_dir(repo)?)?;
+    }
+    remove_journal(ctx);
+    Ok(())
 }
 
 /// Is the target checked out in the shared checkout (so its files must follow)?
@@ -1110,6 +1221,12 @@ fn finish_interrupted_checkout_move(ctx: &Context) -> Result<()> {
         if ctx.repo.clear_stale_ref_lock(&target_ref, settle) {
             break;
         }
+        std::thread::sleep(std::time::Duration::from_millis(100));
+    }
+    while ctx.repo.packed_refs_locked()
+        && !ctx.repo.clear_stale_packed_refs_lock()
+        && waited.elapsed() < settle + std::time::Duration::from_secs(1)
+    {
         std::thread::sleep(std::time::Duration::from_millis(100));
     }
     if !lock.exists() && waited.elapsed() > std::time::Duration::from_millis(50) {

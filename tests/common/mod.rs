@@ -125,6 +125,24 @@ impl Env {
         Self::finish(cmd)
     }
 
+    /// The fleet command with the hermetic environment, to spawn and wait for later.
+    pub fn fleet_command(&self, dir: &Path, args: &[&str]) -> Command {
+        let mut cmd = Command::new(env!("CARGO_BIN_EXE_fleet"));
+        self.hermetic(&mut cmd);
+        cmd.current_dir(dir).args(args);
+        cmd
+    }
+
+    /// Wait for a spawned command.
+    pub fn wait(child: std::process::Child) -> Run {
+        let out = child.wait_with_output().expect("wait");
+        Run {
+            code: out.status.code().unwrap_or(-1),
+            stdout: String::from_utf8_lossy(&out.stdout).into_owned(),
+            stderr: String::from_utf8_lossy(&out.stderr).into_owned(),
+        }
+    }
+
     pub fn fleet_env(&self, dir: &Path, args: &[&str], env: &[(&str, &str)]) -> Run {
         let mut cmd = Command::new(env!("CARGO_BIN_EXE_fleet"));
         self.hermetic(&mut cmd);

@@ -1,0 +1,292 @@
+//! A shared git remote as the coordination point between machines.
+//!
+//! No server: the remote's target branch, lane registry (`refs/fleet/lanes`) and receipts
+//! (`refs/notes/fleet`) are the shared queue. fleet fetches them into its own namespace
+//! (`refs/fleet/remotes/<name>/`, branches into the usual `refs/remotes/<name>/`), merges
+//! the remote's registry and receipts into this repository's (lane by lane; receipts as
+//! a union), works locally, and publishes with one atomic push in which every ref moves
+//! only if the remote still holds what was fetched (`--force-with-lease` per ref): the
+//! remote's compare-and-swap. A push that loses finds out why by fetching again: the
+//! target moved (another lander won: rebuild and gate again), or only the registry or
+//! receipts moved (merge and push again), or nothing moved (a real error, reported).
+
+use crate::context::Context;
+use crate::error::{Error, Result};
+use crate::gate::{self, NOTES_REF};
+use crate::git::{self, ObjectId, Repo, cli::PushUpdate};
+use crate::lanes;
+
+/// How often fleet's own refs are merged and pushed again when another machine pushed
+/// them first.
+const PUSH_ATTEMPTS: usize = 20;
+
+/// What the remote held at the last fetch.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Fetched {
+    pub target: Option<ObjectId>,
+    pub lanes: Option<ObjectId>,
+    pub notes: Option<ObjectId>,
+}
+
+/// Where the remote's branch `branch` is tracked here.
+pub fn tracking_ref(remote: &str, branch: &str) -> String {
+    format!("refs/remotes/{remote}/{branch}")
+}
+
+fn lanes_ref(remote: &str) -> String {
+    format!("refs/fleet/remotes/{remote}/lanes")
+}
+
+fn notes_ref(remote: &str) -> String {
+    format!("refs/fleet/remotes/{remote}/notes/fleet")
+}
+
+/// A remote name this repository knows, or a usage error naming the fix.
+pub fn check_exists(repo: &Repo, remote: &str) -> Result<()> {
+    if repo.gix().find_remote(remote).is_ok() {
+        return Ok(());
+    }
+    Err(
+        Error::usage(format!("there is no remote `{remote}` in this repository"))
+            .with_help("`git remote -v` lists the remotes; add one with `git remote add NAME URL`"),
+    )
+}
+
+/// Fetch the remote's branches, registry and receipts, and merge its registry and
+/// receipts into this repository's.
+pub fn fetch(ctx: &Context, remote: &str) -> Result<Fetched> {
+    let repo = &ctx.repo;
+    let refspecs = [
+        format!("+refs/heads/*:{}", tracking_ref(remote, "*")),
+        // Partial globs, so a remote without them yet is not an error.
+        format!("+refs/fleet/lane*:refs/fleet/remotes/{remote}/lane*"),
+        format!("+refs/notes/flee*:refs/fleet/remotes/{remote}/notes/flee*"),
+    ];
+    git::cli::fetch(&ctx.shared, remote, &refspecs, &gate::no_hooks_dir(repo)?)?;
+    let fetched = Fetched {
+        target: repo.ref_target(&tracking_ref(remote, ctx.target()))?,
+        lanes: repo.ref_target(&lanes_ref(remote))?,
+        notes: repo.ref_target(&notes_ref(remote))?,
+    };
+    absorb(repo, lanes::REF, fetched.lanes, merge_registries)?;
+    absorb(repo, NOTES_REF, fetched.notes, |repo, _, ours, theirs| {
+        repo.union_commit(theirs, ours, "fleet: receipts from two machines")
+    })?;
+    Ok(fetched)
+}
+
+type Merge = fn(&Repo, Option<ObjectId>, ObjectId, ObjectId) -> Result<ObjectId>;
+
+/// Bring the remote's value of one of fleet's refs into the local one: take it when
+/// the local one has nothing of its own, keep the local one when it already contains
+/// the remote's, merge when both grew. Compare-and-swap under fleet's refs lock.
+fn absorb(repo: &Repo, local_ref: &str, theirs: Option<ObjectId>, merge: Merge) -> Result<()> {
+    let Some(theirs) = theirs else {
+        return Ok(());
+    };
+    let _refs = repo.lock("refs", std::time::Duration::from_secs(60))?;
+    let mut attempts = 0;
+    loop {
+        // Holding fleet's refs lock, a lock file on one of fleet's refs is stale.
+        repo.clear_stale_ref_lock(local_ref, std::time::Duration::ZERO);
+        let ours = repo.ref_target(local_ref)?;
+        let new = match ours {
+            None => theirs,
+            Some(ours) if ours == theirs => return Ok(()),
+            Some(ours) => {
+                let base = repo.merge_base(ours, theirs)?;
+                if base == Some(theirs) {
+                    return Ok(());
+                }
+                if base == Some(ours) {
+                    theirs
+                } else {
+                    merge(repo, base, ours, theirs)?
+                }
+            }
+        };
+        match repo.cas_update(local_ref, ours, new, "fleet: from the remote") {
+            Ok(()) => return Ok(()),
+            Err(e) if attempts >= 50 => return Err(e),
+            Err(_) => attempts += 1,
+        }
+        lanes::wait_for_packed_refs(repo);
+    }
+}
+
+fn merge_registries(
+    repo: &Repo,
+    base: Option<ObjectId>,
+    ours: ObjectId,
+    theirs: ObjectId,
+) -> Result<ObjectId> {
+    let base = match base {
+        Some(base) => lanes::load_at(repo, base)?,
+        None => lanes::Registry::default(),
+    };
+    let merged = lanes::merge(
+        &base,
+        &lanes::load_at(repo, ours)?,
+        &lanes::load_at(repo, theirs)?,
+    );
+    lanes::write(
+        repo,
+        &merged,
+        "merge lanes from two machines",
+        &[theirs, ours],
+    )
+}
+
+/// The pushes that publish the local registry and receipts where they differ from
+/// what the remote held at `fetched`.
+fn fleet_updates(repo: &Repo, fetched: &Fetched) -> Result<Vec<PushUpdate>> {
+    let mut updates = Vec::new();
+    for (local, remote_value) in [(lanes::REF, fetched.lanes), (NOTES_REF, fetched.notes)] {
+        let Some(ours) = repo.ref_target(local)? else {
+            continue;
+        };
+        if Some(ours) != remote_value {
+            updates.push(PushUpdate {
+                dst: local.to_string(),
+                new: ours.to_string(),
+                expect: remote_value.map(|id| id.to_string()),
+            });
+        }
+    }
+    Ok(updates)
+}
+
+/// Publish this repository's registry and receipts to the remote, merging and
+/// retrying while other machines push theirs.
+pub fn push_fleet_refs(ctx: &Context, remote: &str, mut fetched: Fetched) -> Result<()> {
+    let repo = &ctx.repo;
+    for _ in 0..PUSH_ATTEMPTS {
+        let updates = fleet_updates(repo, &fetched)?;
+        if updates.is_empty() {
+            return Ok(());
+        }
+        let Some(why) =
+            git::cli::push_atomic(&ctx.shared, remote, &updates, &gate::no_hooks_dir(repo)?)?
+        else {
+            return Ok(());
+        };
+        let again = fetch(ctx, remote)?;
+        if again.lanes == fetched.lanes && again.notes == fetched.notes {
+            return Err(push_refused(remote, &why));
+        }
+        fetched = again;
+    }
+    Err(Error::env(format!(
+        "{remote}'s lane registry kept changing ({PUSH_ATTEMPTS} attempts)"
+    ))
+    .with_help("other machines are updating lanes in a loop; retry in a moment"))
+}
+
+/// How the push that moves the remote target went.
+pub enum Landed {
+    /// What the remote holds now.
+    Moved(Fetched),
+    /// The remote target is no longer the commit the candidate was built on.
+    Raced,
+}
+
+/// Move the remote's target from `base` to `candidate` in one atomic push, together
+/// with the landing's registry (`registry` builds it from the local one, on no ref yet)
+/// and the local receipts. Retries, merging, while only the registry or receipts
+/// moved; `Raced` once the target moved. On success the local registry and receipts
+/// follow the remote.
+pub fn push_landing(
+    ctx: &Context,
+    remote: &str,
+    mut fetched: Fetched,
+    base: ObjectId,
+    candidate: ObjectId,
+    registry: &dyn Fn(&Repo) -> Result<ObjectId>,
+) -> Result<Landed> {
+    let repo = &ctx.repo;
+    let target_ref = ctx.config.lanes.target.full_ref();
+    for _ in 0..PUSH_ATTEMPTS {
+        if fetched.target != Some(base) {
+            return Ok(Landed::Raced);
+        }
+        let mut updates = vec![
+            PushUpdate {
+                dst: target_ref.clone(),
+                new: candidate.to_string(),
+                expect: Some(base.to_string()),
+            },
+            PushUpdate {
+                dst: lanes::REF.to_string(),
+                new: registry(repo)?.to_string(),
+                expect: fetched.lanes.map(|id| id.to_string()),
+            },
+        ];
+        updates.extend(
+            fleet_updates(repo, &fetched)?
+                .into_iter()
+                .filter(|u| u.dst != lanes::REF),
+        );
+        crate::failpoint::hit("remote-before-push")?;
+        let Some(why) =
+            git::cli::push_atomic(&ctx.shared, remote, &updates, &gate::no_hooks_dir(repo)?)?
+        else {
+            crate::failpoint::hit("remote-after-push")?;
+            return Ok(Landed::Moved(fetch(ctx, remote)?));
+        };
+        let again = fetch(ctx, remote)?;
+        if again == fetched {
+            return Err(push_refused(remote, &why));
+        }
+        fetched = again;
+    }
+    Err(Error::env(format!(
+        "{remote}'s lanes and receipts kept changing ({PUSH_ATTEMPTS} attempts)"
+    ))
+    .with_help("retry in a moment"))
+}
+
+/// Publish the local branch `branch` to the remote when the remote lacks it or has an
+/// older commit of it (a fast-forward, by compare-and-swap); a remote branch that went
+/// its own way is left alone, with a warning.
+pub fn publish_branch(ctx: &Context, remote: &str, branch: &str) -> Result<()> {
+    let repo = &ctx.repo;
+    let Some(local) = repo.branch_tip(branch)? else {
+        return Ok(());
+    };
+    let tracking = tracking_ref(remote, branch);
+    let theirs = repo.ref_target(&tracking)?;
+    match theirs {
+        Some(theirs) if theirs == local => return Ok(()),
+        Some(theirs) if repo.merge_base(theirs, local)? != Some(theirs) => {
+            crate::ui::warn(&format!(
+                "{branch} on {remote} has commits this repository lacks; it was not pushed"
+            ));
+            return Ok(());
+        }
+        _ => {}
+    }
+    let update = PushUpdate {
+        dst: format!("refs/heads/{branch}"),
+        new: local.to_string(),
+        expect: theirs.map(|id| id.to_string()),
+    };
+    if let Some(why) =
+        git::cli::push_atomic(&ctx.shared, remote, &[update], &gate::no_hooks_dir(repo)?)?
+    {
+        return Err(push_refused(remote, &why).with_help(format!(
+            "fetch and look: `git fetch {remote} && git log {tracking}`"
+        )));
+    }
+    crate::ui::note(&format!("pushed {branch} to {remote}"));
+    // git may have updated the tracking ref itself (the remote's fetch refspec).
+    if repo.ref_target(&tracking)? != Some(local) {
+        repo.cas_update(&tracking, theirs, local, "fleet: pushed")?;
+    }
+    Ok(())
+}
+
+fn push_refused(remote: &str, why: &str) -> Error {
+    Error::env(format!("{remote} refused the push: {why}")).with_help(
+        "check that you may push to it (`git push --dry-run`), and that no server-side hook refuses fleet's refs",
+    )
+}
