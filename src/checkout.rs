@@ -76,8 +76,10 @@ pub fn repair(
     let changed = repo.changed_paths(repo.tree_of(base)?, repo.tree_of(candidate)?)?;
     let mut index_lines = String::new();
     let mut kept = Vec::new();
+    let mut rewrite = Vec::new();
     for change in &changed {
-        let on_disk = disk_blob(&shared.join(&change.path));
+        let path = shared.join(&change.path);
+        let on_disk = disk_blob(&path);
         let already_new = on_disk == change.new;
         let still_old = on_disk == change.old;
         if change.new_mode == GITLINK || change.old_mode == GITLINK || already_new || !still_old {
@@ -86,13 +88,20 @@ pub fn repair(
                 && change.new_mode != GITLINK
                 && change.old_mode != GITLINK
             {
-                kept.push(change.path.clone());
+                if half_written(repo, &path, change.new)? {
+                    rewrite.push(change.path.clone());
+                } else {
+                    kept.push(change.path.clone());
+                }
             }
             index_lines.push_str(&index_line(change));
         }
     }
     if !index_lines.is_empty() {
         git::cli::update_index_info(shared, &index_lines)?;
+    }
+    if !rewrite.is_empty() {
+        git::cli::checkout_index(shared, &rewrite)?;
     }
     // Entries set to the new version are left alone by the two-tree merge; the others
     // are still at the old version, on disk and in the index, and move now.
@@ -254,6 +263,23 @@ fn index_line(change: &ChangedPath) -> String {
 
 /// The blob id of what is on disk at `path` (a symlink's target for links), `None` when
 /// nothing is there.
+/// Did the killed checkout stop while writing this file? git removes the old file,
+/// creates the new one and then writes it, so a kill leaves it missing, empty, or
+/// holding the start of the new content: never mistaken for someone's edit.
+fn half_written(repo: &Repo, path: &Path, new: Option<ObjectId>) -> Result<bool> {
+    let Some(new) = new else {
+        return Ok(false);
+    };
+    let Ok(meta) = std::fs::symlink_metadata(path) else {
+        return Ok(true);
+    };
+    if !meta.is_file() {
+        return Ok(false);
+    }
+    let on_disk = std::fs::read(path).unwrap_or_default();
+    Ok(repo.blob(new)?.starts_with(&on_disk))
+}
+
 fn disk_blob(path: &Path) -> Option<ObjectId> {
     let meta = std::fs::symlink_metadata(path).ok()?;
     let bytes = if meta.file_type().is_symlink() {

@@ -62,6 +62,22 @@ pub struct Receipt {
     /// The gate did not run again: an identical tree passed before (the gate cache).
     #[serde(default, skip_serializing_if = "std::ops::Not::not")]
     pub cached: bool,
+    /// A lane that spans nested repositories landed as one unit: every target move of
+    /// the unit (the gate ran once over all of them together). The same list is in each
+    /// repository's receipt.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub unit: Vec<UnitMove>,
+}
+
+/// One target move of a landing that spans the outer repository and nested ones.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct UnitMove {
+    /// The repository, relative to the outer shared checkout (`.` for the outer one).
+    pub path: String,
+    /// The target's full ref name in that repository.
+    pub target: String,
+    pub base: String,
+    pub candidate: String,
 }
 
 impl Receipt {
@@ -108,42 +124,56 @@ pub fn no_hooks_dir(repo: &Repo) -> Result<PathBuf> {
 /// reused after (so build caches in ignored folders stay warm).
 pub fn prepare_worktree(repo: &Repo, candidate: ObjectId) -> Result<PathBuf> {
     let path = worktree_path(repo);
-    let registered = repo.worktrees()?.into_iter().find(|w| w.path == path);
-    match registered {
-        Some(wt) if !wt.missing => {
-            // Only the holder of the land lock uses this worktree: an index lock here is
-            // a leftover of a killed run, not someone's live operation.
-            if let Some(id) = &wt.id {
-                let _ = std::fs::remove_file(
-                    repo.common_dir()
-                        .join("worktrees")
-                        .join(id)
-                        .join("index.lock"),
-                );
-            }
-            // Untracked leftovers are found in process; `git clean` runs only when needed.
-            let has_untracked = Repo::open(&path)
-                .and_then(|gate| gate.dirty_paths(1))
-                .map_or(true, |dirty| !dirty.is_empty());
-            git::cli::reset_gate_worktree(
-                &path,
-                &candidate.to_string(),
-                &no_hooks_dir(repo)?,
-                has_untracked,
-            )?;
-        }
-        other => {
-            if other.is_some() {
-                git::cli::worktree_prune(&repo.workdir().unwrap_or_else(|| repo.git_dir()))?;
-            }
-            if path.exists() {
-                std::fs::remove_dir_all(&path)
-                    .map_err(|e| Error::env(format!("cannot clear {}: {e}", path.display())))?;
-            }
-            repo.add_detached_worktree(&path, candidate)?;
-        }
-    }
+    prepare_worktree_at(repo, &path, candidate)?;
     Ok(path)
+}
+
+/// A detached worktree of `repo` at `path`, checked out at `commit` and clean: the gate
+/// worktree itself, or a nested repository's inside it.
+pub fn prepare_worktree_at(repo: &Repo, path: &Path, candidate: ObjectId) -> Result<()> {
+    let path = path.to_path_buf();
+    let registered = repo.worktrees()?.into_iter().find(|w| w.path == path);
+    if let Some(wt) = &registered
+        && !wt.missing
+    {
+        // Only the holder of the land lock uses this worktree: an index lock here is
+        // a leftover of a killed run, not someone's live operation.
+        if let Some(id) = &wt.id {
+            let _ = std::fs::remove_file(admin_dir(repo, id).join("index.lock"));
+        }
+        // Untracked leftovers are found in process; `git clean` runs only when needed.
+        let has_untracked = Repo::open(&path)
+            .and_then(|gate| gate.dirty_paths(1))
+            .map_or(true, |dirty| !dirty.is_empty());
+        let reset = git::cli::reset_gate_worktree(
+            &path,
+            &candidate.to_string(),
+            &no_hooks_dir(repo)?,
+            has_untracked,
+        );
+        if reset.is_ok() {
+            return Ok(());
+        }
+        // A run killed while it created the worktree leaves one git does not
+        // recognise: start it over.
+    }
+    // Registered but gone or broken: drop the registration (fleet's own; a run killed
+    // while creating it leaves it locked, which `git worktree prune` would keep).
+    if let Some(id) = registered.as_ref().and_then(|wt| wt.id.as_ref()) {
+        let admin = admin_dir(repo, id);
+        std::fs::remove_dir_all(&admin)
+            .map_err(|e| Error::env(format!("cannot clear {}: {e}", admin.display())))?;
+    }
+    if path.exists() {
+        std::fs::remove_dir_all(&path)
+            .map_err(|e| Error::env(format!("cannot clear {}: {e}", path.display())))?;
+    }
+    repo.add_detached_worktree(&path, candidate)
+}
+
+/// A linked worktree's administrative folder in the common git dir.
+fn admin_dir(repo: &Repo, id: &str) -> PathBuf {
+    repo.common_dir().join("worktrees").join(id)
 }
 
 /// Run `commands` one after another in `worktree` (stopping at the first failure),

@@ -41,10 +41,19 @@ impl Entry {
     }
 }
 
-/// The cache key for gating `tree` with `commands` while the named variables hold
-/// their current values (an unset variable differs from an empty one).
-pub fn key(tree: ObjectId, commands: &[String], env_names: &[String]) -> String {
+/// The cache key for gating `tree` (with nested repositories' trees at their paths)
+/// with `commands` while the named variables hold their current values (an unset
+/// variable differs from an empty one).
+pub fn key(
+    tree: ObjectId,
+    nested: &[(String, ObjectId)],
+    commands: &[String],
+    env_names: &[String],
+) -> String {
     let mut text = format!("tree {tree}\n");
+    for (path, tree) in nested {
+        text.push_str(&format!("nested {} {tree}\n", path.escape_default()));
+    }
     for command in commands {
         text.push_str(&format!("command {}\n", command.escape_default()));
     }

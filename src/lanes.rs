@@ -222,7 +222,11 @@ pub fn staged(repo: &Repo, what: &str, change: impl FnOnce(&mut Registry)) -> Re
 /// is in the way, which is cleared once it is stale.
 pub fn wait_for_packed_refs(repo: &Repo) {
     let locked = repo.packed_refs_locked() && !repo.clear_stale_packed_refs_lock();
-    std::thread::sleep(std::time::Duration::from_millis(if locked { 100 } else { 5 }));
+    std::thread::sleep(std::time::Duration::from_millis(if locked {
+        100
+    } else {
+        5
+    }));
 }
 
 pub fn now() -> i64 {

@@ -97,6 +97,9 @@ fn round(
     let mut fetched = refresh(ctx)?;
     let base = ctx.queue_target_tip()?;
     let config = config_at(repo, base, ctx.target())?;
+    // The gate sees every nested repository at its target; a lane with a part in one
+    // lands as a unit, alone.
+    let nested = super::unit::states(ctx, None, &config, opts)?.unwrap_or_default();
     let mut reports = Vec::new();
     let mut stack: Vec<Candidate> = Vec::new();
     let mut deferred = Vec::new();
@@ -105,7 +108,18 @@ fn round(
             break;
         };
         let top = stack.last().map_or(base, |c| c.commit);
-        match prepare(ctx, &lane, base, top, &config, opts)? {
+        if super::unit::spans(&nested, &lane)? {
+            reports.push(LaneReport {
+                lane,
+                outcome: Outcome::Refused {
+                    reason:
+                        "it spans nested repositories and lands as a unit: land it without --batch"
+                            .into(),
+                },
+            });
+            continue;
+        }
+        match prepare(ctx, &lane, base, top, &config, opts, false)? {
             Prepared::Ready(c) => stack.push(c),
             Prepared::Empty if top == base => {
                 mark(repo, &[&lane], LaneState::Landed, Vec::new(), None, &[])?;
@@ -160,6 +174,7 @@ fn round(
     let mut testing = TestingGuard::mark(repo, names)?;
     let bisected = bisect(
         ctx,
+        &nested,
         &mut fetched,
         base,
         &stack,
@@ -200,6 +215,7 @@ enum End {
 #[allow(clippy::too_many_arguments)]
 fn bisect(
     ctx: &Context,
+    nested: &[super::unit::NestedState],
     fetched: &mut Option<crate::remote::Fetched>,
     base: ObjectId,
     stack: &[Candidate],
@@ -229,6 +245,7 @@ fn bisect(
             opts,
             ui,
             &mut run.gate_runs,
+            nested,
         )?;
         if verdict.outcome.green {
             match publish(ctx, fetched, from, &stack[lo..try_len], &verdict, config)? {

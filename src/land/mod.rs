@@ -19,6 +19,7 @@ use crate::gate::{self, GateOutcome, Receipt};
 use crate::gate_cache;
 
 mod batch;
+mod unit;
 use crate::git::{self, ChangedPath, GITLINK, Merged, ObjectId, Repo};
 use crate::lanes::{self, GateRecord, LaneState};
 use crate::remote;
@@ -141,6 +142,7 @@ pub fn land(ctx: &Context, opts: &LandOptions, ui: &dyn Ui) -> Result<Landing> {
     refresh(ctx)?;
     let lanes = select_lanes(ctx, opts)?;
     finish_interrupted_checkout_move(ctx)?;
+    unit::finish_interrupted(ctx)?;
     gate::kill_leftovers(&ctx.repo);
     let mut run = Landing::default();
     if opts.batch {
@@ -369,6 +371,8 @@ pub(crate) enum Prepared {
 
 /// Build `lane` on `on` (the target `target`, or the lanes before it in a batch) and
 /// check it, recording in the registry a lane that landed, conflicts or is blocked.
+/// `more`: the lane has parts in nested repositories still to land, so an outer part
+/// already landed is `Empty` rather than the whole lane landed.
 pub(crate) fn prepare(
     ctx: &Context,
     lane: &str,
@@ -376,6 +380,7 @@ pub(crate) fn prepare(
     on: ObjectId,
     config: &Config,
     opts: &LandOptions,
+    more: bool,
 ) -> Result<Prepared> {
     let repo = &ctx.repo;
     let Some(tip) = ctx.lane_tip(lane)? else {
@@ -398,6 +403,9 @@ pub(crate) fn prepare(
     // Decided from the refs, never from the registry: a landed lane with new commits
     // has something to land again.
     if crate::status::has_landed(repo, &record, tip, target, ahead)? {
+        if more {
+            return Ok(Prepared::Empty);
+        }
         mark(repo, &[lane], LaneState::Landed, Vec::new(), None, &[])?;
         return Ok(Prepared::Done(Outcome::AlreadyLanded));
     }
@@ -488,11 +496,12 @@ pub(crate) fn gate_tree(
     opts: &LandOptions,
     ui: &dyn Ui,
     runs: &mut usize,
+    nested: &[unit::NestedState],
 ) -> Result<Verdict> {
     let repo = &ctx.repo;
     let tree = repo.tree_of(commit)?;
     let env_names: Vec<String> = config.gate.env.iter().map(|n| n.as_str().into()).collect();
-    let key = gate_cache::key(tree, commands, &env_names);
+    let key = gate_cache::key(tree, &unit::cache_parts(nested)?, commands, &env_names);
     if !opts.no_cache
         && let Some(entry) = gate_cache::lookup(repo, &key)?
     {
@@ -507,7 +516,7 @@ pub(crate) fn gate_tree(
         });
     }
     *runs += 1;
-    let outcome = run_gate(ctx, label, base, commit, commands, config, ui)?;
+    let outcome = run_gate(ctx, label, base, commit, commands, config, ui, nested)?;
     if let Err(e) = gate_cache::store(repo, &key, tree, &outcome) {
         crate::ui::warn(&format!("the gate result was not cached: {}", e.message));
     }
@@ -560,6 +569,7 @@ pub(crate) fn publish(
                 target_before: (c.on != from).then(|| from.to_string()),
                 landed_with: (batched && c.commit != top.commit).then(|| top.commit.to_string()),
                 cached: verdict.cached,
+                unit: Vec::new(),
             },
         )?;
     }
@@ -634,7 +644,24 @@ fn land_one(
         let mut fetched = refresh(ctx)?;
         let base = ctx.queue_target_tip()?;
         let config = config_at(repo, base, target)?;
-        let c = match prepare(ctx, lane, base, base, &config, opts)? {
+        let nested = match unit::states(ctx, Some(lane), &config, opts)? {
+            Ok(nested) => nested,
+            Err(outcome) => return Ok(outcome),
+        };
+        let spans = nested.iter().any(|n| n.part.is_some());
+        let prepared = prepare(ctx, lane, base, base, &config, opts, spans)?;
+        if spans {
+            let outer = match prepared {
+                Prepared::Ready(c) => Some(c),
+                Prepared::Empty => None,
+                Prepared::Done(outcome) => return Ok(outcome),
+            };
+            match unit::land(ctx, lane, base, &config, outer, &nested, opts, ui, runs)? {
+                Some(outcome) => return Ok(outcome),
+                None => continue,
+            }
+        }
+        let c = match prepared {
             Prepared::Ready(c) => c,
             Prepared::Empty => {
                 mark(repo, &[lane], LaneState::Landed, Vec::new(), None, &[])?;
@@ -666,7 +693,7 @@ fn land_one(
         // looking like it is being tested: it goes back to ready.
         let mut testing = TestingGuard::mark(repo, vec![lane.to_string()])?;
         let verdict = gate_tree(
-            ctx, lane, base, c.commit, &commands, &config, opts, ui, runs,
+            ctx, lane, base, c.commit, &commands, &config, opts, ui, runs, &nested,
         )?;
         let record = gate_record(&verdict.outcome, base, c.commit);
         if !verdict.outcome.green {
@@ -762,7 +789,7 @@ fn move_target(ctx: &Context, base: ObjectId, candidate: ObjectId, lane: &str) -
 }
 
 /// The commit that would land: the lane's work on top of `base`, built in memory.
-fn build_candidate(
+pub(crate) fn build_candidate(
     repo: &Repo,
     strategy: Strategy,
     base: ObjectId,
@@ -978,6 +1005,7 @@ fn gate_commands(
     }
 }
 
+#[allow(clippy::too_many_arguments)]
 fn run_gate(
     ctx: &Context,
     lane: &str,
@@ -986,9 +1014,11 @@ fn run_gate(
     commands: &[String],
     config: &Config,
     ui: &dyn Ui,
+    nested: &[unit::NestedState],
 ) -> Result<GateOutcome> {
     let repo = &ctx.repo;
     let worktree = gate::prepare_worktree(repo, candidate)?;
+    unit::materialise(&worktree, nested)?;
     let env = [
         ("FLEET_LANE", lane.to_string()),
         ("FLEET_BASE", base.to_string()),
