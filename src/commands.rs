@@ -580,19 +580,18 @@ fn track(
     json: bool,
 ) -> Result<u8> {
     let ctx = Context::locate(cwd)?.with_remote(remote)?;
-    let tracked = on_queue(&ctx, |ctx| {
-        let prefix = ctx.config.lanes.prefix.as_str();
-        let mut resolved = Vec::new();
-        for given in branches {
-            let branch = crate::lanes::resolve_branch(&ctx.repo, prefix, given)?
-                .unwrap_or_else(|| given.clone());
-            if let Some(remote) = &ctx.remote {
-                crate::remote::publish_branch(ctx, remote, &branch)?;
-            }
-            resolved.push(branch);
+    crate::land::refresh(&ctx)?;
+    let mut resolved = Vec::new();
+    let prefix = ctx.config.lanes.prefix.as_str();
+    for given in branches {
+        let branch = crate::lanes::resolve_branch(&ctx.repo, prefix, given)?
+            .unwrap_or_else(|| given.clone());
+        if let Some(remote) = &ctx.remote {
+            crate::remote::publish_branch(&ctx, remote, &branch)?;
         }
-        crate::lanes::track(ctx, &resolved, ready)
-    })?;
+        resolved.push(branch);
+    }
+    let tracked = crate::lanes::track(&ctx, &resolved, ready)?;
     if json {
         ui::json(&tracked);
     } else {
@@ -606,9 +605,7 @@ fn track(
 
 fn untrack(cwd: &Path, remote: Option<String>, lanes: &[String], json: bool) -> Result<u8> {
     let ctx = Context::locate(cwd)?.with_remote(remote)?;
-    let gone = on_queue(&ctx, |ctx| {
-        crate::lanes::untrack(&ctx.repo, ctx.config.lanes.prefix.as_str(), lanes)
-    })?;
+    let gone = crate::lanes::untrack(&ctx, lanes)?;
     if json {
         ui::json(&gone);
     } else {
@@ -656,18 +653,17 @@ fn ready(
             at: crate::lanes::now(),
         }),
     };
-    let marked = on_queue(&ctx, |ctx| {
-        if let Some(remote) = &ctx.remote {
-            let (registry, _) = crate::lanes::load(&ctx.repo)?;
-            let prefix = ctx.config.lanes.prefix.as_str();
-            for given in &lanes {
-                if let Some(branch) = crate::lanes::lane_name(&registry, prefix, given) {
-                    crate::remote::publish_branch(ctx, remote, &branch)?;
-                }
+    if let Some(remote) = &ctx.remote {
+        crate::land::refresh(&ctx)?;
+        let (registry, _) = crate::lanes::load(&ctx)?;
+        let prefix = ctx.config.lanes.prefix.as_str();
+        for given in &lanes {
+            if let Some(branch) = crate::lanes::lane_name(&registry, prefix, given) {
+                crate::remote::publish_branch(&ctx, remote, &branch)?;
             }
         }
-        crate::lanes::ready(&ctx.repo, ctx.config.lanes.prefix.as_str(), &lanes, worker)
-    })?;
+    }
+    let marked = crate::lanes::ready(&ctx, &lanes, worker)?;
     if json {
         ui::json(&marked);
     } else {
@@ -703,17 +699,6 @@ fn keep_worker_log(ctx: &Context, log: &Path) -> Result<String> {
             .with_help("pass an existing file to --log")
     })?;
     Ok(dest.display().to_string())
-}
-
-/// Run a registry change where the queue is: here, or on the remote (fetched and
-/// merged first, published after).
-fn on_queue<T>(ctx: &Context, change: impl FnOnce(&Context) -> Result<T>) -> Result<T> {
-    let fetched = crate::land::refresh(ctx)?;
-    let result = change(ctx)?;
-    if let (Some(remote), Some(fetched)) = (&ctx.remote, fetched) {
-        crate::remote::push_fleet_refs(ctx, remote, fetched)?;
-    }
-    Ok(result)
 }
 
 fn status(cwd: &Path, remote: Option<String>, json: bool) -> Result<u8> {

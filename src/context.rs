@@ -119,6 +119,10 @@ impl Context {
     /// A lane branch's tip where the queue is: the remote's branch (as last fetched)
     /// when the queue is on a remote, else the local branch.
     pub fn lane_tip(&self, branch: &str) -> Result<Option<crate::git::ObjectId>> {
+        // `HEAD` and names git would not take as a branch are no lane's branch.
+        if !config::is_valid_branch_name(branch) {
+            return Ok(None);
+        }
         match &self.remote {
             Some(remote) => self
                 .repo

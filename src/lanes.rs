@@ -11,6 +11,7 @@
 
 use serde::{Deserialize, Serialize};
 
+use crate::context::Context;
 use crate::error::{Error, Result};
 use crate::git::{ObjectId, Repo};
 
@@ -105,58 +106,46 @@ impl Registry {
     }
 }
 
-/// Read the registry (empty when the ref does not exist yet) and the commit it came from.
-pub fn load(repo: &Repo) -> Result<(Registry, Option<ObjectId>)> {
-    let Some(commit) = repo.ref_target(REF)? else {
-        return Ok((Registry::default(), None));
-    };
-    Ok((load_at(repo, commit)?, Some(commit)))
+/// The ref holding the registry of the queue `ctx` works on: this repository's own, or
+/// the remote's as last fetched (with a remote, the remote's registry is the queue and
+/// this repository's own is left alone).
+pub fn registry_ref(ctx: &Context) -> String {
+    match &ctx.remote {
+        Some(remote) => crate::remote::lanes_ref(remote),
+        None => REF.to_string(),
+    }
 }
 
-/// The registry as committed in `commit`.
-pub fn load_at(repo: &Repo, commit: ObjectId) -> Result<Registry> {
+/// Read the queue's registry (empty when there is none yet) and the commit it came from.
+pub fn load(ctx: &Context) -> Result<(Registry, Option<ObjectId>)> {
+    load_ref(&ctx.repo, &registry_ref(ctx))
+}
+
+/// The registry held by `full_ref`.
+pub fn load_ref(repo: &Repo, full_ref: &str) -> Result<(Registry, Option<ObjectId>)> {
+    let Some(commit) = repo.ref_target(full_ref)? else {
+        return Ok((Registry::default(), None));
+    };
     let bytes = repo.file_at(commit, FILE)?.unwrap_or_default();
     let text = String::from_utf8_lossy(&bytes);
     let registry = toml::from_str(&text).map_err(|e| {
+        let help = match full_ref.strip_prefix("refs/fleet/remotes/") {
+            Some(rest) => {
+                let remote = rest.split('/').next().unwrap_or(rest);
+                format!(
+                    "it came from the remote: inspect it with `git show {full_ref}:{FILE}`; `git push {remote} :{REF}` starts the shared queue over"
+                )
+            }
+            None => format!(
+                "inspect it with `git show {full_ref}:{FILE}`; `git update-ref -d {full_ref}` starts over"
+            ),
+        };
         Error::env(format!(
-            "the lane registry ({REF}:{FILE}) is unreadable: {e}"
+            "the lane registry ({full_ref}:{FILE}) is unreadable: {e}"
         ))
-        .with_help(format!(
-            "inspect it with `git show {REF}:{FILE}`; `git update-ref -d {REF}` starts over"
-        ))
+        .with_help(help)
     })?;
-    Ok(registry)
-}
-
-/// Combine two registries that grew apart from `base` (this machine's and a remote's),
-/// lane by lane: a lane only one side changed, added or removed takes that side's
-/// version; a lane both changed takes `theirs` (the remote is the shared truth). Order:
-/// `theirs`, then lanes only `ours` added.
-pub fn merge(base: &Registry, ours: &Registry, theirs: &Registry) -> Registry {
-    let mut lanes = Vec::new();
-    for t in &theirs.lanes {
-        let b = base.get(&t.branch);
-        match ours.get(&t.branch) {
-            // Ours changed (or added) it and theirs did not.
-            Some(o) if Some(o) != b && Some(t) == b => lanes.push(o.clone()),
-            // Ours removed it and theirs did not change it.
-            None if Some(t) == b => {}
-            _ => lanes.push(t.clone()),
-        }
-    }
-    for o in &ours.lanes {
-        if theirs.get(&o.branch).is_some() {
-            continue;
-        }
-        match base.get(&o.branch) {
-            // Added by ours.
-            None => lanes.push(o.clone()),
-            // Removed by theirs; kept only when ours changed it since.
-            Some(b) if b != o => lanes.push(o.clone()),
-            Some(_) => {}
-        }
-    }
-    Registry { lanes }
+    Ok((registry, Some(commit)))
 }
 
 /// Write `registry` as a commit with `parents`, moving no ref.
@@ -179,6 +168,17 @@ pub fn write(
 /// re-applying when another process updated it first. `change` must be idempotent
 /// over a re-read registry (it is called again on each retry).
 pub fn update<T>(
+    ctx: &Context,
+    what: &str,
+    change: impl FnMut(&mut Registry) -> Result<T>,
+) -> Result<T> {
+    match &ctx.remote {
+        Some(remote) => crate::remote::update_registry(ctx, remote, what, change),
+        None => update_here(&ctx.repo, what, change),
+    }
+}
+
+fn update_here<T>(
     repo: &Repo,
     what: &str,
     mut change: impl FnMut(&mut Registry) -> Result<T>,
@@ -189,7 +189,7 @@ pub fn update<T>(
     repo.clear_stale_ref_lock(REF, std::time::Duration::ZERO);
     let mut last_error = None;
     for _ in 0..CAS_ATTEMPTS {
-        let (mut registry, old) = load(repo)?;
+        let (mut registry, old) = load_ref(repo, REF)?;
         let result = change(&mut registry)?;
         let parents: Vec<ObjectId> = old.into_iter().collect();
         let commit = write(repo, &registry, what, &parents)?;
@@ -211,11 +211,11 @@ pub fn update<T>(
 
 /// The registry as `change` leaves it, committed on top of the current one but on no
 /// ref (a remote landing pushes it, and the local ref follows once the push is in).
-pub fn staged(repo: &Repo, what: &str, change: impl FnOnce(&mut Registry)) -> Result<ObjectId> {
-    let (mut registry, old) = load(repo)?;
+pub fn staged(ctx: &Context, what: &str, change: impl FnOnce(&mut Registry)) -> Result<ObjectId> {
+    let (mut registry, old) = load(ctx)?;
     change(&mut registry);
     let parents: Vec<ObjectId> = old.into_iter().collect();
-    write(repo, &registry, what, &parents)
+    write(&ctx.repo, &registry, what, &parents)
 }
 
 /// Between compare-and-swap attempts: a short pause, longer while a `packed-refs.lock`
@@ -251,8 +251,7 @@ pub fn resolve_branch(repo: &Repo, prefix: &str, given: &str) -> Result<Option<S
 
 /// Register branches as lanes, all or none. With the queue on a remote, the branches
 /// are looked up there.
-pub fn track(ctx: &crate::context::Context, given: &[String], ready: bool) -> Result<Vec<String>> {
-    let repo = &ctx.repo;
+pub fn track(ctx: &Context, given: &[String], ready: bool) -> Result<Vec<String>> {
     let target = ctx.target();
     let prefix = ctx.config.lanes.prefix.as_str();
     let mut branches = Vec::new();
@@ -272,6 +271,9 @@ pub fn track(ctx: &crate::context::Context, given: &[String], ready: bool) -> Re
             None => Error::usage(format!("there is no branch `{name}` to track"))
                 .with_help("`git branch --list` shows the branches; create the worktree with `fleet worktree new`"),
         })?;
+        if !crate::config::is_valid_branch_name(&branch) {
+            return Err(Error::usage(format!("`{branch}` is not a branch name")));
+        }
         if branch == target {
             return Err(Error::usage(format!(
                 "`{branch}` is the target branch; it cannot be a lane"
@@ -289,7 +291,7 @@ pub fn track(ctx: &crate::context::Context, given: &[String], ready: bool) -> Re
     } else {
         LaneState::Running
     };
-    update(repo, &format!("track {}", branches.join(" ")), |registry| {
+    update(ctx, &format!("track {}", branches.join(" ")), |registry| {
         for branch in &branches {
             if let Some(lane) = registry.get(branch)
                 && lane.state != LaneState::Landed
@@ -321,8 +323,9 @@ pub fn track(ctx: &crate::context::Context, given: &[String], ready: bool) -> Re
 }
 
 /// Forget lanes. The branches themselves are not touched.
-pub fn untrack(repo: &Repo, prefix: &str, given: &[String]) -> Result<Vec<String>> {
-    let (registry, _) = load(repo)?;
+pub fn untrack(ctx: &Context, given: &[String]) -> Result<Vec<String>> {
+    let prefix = ctx.config.lanes.prefix.as_str();
+    let (registry, _) = load(ctx)?;
     let mut branches = Vec::new();
     for name in given {
         let branch = lane_name(&registry, prefix, name).ok_or_else(|| {
@@ -334,7 +337,7 @@ pub fn untrack(repo: &Repo, prefix: &str, given: &[String]) -> Result<Vec<String
         }
     }
     update(
-        repo,
+        ctx,
         &format!("untrack {}", branches.join(" ")),
         |registry| {
             registry.lanes.retain(|l| !branches.contains(&l.branch));
@@ -355,13 +358,9 @@ pub fn lane_name(registry: &Registry, prefix: &str, given: &str) -> Option<Strin
 
 /// Mark lanes ready to land. A worker's own test result may come along; its exit code
 /// decides (a non-zero code leaves the lane running and refuses), never the log's words.
-pub fn ready(
-    repo: &Repo,
-    prefix: &str,
-    given: &[String],
-    worker: Option<WorkerTest>,
-) -> Result<Vec<String>> {
-    let (registry, _) = load(repo)?;
+pub fn ready(ctx: &Context, given: &[String], worker: Option<WorkerTest>) -> Result<Vec<String>> {
+    let prefix = ctx.config.lanes.prefix.as_str();
+    let (registry, _) = load(ctx)?;
     let mut branches = Vec::new();
     for name in given {
         let branch = lane_name(&registry, prefix, name).ok_or_else(|| {
@@ -375,7 +374,7 @@ pub fn ready(
     for branch in &branches {
         if let Some(lane) = registry.get(branch)
             && lane.state == LaneState::Landed
-            && repo.branch_tip(branch)?.map(|t| t.to_string()) == lane.landed_tip
+            && ctx.lane_tip(branch)?.map(|t| t.to_string()) == lane.landed_tip
         {
             return Err(Error::refused(format!(
                 "lane `{branch}` has landed and has no new commits"
@@ -383,7 +382,7 @@ pub fn ready(
         }
     }
     let failed = worker.as_ref().is_some_and(|w| w.exit_code != 0);
-    update(repo, &format!("ready {}", branches.join(" ")), |registry| {
+    update(ctx, &format!("ready {}", branches.join(" ")), |registry| {
         for branch in &branches {
             if let Some(lane) = registry.get_mut(branch) {
                 lane.worker = worker.clone();

@@ -33,7 +33,8 @@ pub fn tracking_ref(remote: &str, branch: &str) -> String {
     format!("refs/remotes/{remote}/{branch}")
 }
 
-fn lanes_ref(remote: &str) -> String {
+/// Where the remote's lane registry is kept here (the queue, when it is on a remote).
+pub fn lanes_ref(remote: &str) -> String {
     format!("refs/fleet/remotes/{remote}/lanes")
 }
 
@@ -62,28 +63,26 @@ pub fn fetch(ctx: &Context, remote: &str) -> Result<Fetched> {
         format!("+refs/fleet/lane*:refs/fleet/remotes/{remote}/lane*"),
         format!("+refs/notes/flee*:refs/fleet/remotes/{remote}/notes/flee*"),
     ];
+    wait_for_packed_refs(repo);
     git::cli::fetch(&ctx.shared, remote, &refspecs, &gate::no_hooks_dir(repo)?)?;
     let fetched = Fetched {
         target: repo.ref_target(&tracking_ref(remote, ctx.target()))?,
         lanes: repo.ref_target(&lanes_ref(remote))?,
         notes: repo.ref_target(&notes_ref(remote))?,
     };
-    absorb(repo, lanes::REF, fetched.lanes, merge_registries)?;
-    absorb(repo, NOTES_REF, fetched.notes, |repo, _, ours, theirs| {
-        repo.union_commit(theirs, ours, "fleet: receipts from two machines")
-    })?;
+    absorb_receipts(repo, fetched.notes)?;
     Ok(fetched)
 }
 
-type Merge = fn(&Repo, Option<ObjectId>, ObjectId, ObjectId) -> Result<ObjectId>;
-
-/// Bring the remote's value of one of fleet's refs into the local one: take it when
-/// the local one has nothing of its own, keep the local one when it already contains
-/// the remote's, merge when both grew. Compare-and-swap under fleet's refs lock.
-fn absorb(repo: &Repo, local_ref: &str, theirs: Option<ObjectId>, merge: Merge) -> Result<()> {
+/// Bring the remote's receipts into the local ones: take them when the local ones
+/// have nothing of their own, keep the local ones when they already contain the
+/// remote's, else a union (receipts are facts about commits, whoever wrote them).
+/// Compare-and-swap under fleet's refs lock.
+fn absorb_receipts(repo: &Repo, theirs: Option<ObjectId>) -> Result<()> {
     let Some(theirs) = theirs else {
         return Ok(());
     };
+    let local_ref = NOTES_REF;
     let _refs = repo.lock("refs", std::time::Duration::from_secs(60))?;
     let mut attempts = 0;
     loop {
@@ -101,7 +100,7 @@ fn absorb(repo: &Repo, local_ref: &str, theirs: Option<ObjectId>, merge: Merge) 
                 if base == Some(ours) {
                     theirs
                 } else {
-                    merge(repo, base, ours, theirs)?
+                    repo.union_commit(theirs, ours, "fleet: receipts from two machines")?
                 }
             }
         };
@@ -114,72 +113,75 @@ fn absorb(repo: &Repo, local_ref: &str, theirs: Option<ObjectId>, merge: Merge) 
     }
 }
 
-fn merge_registries(
-    repo: &Repo,
-    base: Option<ObjectId>,
-    ours: ObjectId,
-    theirs: ObjectId,
-) -> Result<ObjectId> {
-    let base = match base {
-        Some(base) => lanes::load_at(repo, base)?,
-        None => lanes::Registry::default(),
+/// The push that publishes the local receipts, when they hold some the remote lacks.
+fn receipts_update(repo: &Repo, fetched: &Fetched) -> Result<Option<PushUpdate>> {
+    let Some(ours) = repo.ref_target(NOTES_REF)? else {
+        return Ok(None);
     };
-    let merged = lanes::merge(
-        &base,
-        &lanes::load_at(repo, ours)?,
-        &lanes::load_at(repo, theirs)?,
-    );
-    lanes::write(
-        repo,
-        &merged,
-        "merge lanes from two machines",
-        &[theirs, ours],
-    )
+    Ok((Some(ours) != fetched.notes).then(|| PushUpdate {
+        dst: NOTES_REF.to_string(),
+        new: ours.to_string(),
+        expect: fetched.notes.map(|id| id.to_string()),
+    }))
 }
 
-/// The pushes that publish the local registry and receipts where they differ from
-/// what the remote held at `fetched`.
-fn fleet_updates(repo: &Repo, fetched: &Fetched) -> Result<Vec<PushUpdate>> {
-    let mut updates = Vec::new();
-    for (local, remote_value) in [(lanes::REF, fetched.lanes), (NOTES_REF, fetched.notes)] {
-        let Some(ours) = repo.ref_target(local)? else {
-            continue;
-        };
-        if Some(ours) != remote_value {
-            updates.push(PushUpdate {
-                dst: local.to_string(),
-                new: ours.to_string(),
-                expect: remote_value.map(|id| id.to_string()),
-            });
-        }
-    }
-    Ok(updates)
-}
-
-/// Publish this repository's registry and receipts to the remote, merging and
-/// retrying while other machines push theirs.
-pub fn push_fleet_refs(ctx: &Context, remote: &str, mut fetched: Fetched) -> Result<()> {
+/// Change the remote's lane registry (the shared queue) by compare-and-swap: fetch it,
+/// apply `change`, push with a lease on what was fetched, and start over when another
+/// machine pushed first. Nothing changes here unless the push went in.
+pub fn update_registry<T>(
+    ctx: &Context,
+    remote: &str,
+    what: &str,
+    mut change: impl FnMut(&mut lanes::Registry) -> Result<T>,
+) -> Result<T> {
     let repo = &ctx.repo;
     for _ in 0..PUSH_ATTEMPTS {
-        let updates = fleet_updates(repo, &fetched)?;
-        if updates.is_empty() {
-            return Ok(());
-        }
-        let Some(why) =
-            git::cli::push_atomic(&ctx.shared, remote, &updates, &gate::no_hooks_dir(repo)?)?
-        else {
-            return Ok(());
+        let fetched = fetch(ctx, remote)?;
+        let (mut registry, old) = lanes::load_ref(repo, &lanes_ref(remote))?;
+        let result = change(&mut registry)?;
+        let parents: Vec<ObjectId> = old.into_iter().collect();
+        let new = lanes::write(repo, &registry, what, &parents)?;
+        let update = PushUpdate {
+            dst: lanes::REF.to_string(),
+            new: new.to_string(),
+            expect: old.map(|id| id.to_string()),
         };
-        let again = fetch(ctx, remote)?;
-        if again.lanes == fetched.lanes && again.notes == fetched.notes {
+        let Some(why) =
+            git::cli::push_atomic(&ctx.shared, remote, &[update], &gate::no_hooks_dir(repo)?)?
+        else {
+            set_tracking(repo, &lanes_ref(remote), new)?;
+            return Ok(result);
+        };
+        if fetch(ctx, remote)?.lanes == fetched.lanes {
             return Err(push_refused(remote, &why));
         }
-        fetched = again;
     }
     Err(Error::env(format!(
         "{remote}'s lane registry kept changing ({PUSH_ATTEMPTS} attempts)"
     ))
     .with_help("other machines are updating lanes in a loop; retry in a moment"))
+}
+
+/// Record here what the remote now holds after our push went in. Best effort: the
+/// tracking refs are only a cache of the remote, refreshed by every fetch.
+fn set_tracking(repo: &Repo, tracking: &str, new: ObjectId) -> Result<()> {
+    let old = repo.ref_target(tracking)?;
+    if old != Some(new) {
+        let _ = repo.cas_update(tracking, old, new, "fleet: pushed");
+    }
+    Ok(())
+}
+
+/// git refuses to fetch while `packed-refs.lock` exists: wait for a live holder, and
+/// clear one a killed process left (old, opened by nobody).
+fn wait_for_packed_refs(repo: &Repo) {
+    let started = std::time::Instant::now();
+    while repo.packed_refs_locked()
+        && !repo.clear_stale_packed_refs_lock()
+        && started.elapsed() < std::time::Duration::from_secs(5)
+    {
+        std::thread::sleep(std::time::Duration::from_millis(100));
+    }
 }
 
 /// How the push that moves the remote target went.
@@ -201,7 +203,7 @@ pub fn push_landing(
     mut fetched: Fetched,
     base: ObjectId,
     candidate: ObjectId,
-    registry: &dyn Fn(&Repo) -> Result<ObjectId>,
+    registry: &dyn Fn(&Context) -> Result<ObjectId>,
 ) -> Result<Landed> {
     let repo = &ctx.repo;
     let target_ref = ctx.config.lanes.target.full_ref();
@@ -217,15 +219,11 @@ pub fn push_landing(
             },
             PushUpdate {
                 dst: lanes::REF.to_string(),
-                new: registry(repo)?.to_string(),
+                new: registry(ctx)?.to_string(),
                 expect: fetched.lanes.map(|id| id.to_string()),
             },
         ];
-        updates.extend(
-            fleet_updates(repo, &fetched)?
-                .into_iter()
-                .filter(|u| u.dst != lanes::REF),
-        );
+        updates.extend(receipts_update(repo, &fetched)?);
         crate::failpoint::hit("remote-before-push")?;
         let Some(why) =
             git::cli::push_atomic(&ctx.shared, remote, &updates, &gate::no_hooks_dir(repo)?)?
@@ -246,8 +244,8 @@ pub fn push_landing(
 }
 
 /// Publish the local branch `branch` to the remote when the remote lacks it or has an
-/// older commit of it (a fast-forward, by compare-and-swap); a remote branch that went
-/// its own way is left alone, with a warning.
+/// older commit of it (a fast-forward, by compare-and-swap). A remote branch that went
+/// its own way is refused: landing it would leave this machine's commits out.
 pub fn publish_branch(ctx: &Context, remote: &str, branch: &str) -> Result<()> {
     let repo = &ctx.repo;
     let Some(local) = repo.branch_tip(branch)? else {
@@ -258,10 +256,12 @@ pub fn publish_branch(ctx: &Context, remote: &str, branch: &str) -> Result<()> {
     match theirs {
         Some(theirs) if theirs == local => return Ok(()),
         Some(theirs) if repo.merge_base(theirs, local)? != Some(theirs) => {
-            crate::ui::warn(&format!(
-                "{branch} on {remote} has commits this repository lacks; it was not pushed"
-            ));
-            return Ok(());
+            return Err(Error::refused(format!(
+                "{branch} on {remote} and here went apart (each has commits the other lacks); nothing was changed"
+            ))
+            .with_help(format!(
+                "bring them together first, e.g. `git pull --rebase {remote} {branch}` in the lane's worktree, then `git push {remote} {branch}`"
+            )));
         }
         _ => {}
     }
@@ -279,10 +279,7 @@ pub fn publish_branch(ctx: &Context, remote: &str, branch: &str) -> Result<()> {
     }
     crate::ui::note(&format!("pushed {branch} to {remote}"));
     // git may have updated the tracking ref itself (the remote's fetch refspec).
-    if repo.ref_target(&tracking)? != Some(local) {
-        repo.cas_update(&tracking, theirs, local, "fleet: pushed")?;
-    }
-    Ok(())
+    set_tracking(repo, &tracking, local)
 }
 
 fn push_refused(remote: &str, why: &str) -> Error {

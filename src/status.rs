@@ -37,7 +37,7 @@ pub struct LaneView {
 }
 
 pub fn lanes(ctx: &Context) -> Result<Vec<LaneView>> {
-    let (registry, _) = lanes::load(&ctx.repo)?;
+    let (registry, _) = lanes::load(ctx)?;
     let target = ctx.queue_target_tip()?;
     let worktrees = ctx.repo.worktrees()?;
     let stale_after = ctx.config.lanes.stale_after.0;
@@ -179,6 +179,16 @@ fn view(
         v.recorded_state = Some(lane.state);
         v.state = LaneState::Landed;
     }
+    // Recorded as landed with this very tip, yet its changes are not in the target: the
+    // target was rewound past its landing. It is ready to land again.
+    if lane.state == LaneState::Landed
+        && facts.ahead > 0
+        && !facts.changes_in
+        && lane.landed_tip.as_deref() == Some(tip.to_string().as_str())
+    {
+        v.recorded_state = Some(lane.state);
+        v.state = LaneState::Ready;
+    }
     if v.state != LaneState::Landed {
         v.conflicts = facts.conflicts;
     }
@@ -207,6 +217,27 @@ fn landed_by(lane: &Lane, tip: ObjectId, ahead: usize, changes_in: bool) -> bool
         return tip.to_hex() != lane.tracked_tip;
     }
     changes_in
+}
+
+/// A lane recorded as landed, with no commit since, whose landing is no longer in the
+/// target (someone rewound it): it lands again. Cheap when the landed commit is still
+/// in the target's history, which is the usual case.
+pub fn landing_undone(repo: &Repo, lane: &Lane, tip: ObjectId, target: ObjectId) -> Result<bool> {
+    if lane.state != LaneState::Landed
+        || lane.landed_tip.as_deref() != Some(tip.to_string().as_str())
+    {
+        return Ok(false);
+    }
+    if let Some(landed_as) = lane
+        .landed_as
+        .as_deref()
+        .and_then(|id| ObjectId::from_hex(id.as_bytes()).ok())
+        && repo.has_object(landed_as)
+        && repo.merge_base(landed_as, target)? == Some(landed_as)
+    {
+        return Ok(false);
+    }
+    Ok(repo.count_exclusive(tip, target)? > 0 && !repo.changes_already_in(tip, target)?)
 }
 
 /// No commit and no file change for `stale_after`. Cheapest evidence first: a recent

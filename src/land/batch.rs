@@ -122,14 +122,14 @@ fn round(
         match prepare(ctx, &lane, base, top, &config, opts, false)? {
             Prepared::Ready(c) => stack.push(c),
             Prepared::Empty if top == base => {
-                mark(repo, &[&lane], LaneState::Landed, Vec::new(), None, &[])?;
+                mark(ctx, &[&lane], LaneState::Landed, Vec::new(), None, &[])?;
                 reports.push(LaneReport {
                     lane,
                     outcome: Outcome::AlreadyLanded,
                 });
             }
             // Its changes are in a lane stacked before it: try it again once that landed.
-            Prepared::Empty => deferred.push(lane),
+            Prepared::Empty | Prepared::Deferred => deferred.push(lane),
             Prepared::Done(outcome) => reports.push(LaneReport { lane, outcome }),
         }
     }
@@ -171,7 +171,7 @@ fn round(
         *confirmed = true;
     }
     let names = stack.iter().map(|c| c.lane.clone()).collect();
-    let mut testing = TestingGuard::mark(repo, names)?;
+    let mut testing = TestingGuard::mark(ctx, names)?;
     let bisected = bisect(
         ctx,
         &nested,
@@ -323,7 +323,7 @@ fn bisect(
     let from = if lo == 0 { base } else { stack[lo - 1].commit };
     testing.disarm_lane(&culprit.lane);
     mark(
-        &ctx.repo,
+        ctx,
         &[&culprit.lane],
         LaneState::Failed,
         Vec::new(),

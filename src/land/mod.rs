@@ -150,13 +150,6 @@ pub fn land(ctx: &Context, opts: &LandOptions, ui: &dyn Ui) -> Result<Landing> {
     } else {
         land_each(ctx, lanes, opts, ui, &mut run)?;
     }
-    // Failed, conflicted and blocked lanes were recorded here: the other machines see
-    // them too.
-    if let Some(remote) = &ctx.remote
-        && !opts.dry_run
-    {
-        remote::push_fleet_refs(ctx, remote, remote::fetch(ctx, remote)?)?;
-    }
     Ok(run)
 }
 
@@ -195,7 +188,7 @@ fn land_each(
 /// compare-and-swap, its own receipt).
 pub fn revert(ctx: &Context, given: &str, opts: &LandOptions, ui: &dyn Ui) -> Result<LaneReport> {
     let repo = &ctx.repo;
-    let (registry, _) = lanes::load(repo)?;
+    let (registry, _) = lanes::load(ctx)?;
     let lane =
         lanes::lane_name(&registry, ctx.config.lanes.prefix.as_str(), given).ok_or_else(|| {
             Error::usage(format!("`{given}` is not a lane"))
@@ -270,7 +263,7 @@ pub fn revert(ctx: &Context, given: &str, opts: &LandOptions, ui: &dyn Ui) -> Re
         repo.create_branch(&revert_branch, commit, &format!("revert {lane}"))?;
         confirmed = true;
     }
-    if lanes::load(repo)?
+    if lanes::load(ctx)?
         .0
         .get(&revert_branch)
         .is_none_or(|l| l.state == LaneState::Landed)
@@ -299,22 +292,29 @@ pub fn revert(ctx: &Context, given: &str, opts: &LandOptions, ui: &dyn Ui) -> Re
 }
 
 fn select_lanes(ctx: &Context, opts: &LandOptions) -> Result<Vec<String>> {
-    let (registry, _) = lanes::load(&ctx.repo)?;
+    let (registry, _) = lanes::load(ctx)?;
     let prefix = ctx.config.lanes.prefix.as_str();
     if opts.all {
         if !opts.lanes.is_empty() {
             return Err(Error::usage("give lanes or --all, not both"));
         }
-        return Ok(registry
-            .lanes
-            .iter()
-            .filter(|l| {
-                l.state == LaneState::Ready
-                    || l.state == LaneState::Testing
-                    || (opts.include_running && l.state == LaneState::Running)
-            })
-            .map(|l| l.branch.clone())
-            .collect());
+        let target = ctx.queue_target_tip()?;
+        let mut selected = Vec::new();
+        for l in &registry.lanes {
+            let take = match l.state {
+                LaneState::Ready | LaneState::Testing => true,
+                LaneState::Running => opts.include_running,
+                LaneState::Landed => match ctx.lane_tip(&l.branch)? {
+                    Some(tip) => crate::status::landing_undone(&ctx.repo, l, tip, target)?,
+                    None => false,
+                },
+                _ => false,
+            };
+            if take {
+                selected.push(l.branch.clone());
+            }
+        }
+        return Ok(selected);
     }
     if opts.lanes.is_empty() {
         return Err(Error::usage("which lanes? name them, or pass --all")
@@ -365,6 +365,9 @@ pub(crate) enum Prepared {
     Ready(Candidate),
     /// Adds nothing on top of what it would be built on.
     Empty,
+    /// Conflicts with the lanes stacked before it in a batch (not with the target):
+    /// nothing recorded; it is tried again once they are decided.
+    Deferred,
     /// Decided without a gate (gone, landed, conflicted, blocked); already recorded.
     Done(Outcome),
 }
@@ -393,7 +396,7 @@ pub(crate) fn prepare(
         };
         return Ok(Prepared::Done(Outcome::Refused { reason }));
     };
-    let (registry, _) = lanes::load(repo)?;
+    let (registry, _) = lanes::load(ctx)?;
     let Some(record) = registry.get(lane).cloned() else {
         return Ok(Prepared::Done(Outcome::Refused {
             reason: "not a lane any more".into(),
@@ -406,14 +409,15 @@ pub(crate) fn prepare(
         if more {
             return Ok(Prepared::Empty);
         }
-        mark(repo, &[lane], LaneState::Landed, Vec::new(), None, &[])?;
+        mark(ctx, &[lane], LaneState::Landed, Vec::new(), None, &[])?;
         return Ok(Prepared::Done(Outcome::AlreadyLanded));
     }
     let commit = match build_candidate(repo, config.lanes.strategy, on, tip, lane, ctx.target())? {
         Merged::Clean(commit) => commit,
+        Merged::Conflicts(_) if on != target => return Ok(Prepared::Deferred),
         Merged::Conflicts(files) => {
             mark(
-                repo,
+                ctx,
                 &[lane],
                 LaneState::Conflicted,
                 files.clone(),
@@ -436,14 +440,7 @@ pub(crate) fn prepare(
         reasons.push(reason);
     }
     if !reasons.is_empty() {
-        mark(
-            repo,
-            &[lane],
-            LaneState::Blocked,
-            reasons.clone(),
-            None,
-            &[],
-        )?;
+        mark(ctx, &[lane], LaneState::Blocked, reasons.clone(), None, &[])?;
         return Ok(Prepared::Done(Outcome::Blocked { reasons }));
     }
     Ok(Prepared::Ready(Candidate {
@@ -577,8 +574,8 @@ pub(crate) fn publish(
     let names: Vec<&str> = landed.iter().map(|c| c.lane.as_str()).collect();
     let as_landed: Vec<(ObjectId, ObjectId)> = landed.iter().map(|c| (c.commit, c.tip)).collect();
     if let (Some(remote), Some(seen)) = (&ctx.remote, *fetched) {
-        let registry = |repo: &Repo| {
-            lanes::staged(repo, &format!("{}: landed", names.join(" ")), |registry| {
+        let registry = |ctx: &Context| {
+            lanes::staged(ctx, &format!("{}: landed", names.join(" ")), |registry| {
                 set_state(
                     registry,
                     &names,
@@ -616,7 +613,7 @@ pub(crate) fn publish(
     }
     crate::failpoint::hit("land-after-cas")?;
     mark(
-        repo,
+        ctx,
         &names,
         LaneState::Landed,
         Vec::new(),
@@ -653,7 +650,8 @@ fn land_one(
         if spans {
             let outer = match prepared {
                 Prepared::Ready(c) => Some(c),
-                Prepared::Empty => None,
+                // (Deferred only happens on a batch's stack, never on the target.)
+                Prepared::Empty | Prepared::Deferred => None,
                 Prepared::Done(outcome) => return Ok(outcome),
             };
             match unit::land(ctx, lane, base, &config, outer, &nested, opts, ui, runs)? {
@@ -663,8 +661,8 @@ fn land_one(
         }
         let c = match prepared {
             Prepared::Ready(c) => c,
-            Prepared::Empty => {
-                mark(repo, &[lane], LaneState::Landed, Vec::new(), None, &[])?;
+            Prepared::Empty | Prepared::Deferred => {
+                mark(ctx, &[lane], LaneState::Landed, Vec::new(), None, &[])?;
                 return Ok(Outcome::AlreadyLanded);
             }
             Prepared::Done(outcome) => return Ok(outcome),
@@ -691,7 +689,7 @@ fn land_one(
         }
         // An error from here on (a locked ref, a git failure) must not leave the lane
         // looking like it is being tested: it goes back to ready.
-        let mut testing = TestingGuard::mark(repo, vec![lane.to_string()])?;
+        let mut testing = TestingGuard::mark(ctx, vec![lane.to_string()])?;
         let verdict = gate_tree(
             ctx, lane, base, c.commit, &commands, &config, opts, ui, runs, &nested,
         )?;
@@ -699,7 +697,7 @@ fn land_one(
         if !verdict.outcome.green {
             testing.disarm();
             mark(
-                repo,
+                ctx,
                 &[lane],
                 LaneState::Failed,
                 Vec::new(),
@@ -733,7 +731,7 @@ fn land_one(
             Published::Refused(reason) => {
                 testing.disarm();
                 mark(
-                    repo,
+                    ctx,
                     &[lane],
                     LaneState::Ready,
                     Vec::new(),
@@ -1053,15 +1051,15 @@ pub(crate) fn gate_record(
 /// Marks lanes `testing`, and puts them back to `ready` unless the landing reached a
 /// verdict (disarmed) — an error must not leave a lane looking like it is being tested.
 pub(crate) struct TestingGuard<'a> {
-    repo: &'a Repo,
+    ctx: &'a Context,
     lanes: Vec<String>,
 }
 
 impl<'a> TestingGuard<'a> {
-    pub(crate) fn mark(repo: &'a Repo, lanes: Vec<String>) -> Result<TestingGuard<'a>> {
+    pub(crate) fn mark(ctx: &'a Context, lanes: Vec<String>) -> Result<TestingGuard<'a>> {
         let names: Vec<&str> = lanes.iter().map(String::as_str).collect();
-        mark(repo, &names, LaneState::Testing, Vec::new(), None, &[])?;
-        Ok(TestingGuard { repo, lanes })
+        mark(ctx, &names, LaneState::Testing, Vec::new(), None, &[])?;
+        Ok(TestingGuard { ctx, lanes })
     }
 
     /// The lanes reached a verdict; `lane` alone when given.
@@ -1078,7 +1076,7 @@ impl Drop for TestingGuard<'_> {
     fn drop(&mut self) {
         if !self.lanes.is_empty() {
             let names: Vec<&str> = self.lanes.iter().map(String::as_str).collect();
-            let _ = mark(self.repo, &names, LaneState::Ready, Vec::new(), None, &[]);
+            let _ = mark(self.ctx, &names, LaneState::Ready, Vec::new(), None, &[]);
         }
     }
 }
@@ -1086,7 +1084,7 @@ impl Drop for TestingGuard<'_> {
 /// Record lanes' new state (and gate result) in the registry in one update; `landed`
 /// pairs (candidate, lane tip) with `lanes` by position.
 pub(crate) fn mark(
-    repo: &Repo,
+    ctx: &Context,
     lanes: &[&str],
     state: LaneState,
     detail: Vec<String>,
@@ -1094,7 +1092,7 @@ pub(crate) fn mark(
     landed: &[(ObjectId, ObjectId)],
 ) -> Result<()> {
     let what = format!("{}: {}", lanes.join(" "), state.as_str());
-    lanes::update(repo, &what, |registry| {
+    lanes::update(ctx, &what, |registry| {
         set_state(registry, lanes, state, &detail, gate.as_ref(), landed);
         Ok(())
     })
@@ -1110,7 +1108,12 @@ fn set_state(
 ) {
     for (i, lane) in lanes.iter().enumerate() {
         if let Some(record) = registry.get_mut(lane) {
-            record.state = state;
+            // Marked ready again while its gate ran (new commits): it landed as it was
+            // then, and the new commits wait for their own landing.
+            let readied = state == LaneState::Landed
+                && landed.get(i).is_some()
+                && record.state == LaneState::Ready;
+            record.state = if readied { LaneState::Ready } else { state };
             record.detail = detail.to_vec();
             if let Some(gate) = gate {
                 record.gate = Some(gate.clone());

@@ -76,7 +76,7 @@ pub(crate) fn states(
                     let files: Vec<String> =
                         files.iter().map(|f| format!("{rel_text}/{f}")).collect();
                     mark(
-                        &ctx.repo,
+                        ctx,
                         &[lane],
                         LaneState::Conflicted,
                         files.clone(),
@@ -99,14 +99,7 @@ pub(crate) fn states(
                 .collect();
             let reasons = block_reasons(&repo, config, &prefixed, opts.allow_protected)?;
             if !reasons.is_empty() {
-                mark(
-                    &ctx.repo,
-                    &[lane],
-                    LaneState::Blocked,
-                    reasons.clone(),
-                    None,
-                    &[],
-                )?;
+                mark(ctx, &[lane], LaneState::Blocked, reasons.clone(), None, &[])?;
                 return Ok(Err(Outcome::Blocked { reasons }));
             }
         }
@@ -282,7 +275,7 @@ pub(crate) fn land(
             }));
         }
     }
-    let mut testing = TestingGuard::mark(repo, vec![lane.to_string()])?;
+    let mut testing = TestingGuard::mark(ctx, vec![lane.to_string()])?;
     let verdict = gate_tree(
         ctx,
         lane,
@@ -299,7 +292,7 @@ pub(crate) fn land(
     if !verdict.outcome.green {
         testing.disarm();
         mark(
-            repo,
+            ctx,
             &[lane],
             LaneState::Failed,
             Vec::new(),
@@ -358,7 +351,7 @@ pub(crate) fn land(
         if !hits.is_empty() {
             testing.disarm();
             mark(
-                repo,
+                ctx,
                 &[lane],
                 LaneState::Ready,
                 Vec::new(),
@@ -387,7 +380,7 @@ pub(crate) fn land(
         .map(|c| vec![(c.commit, c.tip)])
         .unwrap_or_default();
     mark(
-        repo,
+        ctx,
         &[lane],
         LaneState::Landed,
         Vec::new(),
