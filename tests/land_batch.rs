@@ -380,3 +380,37 @@ fn a_batch_killed_at_many_moments_keeps_the_invariant_and_a_rerun_converges() {
         "only {interrupted} kills hit a running lander"
     );
 }
+
+#[test]
+fn a_lane_that_conflicts_only_with_a_failing_lane_before_it_is_not_marked_conflicted() {
+    let env = Env::new();
+    let (repo, old) = setup(&env, 0, &[]);
+    for (name, text, bad) in [("a", "A\n", true), ("b", "B\n", false)] {
+        let wt = PathBuf::from(
+            env.fleet(&repo, &["worktree", "new", name])
+                .ok()
+                .stdout
+                .trim(),
+        );
+        env.commit_file(&wt, "f", text, &format!("lane {name}"));
+        if bad {
+            env.commit_file(&wt, "bad", "x\n", "breaks the gate");
+        }
+        env.fleet(&repo, &["track", "--ready", name]).ok();
+    }
+    let v = land_json(
+        &env,
+        &repo,
+        &["land", "--all", "--batch", "--yes", "--json"],
+    );
+    assert_eq!(
+        results(&v),
+        vec![
+            ("fleet/a".to_string(), "failed".to_string()),
+            ("fleet/b".to_string(), "landed".to_string())
+        ],
+        "{v}"
+    );
+    assert_eq!(env.git(&repo, &["show", "main:f"]), "B");
+    assert_every_move_gated(&env, &repo, &old);
+}

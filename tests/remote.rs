@@ -442,3 +442,257 @@ fn a_remote_lander_killed_at_many_moments_keeps_the_invariant_and_converges() {
         "only {interrupted} kills hit a running lander"
     );
 }
+
+fn remote_states(f: &Fleet, machine: &Path) -> Vec<(String, String)> {
+    let status = f
+        .env
+        .fleet(machine, &["status", "--remote", "origin", "--json"])
+        .ok();
+    let lanes: serde_json::Value = serde_json::from_str(&status.stdout).unwrap();
+    lanes
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|l| {
+            (
+                l["branch"].as_str().unwrap().into(),
+                l["state"].as_str().unwrap().into(),
+            )
+        })
+        .collect()
+}
+
+#[test]
+fn commits_readied_during_the_gate_are_not_swallowed_by_the_landing() {
+    let f = Fleet::new();
+    let a = f.machine("a");
+    f.lane(&a, "w", false);
+    let lander = spawn_land(&f, &a, &["--all"], &[("GATE_SLEEP", "1.5")]);
+    wait_for("the gate to start", || !f.gates().is_empty());
+    let wt = f.env.path().join(".fleet-work/w");
+    f.env.commit_file(&wt, "more.txt", "more\n", "more work");
+    f.env.fleet(&wt, &["ready", "--remote", "origin"]).ok();
+    assert_eq!(Env::wait(lander).code, 0);
+    assert_eq!(
+        remote_states(&f, &a),
+        vec![("fleet/w".into(), "ready".into())]
+    );
+    f.env
+        .fleet(&a, &["land", "--remote", "origin", "--all", "--yes"])
+        .ok();
+    let files = f.remote_git(&["ls-tree", "--name-only", "main"]);
+    assert!(files.lines().any(|l| l == "more.txt"), "{files}");
+    f.assert_verified();
+}
+
+#[test]
+fn the_local_queue_and_the_remote_queue_do_not_leak_into_each_other() {
+    let f = Fleet::new();
+    let a = f.machine("a");
+    // A lane tracked and landed here only: the remote's queue never hears of it.
+    let wt = PathBuf::from(
+        f.env
+            .fleet(&a, &["worktree", "new", "loc"])
+            .ok()
+            .stdout
+            .trim(),
+    );
+    f.env.commit_file(&wt, "loc.txt", "x\n", "lane loc");
+    f.env.fleet(&a, &["track", "--ready", "loc"]).ok();
+    let run = f
+        .env
+        .fleet(&a, &["land", "--remote", "origin", "loc", "--yes"]);
+    assert_eq!(run.code, 2, "{}", run.stderr);
+    assert!(run.stderr.contains("not a lane"), "{}", run.stderr);
+    f.lane(&a, "pub", false);
+    f.env.fleet(&a, &["land", "loc", "--yes"]).ok();
+    f.env
+        .fleet(&a, &["land", "--remote", "origin", "--all", "--yes"])
+        .ok();
+    assert_eq!(
+        remote_states(&f, &a),
+        vec![("fleet/pub".into(), "landed".into())]
+    );
+    assert_eq!(f.landed_count("loc"), 0);
+    assert_eq!(f.landed_count("pub"), 1);
+    // The local registry still knows only its own lane.
+    let local = f.env.git(&a, &["show", "refs/fleet/lanes:lanes.toml"]);
+    assert!(
+        local.contains("fleet/loc") && !local.contains("fleet/pub"),
+        "{local}"
+    );
+}
+
+#[test]
+fn a_rewound_remote_target_lands_the_dropped_lanes_again() {
+    let f = Fleet::new();
+    let a = f.machine("a");
+    f.lane(&a, "gone", false);
+    let t0 = f.remote_git(&["rev-parse", "main"]);
+    f.env
+        .fleet(&a, &["land", "--remote", "origin", "--all", "--yes"])
+        .ok();
+    // Someone force-pushes main back past the landing.
+    f.remote_git(&["update-ref", "refs/heads/main", &t0]);
+    assert_eq!(
+        remote_states(&f, &a),
+        vec![("fleet/gone".into(), "ready".into())]
+    );
+    f.env
+        .fleet(&a, &["land", "--remote", "origin", "--all", "--yes"])
+        .ok();
+    assert_eq!(f.landed_count("gone"), 1);
+}
+
+#[test]
+fn a_remote_branch_that_went_apart_is_refused_and_nothing_changes() {
+    let f = Fleet::new();
+    let (a, b) = (f.machine("a"), f.machine("b"));
+    f.lane(&a, "split", false);
+    // Another machine pushes its own commit on the same branch.
+    f.env.git(&b, &["fetch", "-q", "origin"]);
+    f.env
+        .git(&b, &["checkout", "-q", "-b", "tmp", "origin/fleet/split"]);
+    f.env.commit_file(&b, "other.txt", "o\n", "other");
+    f.env.git(&b, &["push", "-q", "origin", "tmp:fleet/split"]);
+    let theirs = f.remote_git(&["rev-parse", "fleet/split"]);
+    let wt = f.env.path().join(".fleet-work/split");
+    f.env.commit_file(&wt, "mine.txt", "m\n", "mine");
+    let registry = f.remote_git(&["rev-parse", "refs/fleet/lanes"]);
+    let run = f.env.fleet(&wt, &["ready", "--remote", "origin"]);
+    assert_eq!(run.code, 1, "{}", run.stderr);
+    assert!(run.stderr.contains("went apart"), "{}", run.stderr);
+    assert_eq!(f.remote_git(&["rev-parse", "fleet/split"]), theirs);
+    assert_eq!(f.remote_git(&["rev-parse", "refs/fleet/lanes"]), registry);
+}
+
+#[test]
+fn a_refused_push_changes_nothing_and_the_same_command_converges_later() {
+    let f = Fleet::new();
+    let a = f.machine("a");
+    let hook = f.remote.join("hooks/pre-receive");
+    write(
+        &hook,
+        "#!/bin/sh\necho closed for maintenance >&2\nexit 1\n",
+    );
+    std::process::Command::new("chmod")
+        .arg("+x")
+        .arg(&hook)
+        .status()
+        .unwrap();
+    let wt = PathBuf::from(
+        f.env
+            .fleet(&a, &["worktree", "new", "t"])
+            .ok()
+            .stdout
+            .trim(),
+    );
+    f.env.commit_file(&wt, "t.txt", "x\n", "lane t");
+    let before = f.env.git(&a, &["for-each-ref", "refs/fleet"]);
+    let run = f
+        .env
+        .fleet(&a, &["track", "--remote", "origin", "--ready", "t"]);
+    assert_ne!(run.code, 0);
+    assert!(
+        run.stderr.contains("closed for maintenance"),
+        "{}",
+        run.stderr
+    );
+    assert_eq!(f.env.git(&a, &["for-each-ref", "refs/fleet"]), before);
+    std::fs::remove_file(&hook).unwrap();
+    f.env
+        .fleet(&a, &["track", "--remote", "origin", "--ready", "t"])
+        .ok();
+    assert_eq!(
+        remote_states(&f, &a),
+        vec![("fleet/t".into(), "ready".into())]
+    );
+}
+
+#[test]
+fn a_garbage_remote_registry_is_named_and_the_local_one_is_left_alone() {
+    let f = Fleet::new();
+    let a = f.machine("a");
+    let wt = PathBuf::from(
+        f.env
+            .fleet(&a, &["worktree", "new", "l"])
+            .ok()
+            .stdout
+            .trim(),
+    );
+    f.env.commit_file(&wt, "l.txt", "x\n", "lane l");
+    f.env.fleet(&a, &["track", "--ready", "l"]).ok();
+    let local = f.env.git(&a, &["rev-parse", "refs/fleet/lanes"]);
+    // Someone pushes a registry fleet cannot read.
+    let seed = f.env.path().join("seed");
+    std::fs::write(seed.join("lanes.toml"), "this is = = not toml\n").unwrap();
+    let blob = f.env.git(&seed, &["hash-object", "-w", "lanes.toml"]);
+    let mktree = format!("100644 blob {blob}\tlanes.toml\n");
+    let tree = pipe_git(&f.env, &seed, &["mktree"], &mktree);
+    let commit = f.env.git(&seed, &["commit-tree", &tree, "-m", "garbage"]);
+    f.env.git(
+        &seed,
+        &[
+            "push",
+            "-q",
+            "origin",
+            &format!("{commit}:refs/fleet/lanes"),
+        ],
+    );
+    let run = f.env.fleet(&a, &["status", "--remote", "origin"]);
+    assert_eq!(run.code, 3, "{}", run.stderr);
+    assert!(
+        run.stderr.contains("refs/fleet/remotes/origin/lanes"),
+        "{}",
+        run.stderr
+    );
+    assert!(
+        run.stderr.contains("git push origin :refs/fleet/lanes"),
+        "{}",
+        run.stderr
+    );
+    assert_eq!(f.env.git(&a, &["rev-parse", "refs/fleet/lanes"]), local);
+    f.env.fleet(&a, &["status"]).ok();
+}
+
+#[test]
+fn head_and_invalid_names_are_not_lanes_on_a_remote_either() {
+    let f = Fleet::new();
+    let a = f.machine("a");
+    for bad in ["HEAD", "../heads/main", "fleet/a/", ""] {
+        let run = f
+            .env
+            .fleet(&a, &["track", "--remote", "origin", "--ready", bad]);
+        assert_eq!(run.code, 2, "{bad:?}: {}", run.stderr);
+    }
+    assert_eq!(
+        f.env
+            .git_run(
+                &f.remote,
+                &["rev-parse", "-q", "--verify", "refs/fleet/lanes"]
+            )
+            .code,
+        1
+    );
+}
+
+/// Run git with `input` on stdin.
+fn pipe_git(env: &Env, dir: &Path, args: &[&str], input: &str) -> String {
+    use std::io::Write;
+    let mut cmd = std::process::Command::new("git");
+    cmd.current_dir(dir)
+        .args(args)
+        .env("GIT_CONFIG_NOSYSTEM", "1")
+        .env("HOME", env.path().join("home"))
+        .stdin(std::process::Stdio::piped())
+        .stdout(std::process::Stdio::piped());
+    let mut child = cmd.spawn().unwrap();
+    child
+        .stdin
+        .take()
+        .unwrap()
+        .write_all(input.as_bytes())
+        .unwrap();
+    let out = child.wait_with_output().unwrap();
+    String::from_utf8_lossy(&out.stdout).trim().to_string()
+}
