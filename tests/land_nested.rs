@@ -1,0 +1,201 @@
+//! A lane that spans the outer repository and a nested one lands as one unit: both
+//! parts are gated together (the gate sees the nested candidate at its nested path),
+//! and either both targets move or neither. A landing killed between the two moves is
+//! finished by the next run.
+
+mod common;
+
+use std::path::{Path, PathBuf};
+
+use common::{Env, write};
+
+/// outer/ (main) whose gate passes only when `cockpit/version` equals `expected`,
+/// with cockpit/ a nested repository (main) holding `version`.
+fn setup(env: &Env) -> PathBuf {
+    let outer = env.path().join("outer");
+    let gate = format!(
+        "echo run >> {}; test \"$(cat cockpit/version)\" = \"$(cat expected)\"",
+        env.path().join("runs").display()
+    );
+    env.repo(
+        &outer,
+        "main",
+        &[
+            (".gitignore", "cockpit/\n"),
+            ("expected", "1\n"),
+            ("fleet.toml", &format!("[gate]\ncommands = [{gate:?}]\n")),
+        ],
+    );
+    env.repo(&outer.join("cockpit"), "main", &[("version", "1\n")]);
+    outer
+}
+
+/// An agent worktree `name` whose outer part sets `expected` and nested part sets
+/// `cockpit/version` (each only when given).
+fn lane(env: &Env, outer: &Path, name: &str, expected: Option<&str>, version: Option<&str>) {
+    let wt = PathBuf::from(
+        env.fleet(outer, &["worktree", "new", name])
+            .ok()
+            .stdout
+            .trim(),
+    );
+    if let Some(text) = expected {
+        env.commit_file(&wt, "expected", text, &format!("{name}: expect"));
+    }
+    if let Some(text) = version {
+        env.commit_file(
+            &wt.join("cockpit"),
+            "version",
+            text,
+            &format!("{name}: version"),
+        );
+    }
+    env.fleet(outer, &["track", "--ready", name]).ok();
+}
+
+fn tips(env: &Env, outer: &Path) -> (String, String) {
+    (
+        env.git(outer, &["rev-parse", "main"]),
+        env.git(&outer.join("cockpit"), &["rev-parse", "main"]),
+    )
+}
+
+fn receipt(env: &Env, repo: &Path, commit: &str) -> toml::Value {
+    toml::from_str(&env.git(repo, &["notes", "--ref", "fleet", "show", commit])).unwrap()
+}
+
+#[test]
+fn a_lane_whose_gate_needs_both_halves_lands_both() {
+    let env = Env::new();
+    let outer = setup(&env);
+    lane(&env, &outer, "bump", Some("2\n"), Some("2\n"));
+    let (o0, n0) = tips(&env, &outer);
+    env.fleet(&outer, &["land", "bump", "--yes"]).ok();
+    let (o1, n1) = tips(&env, &outer);
+    assert_ne!(o0, o1);
+    assert_ne!(n0, n1);
+    assert_eq!(env.git(&outer, &["show", "main:expected"]), "2");
+    assert_eq!(
+        env.git(&outer.join("cockpit"), &["show", "main:version"]),
+        "2"
+    );
+    // Both shared checkouts followed their targets.
+    assert_eq!(
+        std::fs::read_to_string(outer.join("expected")).unwrap(),
+        "2\n"
+    );
+    assert_eq!(
+        std::fs::read_to_string(outer.join("cockpit/version")).unwrap(),
+        "2\n"
+    );
+    assert_eq!(env.git(&outer, &["status", "--porcelain"]), "");
+    assert_eq!(
+        env.git(&outer.join("cockpit"), &["status", "--porcelain"]),
+        ""
+    );
+    // Each repository has a receipt for its exact tree naming every move of the unit.
+    let outer_receipt = receipt(&env, &outer, &o1);
+    let nested_receipt = receipt(&env, &outer.join("cockpit"), &n1);
+    assert_eq!(
+        outer_receipt["tested_tree"].as_str().unwrap(),
+        env.git(&outer, &["rev-parse", "main^{tree}"])
+    );
+    assert_eq!(
+        nested_receipt["tested_tree"].as_str().unwrap(),
+        env.git(&outer.join("cockpit"), &["rev-parse", "main^{tree}"])
+    );
+    assert_eq!(outer_receipt["unit"], nested_receipt["unit"]);
+    assert_eq!(outer_receipt["unit"].as_array().unwrap().len(), 2);
+    // One gate run covered both.
+    let runs = std::fs::read_to_string(env.path().join("runs")).unwrap();
+    assert_eq!(runs.lines().count(), 1);
+    // Landing again finds nothing to do.
+    let again = env.fleet(&outer, &["land", "bump", "--yes"]).ok();
+    assert!(again.stderr.contains("already landed"), "{}", again.stderr);
+    assert_eq!(tips(&env, &outer), (o1, n1));
+}
+
+#[test]
+fn a_lane_whose_nested_half_breaks_the_gate_lands_neither() {
+    let env = Env::new();
+    let outer = setup(&env);
+    lane(&env, &outer, "half", Some("3\n"), Some("broken\n"));
+    let before = tips(&env, &outer);
+    let run = env.fleet(&outer, &["land", "half", "--yes"]);
+    assert_eq!(run.code, 1, "{}", run.stderr);
+    assert_eq!(tips(&env, &outer), before, "neither target moved");
+    assert_eq!(
+        std::fs::read_to_string(outer.join("expected")).unwrap(),
+        "1\n"
+    );
+    let status = env.fleet(&outer, &["status", "--json"]).ok().stdout;
+    assert!(status.contains("\"state\": \"failed\""), "{status}");
+}
+
+#[test]
+fn a_lane_with_only_a_nested_part_moves_only_the_nested_target() {
+    let env = Env::new();
+    let outer = setup(&env);
+    let wt = PathBuf::from(
+        env.fleet(&outer, &["worktree", "new", "docs"])
+            .ok()
+            .stdout
+            .trim(),
+    );
+    env.commit_file(&wt.join("cockpit"), "README", "docs\n", "docs");
+    env.fleet(&outer, &["track", "--ready", "docs"]).ok();
+    let (o0, n0) = tips(&env, &outer);
+    env.fleet(&outer, &["land", "docs", "--yes"]).ok();
+    let (o1, n1) = tips(&env, &outer);
+    assert_eq!(o0, o1);
+    assert_ne!(n0, n1);
+    assert!(outer.join("cockpit/README").exists());
+}
+
+#[test]
+fn a_unit_killed_between_its_moves_is_finished_by_the_next_run() {
+    let env = Env::new();
+    let outer = setup(&env);
+    lane(&env, &outer, "bump", Some("2\n"), Some("2\n"));
+    let (o0, n0) = tips(&env, &outer);
+    let run = env.fleet_env(
+        &outer,
+        &["land", "bump", "--yes"],
+        &[("FLEET_FAILPOINT", "unit-between-moves:abort")],
+    );
+    assert_ne!(run.code, 0);
+    // The nested target moved first; the outer one not yet.
+    let (o1, n1) = tips(&env, &outer);
+    assert_eq!(o1, o0);
+    assert_ne!(n1, n0);
+    let runs_before = std::fs::read_to_string(env.path().join("runs")).unwrap();
+    env.fleet(&outer, &["land", "--all", "--yes"]).ok();
+    let (o2, n2) = tips(&env, &outer);
+    assert_ne!(o2, o0);
+    assert_eq!(n2, n1);
+    assert_eq!(env.git(&outer, &["show", "main:expected"]), "2");
+    assert_eq!(
+        std::fs::read_to_string(env.path().join("runs")).unwrap(),
+        runs_before,
+        "finishing the unit needs no new gate run"
+    );
+    assert_eq!(env.git(&outer, &["status", "--porcelain"]), "");
+}
+
+#[test]
+fn a_nested_part_touching_a_protected_path_blocks_the_whole_lane() {
+    let env = Env::new();
+    let outer = setup(&env);
+    let toml = std::fs::read_to_string(outer.join("fleet.toml")).unwrap();
+    write(
+        &outer.join("fleet.toml"),
+        &format!("{toml}protected = [\"cockpit/version\"]\n"),
+    );
+    env.git(&outer, &["commit", "-qam", "protect the cockpit version"]);
+    lane(&env, &outer, "sneaky", Some("2\n"), Some("2\n"));
+    let before = tips(&env, &outer);
+    let run = env.fleet(&outer, &["land", "sneaky", "--yes"]);
+    assert_eq!(run.code, 1, "{}", run.stderr);
+    assert!(run.stderr.contains("cockpit/version"), "{}", run.stderr);
+    assert_eq!(tips(&env, &outer), before);
+}
