@@ -8,6 +8,9 @@
 //!    lane, for N = 10, 20 and 40 (to show it stays linear). Median of 3 runs each.
 //! 2. `fleet status --json` with 1,000 tracked lanes (first run, then warm, median of 5)
 //!    against `git for-each-ref --format='%(ahead-behind:main)'` over the same branches.
+//! 3. Batches: 8 ready lanes with a gate that sleeps 2 s, landed one by one
+//!    (`land --all`) against `land --all --batch`, all green and with lane 5 breaking
+//!    the gate: wall time and gate runs, median of 3 runs.
 
 use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
@@ -82,6 +85,58 @@ fn main() {
         first.as_secs_f64() / median(&git).as_secs_f64()
     );
     report("`status --json`, 1000 lanes, warm", &git, &warm);
+
+    batches(&env, &base);
+}
+
+/// Section 3: one by one against --batch, with a 2 s gate.
+fn batches(env: &Env, base: &Path) {
+    const LANES: usize = 8;
+    let gate = "sleep 2; test ! -e bad";
+    println!();
+    println!("| 8 lanes, gate sleeps 2 s | one by one | `--batch` | ratio batch/one-by-one |");
+    println!("| --- | ---: | ---: | ---: |");
+    for (case, bad) in [("all green", None), ("lane 5 breaks the gate", Some(4))] {
+        let (mut single, mut batch) = (Vec::new(), Vec::new());
+        let (mut single_runs, mut batch_runs) = (0, 0);
+        for run in 0..3 {
+            let timed = |name: &str, extra: &[&str]| {
+                let dir = base.join(format!("batch-{}-{name}-{run}", bad.is_some()));
+                env.make_repo_with_lanes_gate(&dir, LANES, gate, bad);
+                env.fleet(&dir, &["track", "--ready"], &lane_names(LANES));
+                let mut args = vec!["land", "--all", "--yes", "--json"];
+                args.extend_from_slice(extra);
+                let started = Instant::now();
+                let out = env.output_any(&dir, &args);
+                let took = started.elapsed();
+                let v: serde_json::Value = serde_json::from_str(&out).expect("json");
+                let runs = v["gate_runs"].as_u64().unwrap_or_else(|| {
+                    // One by one prints the lane array; every gated lane ran once.
+                    v.as_array()
+                        .map(|a| a.iter().filter(|l| l["result"] != "already-landed").count())
+                        .unwrap_or(0) as u64
+                });
+                (took, runs)
+            };
+            let (t, r) = timed("single", &[]);
+            single.push(t);
+            single_runs = r;
+            let (t, r) = timed("batch", &["--batch"]);
+            batch.push(t);
+            batch_runs = r;
+        }
+        let (s, b) = (median(&single), median(&batch));
+        println!(
+            "| {case}: wall time (gate runs) | {:.1} s ({single_runs}) | {:.1} s ({batch_runs}) | {:.2} |",
+            s.as_secs_f64(),
+            b.as_secs_f64(),
+            b.as_secs_f64() / s.as_secs_f64()
+        );
+        println!(
+            "| {case}: `--batch` in gate runs of 2 s | | {:.2}× | |",
+            b.as_secs_f64() / 2.0
+        );
+    }
 }
 
 fn lane_names(n: usize) -> Vec<String> {
@@ -139,6 +194,16 @@ impl Env {
         );
     }
 
+    /// fleet's stdout, whatever its exit code (a red lane exits 1).
+    fn output_any(&self, dir: &Path, args: &[&str]) -> String {
+        let out = self
+            .cmd(&self.fleet, dir, args)
+            .spawn()
+            .and_then(|c| c.wait_with_output())
+            .expect("spawn");
+        String::from_utf8_lossy(&out.stdout).into_owned()
+    }
+
     fn git(&self, dir: &Path, args: &[&str]) {
         self.run(Path::new("git"), dir, args);
     }
@@ -151,7 +216,13 @@ impl Env {
 
     /// 200 files, a trivial gate, and `lanes` branches of one commit each (one new file).
     fn make_repo_with_lanes(&self, dir: &Path, lanes: usize) {
-        self.base_repo(dir);
+        self.make_repo_with_lanes_gate(dir, lanes, "true", None);
+    }
+
+    /// As `make_repo_with_lanes`, with `gate` as the gate command; lane `bad` (when
+    /// given) also adds a file named `bad`.
+    fn make_repo_with_lanes_gate(&self, dir: &Path, lanes: usize, gate: &str, bad: Option<usize>) {
+        self.base_repo(dir, gate);
         let scratch = dir.with_extension("scratch");
         self.git(
             dir,
@@ -169,6 +240,9 @@ impl Env {
                 &["switch", "-q", "-c", &format!("lane-{i}"), "main"],
             );
             std::fs::write(scratch.join(format!("lane-{i}.txt")), format!("{i}\n")).unwrap();
+            if bad == Some(i) {
+                std::fs::write(scratch.join("bad"), "x\n").unwrap();
+            }
             self.git(&scratch, &["add", "-A"]);
             self.git(&scratch, &["commit", "-q", "-m", &format!("lane {i}")]);
         }
@@ -180,7 +254,7 @@ impl Env {
 
     /// `n` branches, each one commit ahead of main, made with plumbing.
     fn make_repo_with_branches(&self, dir: &Path, n: usize) {
-        self.base_repo(dir);
+        self.base_repo(dir, "true");
         let tree = self
             .output(dir, "git", &["rev-parse", "main^{tree}"])
             .trim()
@@ -218,7 +292,7 @@ impl Env {
         assert!(child.wait_with_output().unwrap().status.success());
     }
 
-    fn base_repo(&self, dir: &Path) {
+    fn base_repo(&self, dir: &Path, gate: &str) {
         std::fs::create_dir_all(dir).unwrap();
         self.git(dir, &["init", "-q", "-b", "main"]);
         for i in 0..200 {
@@ -226,7 +300,11 @@ impl Env {
             std::fs::create_dir_all(path.parent().unwrap()).unwrap();
             std::fs::write(path, format!("file {i}\n").repeat(20)).unwrap();
         }
-        std::fs::write(dir.join("fleet.toml"), "[gate]\ncommands = [\"true\"]\n").unwrap();
+        std::fs::write(
+            dir.join("fleet.toml"),
+            format!("[gate]\ncommands = [{gate:?}]\n"),
+        )
+        .unwrap();
         self.git(dir, &["add", "-A"]);
         self.git(dir, &["commit", "-q", "-m", "base"]);
     }

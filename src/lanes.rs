@@ -218,15 +218,14 @@ pub fn staged(ctx: &Context, what: &str, change: impl FnOnce(&mut Registry)) -> 
     write(&ctx.repo, &registry, what, &parents)
 }
 
-/// Between compare-and-swap attempts: a short pause, longer while a `packed-refs.lock`
-/// is in the way, which is cleared once it is stale.
+/// Between compare-and-swap attempts: a short pause, or as long as a
+/// `packed-refs.lock` is in the way.
 pub fn wait_for_packed_refs(repo: &Repo) {
-    let locked = repo.packed_refs_locked() && !repo.clear_stale_packed_refs_lock();
-    std::thread::sleep(std::time::Duration::from_millis(if locked {
-        100
+    if repo.packed_refs_locked() {
+        repo.wait_out_packed_refs_lock();
     } else {
-        5
-    }));
+        std::thread::sleep(std::time::Duration::from_millis(5));
+    }
 }
 
 pub fn now() -> i64 {

@@ -63,7 +63,8 @@ pub fn fetch(ctx: &Context, remote: &str) -> Result<Fetched> {
         format!("+refs/fleet/lane*:refs/fleet/remotes/{remote}/lane*"),
         format!("+refs/notes/flee*:refs/fleet/remotes/{remote}/notes/flee*"),
     ];
-    wait_for_packed_refs(repo);
+    // git refuses to fetch while a packed-refs.lock exists.
+    repo.wait_out_packed_refs_lock();
     git::cli::fetch(&ctx.shared, remote, &refspecs, &gate::no_hooks_dir(repo)?)?;
     let fetched = Fetched {
         target: repo.ref_target(&tracking_ref(remote, ctx.target()))?,
@@ -172,18 +173,6 @@ fn set_tracking(repo: &Repo, tracking: &str, new: ObjectId) -> Result<()> {
     Ok(())
 }
 
-/// git refuses to fetch while `packed-refs.lock` exists: wait for a live holder, and
-/// clear one a killed process left (old, opened by nobody).
-fn wait_for_packed_refs(repo: &Repo) {
-    let started = std::time::Instant::now();
-    while repo.packed_refs_locked()
-        && !repo.clear_stale_packed_refs_lock()
-        && started.elapsed() < std::time::Duration::from_secs(5)
-    {
-        std::thread::sleep(std::time::Duration::from_millis(100));
-    }
-}
-
 /// How the push that moves the remote target went.
 pub enum Landed {
     /// What the remote holds now.
@@ -229,7 +218,15 @@ pub fn push_landing(
             git::cli::push_atomic(&ctx.shared, remote, &updates, &gate::no_hooks_dir(repo)?)?
         else {
             crate::failpoint::hit("remote-after-push")?;
-            return Ok(Landed::Moved(fetch(ctx, remote)?));
+            // The landing is in; failing to look at the remote again must not say otherwise.
+            let now = fetch(ctx, remote).unwrap_or_else(|e| {
+                crate::ui::warn(&format!("landed, but could not fetch from {remote} again: {}", e.message));
+                Fetched {
+                    target: Some(candidate),
+                    ..fetched
+                }
+            });
+            return Ok(Landed::Moved(now));
         };
         let again = fetch(ctx, remote)?;
         if again == fetched {
@@ -283,7 +280,7 @@ pub fn publish_branch(ctx: &Context, remote: &str, branch: &str) -> Result<()> {
 }
 
 fn push_refused(remote: &str, why: &str) -> Error {
-    Error::env(format!("{remote} refused the push: {why}")).with_help(
+    Error::refused(format!("{remote} refused the push: {why}")).with_help(
         "check that you may push to it (`git push --dry-run`), and that no server-side hook refuses fleet's refs",
     )
 }

@@ -535,18 +535,32 @@ impl Repo {
         clear_stale_file(&lock, min_age)
     }
 
-    /// Remove `packed-refs.lock` when it is at least two seconds old and nobody has it
+    /// Remove `packed-refs.lock` when it is at least ten seconds old and nobody has it
     /// open: the leftover of a git or fleet killed while it rewrote packed refs (gix
     /// takes it to update a ref that is also packed). Unlike a ref's own lock, other
-    /// programs take this one, so only age and the open-file check can call it stale.
+    /// programs take this one, so only age and the open-file check can call it stale;
+    /// the age is generous because git closes the file while a `reference-transaction`
+    /// hook runs.
     pub fn clear_stale_packed_refs_lock(&self) -> bool {
         let lock = self.common_dir().join("packed-refs.lock");
-        clear_stale_file(&lock, std::time::Duration::from_secs(2))
+        clear_stale_file(&lock, std::time::Duration::from_secs(10))
     }
 
     /// Is a `packed-refs.lock` in the way of ref updates?
     pub fn packed_refs_locked(&self) -> bool {
         self.common_dir().join("packed-refs.lock").exists()
+    }
+
+    /// Wait while a `packed-refs.lock` is in the way (at most a little longer than it
+    /// takes to call one stale), clearing it once it is stale.
+    pub fn wait_out_packed_refs_lock(&self) {
+        let started = std::time::Instant::now();
+        while self.packed_refs_locked()
+            && !self.clear_stale_packed_refs_lock()
+            && started.elapsed() < std::time::Duration::from_secs(12)
+        {
+            std::thread::sleep(std::time::Duration::from_millis(100));
+        }
     }
 
     /// Move `full_name` from exactly `old` to `new` (compare-and-swap). `old == None`

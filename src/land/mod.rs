@@ -1256,17 +1256,12 @@ fn finish_interrupted_checkout_move(ctx: &Context) -> Result<()> {
         }
         std::thread::sleep(std::time::Duration::from_millis(100));
     }
-    while ctx.repo.packed_refs_locked()
-        && !ctx.repo.clear_stale_packed_refs_lock()
-        && waited.elapsed() < settle + std::time::Duration::from_secs(1)
-    {
-        std::thread::sleep(std::time::Duration::from_millis(100));
-    }
     if !lock.exists() && waited.elapsed() > std::time::Duration::from_millis(50) {
         crate::ui::note(&format!(
             "removed a stale {target_ref}.lock left by a killed landing"
         ));
     }
+    ctx.repo.wait_out_packed_refs_lock();
     // git keeps an index lock open while it holds it: one nobody has open is stale.
     let index_lock = ctx.repo.git_dir().join("index.lock");
     if git::clear_stale_file(&index_lock, std::time::Duration::ZERO) {
