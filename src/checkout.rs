@@ -59,7 +59,25 @@ fn blocked_by_a_file(shared: &Path, path: &str, changed: &[String]) -> bool {
 /// Bring the shared checkout's index and files from `base` to `candidate`. The
 /// thorough collision check just before refreshed the index's stat data.
 pub fn follow(shared: &Path, base: ObjectId, candidate: ObjectId, no_hooks: &Path) -> Result<()> {
+    wait_out_index_lock(shared);
     git::cli::move_checkout(shared, &base.to_string(), &candidate.to_string(), no_hooks)
+}
+
+/// A live git holds the index lock for moments; one a killed git (or a `kill -9`ed
+/// fleet's `git status`) left is cleared once it is ten seconds old and nobody has it
+/// open, so the files can follow.
+fn wait_out_index_lock(shared: &Path) {
+    let Ok(repo) = Repo::open(shared) else {
+        return;
+    };
+    let lock = repo.git_dir().join("index.lock");
+    let started = std::time::Instant::now();
+    while lock.exists()
+        && !git::clear_stale_file(&lock, std::time::Duration::from_secs(10))
+        && started.elapsed() < std::time::Duration::from_secs(12)
+    {
+        std::thread::sleep(std::time::Duration::from_millis(100));
+    }
 }
 
 /// Finish a `follow` that was killed half way: paths whose file already has the new

@@ -22,6 +22,8 @@ pub struct Context {
     /// The remote whose target and lanes are the queue (`--remote`, `[lanes] remote`);
     /// `None`: this repository's own.
     pub remote: Option<String>,
+    /// The nested repositories, found once per run (a walk of the shared checkout).
+    nested: std::cell::OnceCell<Vec<crate::nested::Nested>>,
 }
 
 impl Context {
@@ -64,6 +66,7 @@ impl Context {
             config,
             config_path,
             remote,
+            nested: std::cell::OnceCell::new(),
         })
     }
 
@@ -83,10 +86,16 @@ impl Context {
     /// relative to the outer one, parents first. The guard, the watchdog and the doctor
     /// all cover exactly these.
     pub fn shared_checkouts(&self) -> Vec<PathBuf> {
-        let (nested, _) = crate::worktree::discover_nested(self, &self.worktree_root());
         std::iter::once(PathBuf::from("."))
-            .chain(nested.into_iter().map(|n| n.rel))
+            .chain(self.nested_repos().iter().map(|n| n.rel.clone()))
             .collect()
+    }
+
+    /// The nested repositories under the shared checkout (parents first), found on the
+    /// first call of this run and remembered: landing many lanes walks the checkout once.
+    pub fn nested_repos(&self) -> &[crate::nested::Nested] {
+        self.nested
+            .get_or_init(|| crate::worktree::discover_nested(self, &self.worktree_root()).0)
     }
 
     /// Where agent worktrees go, lexically normalised (no `..` left in it).

@@ -112,6 +112,47 @@ pub fn kill_leftovers(repo: &Repo) {
     }
 }
 
+/// A run killed while it created a gate worktree can leave its registration half
+/// written (no `commondir`), and git then fails in every command that looks at all
+/// worktrees, `fetch` included. Drop such registrations of fleet's own gate worktrees
+/// (those whose `gitdir` points into fleet's folder, or unfinished ones named `gate*`
+/// older than ten seconds), with their folders. Called holding the land lock.
+pub fn drop_broken_gate_worktrees(repo: &Repo, fleet_folder: &Path) {
+    let Ok(entries) = std::fs::read_dir(repo.common_dir().join("worktrees")) else {
+        return;
+    };
+    for entry in entries.flatten() {
+        let admin = entry.path();
+        if admin.join("commondir").is_file() && admin.join("HEAD").is_file() {
+            continue;
+        }
+        let gitdir = std::fs::read_to_string(admin.join("gitdir")).ok();
+        let ours = match &gitdir {
+            Some(text) => Path::new(text.trim()).starts_with(fleet_folder),
+            None => {
+                let old = std::fs::metadata(&admin)
+                    .and_then(|m| m.modified())
+                    .ok()
+                    .and_then(|t| t.elapsed().ok())
+                    .is_some_and(|age| age > Duration::from_secs(10));
+                entry.file_name().to_string_lossy().starts_with("gate") && old
+            }
+        };
+        if !ours {
+            continue;
+        }
+        if let Some(folder) = gitdir.as_deref().and_then(|t| Path::new(t.trim()).parent()) {
+            let _ = std::fs::remove_dir_all(folder);
+        }
+        if std::fs::remove_dir_all(&admin).is_ok() {
+            crate::ui::note(&format!(
+                "removed the half-created gate worktree record {}",
+                admin.display()
+            ));
+        }
+    }
+}
+
 /// An empty hooks folder, so fleet's private git calls run nobody's hooks.
 pub fn no_hooks_dir(repo: &Repo) -> Result<PathBuf> {
     let dir = fleet_dir(repo).join("no-hooks");

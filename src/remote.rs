@@ -220,7 +220,10 @@ pub fn push_landing(
             crate::failpoint::hit("remote-after-push")?;
             // The landing is in; failing to look at the remote again must not say otherwise.
             let now = fetch(ctx, remote).unwrap_or_else(|e| {
-                crate::ui::warn(&format!("landed, but could not fetch from {remote} again: {}", e.message));
+                crate::ui::warn(&format!(
+                    "landed, but could not fetch from {remote} again: {}",
+                    e.message
+                ));
                 Fetched {
                     target: Some(candidate),
                     ..fetched

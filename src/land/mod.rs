@@ -139,6 +139,7 @@ pub fn land(ctx: &Context, opts: &LandOptions, ui: &dyn Ui) -> Result<Landing> {
     let _lock = ctx
         .repo
         .lock("land", std::time::Duration::from_secs(24 * 3600))?;
+    drop_broken_gate_worktrees(ctx)?;
     refresh(ctx)?;
     let lanes = select_lanes(ctx, opts)?;
     finish_interrupted_checkout_move(ctx)?;
@@ -151,6 +152,19 @@ pub fn land(ctx: &Context, opts: &LandOptions, ui: &dyn Ui) -> Result<Landing> {
         land_each(ctx, lanes, opts, ui, &mut run)?;
     }
     Ok(run)
+}
+
+/// Registrations of gate worktrees a killed run left half written break git, in the
+/// outer repository and in nested ones (whose gate worktrees live in the outer gate).
+fn drop_broken_gate_worktrees(ctx: &Context) -> Result<()> {
+    let fleet_folder = gate::fleet_dir(&ctx.repo);
+    gate::drop_broken_gate_worktrees(&ctx.repo, &fleet_folder);
+    for n in ctx.nested_repos() {
+        if let Ok(repo) = Repo::open(&ctx.shared.join(&n.rel)) {
+            gate::drop_broken_gate_worktrees(&repo, &fleet_folder);
+        }
+    }
+    Ok(())
 }
 
 /// With the queue on a remote: fetch it (its target, lanes and receipts), merging its

@@ -55,9 +55,8 @@ pub(crate) fn states(
     config: &Config,
     opts: &LandOptions,
 ) -> Result<std::result::Result<Vec<NestedState>, Outcome>> {
-    let (nested, _) = crate::worktree::discover_nested(ctx, &ctx.worktree_root());
     let mut out = Vec::new();
-    for n in nested {
+    for n in ctx.nested_repos() {
         let Ok(repo) = Repo::open(&ctx.shared.join(&n.rel)) else {
             continue;
         };
@@ -104,7 +103,7 @@ pub(crate) fn states(
             }
         }
         out.push(NestedState {
-            rel: n.rel,
+            rel: n.rel.clone(),
             repo,
             target_ref: format!("refs/heads/{target}"),
             base,
