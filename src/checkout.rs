@@ -91,6 +91,7 @@ pub fn repair(
     candidate: ObjectId,
     no_hooks: &Path,
 ) -> Result<Vec<String>> {
+    wait_out_index_lock(shared);
     let changed = repo.changed_paths(repo.tree_of(base)?, repo.tree_of(candidate)?)?;
     let mut index_lines = String::new();
     let mut kept = Vec::new();

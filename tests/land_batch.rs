@@ -29,12 +29,7 @@ fn setup(env: &Env, lanes: usize, bad: &[usize]) -> (PathBuf, String) {
         ],
     );
     for i in 1..=lanes {
-        let wt = PathBuf::from(
-            env.fleet(&repo, &["worktree", "new", &format!("l{i}")])
-                .ok()
-                .stdout
-                .trim(),
-        );
+        let wt = env.agent(&repo, &format!("l{i}"));
         env.commit_file(&wt, &format!("l{i}.txt"), "x\n", &format!("lane {i}"));
         if bad.contains(&i) {
             env.commit_file(&wt, "bad", "x\n", &format!("lane {i} breaks the gate"));
@@ -274,12 +269,7 @@ fn a_tree_is_never_gated_twice_unless_asked_or_the_named_environment_differs() {
     assert_every_move_gated(&env, &repo, &old);
     // --no-cache runs the gate even for a known tree; a cached green lands with a
     // receipt that says so.
-    let wt = PathBuf::from(
-        env.fleet(&repo, &["worktree", "new", "l2"])
-            .ok()
-            .stdout
-            .trim(),
-    );
+    let wt = env.agent(&repo, "l2");
     env.commit_file(&wt, "l2.txt", "x\n", "lane 2");
     env.fleet(&repo, &["track", "--ready", "l2"]).ok();
     env.fleet(&repo, &["land", "l2", "--yes", "--no-cache"])
@@ -386,12 +376,7 @@ fn a_lane_that_conflicts_only_with_a_failing_lane_before_it_is_not_marked_confli
     let env = Env::new();
     let (repo, old) = setup(&env, 0, &[]);
     for (name, text, bad) in [("a", "A\n", true), ("b", "B\n", false)] {
-        let wt = PathBuf::from(
-            env.fleet(&repo, &["worktree", "new", name])
-                .ok()
-                .stdout
-                .trim(),
-        );
+        let wt = env.agent(&repo, name);
         env.commit_file(&wt, "f", text, &format!("lane {name}"));
         if bad {
             env.commit_file(&wt, "bad", "x\n", "breaks the gate");

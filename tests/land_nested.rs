@@ -33,12 +33,7 @@ fn setup(env: &Env) -> PathBuf {
 /// An agent worktree `name` whose outer part sets `expected` and nested part sets
 /// `cockpit/version` (each only when given).
 fn lane(env: &Env, outer: &Path, name: &str, expected: Option<&str>, version: Option<&str>) {
-    let wt = PathBuf::from(
-        env.fleet(outer, &["worktree", "new", name])
-            .ok()
-            .stdout
-            .trim(),
-    );
+    let wt = env.agent(outer, name);
     if let Some(text) = expected {
         env.commit_file(&wt, "expected", text, &format!("{name}: expect"));
     }
@@ -136,12 +131,7 @@ fn a_lane_whose_nested_half_breaks_the_gate_lands_neither() {
 fn a_lane_with_only_a_nested_part_moves_only_the_nested_target() {
     let env = Env::new();
     let outer = setup(&env);
-    let wt = PathBuf::from(
-        env.fleet(&outer, &["worktree", "new", "docs"])
-            .ok()
-            .stdout
-            .trim(),
-    );
+    let wt = env.agent(&outer, "docs");
     env.commit_file(&wt.join("cockpit"), "README", "docs\n", "docs");
     env.fleet(&outer, &["track", "--ready", "docs"]).ok();
     let (o0, n0) = tips(&env, &outer);
@@ -197,5 +187,208 @@ fn a_nested_part_touching_a_protected_path_blocks_the_whole_lane() {
     let run = env.fleet(&outer, &["land", "sneaky", "--yes"]);
     assert_eq!(run.code, 1, "{}", run.stderr);
     assert!(run.stderr.contains("cockpit/version"), "{}", run.stderr);
+    assert_eq!(tips(&env, &outer), before);
+}
+
+fn journal(outer: &Path) -> PathBuf {
+    outer.join(".git/fleet/unit-journal")
+}
+
+#[test]
+fn a_nested_move_that_cannot_happen_keeps_the_outer_target_where_it_is() {
+    let env = Env::new();
+    let outer = setup(&env);
+    lane(&env, &outer, "a", Some("2\n"), Some("2\n"));
+    let (o0, n0) = tips(&env, &outer);
+    // Something holds the nested target's lock (a live git, or a killed one).
+    let lock = outer.join("cockpit/.git/refs/heads/main.lock");
+    write(&lock, "");
+    let run = env.fleet(&outer, &["land", "a", "--yes"]);
+    assert_eq!(run.code, 3, "{}", run.stderr);
+    assert!(run.stderr.contains("locked"), "{}", run.stderr);
+    assert!(journal(&outer).exists());
+    // Running again while it is still locked moves nothing either.
+    let again = env.fleet(&outer, &["land", "--all", "--yes"]);
+    assert_eq!(again.code, 3, "{}", again.stderr);
+    assert_eq!(tips(&env, &outer), (o0.clone(), n0.clone()));
+    std::fs::remove_file(&lock).unwrap();
+    env.fleet(&outer, &["land", "--all", "--yes"]).ok();
+    let (o1, n1) = tips(&env, &outer);
+    assert_ne!(o1, o0);
+    assert_ne!(n1, n0);
+    assert!(!journal(&outer).exists());
+    assert_eq!(
+        env.git(&outer.join("cockpit"), &["status", "--porcelain"]),
+        ""
+    );
+}
+
+#[test]
+fn a_unit_killed_right_after_a_move_gets_its_shared_checkouts_repaired() {
+    let env = Env::new();
+    let outer = setup(&env);
+    lane(&env, &outer, "a", Some("2\n"), Some("2\n"));
+    let run = env.fleet_env(
+        &outer,
+        &["land", "a", "--yes"],
+        &[("FLEET_FAILPOINT", "unit-after-cas:abort")],
+    );
+    assert_ne!(run.code, 0);
+    // The nested target moved, its files did not follow yet.
+    assert_eq!(
+        env.git(&outer.join("cockpit"), &["show", "main:version"]),
+        "2"
+    );
+    env.fleet(&outer, &["land", "--all", "--yes"]).ok();
+    for repo in [outer.clone(), outer.join("cockpit")] {
+        assert_eq!(
+            env.git(&repo, &["status", "--porcelain"]),
+            "",
+            "{}",
+            repo.display()
+        );
+    }
+    assert_eq!(
+        std::fs::read_to_string(outer.join("cockpit/version")).unwrap(),
+        "2\n"
+    );
+    assert_eq!(
+        std::fs::read_to_string(outer.join("expected")).unwrap(),
+        "2\n"
+    );
+}
+
+#[test]
+fn a_finish_that_meets_the_users_edit_refuses_and_keeps_the_journal() {
+    let env = Env::new();
+    let outer = setup(&env);
+    lane(&env, &outer, "a", Some("2\n"), Some("2\n"));
+    let (o0, _) = tips(&env, &outer);
+    let run = env.fleet_env(
+        &outer,
+        &["land", "a", "--yes"],
+        &[("FLEET_FAILPOINT", "unit-between-moves:abort")],
+    );
+    assert_ne!(run.code, 0);
+    write(&outer.join("expected"), "user edit\n");
+    let run = env.fleet(&outer, &["land", "--all", "--yes"]);
+    assert_eq!(run.code, 1, "{}", run.stderr);
+    assert!(run.stderr.contains("expected"), "{}", run.stderr);
+    assert_eq!(env.git(&outer, &["rev-parse", "main"]), o0);
+    assert_eq!(
+        std::fs::read_to_string(outer.join("expected")).unwrap(),
+        "user edit\n"
+    );
+    assert!(journal(&outer).exists());
+    // Once the edit is out of the way, the unit finishes without a new gate run.
+    env.git(&outer, &["checkout", "--", "expected"]);
+    env.fleet(&outer, &["land", "--all", "--yes"]).ok();
+    assert_eq!(env.git(&outer, &["show", "main:expected"]), "2");
+}
+
+#[test]
+fn a_nested_target_that_moved_on_past_the_part_is_not_reported_as_lost() {
+    let env = Env::new();
+    let outer = setup(&env);
+    lane(&env, &outer, "a", Some("2\n"), Some("2\n"));
+    let run = env.fleet_env(
+        &outer,
+        &["land", "a", "--yes"],
+        &[("FLEET_FAILPOINT", "unit-between-moves:abort")],
+    );
+    assert_ne!(run.code, 0);
+    // Someone commits on the nested target on top of the landed part.
+    let cockpit = outer.join("cockpit");
+    write(&cockpit.join("more"), "m\n");
+    env.git(&cockpit, &["add", "more"]);
+    env.git_env(
+        &cockpit,
+        &["commit", "-qm", "more"],
+        &[("FLEET_ALLOW_SHARED", "1")],
+    );
+    let run = env.fleet(&outer, &["land", "--all", "--yes"]).ok();
+    assert!(!run.stderr.contains("did not finish"), "{}", run.stderr);
+    assert_eq!(env.git(&outer, &["show", "main:expected"]), "2");
+}
+
+#[test]
+fn a_lane_with_work_in_a_nested_repository_without_a_target_is_refused() {
+    let env = Env::new();
+    let outer = setup(&env);
+    lane(&env, &outer, "a", Some("2\n"), Some("2\n"));
+    let cockpit = outer.join("cockpit");
+    env.git_env(
+        &cockpit,
+        &["checkout", "-q", "--detach", "main"],
+        &[("FLEET_ALLOW_SHARED", "1")],
+    );
+    let before = tips(&env, &outer);
+    let run = env.fleet(&outer, &["land", "a", "--yes"]);
+    assert_eq!(run.code, 1, "{}", run.stderr);
+    assert!(run.stderr.contains("not on a branch"), "{}", run.stderr);
+    assert_eq!(tips(&env, &outer), before);
+    let status = env.fleet(&outer, &["status", "--json"]).ok().stdout;
+    assert!(!status.contains("\"state\": \"landed\""), "{status}");
+}
+
+#[test]
+fn a_nested_repository_gone_from_the_checkout_is_gone_from_the_gate_too() {
+    let env = Env::new();
+    let outer = setup(&env);
+    lane(&env, &outer, "a", Some("2\n"), Some("2\n"));
+    env.fleet(&outer, &["land", "a", "--yes"]).ok();
+    std::fs::rename(outer.join("cockpit"), env.path().join("cockpit-moved")).unwrap();
+    let wt = env.agent(&outer, "c");
+    env.commit_file(&wt, "readme", "r\n", "c: readme");
+    env.fleet(&outer, &["track", "--ready", "c"]).ok();
+    let run = env.fleet(&outer, &["land", "c", "--yes"]);
+    assert_eq!(
+        run.code, 1,
+        "the gate must not read a stale cockpit: {}",
+        run.stderr
+    );
+}
+
+#[test]
+fn a_batch_lands_a_unit_lane_on_its_own() {
+    let env = Env::new();
+    let outer = setup(&env);
+    let x = env.agent(&outer, "x");
+    env.commit_file(&x, "x.txt", "x\n", "x");
+    env.fleet(&outer, &["track", "--ready", "x"]).ok();
+    lane(&env, &outer, "u", Some("2\n"), Some("2\n"));
+    let y = env.agent(&outer, "y");
+    env.commit_file(&y, "y.txt", "y\n", "y");
+    env.fleet(&outer, &["track", "--ready", "y"]).ok();
+    let run = env
+        .fleet(&outer, &["land", "--all", "--batch", "--yes"])
+        .ok();
+    assert!(run.stderr.contains("landed fleet/u"), "{}", run.stderr);
+    let files = env.git(&outer, &["ls-tree", "--name-only", "main"]);
+    assert!(
+        files.contains("x.txt") && files.contains("y.txt"),
+        "{files}"
+    );
+    assert_eq!(env.git(&outer, &["show", "main:expected"]), "2");
+    assert_eq!(
+        env.git(&outer.join("cockpit"), &["show", "main:version"]),
+        "2"
+    );
+}
+
+#[test]
+fn revert_refuses_a_unit_lane_plainly() {
+    let env = Env::new();
+    let outer = setup(&env);
+    lane(&env, &outer, "a", Some("2\n"), Some("2\n"));
+    env.fleet(&outer, &["land", "a", "--yes"]).ok();
+    let before = tips(&env, &outer);
+    let run = env.fleet(&outer, &["revert", "a", "--yes"]);
+    assert_eq!(run.code, 1, "{}", run.stderr);
+    assert!(
+        run.stderr.contains("spans nested repositories"),
+        "{}",
+        run.stderr
+    );
     assert_eq!(tips(&env, &outer), before);
 }

@@ -66,13 +66,7 @@ impl Fleet {
     /// A lane `name` on `machine` adding `name.txt` (and `bad` when asked), published
     /// and marked ready on the remote. Returns the lane's tip.
     fn lane(&self, machine: &Path, name: &str, bad: bool) -> String {
-        let wt = PathBuf::from(
-            self.env
-                .fleet(machine, &["worktree", "new", name])
-                .ok()
-                .stdout
-                .trim(),
-        );
+        let wt = self.env.agent(machine, name);
         let tip = self
             .env
             .commit_file(&wt, &format!("{name}.txt"), "x\n", &format!("lane {name}"));
@@ -364,13 +358,7 @@ fn bad_remotes_are_refused_clearly_and_change_nothing() {
     assert!(run.stderr.contains("no remote `nowhere`"), "{}", run.stderr);
     assert_eq!(f.env.git(&a, &["for-each-ref"]), before);
     // A lane branch nobody pushed is named, with the fix.
-    let wt = PathBuf::from(
-        f.env
-            .fleet(&a, &["worktree", "new", "local"])
-            .ok()
-            .stdout
-            .trim(),
-    );
+    let wt = f.env.agent(&a, "local");
     f.env.commit_file(&wt, "local.txt", "x\n", "lane local");
     let run = f.env.fleet(&a, &["track", "--remote", "origin", "nope"]);
     assert_eq!(run.code, 2, "{}", run.stderr);
@@ -490,13 +478,7 @@ fn the_local_queue_and_the_remote_queue_do_not_leak_into_each_other() {
     let f = Fleet::new();
     let a = f.machine("a");
     // A lane tracked and landed here only: the remote's queue never hears of it.
-    let wt = PathBuf::from(
-        f.env
-            .fleet(&a, &["worktree", "new", "loc"])
-            .ok()
-            .stdout
-            .trim(),
-    );
+    let wt = f.env.agent(&a, "loc");
     f.env.commit_file(&wt, "loc.txt", "x\n", "lane loc");
     f.env.fleet(&a, &["track", "--ready", "loc"]).ok();
     let run = f
@@ -580,13 +562,7 @@ fn a_refused_push_changes_nothing_and_the_same_command_converges_later() {
         .arg(&hook)
         .status()
         .unwrap();
-    let wt = PathBuf::from(
-        f.env
-            .fleet(&a, &["worktree", "new", "t"])
-            .ok()
-            .stdout
-            .trim(),
-    );
+    let wt = f.env.agent(&a, "t");
     f.env.commit_file(&wt, "t.txt", "x\n", "lane t");
     let before = f.env.git(&a, &["for-each-ref", "refs/fleet"]);
     let run = f
@@ -613,13 +589,7 @@ fn a_refused_push_changes_nothing_and_the_same_command_converges_later() {
 fn a_garbage_remote_registry_is_named_and_the_local_one_is_left_alone() {
     let f = Fleet::new();
     let a = f.machine("a");
-    let wt = PathBuf::from(
-        f.env
-            .fleet(&a, &["worktree", "new", "l"])
-            .ok()
-            .stdout
-            .trim(),
-    );
+    let wt = f.env.agent(&a, "l");
     f.env.commit_file(&wt, "l.txt", "x\n", "lane l");
     f.env.fleet(&a, &["track", "--ready", "l"]).ok();
     let local = f.env.git(&a, &["rev-parse", "refs/fleet/lanes"]);

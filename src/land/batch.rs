@@ -13,8 +13,8 @@ use std::collections::VecDeque;
 
 use super::{
     Candidate, LandOptions, Landing, LaneReport, MAX_ATTEMPTS, Outcome, Prepared, Published,
-    TestingGuard, Ui, Verdict, commands_for, config_at, failed, gate_record, gate_tree, mark,
-    prepare, publish, refresh, summary,
+    TestingGuard, Ui, Verdict, commands_for, config_at, gate_tree, land_one, mark, prepare,
+    publish, record_red, refresh, summary,
 };
 use crate::context::Context;
 use crate::error::Result;
@@ -108,16 +108,16 @@ fn round(
             break;
         };
         let top = stack.last().map_or(base, |c| c.commit);
+        // A lane with parts in nested repositories lands as a unit, alone: it ends
+        // the stack, and starts the next round by itself.
         if super::unit::spans(&nested, &lane)? {
-            reports.push(LaneReport {
-                lane,
-                outcome: Outcome::Refused {
-                    reason:
-                        "it spans nested repositories and lands as a unit: land it without --batch"
-                            .into(),
-                },
-            });
-            continue;
+            if !stack.is_empty() {
+                pending.push_front(lane);
+                break;
+            }
+            let outcome = land_one(ctx, &lane, opts, ui, &mut run.gate_runs)?;
+            reports.push(LaneReport { lane, outcome });
+            return Ok(Round::Decided(reports));
         }
         match prepare(ctx, &lane, base, top, &config, opts, false)? {
             Prepared::Ready(c) => stack.push(c),
@@ -321,18 +321,10 @@ fn bisect(
         });
     };
     let from = if lo == 0 { base } else { stack[lo - 1].commit };
-    testing.disarm_lane(&culprit.lane);
-    mark(
-        ctx,
-        &[&culprit.lane],
-        LaneState::Failed,
-        Vec::new(),
-        Some(gate_record(&verdict.outcome, from, culprit.commit)),
-        &[],
-    )?;
+    let outcome = record_red(ctx, testing, &culprit.lane, &verdict, from, culprit.commit)?;
     reports.push(LaneReport {
         lane: culprit.lane.clone(),
-        outcome: failed(&verdict),
+        outcome,
     });
     Ok(Bisected {
         reports,

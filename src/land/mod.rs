@@ -139,12 +139,9 @@ pub fn land(ctx: &Context, opts: &LandOptions, ui: &dyn Ui) -> Result<Landing> {
     let _lock = ctx
         .repo
         .lock("land", std::time::Duration::from_secs(24 * 3600))?;
-    drop_broken_gate_worktrees(ctx)?;
+    recover(ctx)?;
     refresh(ctx)?;
     let lanes = select_lanes(ctx, opts)?;
-    finish_interrupted_checkout_move(ctx)?;
-    unit::finish_interrupted(ctx)?;
-    gate::kill_leftovers(&ctx.repo);
     let mut run = Landing::default();
     if opts.batch {
         batch::land(ctx, lanes, opts, ui, &mut run)?;
@@ -152,6 +149,17 @@ pub fn land(ctx: &Context, opts: &LandOptions, ui: &dyn Ui) -> Result<Landing> {
         land_each(ctx, lanes, opts, ui, &mut run)?;
     }
     Ok(run)
+}
+
+/// Finish or clean up what an interrupted landing left, holding the land lock: broken
+/// gate worktree records, a half-done move of the shared checkout's files, a unit
+/// landing stopped between its moves, processes left in the gate worktree.
+fn recover(ctx: &Context) -> Result<()> {
+    drop_broken_gate_worktrees(ctx)?;
+    finish_interrupted_checkout_move(ctx)?;
+    unit::finish_interrupted(ctx)?;
+    gate::kill_leftovers(&ctx.repo);
+    Ok(())
 }
 
 /// Registrations of gate worktrees a killed run left half written break git, in the
@@ -202,6 +210,10 @@ fn land_each(
 /// compare-and-swap, its own receipt).
 pub fn revert(ctx: &Context, given: &str, opts: &LandOptions, ui: &dyn Ui) -> Result<LaneReport> {
     let repo = &ctx.repo;
+    let _lock = ctx
+        .repo
+        .lock("land", std::time::Duration::from_secs(24 * 3600))?;
+    recover(ctx)?;
     let (registry, _) = lanes::load(ctx)?;
     let lane =
         lanes::lane_name(&registry, ctx.config.lanes.prefix.as_str(), given).ok_or_else(|| {
@@ -212,6 +224,18 @@ pub fn revert(ctx: &Context, given: &str, opts: &LandOptions, ui: &dyn Ui) -> Re
         .get(&lane)
         .cloned()
         .ok_or_else(|| Error::usage(format!("`{given}` is not a lane")))?;
+    for n in ctx.nested_repos() {
+        if Repo::open(&ctx.shared.join(&n.rel))?
+            .branch_tip(&lane)?
+            .is_some()
+        {
+            return Err(Error::refused(format!(
+                "lane `{lane}` spans nested repositories ({} has its branch); fleet cannot revert a unit yet",
+                n.rel.display()
+            ))
+            .with_help("revert each part on a branch of the same name in each repository and land that lane"));
+        }
+    }
     let landed_as = record
         .landed_as
         .as_deref()
@@ -287,11 +311,6 @@ pub fn revert(ctx: &Context, given: &str, opts: &LandOptions, ui: &dyn Ui) -> Re
         }
         lanes::track(ctx, std::slice::from_ref(&revert_branch), true)?;
     }
-    let _lock = ctx
-        .repo
-        .lock("land", std::time::Duration::from_secs(24 * 3600))?;
-    finish_interrupted_checkout_move(ctx)?;
-    gate::kill_leftovers(&ctx.repo);
     let opts = LandOptions {
         lanes: Vec::new(),
         all: false,
@@ -641,7 +660,7 @@ pub(crate) fn publish(
     Ok(Published::Moved)
 }
 
-fn land_one(
+pub(crate) fn land_one(
     ctx: &Context,
     lane: &str,
     opts: &LandOptions,
@@ -707,19 +726,10 @@ fn land_one(
         let verdict = gate_tree(
             ctx, lane, base, c.commit, &commands, &config, opts, ui, runs, &nested,
         )?;
-        let record = gate_record(&verdict.outcome, base, c.commit);
         if !verdict.outcome.green {
-            testing.disarm();
-            mark(
-                ctx,
-                &[lane],
-                LaneState::Failed,
-                Vec::new(),
-                Some(record),
-                &[],
-            )?;
-            return Ok(failed(&verdict));
+            return record_red(ctx, &mut testing, lane, &verdict, base, c.commit);
         }
+        let record = gate_record(&verdict.outcome, base, c.commit);
         match publish(
             ctx,
             &mut fetched,
@@ -761,6 +771,29 @@ fn land_one(
             "{target} kept moving during the gate ({MAX_ATTEMPTS} attempts); try again"
         ),
     })
+}
+
+/// A red gate decides the lane: `failed` in the registry (with the gate's record) and in
+/// the report.
+pub(crate) fn record_red(
+    ctx: &Context,
+    testing: &mut TestingGuard,
+    lane: &str,
+    verdict: &Verdict,
+    base: ObjectId,
+    candidate: ObjectId,
+) -> Result<Outcome> {
+    testing.disarm_lane(lane);
+    let record = gate_record(&verdict.outcome, base, candidate);
+    mark(
+        ctx,
+        &[lane],
+        LaneState::Failed,
+        Vec::new(),
+        Some(record),
+        &[],
+    )?;
+    Ok(failed(verdict))
 }
 
 /// The report of a red gate.

@@ -17,7 +17,7 @@ use serde::{Deserialize, Serialize};
 
 use super::{
     Candidate, LandOptions, Outcome, TestingGuard, Ui, block_reasons, build_candidate,
-    commands_for, failed, gate_record, gate_tree, mark, summary,
+    commands_for, gate_record, gate_tree, mark, record_red, summary,
 };
 use crate::config::Config;
 use crate::context::Context;
@@ -57,17 +57,32 @@ pub(crate) fn states(
 ) -> Result<std::result::Result<Vec<NestedState>, Outcome>> {
     let mut out = Vec::new();
     for n in ctx.nested_repos() {
-        let Ok(repo) = Repo::open(&ctx.shared.join(&n.rel)) else {
-            continue;
-        };
-        // A nested checkout on a detached HEAD or an unborn branch has no target.
-        let Some(target) = repo.head_branch()? else {
-            continue;
-        };
-        let Some(base) = repo.branch_tip(&target)? else {
-            continue;
-        };
         let rel_text = n.rel.to_string_lossy().into_owned();
+        let Ok(repo) = Repo::open(&ctx.shared.join(&n.rel)) else {
+            crate::ui::warn(&format!(
+                "nested repository {rel_text} cannot be opened; the gate will not see it"
+            ));
+            continue;
+        };
+        // A nested checkout on a detached HEAD or an unborn branch has no target: a
+        // lane with work there cannot land (its part would be dropped), others can.
+        let target = repo.head_branch()?;
+        let base = match &target {
+            Some(target) => repo.branch_tip(target)?,
+            None => None,
+        };
+        let (Some(target), Some(base)) = (target, base) else {
+            if let Some(lane) = lane
+                && repo.branch_tip(lane)?.is_some()
+            {
+                return Ok(Err(Outcome::Refused {
+                    reason: format!(
+                        "it has work in nested repository {rel_text}, whose shared checkout is not on a branch (detached HEAD or no commits), so there is no target to land it on; check out its branch there"
+                    ),
+                }));
+            }
+            continue;
+        };
         let part = match lane {
             Some(lane) => match part(&repo, lane, &target, base, config)? {
                 Ok(part) => part,
@@ -160,8 +175,24 @@ fn part(
 }
 
 /// Check out every nested repository inside the gate worktree at the commit the gate
-/// must see, parents first.
+/// must see, parents first. Nested checkouts an earlier gate run made for repositories
+/// not in this run (gone, renamed, no target) are removed, so the gate never sees stale
+/// files (the outer repository ignores them, so its clean keeps them).
 pub(crate) fn materialise(gate_worktree: &Path, nested: &[NestedState]) -> Result<()> {
+    let record = gate_worktree.with_file_name("gate-nested");
+    let now: Vec<String> = nested
+        .iter()
+        .map(|n| n.rel.to_string_lossy().into_owned())
+        .collect();
+    if let Ok(before) = std::fs::read_to_string(&record) {
+        for rel in before
+            .lines()
+            .filter(|r| !r.is_empty() && !now.iter().any(|n| n == r))
+        {
+            let _ = std::fs::remove_dir_all(gate_worktree.join(rel));
+        }
+    }
+    crate::files::write_atomically(&record, now.join("\n").as_bytes(), None)?;
     for n in nested {
         gate::prepare_worktree_at(&n.repo, &gate_worktree.join(&n.rel), n.gated_commit())?;
     }
@@ -252,6 +283,13 @@ pub(crate) fn land(
     }
     let files: usize = moves.iter().map(|m| m.changed.len()).sum();
     if opts.dry_run {
+        for m in &moves {
+            if let Some(reason) = in_the_way(m.repo, &m.shared, &m.record.target, m.changed)? {
+                return Ok(Some(Outcome::Refused {
+                    reason: format!("{reason} (in {})", m.record.path),
+                }));
+            }
+        }
         return Ok(Some(Outcome::WouldLand {
             base: base.to_string(),
             candidate_tree: repo.tree_of(outer_commit)?.to_string(),
@@ -287,19 +325,10 @@ pub(crate) fn land(
         runs,
         nested,
     )?;
-    let record = gate_record(&verdict.outcome, base, outer_commit);
     if !verdict.outcome.green {
-        testing.disarm();
-        mark(
-            ctx,
-            &[lane],
-            LaneState::Failed,
-            Vec::new(),
-            Some(record),
-            &[],
-        )?;
-        return Ok(Some(failed(&verdict)));
+        return record_red(ctx, &mut testing, lane, &verdict, base, outer_commit).map(Some);
     }
+    let record = gate_record(&verdict.outcome, base, outer_commit);
     let unit: Vec<UnitMove> = moves.iter().map(|m| m.record.clone()).collect();
     for m in &moves {
         gate::write_receipt(
@@ -336,18 +365,7 @@ pub(crate) fn land(
             ));
             return Ok(None);
         }
-        let hits = if m
-            .repo
-            .head_branch()?
-            .map(|b| format!("refs/heads/{b}"))
-            .as_deref()
-            == Some(m.record.target.as_str())
-        {
-            crate::checkout::collisions(&m.shared, m.changed)?
-        } else {
-            Vec::new()
-        };
-        if !hits.is_empty() {
+        if let Some(reason) = in_the_way(m.repo, &m.shared, &m.record.target, m.changed)? {
             testing.disarm();
             mark(
                 ctx,
@@ -358,20 +376,31 @@ pub(crate) fn land(
                 &[],
             )?;
             return Ok(Some(Outcome::Refused {
-                reason: format!(
-                    "the shared checkout {} has uncommitted, untracked or ignored files where this lane changes: {}; commit, move or delete them first",
-                    m.record.path,
-                    hits.join(", ")
-                ),
+                reason: format!("{reason} (in {})", m.record.path),
             }));
         }
     }
-    write_journal(ctx, &unit)?;
+    write_journal(ctx, lane, &unit)?;
     for (i, m) in moves.iter().enumerate() {
         if i > 0 {
             crate::failpoint::hit("unit-between-moves")?;
         }
-        apply(ctx, &m.record)?;
+        if let Applied::Gone(why) = apply(ctx, &m.record)? {
+            // Only a move that raced another writer after the check above gets here.
+            remove_journal(ctx);
+            testing.disarm();
+            mark(
+                ctx,
+                &[lane],
+                LaneState::Ready,
+                Vec::new(),
+                Some(record),
+                &[],
+            )?;
+            return Ok(Some(Outcome::Refused {
+                reason: format!("{why}; the rest of the unit did not move, land it again"),
+            }));
+        }
     }
     testing.disarm();
     let landed_as = outer
@@ -387,8 +416,9 @@ pub(crate) fn land(
         &landed_as,
     )?;
     remove_journal(ctx);
+    let landed = moves.last().map_or(outer_commit, |m| m.candidate);
     Ok(Some(Outcome::Landed {
-        candidate: outer_commit.to_string(),
+        candidate: landed.to_string(),
         base: base.to_string(),
         gate_ms: verdict.outcome.duration_ms,
         log: verdict.outcome.log,
@@ -397,10 +427,49 @@ pub(crate) fn land(
     }))
 }
 
+/// Something of the user's in `shared` (when it has `target` checked out) where the
+/// move changes files: the reason to refuse, before anything moves.
+fn in_the_way(
+    repo: &Repo,
+    shared: &Path,
+    target: &str,
+    changed: &[ChangedPath],
+) -> Result<Option<String>> {
+    if !checked_out(repo, target)? {
+        return Ok(None);
+    }
+    let hits = crate::checkout::collisions(shared, changed)?;
+    Ok((!hits.is_empty()).then(|| {
+        format!(
+            "the shared checkout has uncommitted, untracked or ignored files where this lane changes: {}; commit, move or delete them first",
+            hits.join(", ")
+        )
+    }))
+}
+
+fn checked_out(repo: &Repo, target: &str) -> Result<bool> {
+    Ok(repo
+        .head_branch()?
+        .map(|b| format!("refs/heads/{b}"))
+        .as_deref()
+        == Some(target))
+}
+
+/// How one move of a unit went.
+enum Applied {
+    Moved,
+    /// The target already holds the move (an earlier, interrupted run made it).
+    AlreadyThere,
+    /// The target moved elsewhere: this move cannot happen any more.
+    Gone(String),
+}
+
 /// Carry out one move of a gated unit: compare-and-swap its target from `base` to
-/// `candidate`, then bring that repository's shared checkout along. Already done is
-/// fine; a target that moved elsewhere is an error that says what did not land.
-fn apply(ctx: &Context, m: &UnitMove) -> Result<()> {
+/// `candidate`, then bring that repository's shared checkout along. A move an
+/// interrupted run already made gets its shared checkout repaired (its files may have
+/// stopped half way). Something of the user's in the way, or a held ref lock, is an
+/// error and nothing moves.
+fn apply(ctx: &Context, m: &UnitMove) -> Result<Applied> {
     let shared = ctx.shared.join(&m.path);
     let repo = Repo::open(&shared)?;
     let parse = |id: &str| {
@@ -408,32 +477,70 @@ fn apply(ctx: &Context, m: &UnitMove) -> Result<()> {
             .map_err(|e| Error::env(format!("bad unit journal entry {id}: {e}")))
     };
     let (base, candidate) = (parse(&m.base)?, parse(&m.candidate)?);
+    let no_hooks = gate::no_hooks_dir(&ctx.repo)?;
+    let follows = checked_out(&repo, &m.target)?;
     let now = repo.ref_target(&m.target)?;
     if now == Some(candidate) {
-        return Ok(());
+        if follows {
+            for path in crate::checkout::repair(&repo, &shared, base, candidate, &no_hooks)? {
+                crate::ui::warn(&format!(
+                    "{}/{path}: kept the shared checkout's own version (it was edited during an interrupted landing)",
+                    m.path
+                ));
+            }
+        }
+        return Ok(Applied::AlreadyThere);
     }
     if now != Some(base) {
-        return Err(Error::refused(format!(
-            "{} in {} moved on before this unit's move to {} could happen, so that part did not land while the others did",
+        if let Some(now) = now
+            && repo.merge_base(candidate, now)? == Some(candidate)
+        {
+            return Ok(Applied::AlreadyThere);
+        }
+        return Ok(Applied::Gone(format!(
+            "{} in {} moved on before this unit's move to {} could happen",
             m.target, m.path, m.candidate
-        ))
-        .with_help("run `fleet land LANE` again: the part still missing is built on the new target and gated with the rest"));
+        )));
     }
-    repo.cas_update(
-        &m.target,
-        Some(base),
-        candidate,
-        "fleet: land a nested unit",
-    )?;
-    let checked_out = repo.head_branch()?.map(|b| format!("refs/heads/{b}"));
-    if checked_out.as_deref() == Some(m.target.as_str()) {
-        crate::checkout::follow(&shared, base, candidate, &gate::no_hooks_dir(&ctx.repo)?)?;
+    let changed = repo.changed_paths(repo.tree_of(base)?, repo.tree_of(candidate)?)?;
+    if let Some(reason) = in_the_way(&repo, &shared, &m.target, &changed)? {
+        return Err(Error::refused(format!("{reason} (in {})", m.path))
+            .with_help("then run `fleet land` again: it finishes the interrupted landing"));
     }
-    Ok(())
+    let deadline = std::time::Instant::now() + std::time::Duration::from_secs(5);
+    while repo
+        .cas_update(
+            &m.target,
+            Some(base),
+            candidate,
+            "fleet: land a nested unit",
+        )
+        .is_err()
+    {
+        if repo.ref_target(&m.target)? != Some(base) {
+            return apply(ctx, m);
+        }
+        if std::time::Instant::now() >= deadline {
+            return Err(Error::env(format!(
+                "{} in {} is locked (a .lock file is in the way)",
+                m.target, m.path
+            ))
+            .with_help("if no git process is running there, delete the .lock file and run `fleet land` again"));
+        }
+        repo.clear_stale_packed_refs_lock();
+        std::thread::sleep(std::time::Duration::from_millis(100));
+    }
+    crate::failpoint::hit("unit-after-cas")?;
+    if follows {
+        crate::checkout::follow(&shared, base, candidate, &no_hooks)?;
+    }
+    Ok(Applied::Moved)
 }
 
 #[derive(Serialize, Deserialize)]
 struct Journal {
+    #[serde(default)]
+    lane: String,
     #[serde(rename = "move")]
     moves: Vec<UnitMove>,
 }
@@ -442,8 +549,9 @@ fn journal_path(ctx: &Context) -> PathBuf {
     gate::fleet_dir(&ctx.repo).join(JOURNAL)
 }
 
-fn write_journal(ctx: &Context, moves: &[UnitMove]) -> Result<()> {
+fn write_journal(ctx: &Context, lane: &str, moves: &[UnitMove]) -> Result<()> {
     let text = toml::to_string(&Journal {
+        lane: lane.to_string(),
         moves: moves.to_vec(),
     })
     .map_err(|e| Error::env(format!("cannot write the unit journal: {e}")))?;
@@ -454,29 +562,46 @@ fn remove_journal(ctx: &Context) {
     let _ = std::fs::remove_file(journal_path(ctx));
 }
 
-/// A unit landing killed between its moves: finish the moves still pending (every one
-/// was gated together), or say plainly which part could not land.
+/// A unit landing interrupted between (or during) its moves: make the moves still
+/// pending, in order (every one was gated together), and repair the shared checkouts
+/// of those already made. A move that can no longer happen stops the rest (the outer
+/// target never moves without its nested parts) and puts the lane back to ready. Something
+/// in the way keeps the journal and is an error, so nothing is skipped.
 pub(crate) fn finish_interrupted(ctx: &Context) -> Result<()> {
-    let Ok(text) = std::fs::read_to_string(journal_path(ctx)) else {
+    let path = journal_path(ctx);
+    let Ok(text) = std::fs::read_to_string(&path) else {
         return Ok(());
     };
-    let journal: Journal = toml::from_str(&text)
-        .map_err(|e| Error::env(format!("the unit journal is unreadable: {e}")))?;
-    let mut finished = true;
-    for m in &journal.moves {
-        if let Err(e) = apply(ctx, m) {
+    let journal: Journal = toml::from_str(&text).map_err(|e| {
+        Error::env(format!("the unit journal {} is unreadable: {e}", path.display()))
+            .with_help(format!(
+                "it records a nested landing that was interrupted; check the targets by hand, then delete it (`rm {}`)",
+                path.display()
+            ))
+    })?;
+    for (i, m) in journal.moves.iter().enumerate() {
+        if let Applied::Gone(why) = apply(ctx, m)? {
+            let rest: Vec<&str> = journal.moves[i..].iter().map(|m| m.path.as_str()).collect();
             crate::ui::warn(&format!(
-                "{}
-  help: {}",
-                e.message,
-                e.help.unwrap_or_default()
+                "{why}: lane {} did not finish landing (not moved: {}); it is ready to land again",
+                journal.lane,
+                rest.join(", ")
             ));
-            finished = false;
+            if !journal.lane.is_empty() {
+                mark(
+                    ctx,
+                    &[&journal.lane],
+                    LaneState::Ready,
+                    Vec::new(),
+                    None,
+                    &[],
+                )?;
+            }
+            remove_journal(ctx);
+            return Ok(());
         }
     }
     remove_journal(ctx);
-    if finished {
-        crate::ui::note("finished a nested unit landing that was interrupted");
-    }
+    crate::ui::note("finished a nested unit landing that was interrupted");
     Ok(())
 }

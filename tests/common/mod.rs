@@ -125,6 +125,16 @@ impl Env {
         Self::finish(cmd)
     }
 
+    /// `fleet worktree new NAME` in `repo`: the agent worktree's path.
+    pub fn agent(&self, repo: &Path, name: &str) -> PathBuf {
+        PathBuf::from(
+            self.fleet(repo, &["worktree", "new", name])
+                .ok()
+                .stdout
+                .trim(),
+        )
+    }
+
     /// The fleet command with the hermetic environment, to spawn and wait for later.
     pub fn fleet_command(&self, dir: &Path, args: &[&str]) -> Command {
         let mut cmd = Command::new(env!("CARGO_BIN_EXE_fleet"));
