@@ -753,16 +753,7 @@ pub(crate) fn land_one(
                 "{target} moved while {lane} was gated; rebuilding on the new {target}"
             )),
             Published::Refused(reason) => {
-                testing.disarm();
-                mark(
-                    ctx,
-                    &[lane],
-                    LaneState::Ready,
-                    Vec::new(),
-                    Some(record),
-                    &[],
-                )?;
-                return Ok(Outcome::Refused { reason });
+                return put_back(ctx, &mut testing, lane, record, reason);
             }
         }
     }
@@ -794,6 +785,27 @@ pub(crate) fn record_red(
         &[],
     )?;
     Ok(failed(verdict))
+}
+
+/// Green, but something stopped the move: the lane goes back to `ready` (its gate
+/// result kept) with the reason.
+pub(crate) fn put_back(
+    ctx: &Context,
+    testing: &mut TestingGuard,
+    lane: &str,
+    record: GateRecord,
+    reason: String,
+) -> Result<Outcome> {
+    testing.disarm_lane(lane);
+    mark(
+        ctx,
+        &[lane],
+        LaneState::Ready,
+        Vec::new(),
+        Some(record),
+        &[],
+    )?;
+    Ok(Outcome::Refused { reason })
 }
 
 /// The report of a red gate.

@@ -17,7 +17,7 @@ use serde::{Deserialize, Serialize};
 
 use super::{
     Candidate, LandOptions, Outcome, TestingGuard, Ui, block_reasons, build_candidate,
-    commands_for, gate_record, gate_tree, mark, record_red, summary,
+    commands_for, gate_record, gate_tree, mark, put_back, record_red, summary,
 };
 use crate::config::Config;
 use crate::context::Context;
@@ -366,18 +366,8 @@ pub(crate) fn land(
             return Ok(None);
         }
         if let Some(reason) = in_the_way(m.repo, &m.shared, &m.record.target, m.changed)? {
-            testing.disarm();
-            mark(
-                ctx,
-                &[lane],
-                LaneState::Ready,
-                Vec::new(),
-                Some(record),
-                &[],
-            )?;
-            return Ok(Some(Outcome::Refused {
-                reason: format!("{reason} (in {})", m.record.path),
-            }));
+            let reason = format!("{reason} (in {})", m.record.path);
+            return put_back(ctx, &mut testing, lane, record, reason).map(Some);
         }
     }
     write_journal(ctx, lane, &unit)?;
@@ -388,18 +378,8 @@ pub(crate) fn land(
         if let Applied::Gone(why) = apply(ctx, &m.record)? {
             // Only a move that raced another writer after the check above gets here.
             remove_journal(ctx);
-            testing.disarm();
-            mark(
-                ctx,
-                &[lane],
-                LaneState::Ready,
-                Vec::new(),
-                Some(record),
-                &[],
-            )?;
-            return Ok(Some(Outcome::Refused {
-                reason: format!("{why}; the rest of the unit did not move, land it again"),
-            }));
+            let reason = format!("{why}; the rest of the unit did not move, land it again");
+            return put_back(ctx, &mut testing, lane, record, reason).map(Some);
         }
     }
     testing.disarm();
