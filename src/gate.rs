@@ -14,7 +14,7 @@ use std::time::Duration;
 use serde::{Deserialize, Serialize};
 
 use crate::error::{Error, Result};
-use crate::git::{self, ObjectId, Repo};
+use crate::git::{self, ObjectId, OwnRefStep, Repo};
 
 pub const NOTES_REF: &str = "refs/notes/fleet";
 
@@ -320,21 +320,12 @@ pub fn put_file(
     bytes: &[u8],
     message: &str,
 ) -> Result<()> {
-    // All writers of fleet's refs hold this lock: a ref lock file found now is stale.
-    let _refs = repo.lock("refs", Duration::from_secs(60))?;
-    repo.clear_stale_ref_lock(full_ref, Duration::ZERO);
-    for _ in 0..50 {
-        let old = repo.ref_target(full_ref)?;
-        let commit = repo.commit_with_file(old, path, bytes, message)?;
-        if repo.cas_update(full_ref, old, commit, message).is_ok() {
-            return Ok(());
-        }
-        repo.clear_stale_ref_lock(full_ref, Duration::ZERO);
-        crate::lanes::wait_for_packed_refs(repo);
-    }
-    Err(Error::env(format!(
-        "{full_ref} kept changing; {message} was not written"
-    )))
+    repo.update_own_ref(full_ref, message, |old| {
+        Ok(OwnRefStep::Set(
+            repo.commit_with_file(old, path, bytes, message)?,
+            (),
+        ))
+    })
 }
 
 /// The receipt for `commit`, if it has one.

@@ -13,11 +13,10 @@ use serde::{Deserialize, Serialize};
 
 use crate::context::Context;
 use crate::error::{Error, Result};
-use crate::git::{ObjectId, Repo};
+use crate::git::{ObjectId, OwnRefStep, Repo};
 
 pub const REF: &str = "refs/fleet/lanes";
 const FILE: &str = "lanes.toml";
-const CAS_ATTEMPTS: usize = 50;
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "lowercase")]
@@ -123,8 +122,14 @@ pub fn load(ctx: &Context) -> Result<(Registry, Option<ObjectId>)> {
 
 /// The registry held by `full_ref`.
 pub fn load_ref(repo: &Repo, full_ref: &str) -> Result<(Registry, Option<ObjectId>)> {
-    let Some(commit) = repo.ref_target(full_ref)? else {
-        return Ok((Registry::default(), None));
+    let commit = repo.ref_target(full_ref)?;
+    Ok((read(repo, full_ref, commit)?, commit))
+}
+
+/// The registry in `commit` (read from `full_ref`, named in errors); empty for none.
+fn read(repo: &Repo, full_ref: &str, commit: Option<ObjectId>) -> Result<Registry> {
+    let Some(commit) = commit else {
+        return Ok(Registry::default());
     };
     let bytes = repo.file_at(commit, FILE)?.unwrap_or_default();
     let text = String::from_utf8_lossy(&bytes);
@@ -145,7 +150,7 @@ pub fn load_ref(repo: &Repo, full_ref: &str) -> Result<(Registry, Option<ObjectI
         ))
         .with_help(help)
     })?;
-    Ok((registry, Some(commit)))
+    Ok(registry)
 }
 
 /// Write `registry` as a commit with `parents`, moving no ref.
@@ -183,30 +188,15 @@ fn update_here<T>(
     what: &str,
     mut change: impl FnMut(&mut Registry) -> Result<T>,
 ) -> Result<T> {
-    // Every writer of fleet's own refs holds this lock, so a ref lock file found while
-    // holding it is the leftover of a killed fleet, never someone's live update.
-    let _refs = repo.lock("refs", std::time::Duration::from_secs(60))?;
-    repo.clear_stale_ref_lock(REF, std::time::Duration::ZERO);
-    let mut last_error = None;
-    for _ in 0..CAS_ATTEMPTS {
-        let (mut registry, old) = load_ref(repo, REF)?;
+    repo.update_own_ref(REF, what, |old| {
+        let mut registry = read(repo, REF, old)?;
         let result = change(&mut registry)?;
         let parents: Vec<ObjectId> = old.into_iter().collect();
-        let commit = write(repo, &registry, what, &parents)?;
-        match repo.cas_update(REF, old, commit, what) {
-            Ok(()) => return Ok(result),
-            Err(e) => last_error = Some(e),
-        }
-        // A kill -9 can leave this ref's lock (clearing it under the flock is safe) or
-        // packed-refs.lock (cleared once old and unopened; wait for that meanwhile).
-        repo.clear_stale_ref_lock(REF, std::time::Duration::ZERO);
-        wait_for_packed_refs(repo);
-    }
-    let last = last_error.map(|e| e.to_string()).unwrap_or_default();
-    Err(Error::env(format!(
-        "{REF} kept changing under fleet ({CAS_ATTEMPTS} attempts; last: {last})"
-    ))
-    .with_help("another fleet process is updating lanes in a loop; retry in a moment"))
+        Ok(OwnRefStep::Set(
+            write(repo, &registry, what, &parents)?,
+            result,
+        ))
+    })
 }
 
 /// The registry as `change` leaves it, committed on top of the current one but on no
@@ -216,16 +206,6 @@ pub fn staged(ctx: &Context, what: &str, change: impl FnOnce(&mut Registry)) -> 
     change(&mut registry);
     let parents: Vec<ObjectId> = old.into_iter().collect();
     write(&ctx.repo, &registry, what, &parents)
-}
-
-/// Between compare-and-swap attempts: a short pause, or as long as a
-/// `packed-refs.lock` is in the way.
-pub fn wait_for_packed_refs(repo: &Repo) {
-    if repo.packed_refs_locked() {
-        repo.wait_out_packed_refs_lock();
-    } else {
-        std::thread::sleep(std::time::Duration::from_millis(5));
-    }
 }
 
 pub fn now() -> i64 {

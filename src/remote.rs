@@ -2,18 +2,20 @@
 //!
 //! No server: the remote's target branch, lane registry (`refs/fleet/lanes`) and receipts
 //! (`refs/notes/fleet`) are the shared queue. fleet fetches them into its own namespace
-//! (`refs/fleet/remotes/<name>/`, branches into the usual `refs/remotes/<name>/`), merges
-//! the remote's registry and receipts into this repository's (lane by lane; receipts as
-//! a union), works locally, and publishes with one atomic push in which every ref moves
-//! only if the remote still holds what was fetched (`--force-with-lease` per ref): the
-//! remote's compare-and-swap. A push that loses finds out why by fetching again: the
-//! target moved (another lander won: rebuild and gate again), or only the registry or
-//! receipts moved (merge and push again), or nothing moved (a real error, reported).
+//! (`refs/fleet/remotes/<name>/`, branches into the usual `refs/remotes/<name>/`). The
+//! fetched registry is the queue (this repository's own `refs/fleet/lanes` is a separate,
+//! local queue); the remote's receipts are merged into the local ones as a union. fleet
+//! works locally and publishes with one atomic push in which every ref moves only if
+//! the remote still holds what was fetched (`--force-with-lease` per ref): the remote's
+//! compare-and-swap. A push that loses finds out why by fetching again: the target moved
+//! (another lander won: rebuild and gate again), or only the registry or receipts moved
+//! (build them again on what was fetched and push again), or nothing moved (a real
+//! error, reported).
 
 use crate::context::Context;
 use crate::error::{Error, Result};
 use crate::gate::{self, NOTES_REF};
-use crate::git::{self, ObjectId, Repo, cli::PushUpdate};
+use crate::git::{self, ObjectId, OwnRefStep, Repo, cli::PushUpdate};
 use crate::lanes;
 
 /// How often fleet's own refs are merged and pushed again when another machine pushed
@@ -53,8 +55,8 @@ pub fn check_exists(repo: &Repo, remote: &str) -> Result<()> {
     )
 }
 
-/// Fetch the remote's branches, registry and receipts, and merge its registry and
-/// receipts into this repository's.
+/// Fetch the remote's branches, registry and receipts, and merge its receipts into
+/// this repository's.
 pub fn fetch(ctx: &Context, remote: &str) -> Result<Fetched> {
     let repo = &ctx.repo;
     let refspecs = [
@@ -83,35 +85,23 @@ fn absorb_receipts(repo: &Repo, theirs: Option<ObjectId>) -> Result<()> {
     let Some(theirs) = theirs else {
         return Ok(());
     };
-    let local_ref = NOTES_REF;
-    let _refs = repo.lock("refs", std::time::Duration::from_secs(60))?;
-    let mut attempts = 0;
-    loop {
-        // Holding fleet's refs lock, a lock file on one of fleet's refs is stale.
-        repo.clear_stale_ref_lock(local_ref, std::time::Duration::ZERO);
-        let ours = repo.ref_target(local_ref)?;
-        let new = match ours {
-            None => theirs,
-            Some(ours) if ours == theirs => return Ok(()),
-            Some(ours) => {
-                let base = repo.merge_base(ours, theirs)?;
-                if base == Some(theirs) {
-                    return Ok(());
-                }
-                if base == Some(ours) {
-                    theirs
-                } else {
-                    repo.union_commit(theirs, ours, "fleet: receipts from two machines")?
-                }
-            }
+    repo.update_own_ref(NOTES_REF, "fleet: receipts from the remote", |ours| {
+        let Some(ours) = ours else {
+            return Ok(OwnRefStep::Set(theirs, ()));
         };
-        match repo.cas_update(local_ref, ours, new, "fleet: from the remote") {
-            Ok(()) => return Ok(()),
-            Err(e) if attempts >= 50 => return Err(e),
-            Err(_) => attempts += 1,
+        if ours == theirs {
+            return Ok(OwnRefStep::Keep(()));
         }
-        lanes::wait_for_packed_refs(repo);
-    }
+        let base = repo.merge_base(ours, theirs)?;
+        Ok(if base == Some(theirs) {
+            OwnRefStep::Keep(())
+        } else if base == Some(ours) {
+            OwnRefStep::Set(theirs, ())
+        } else {
+            let union = repo.union_commit(theirs, ours, "fleet: receipts from two machines")?;
+            OwnRefStep::Set(union, ())
+        })
+    })
 }
 
 /// The push that publishes the local receipts, when they hold some the remote lacks.
@@ -182,10 +172,9 @@ pub enum Landed {
 }
 
 /// Move the remote's target from `base` to `candidate` in one atomic push, together
-/// with the landing's registry (`registry` builds it from the local one, on no ref yet)
-/// and the local receipts. Retries, merging, while only the registry or receipts
-/// moved; `Raced` once the target moved. On success the local registry and receipts
-/// follow the remote.
+/// with the landing's registry (`registry` builds it on the fetched one, on no ref yet)
+/// and the local receipts. Retries while only the registry or receipts moved; `Raced`
+/// once the target moved. On success what the remote now holds is fetched again.
 pub fn push_landing(
     ctx: &Context,
     remote: &str,

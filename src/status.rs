@@ -179,13 +179,7 @@ fn view(
         v.recorded_state = Some(lane.state);
         v.state = LaneState::Landed;
     }
-    // Recorded as landed with this very tip, yet its changes are not in the target: the
-    // target was rewound past its landing. It is ready to land again.
-    if lane.state == LaneState::Landed
-        && facts.ahead > 0
-        && !facts.changes_in
-        && lane.landed_tip.as_deref() == Some(tip.to_string().as_str())
-    {
+    if undone_by(lane, tip, facts.ahead, facts.changes_in) {
         v.recorded_state = Some(lane.state);
         v.state = LaneState::Ready;
     }
@@ -223,9 +217,7 @@ fn landed_by(lane: &Lane, tip: ObjectId, ahead: usize, changes_in: bool) -> bool
 /// target (someone rewound it): it lands again. Cheap when the landed commit is still
 /// in the target's history, which is the usual case.
 pub fn landing_undone(repo: &Repo, lane: &Lane, tip: ObjectId, target: ObjectId) -> Result<bool> {
-    if lane.state != LaneState::Landed
-        || lane.landed_tip.as_deref() != Some(tip.to_string().as_str())
-    {
+    if !recorded_landed_at(lane, tip) {
         return Ok(false);
     }
     if let Some(landed_as) = lane
@@ -237,7 +229,21 @@ pub fn landing_undone(repo: &Repo, lane: &Lane, tip: ObjectId, target: ObjectId)
     {
         return Ok(false);
     }
-    Ok(repo.count_exclusive(tip, target)? > 0 && !repo.changes_already_in(tip, target)?)
+    let ahead = repo.count_exclusive(tip, target)?;
+    let changes_in = ahead > 0 && repo.changes_already_in(tip, target)?;
+    Ok(undone_by(lane, tip, ahead, changes_in))
+}
+
+/// [`landing_undone`] from facts already computed: recorded as landed with this very
+/// tip, yet its changes are not in the target (the target was rewound past its landing),
+/// so it is ready to land again.
+fn undone_by(lane: &Lane, tip: ObjectId, ahead: usize, changes_in: bool) -> bool {
+    recorded_landed_at(lane, tip) && ahead > 0 && !changes_in
+}
+
+/// The registry says the lane landed, and its branch has not moved since.
+fn recorded_landed_at(lane: &Lane, tip: ObjectId) -> bool {
+    lane.state == LaneState::Landed && lane.landed_tip.as_deref() == Some(tip.to_string().as_str())
 }
 
 /// No commit and no file change for `stale_after`. Cheapest evidence first: a recent

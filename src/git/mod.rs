@@ -547,8 +547,47 @@ impl Repo {
     }
 
     /// Is a `packed-refs.lock` in the way of ref updates?
-    pub fn packed_refs_locked(&self) -> bool {
+    fn packed_refs_locked(&self) -> bool {
         self.common_dir().join("packed-refs.lock").exists()
+    }
+
+    /// Move one of fleet's own refs by compare-and-swap: `step` sees the ref's current
+    /// value and says where it goes; when another process moved it first, the ref is
+    /// read again and `step` runs again (so it must be idempotent over a re-read).
+    /// Every writer of fleet's refs holds fleet's `refs` flock, so a lock file on the
+    /// ref found meanwhile is a killed fleet's leftover and is cleared; a
+    /// `packed-refs.lock` is waited out.
+    pub fn update_own_ref<T>(
+        &self,
+        full_name: &str,
+        reason: &str,
+        mut step: impl FnMut(Option<ObjectId>) -> Result<OwnRefStep<T>>,
+    ) -> Result<T> {
+        const ATTEMPTS: usize = 50;
+        let _refs = self.lock("refs", std::time::Duration::from_secs(60))?;
+        let mut last_error = None;
+        for _ in 0..ATTEMPTS {
+            self.clear_stale_ref_lock(full_name, std::time::Duration::ZERO);
+            let old = self.ref_target(full_name)?;
+            let (new, result) = match step(old)? {
+                OwnRefStep::Keep(result) => return Ok(result),
+                OwnRefStep::Set(new, result) => (new, result),
+            };
+            match self.cas_update(full_name, old, new, reason) {
+                Ok(()) => return Ok(result),
+                Err(e) => last_error = Some(e),
+            }
+            if self.packed_refs_locked() {
+                self.wait_out_packed_refs_lock();
+            } else {
+                std::thread::sleep(std::time::Duration::from_millis(5));
+            }
+        }
+        let last = last_error.map(|e| e.to_string()).unwrap_or_default();
+        Err(Error::env(format!(
+            "{full_name} kept changing under fleet ({ATTEMPTS} attempts; last: {last}); {reason} was not written"
+        ))
+        .with_help("another fleet process is updating it in a loop; retry in a moment"))
     }
 
     /// Wait while a `packed-refs.lock` is in the way (at most a little longer than it
@@ -689,6 +728,14 @@ fn is_nested_repository(item: &gix::status::Item) -> bool {
 
 fn describe(id: Option<ObjectId>) -> String {
     id.map_or_else(|| "no ref".into(), |id| id.to_hex_with_len(12).to_string())
+}
+
+/// What one attempt of [`Repo::update_own_ref`] decides.
+pub enum OwnRefStep<T> {
+    /// Move the ref to this commit, then answer `T`.
+    Set(ObjectId, T),
+    /// Leave the ref as it is and answer `T`.
+    Keep(T),
 }
 
 /// Remove `path` when it exists, is older than `min_age` and no process has it open.

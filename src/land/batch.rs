@@ -13,8 +13,8 @@ use std::collections::VecDeque;
 
 use super::{
     Candidate, LandOptions, Landing, LaneReport, MAX_ATTEMPTS, Outcome, Prepared, Published,
-    TestingGuard, Ui, Verdict, commands_for, config_at, gate_tree, land_one, mark, prepare,
-    publish, record_red, refresh, summary,
+    TestingGuard, Ui, Verdict, config_at, gate_tree, land_one, mark, prepare, publish, record_red,
+    refresh, require_commands, summary,
 };
 use crate::context::Context;
 use crate::error::Result;
@@ -139,7 +139,7 @@ fn round(
     let Some(top) = stack.last() else {
         return Ok(Round::Decided(reports));
     };
-    let commands = commands_for(ctx, &config, top.commit)?;
+    let commands = require_commands(ctx, top.commands.clone())?;
     if opts.dry_run {
         for c in &stack {
             reports.push(LaneReport {
@@ -234,7 +234,7 @@ fn bisect(
         let from = if lo == 0 { base } else { stack[lo - 1].commit };
         let top = &stack[try_len - 1];
         let label = batch_label(&stack[lo..try_len]);
-        let commands = commands_for(ctx, config, top.commit)?;
+        let commands = require_commands(ctx, top.commands.clone())?;
         let verdict = gate_tree(
             ctx,
             &label,

@@ -155,7 +155,7 @@ pub fn land(ctx: &Context, opts: &LandOptions, ui: &dyn Ui) -> Result<Landing> {
 /// gate worktree records, a half-done move of the shared checkout's files, a unit
 /// landing stopped between its moves, processes left in the gate worktree.
 fn recover(ctx: &Context) -> Result<()> {
-    drop_broken_gate_worktrees(ctx)?;
+    drop_broken_gate_worktrees(ctx);
     finish_interrupted_checkout_move(ctx)?;
     unit::finish_interrupted(ctx)?;
     gate::kill_leftovers(&ctx.repo);
@@ -164,7 +164,7 @@ fn recover(ctx: &Context) -> Result<()> {
 
 /// Registrations of gate worktrees a killed run left half written break git, in the
 /// outer repository and in nested ones (whose gate worktrees live in the outer gate).
-fn drop_broken_gate_worktrees(ctx: &Context) -> Result<()> {
+fn drop_broken_gate_worktrees(ctx: &Context) {
     let fleet_folder = gate::fleet_dir(&ctx.repo);
     gate::drop_broken_gate_worktrees(&ctx.repo, &fleet_folder);
     for n in ctx.nested_repos() {
@@ -172,11 +172,10 @@ fn drop_broken_gate_worktrees(ctx: &Context) -> Result<()> {
             gate::drop_broken_gate_worktrees(&repo, &fleet_folder);
         }
     }
-    Ok(())
 }
 
-/// With the queue on a remote: fetch it (its target, lanes and receipts), merging its
-/// registry and receipts into the local ones. What the remote held is returned.
+/// With the queue on a remote: fetch it (its target, lanes and receipts; its receipts
+/// are merged into the local ones). What the remote held is returned.
 pub(crate) fn refresh(ctx: &Context) -> Result<Option<remote::Fetched>> {
     match &ctx.remote {
         Some(name) => Ok(Some(remote::fetch(ctx, name)?)),
@@ -392,6 +391,8 @@ pub(crate) struct Candidate {
     pub tree: ObjectId,
     /// The paths it changes relative to `on`.
     pub changed: Vec<ChangedPath>,
+    /// Its gate: the target's commands, plus those its own fleet.toml adds.
+    pub commands: Vec<String>,
 }
 
 pub(crate) enum Prepared {
@@ -467,11 +468,15 @@ pub(crate) fn prepare(
     }
     let changed = repo.changed_paths(on_tree, tree)?;
     let mut reasons = block_reasons(repo, config, &changed, opts.allow_protected)?;
-    if reasons.is_empty()
-        && let Err(reason) = gate_commands(repo, config, commit)?
-    {
-        reasons.push(reason);
-    }
+    let commands = match gate_commands(repo, config, commit)? {
+        Ok(commands) => commands,
+        Err(reason) => {
+            if reasons.is_empty() {
+                reasons.push(reason);
+            }
+            Vec::new()
+        }
+    };
     if !reasons.is_empty() {
         mark(ctx, &[lane], LaneState::Blocked, reasons.clone(), None, &[])?;
         return Ok(Prepared::Done(Outcome::Blocked { reasons }));
@@ -483,6 +488,7 @@ pub(crate) fn prepare(
         commit,
         tree,
         changed,
+        commands,
     }))
 }
 
@@ -493,7 +499,14 @@ pub(crate) fn commands_for(
     config: &Config,
     commit: ObjectId,
 ) -> Result<Vec<String>> {
-    let commands = gate_commands(&ctx.repo, config, commit)?.unwrap_or_default();
+    require_commands(
+        ctx,
+        gate_commands(&ctx.repo, config, commit)?.unwrap_or_default(),
+    )
+}
+
+/// `commands`, unless there are none: a usage error naming the fix.
+pub(crate) fn require_commands(ctx: &Context, commands: Vec<String>) -> Result<Vec<String>> {
     if commands.is_empty() {
         return Err(Error::usage(format!(
             "no gate commands: [gate] commands is empty in {}'s {}",
@@ -700,7 +713,7 @@ pub(crate) fn land_one(
             }
             Prepared::Done(outcome) => return Ok(outcome),
         };
-        let commands = commands_for(ctx, &config, c.commit)?;
+        let commands = require_commands(ctx, c.commands.clone())?;
         if opts.dry_run {
             if let Some(reason) = shared_checkout_conflict(ctx, &c.changed)? {
                 return Ok(Outcome::Refused { reason });
@@ -819,30 +832,49 @@ pub(crate) fn failed(verdict: &Verdict) -> Outcome {
     }
 }
 
-/// Compare-and-swap the target from `base` to `candidate`; `false` when it had moved.
-/// A failure while the target still reads `base` means a lock file is in the way: wait
-/// for a live holder to finish, then give up with a clear error (exit 3). Only the
+/// Compare-and-swap the target from `base` to `candidate` (see [`move_ref`]). Only the
 /// recovery of a killed landing clears a ref lock (see `finish_interrupted_checkout_move`).
 fn move_target(ctx: &Context, base: ObjectId, candidate: ObjectId, lane: &str) -> Result<bool> {
     let target_ref = ctx.config.lanes.target.full_ref();
+    move_ref(
+        &ctx.repo,
+        &target_ref,
+        base,
+        candidate,
+        &format!("land {lane}"),
+    )
+}
+
+/// Compare-and-swap `full_ref` in `repo` from `base` to `candidate`; `false` when it
+/// had moved. A failure while it still reads `base` means a lock file is in the way:
+/// wait for a live holder to finish, then give up with a clear error (exit 3).
+pub(crate) fn move_ref(
+    repo: &Repo,
+    full_ref: &str,
+    base: ObjectId,
+    candidate: ObjectId,
+    reason: &str,
+) -> Result<bool> {
     let deadline = std::time::Instant::now() + std::time::Duration::from_secs(5);
-    loop {
-        let result =
-            ctx.repo
-                .cas_update(&target_ref, Some(base), candidate, &format!("land {lane}"));
-        if result.is_ok() {
-            return Ok(true);
-        }
-        if ctx.target_tip()? != base {
+    while repo
+        .cas_update(full_ref, Some(base), candidate, reason)
+        .is_err()
+    {
+        if repo.ref_target(full_ref)? != Some(base) {
             return Ok(false);
         }
-        ctx.repo.clear_stale_packed_refs_lock();
+        repo.clear_stale_packed_refs_lock();
         if std::time::Instant::now() >= deadline {
-            return Err(Error::env(format!("{target_ref} is locked (a {target_ref}.lock file is in the way)"))
-                .with_help("if no git process is running in this repository, delete the .lock file and run `fleet land` again"));
+            let lock = repo.common_dir().join(format!("{full_ref}.lock"));
+            return Err(Error::env(format!(
+                "{full_ref} is locked (a {full_ref}.lock file is in the way: {})",
+                lock.display()
+            ))
+            .with_help("if no git process is running in that repository, delete the .lock file and run `fleet land` again"));
         }
         std::thread::sleep(std::time::Duration::from_millis(100));
     }
+    Ok(true)
 }
 
 /// The commit that would land: the lane's work on top of `base`, built in memory.
@@ -1221,23 +1253,43 @@ fn follow_remote_landing(ctx: &Context, candidate: ObjectId) -> Result<()> {
 
 /// Is the target checked out in the shared checkout (so its files must follow)?
 fn shared_has_target(ctx: &Context) -> Result<bool> {
-    Ok(ctx.repo.head_branch()?.as_deref() == Some(ctx.target()))
+    checked_out(&ctx.repo, &ctx.config.lanes.target.full_ref())
+}
+
+/// Does `repo`'s shared checkout have the branch `target` (a full ref) checked out?
+pub(crate) fn checked_out(repo: &Repo, target: &str) -> Result<bool> {
+    Ok(repo
+        .head_branch()?
+        .map(|b| format!("refs/heads/{b}"))
+        .as_deref()
+        == Some(target))
 }
 
 /// Something of the user's in the shared checkout at a path the lane changes would be
 /// overwritten when its files follow the target: refuse before anything moves.
 fn shared_checkout_conflict(ctx: &Context, changed: &[ChangedPath]) -> Result<Option<String>> {
-    if !shared_has_target(ctx)? {
+    let target = ctx.config.lanes.target.full_ref();
+    in_the_way(&ctx.repo, &ctx.shared, &target, changed)
+}
+
+/// Something of the user's in `shared` (when it has `target` checked out) where a move
+/// of `target` changes files: the reason to refuse, before anything moves.
+pub(crate) fn in_the_way(
+    repo: &Repo,
+    shared: &std::path::Path,
+    target: &str,
+    changed: &[ChangedPath],
+) -> Result<Option<String>> {
+    if !checked_out(repo, target)? {
         return Ok(None);
     }
-    let hits = crate::checkout::collisions(&ctx.shared, changed)?;
-    if hits.is_empty() {
-        return Ok(None);
-    }
-    Ok(Some(format!(
-        "the shared checkout has uncommitted, untracked or ignored files where this lane changes: {}; commit, move or delete them first",
-        hits.join(", ")
-    )))
+    let hits = crate::checkout::collisions(shared, changed)?;
+    Ok((!hits.is_empty()).then(|| {
+        format!(
+            "the shared checkout has uncommitted, untracked or ignored files where this lane changes: {}; commit, move or delete them first",
+            hits.join(", ")
+        )
+    }))
 }
 
 /// A diff stat of what would land.

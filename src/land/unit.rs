@@ -16,8 +16,9 @@ use std::path::{Path, PathBuf};
 use serde::{Deserialize, Serialize};
 
 use super::{
-    Candidate, LandOptions, Outcome, TestingGuard, Ui, block_reasons, build_candidate,
-    commands_for, gate_record, gate_tree, mark, put_back, record_red, summary,
+    Candidate, LandOptions, Outcome, TestingGuard, Ui, block_reasons, build_candidate, checked_out,
+    commands_for, gate_record, gate_tree, in_the_way, mark, move_ref, put_back, record_red,
+    summary,
 };
 use crate::config::Config;
 use crate::context::Context;
@@ -171,6 +172,8 @@ fn part(
         commit,
         tree,
         changed: repo.changed_paths(base_tree, tree)?,
+        // The unit's gate is the outer repository's.
+        commands: Vec::new(),
     })))
 }
 
@@ -407,34 +410,6 @@ pub(crate) fn land(
     }))
 }
 
-/// Something of the user's in `shared` (when it has `target` checked out) where the
-/// move changes files: the reason to refuse, before anything moves.
-fn in_the_way(
-    repo: &Repo,
-    shared: &Path,
-    target: &str,
-    changed: &[ChangedPath],
-) -> Result<Option<String>> {
-    if !checked_out(repo, target)? {
-        return Ok(None);
-    }
-    let hits = crate::checkout::collisions(shared, changed)?;
-    Ok((!hits.is_empty()).then(|| {
-        format!(
-            "the shared checkout has uncommitted, untracked or ignored files where this lane changes: {}; commit, move or delete them first",
-            hits.join(", ")
-        )
-    }))
-}
-
-fn checked_out(repo: &Repo, target: &str) -> Result<bool> {
-    Ok(repo
-        .head_branch()?
-        .map(|b| format!("refs/heads/{b}"))
-        .as_deref()
-        == Some(target))
-}
-
 /// How one move of a unit went.
 enum Applied {
     Moved,
@@ -487,28 +462,15 @@ fn apply(ctx: &Context, m: &UnitMove) -> Result<Applied> {
         return Err(Error::refused(format!("{reason} (in {})", m.path))
             .with_help("then run `fleet land` again: it finishes the interrupted landing"));
     }
-    let deadline = std::time::Instant::now() + std::time::Duration::from_secs(5);
-    while repo
-        .cas_update(
-            &m.target,
-            Some(base),
-            candidate,
-            "fleet: land a nested unit",
-        )
-        .is_err()
-    {
-        if repo.ref_target(&m.target)? != Some(base) {
-            return apply(ctx, m);
-        }
-        if std::time::Instant::now() >= deadline {
-            return Err(Error::env(format!(
-                "{} in {} is locked (a .lock file is in the way)",
-                m.target, m.path
-            ))
-            .with_help("if no git process is running there, delete the .lock file and run `fleet land` again"));
-        }
-        repo.clear_stale_packed_refs_lock();
-        std::thread::sleep(std::time::Duration::from_millis(100));
+    if !move_ref(
+        &repo,
+        &m.target,
+        base,
+        candidate,
+        "fleet: land a nested unit",
+    )? {
+        // Someone moved it between the look above and now: look again.
+        return apply(ctx, m);
     }
     crate::failpoint::hit("unit-after-cas")?;
     if follows {
