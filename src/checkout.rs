@@ -16,16 +16,15 @@ use crate::git::{self, ChangedPath, GITLINK, ObjectId, Repo};
 /// Paths the landing would change that the shared checkout holds something of its own
 /// in: a modification, an untracked or an ignored file (as `git status` sees them, with
 /// the user's filters and ignore rules), or a file standing where the change needs a
-/// folder.
+/// folder. `git status` runs only when the index and `lstat` cannot prove the paths
+/// untouched.
 pub fn collisions(shared: &Path, changed: &[ChangedPath]) -> Result<Vec<String>> {
     let paths: Vec<String> = changed.iter().map(|c| c.path.clone()).collect();
-    // Limited to the changed paths (the cost follows the change, not the repository),
-    // unless there are so many that the command line would not hold them.
-    let only = (paths.len() <= 2000).then_some(paths.as_slice());
-    let local: Vec<String> = git::cli::status_paths(shared, only)?
-        .into_iter()
-        .map(|p| p.trim_end_matches('/').to_string())
-        .collect();
+    let local = if Repo::open(shared).is_ok_and(|repo| repo.provably_as_before(changed)) {
+        Vec::new()
+    } else {
+        local_paths(shared, &paths)?
+    };
     let mut hits: Vec<String> = changed
         .iter()
         .filter(|c| {
@@ -39,6 +38,17 @@ pub fn collisions(shared: &Path, changed: &[ChangedPath]) -> Result<Vec<String>>
         .collect();
     hits.dedup();
     Ok(hits)
+}
+
+/// What `git status` shows in `shared` among `paths`: limited to them (the cost
+/// follows the change, not the repository), unless there are so many that the command
+/// line would not hold them.
+fn local_paths(shared: &Path, paths: &[String]) -> Result<Vec<String>> {
+    let only = (paths.len() <= 2000).then_some(paths);
+    Ok(git::cli::status_paths(shared, only)?
+        .into_iter()
+        .map(|p| p.trim_end_matches('/').to_string())
+        .collect())
 }
 
 /// A file (not a folder) on disk where `path` needs a folder, and which the change does
@@ -56,8 +66,8 @@ fn blocked_by_a_file(shared: &Path, path: &str, changed: &[String]) -> bool {
     false
 }
 
-/// Bring the shared checkout's index and files from `base` to `candidate`. The
-/// thorough collision check just before refreshed the index's stat data.
+/// Bring the shared checkout's index and files from `base` to `candidate`, after the
+/// collision check found nothing of the user's in the way.
 pub fn follow(shared: &Path, base: ObjectId, candidate: ObjectId, no_hooks: &Path) -> Result<()> {
     wait_out_index_lock(shared);
     git::cli::move_checkout(shared, &base.to_string(), &candidate.to_string(), no_hooks)

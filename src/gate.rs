@@ -183,9 +183,10 @@ pub fn prepare_worktree_at(repo: &Repo, path: &Path, candidate: ObjectId) -> Res
             let _ = std::fs::remove_file(admin_dir(repo, id).join("index.lock"));
         }
         // Untracked leftovers are found in process; `git clean` runs only when needed.
+        // (Tracked files need no look: the forced checkout puts them back.)
         let has_untracked = Repo::open(&path)
-            .and_then(|gate| gate.dirty_paths(1))
-            .map_or(true, |dirty| !dirty.is_empty());
+            .and_then(|gate| gate.has_untracked())
+            .unwrap_or(true);
         let reset = git::cli::reset_gate_worktree(
             &path,
             &candidate.to_string(),

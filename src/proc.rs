@@ -105,17 +105,10 @@ impl Group {
     /// Wait until the leader exits or `deadline` passes; `true` when it exited.
     /// The leader is left as a zombie so the group id cannot be reused yet.
     pub fn wait_exit(&mut self, deadline: Option<Instant>) -> io::Result<bool> {
-        let mut pause = Duration::from_micros(200);
-        loop {
-            if self.reaped.is_some() || leader_exited(self.pgid)? {
-                return Ok(true);
-            }
-            if deadline.is_some_and(|d| Instant::now() >= d) {
-                return Ok(false);
-            }
-            thread::sleep(pause);
-            pause = (pause * 2).min(Duration::from_millis(20));
+        if self.reaped.is_some() {
+            return Ok(true);
         }
+        wait_leader(self.pgid, deadline)
     }
 
     /// Send `signal` to the whole group, only while the leader is unreaped.
@@ -372,6 +365,89 @@ fn leader_exited(pid: i32) -> io::Result<bool> {
     }
 }
 
+/// Block until the child `pid` exits (leaving it unreaped) or `until` passes; `true`
+/// when it exited. A pidfd wakes us the moment it exits: polling with a growing pause
+/// would notice a 3 ms child up to 3 ms late, and fleet runs several per lane. Kernels
+/// without pidfds (before 5.3) get the polling.
+fn wait_leader(pid: i32, until: Option<Instant>) -> io::Result<bool> {
+    if let Some(pidfd) = PidFd::open(pid) {
+        return pidfd
+            .wait(until)
+            .map(|exited| exited || leader_exited(pid).unwrap_or(false));
+    }
+    let mut pause = Duration::from_micros(200);
+    loop {
+        if leader_exited(pid)? {
+            return Ok(true);
+        }
+        if until.is_some_and(|u| Instant::now() >= u) {
+            return Ok(false);
+        }
+        thread::sleep(pause);
+        pause = (pause * 2).min(Duration::from_millis(20));
+    }
+}
+
+/// A file descriptor that becomes readable when a process exits.
+struct PidFd(libc::c_int);
+
+impl PidFd {
+    /// For our own unreaped child only, so the pid cannot have been reused.
+    #[cfg(target_os = "linux")]
+    fn open(pid: i32) -> Option<PidFd> {
+        // SAFETY: pidfd_open takes a pid and flags and returns a new fd or -1.
+        let fd = unsafe { libc::syscall(libc::SYS_pidfd_open, pid, 0) };
+        (fd >= 0).then_some(PidFd(fd as libc::c_int))
+    }
+
+    #[cfg(not(target_os = "linux"))]
+    fn open(_pid: i32) -> Option<PidFd> {
+        None
+    }
+
+    /// `true` once the process exited, `false` when `until` passed first.
+    fn wait(&self, until: Option<Instant>) -> io::Result<bool> {
+        loop {
+            let timeout_ms = match until {
+                None => -1,
+                Some(until) => {
+                    let left = until.saturating_duration_since(Instant::now());
+                    if left.is_zero() {
+                        return Ok(false);
+                    }
+                    // Rounded up, so a wait never ends just before `until`.
+                    left.as_micros().div_ceil(1000).min(i32::MAX as u128) as libc::c_int
+                }
+            };
+            let mut poll = libc::pollfd {
+                fd: self.0,
+                events: libc::POLLIN,
+                revents: 0,
+            };
+            // SAFETY: one pollfd we own, for the duration of the call.
+            match unsafe { libc::poll(&mut poll, 1, timeout_ms) } {
+                0 => continue,
+                n if n > 0 => return Ok(true),
+                _ => {
+                    let err = io::Error::last_os_error();
+                    if err.kind() != io::ErrorKind::Interrupted {
+                        return Err(err);
+                    }
+                }
+            }
+        }
+    }
+}
+
+impl Drop for PidFd {
+    fn drop(&mut self) {
+        // SAFETY: the fd is ours and closed once.
+        unsafe {
+            libc::close(self.0);
+        }
+    }
+}
+
 /// Are there processes in group `pgid` other than `leader`? Read from /proc, because
 /// `kill(-pgid, 0)` also succeeds for the zombie leader and cannot tell.
 fn group_has_other_members(pgid: i32, leader: i32) -> bool {
@@ -601,7 +677,9 @@ fn run_forwarding(
         if kill_at.is_some_and(|k| now >= k) {
             group.signal(libc::SIGKILL);
         }
-        thread::sleep(pause);
+        // Wakes at the exit itself; the pause only bounds how late a signal or the
+        // deadline is noticed.
+        wait_leader(group.pgid, Some(now + pause))?;
         pause = (pause * 2).min(Duration::from_millis(20));
     }
     let status = group.finish(grace)?;
@@ -624,6 +702,41 @@ mod tests {
     fn stat_pgrp_survives_spaces_and_parens_in_the_command_name() {
         let stat = "1234 (a (b) c) S 1 777 777 0 -1";
         assert_eq!(stat_pgrp(stat), Some(777));
+    }
+
+    #[test]
+    fn waiting_ends_at_the_deadline_or_the_exit_and_leaves_the_leader_unreaped() {
+        let mut group = Group::spawn(
+            Command::new("sh")
+                .args(["-c", "read x; true"])
+                .stdin(Stdio::piped()),
+        )
+        .unwrap();
+        let stdin = group.child.stdin.take();
+        let until = Instant::now() + Duration::from_millis(50);
+        assert!(
+            !group.wait_exit(Some(until)).unwrap(),
+            "exited while blocked on stdin"
+        );
+        assert!(Instant::now() >= until, "gave up before the deadline");
+        drop(stdin);
+        assert!(group.wait_exit(None).unwrap());
+        // Still a zombie we own: the group id cannot have been reused.
+        assert!(leader_exited(group.pgid).unwrap());
+        let state = std::fs::read_to_string(format!("/proc/{}/stat", group.pgid)).unwrap();
+        assert_eq!(stat_state(&state), Some('Z'));
+        assert!(group.finish_now().unwrap().success());
+        // A leader that is gone before the wait starts.
+        let mut quick = Group::spawn(&mut Command::new("true")).unwrap();
+        while !leader_exited(quick.pgid).unwrap() {
+            thread::sleep(Duration::from_millis(1));
+        }
+        assert!(
+            quick
+                .wait_exit(Some(Instant::now() + Duration::from_secs(60)))
+                .unwrap()
+        );
+        assert!(quick.finish_now().unwrap().success());
     }
 
     #[test]

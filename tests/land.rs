@@ -906,3 +906,130 @@ fn an_untracked_file_where_the_lane_needs_a_folder_stops_the_landing() {
     let run = env.fleet(&repo, &["land", "a", "--dry-run"]).code(1);
     assert!(run.stderr.contains("notes/today.txt"), "{}", run.stderr);
 }
+
+/// Edits the shared checkout's `shared.txt` to `content` of the same size, with the
+/// modification time put back, after the index's stat data were refreshed more than a
+/// second later: the index and `lstat` alone can then only tell by the change time.
+fn sneaky_same_size_edit(env: &Env, repo: &Path, content: &str) {
+    let path = repo.join("shared.txt");
+    std::thread::sleep(std::time::Duration::from_millis(1100));
+    env.git(repo, &["update-index", "--really-refresh"]);
+    let mtime = std::fs::metadata(&path).unwrap().modified().unwrap();
+    assert_eq!(std::fs::read(&path).unwrap().len(), content.len());
+    write(&path, content);
+    std::fs::File::options()
+        .append(true)
+        .open(&path)
+        .unwrap()
+        .set_modified(mtime)
+        .unwrap();
+}
+
+#[test]
+fn local_changes_the_index_alone_cannot_see_still_stop_the_landing() {
+    let env = Env::new();
+    let repo = repo_with_gate(&env, "true");
+    let a = agent(&env, &repo, "a");
+    env.commit_file(&a, "shared.txt", "from lane\n", "edit shared");
+    env.fleet(&repo, &["track", "--ready", "a"]).ok();
+    let old = env.git(&repo, &["rev-parse", "main"]);
+    let refused = |what: &str| {
+        let run = env.fleet(&repo, &["land", "a", "--yes"]).code(1);
+        assert!(
+            run.stderr.contains("where this lane changes: shared.txt"),
+            "{what}: {}",
+            run.stderr
+        );
+        assert_eq!(env.git(&repo, &["rev-parse", "main"]), old, "{what}");
+    };
+
+    // Same size, same modification time: only the change time differs.
+    sneaky_same_size_edit(&env, &repo, "two\n");
+    refused("same-size edit");
+    assert_eq!(
+        std::fs::read_to_string(repo.join("shared.txt")).unwrap(),
+        "two\n"
+    );
+    env.git(&repo, &["checkout", "--", "shared.txt"]);
+
+    // Only the executable bit.
+    let mode = |m: u32| {
+        use std::os::unix::fs::PermissionsExt;
+        std::fs::set_permissions(repo.join("shared.txt"), std::fs::Permissions::from_mode(m))
+            .unwrap();
+    };
+    mode(0o755);
+    refused("chmod +x");
+    mode(0o644);
+
+    // Dropped from the index, the file left on disk (it shows as untracked).
+    env.git(&repo, &["rm", "-q", "--cached", "shared.txt"]);
+    refused("git rm --cached");
+    env.git(&repo, &["reset", "-q", "--", "shared.txt"]);
+
+    // Staged, then the file put back as it was.
+    write(&repo.join("shared.txt"), "staged\n");
+    env.git(&repo, &["add", "shared.txt"]);
+    write(&repo.join("shared.txt"), "one\n");
+    refused("staged change");
+    env.git(&repo, &["reset", "-q", "--", "shared.txt"]);
+
+    // A conflict left in the index.
+    let head = env.git(&repo, &["rev-parse", "HEAD:shared.txt"]);
+    env.git_input(
+        &repo,
+        &["update-index", "--index-info"],
+        &format!(
+            "0 {z}\tshared.txt\n100644 {head} 1\tshared.txt\n100644 {head} 2\tshared.txt\n",
+            z = "0".repeat(40)
+        ),
+    );
+    refused("conflicted entry");
+    env.git(&repo, &["reset", "-q", "--", "shared.txt"]);
+
+    // Nothing of the user's left: it lands, and the file follows.
+    env.fleet(&repo, &["land", "a", "--yes"]).ok();
+    assert_eq!(
+        std::fs::read_to_string(repo.join("shared.txt")).unwrap(),
+        "from lane\n"
+    );
+    assert_eq!(env.git(&repo, &["status", "--porcelain"]), "");
+}
+
+#[test]
+fn the_gate_worktree_loses_untracked_leftovers_and_keeps_ignored_build_caches() {
+    let env = Env::new();
+    let seen = env.path().join("seen");
+    let gate = format!(
+        "echo \"$(ls build 2>/dev/null | tr '\\n' ' ')\" >> {seen}; \
+         test ! -e leftover && test ! -e src/stray && test ! -e junk || exit 1; \
+         touch leftover src/stray; mkdir -p junk/deep build; \
+         touch junk/deep/f \"build/$(echo $FLEET_LANE | tr / -)\"",
+        seen = seen.display()
+    );
+    let repo = env.path().join("repo");
+    env.repo(
+        &repo,
+        "main",
+        &[
+            ("README", "r\n"),
+            ("src/lib.txt", "lib\n"),
+            (".gitignore", "build/\n"),
+            ("fleet.toml", &format!("[gate]\ncommands = [{gate:?}]\n")),
+        ],
+    );
+    for lane in ["a", "b", "c"] {
+        let wt = agent(&env, &repo, lane);
+        env.commit_file(&wt, &format!("{lane}.txt"), "x\n", lane);
+    }
+    env.fleet(&repo, &["track", "--ready", "a", "b", "c"]).ok();
+    env.fleet(&repo, &["land", "--all", "--yes"]).ok();
+    assert_eq!(
+        lane_states(&env, &repo),
+        ["fleet/a", "fleet/b", "fleet/c"].map(|l| (l.to_string(), "landed".to_string()))
+    );
+    assert_eq!(
+        std::fs::read_to_string(&seen).unwrap(),
+        "\nfleet-a \nfleet-a fleet-b \n"
+    );
+}

@@ -198,6 +198,74 @@ impl Repo {
             .collect())
     }
 
+    /// Proof, from the index and `lstat` alone, that this checkout holds each of
+    /// `changed` exactly as its old side: a path the change adds has no index entry
+    /// and nothing on disk; any other path has a stage-0 index entry with the old blob
+    /// and mode, and a file whose stat data match that entry and are not racy (git's
+    /// own test for "unchanged"). `false` means "not proven", never "changed": the
+    /// caller then asks `git status`. It is the common case of a landing (a shared
+    /// checkout nobody edits), decided without starting git.
+    pub fn provably_as_before(&self, changed: &[ChangedPath]) -> bool {
+        let Some(workdir) = self.workdir() else {
+            return false;
+        };
+        let Ok(index) = self.inner.index() else {
+            return false;
+        };
+        // Case-folding file systems make `lstat` answer for other names.
+        if self
+            .inner
+            .filesystem_options()
+            .map_or(true, |fs| fs.ignore_case)
+        {
+            return false;
+        }
+        let options = gix::index::entry::stat::Options::default();
+        let odd = gix::index::entry::Flags::ASSUME_VALID
+            | gix::index::entry::Flags::SKIP_WORKTREE
+            | gix::index::entry::Flags::INTENT_TO_ADD;
+        changed.iter().all(|change| {
+            if change.is_gitlink() {
+                return false;
+            }
+            let path = gix::bstr::BStr::new(change.path.as_bytes());
+            let under = format!("{}/", change.path);
+            if index
+                .prefixed_entries_range(under.as_str().into())
+                .is_some()
+            {
+                return false;
+            }
+            let on_disk =
+                gix::index::fs::Metadata::from_path_no_follow(&workdir.join(&change.path));
+            let (Some(old), Some(entry)) = (change.old, index.entry_by_path(path)) else {
+                // Added by the change: nothing of the user's may be there yet.
+                return change.old.is_none()
+                    && index.entry_by_path(path).is_none()
+                    && on_disk.is_err_and(|e| e.kind() == std::io::ErrorKind::NotFound);
+            };
+            let Ok(meta) = on_disk else {
+                return false;
+            };
+            let mode_on_disk = match (meta.is_symlink(), meta.is_file(), meta.is_executable()) {
+                (true, _, _) => 0o120000,
+                (false, true, true) => 0o100755,
+                (false, true, false) => 0o100644,
+                _ => return false,
+            };
+            let Ok(stat) = gix::index::entry::Stat::from_fs(&meta) else {
+                return false;
+            };
+            entry.stage_raw() == 0
+                && entry.id == old
+                && entry.mode.bits() as u16 == change.old_mode
+                && mode_on_disk == change.old_mode
+                && !entry.flags.intersects(odd)
+                && entry.stat.matches(&stat, options)
+                && !entry.stat.is_racy(index.timestamp(), options)
+        })
+    }
+
     /// The index's stage-0 entries (mode, blob) for `paths`, read from this worktree's
     /// index file. Paths not in the index are absent from the map.
     pub fn index_entries(
@@ -448,6 +516,52 @@ impl Repo {
     /// nor do nested repositories, which are checked on their own).
     pub fn is_dirty(&self) -> Result<bool> {
         Ok(!self.dirty_paths(1)?.is_empty())
+    }
+
+    /// An untracked file or folder anywhere in the worktree (not ignored ones, not
+    /// nested repositories). A directory walk that stops at the first hit: unlike a
+    /// status, it neither stats nor hashes tracked files, and starts no threads, so
+    /// it is the cheap question to ask before every gate run.
+    pub fn has_untracked(&self) -> Result<bool> {
+        use gix::dir::walk::{Action, Delegate, EmissionMode};
+        use gix::dir::{EntryRef, entry};
+
+        /// Stops the walk at the first untracked entry that is not a repository.
+        #[derive(Default)]
+        struct FirstUntracked(bool);
+        impl Delegate for FirstUntracked {
+            fn emit(&mut self, entry: EntryRef<'_>, _: Option<entry::Status>) -> Action {
+                if entry.status == entry::Status::Untracked
+                    && entry.disk_kind != Some(entry::Kind::Repository)
+                {
+                    self.0 = true;
+                    return Action::Break(());
+                }
+                Action::Continue(())
+            }
+        }
+
+        let what = || "cannot look for untracked files in the worktree".to_string();
+        let index = self.inner.index_or_empty().context(what)?;
+        let options = self
+            .inner
+            .dirwalk_options()
+            .context(what)?
+            .emit_untracked(EmissionMode::CollapseDirectory)
+            .emit_ignored(None)
+            .emit_tracked(false);
+        let mut found = FirstUntracked::default();
+        let interrupt = AtomicBool::new(false);
+        self.inner
+            .dirwalk(
+                &index,
+                Vec::<gix::bstr::BString>::new(),
+                &interrupt,
+                options,
+                &mut found,
+            )
+            .context(what)?;
+        Ok(found.0)
     }
 
     /// Up to `limit` paths with uncommitted changes, for messages.

@@ -105,6 +105,32 @@ impl Env {
         run.stdout.trim_end().to_string()
     }
 
+    /// Run git with `input` on stdin, assert success, return trimmed stdout.
+    pub fn git_input(&self, dir: &Path, args: &[&str], input: &str) -> String {
+        use std::io::Write;
+        let mut cmd = Command::new("git");
+        self.hermetic(&mut cmd);
+        cmd.current_dir(dir)
+            .args(args)
+            .stdin(std::process::Stdio::piped())
+            .stdout(std::process::Stdio::piped())
+            .stderr(std::process::Stdio::piped());
+        let mut child = cmd.spawn().expect("spawn git");
+        child
+            .stdin
+            .take()
+            .unwrap()
+            .write_all(input.as_bytes())
+            .unwrap();
+        let out = child.wait_with_output().expect("wait");
+        assert!(
+            out.status.success(),
+            "git {args:?}: {}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+        String::from_utf8_lossy(&out.stdout).trim_end().to_string()
+    }
+
     pub fn fleet(&self, dir: &Path, args: &[&str]) -> Run {
         self.fleet_env(dir, args, &[])
     }
