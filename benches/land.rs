@@ -6,8 +6,10 @@
 //!    `fleet land --all --yes` against the shell-script way in the shared checkout
 //!    (`git checkout main && git merge --no-ff lane && true`, per lane), as time per
 //!    lane, for N = 10, 20 and 40 (to show it stays linear). Median of 3 runs each.
-//! 2. `fleet status --json` with 1,000 tracked lanes (first run, then warm, median of 5)
-//!    against `git for-each-ref --format='%(ahead-behind:main)'` over the same branches.
+//! 2. `fleet status --json` with 1,000 tracked lanes, each adding a file (first run and
+//!    warm, median of 5) against `git for-each-ref --format='%(ahead-behind:main)'` over the
+//!    same branches; then, after the target moves on, a first run (every lane's merge
+//!    predicted, median of 3) against `git merge-tree --write-tree` once per lane.
 //! 3. Batches: 8 ready lanes with a gate that sleeps 2 s, landed one by one
 //!    (`land --all`) against `land --all --batch`, all green and with lane 5 breaking
 //!    the gate: wall time and gate runs, median of 3 runs.
@@ -58,15 +60,7 @@ fn main() {
     let dir = base.join("status");
     env.make_repo_with_branches(&dir, 1000);
     env.fleet(&dir, &["track"], &lane_names(1000));
-    let started = Instant::now();
-    env.fleet(&dir, &["status", "--json"], &[]);
-    let first = started.elapsed();
-    let mut warm = Vec::new();
-    let mut git = Vec::new();
-    for _ in 0..5 {
-        let started = Instant::now();
-        env.fleet(&dir, &["status", "--json"], &[]);
-        warm.push(started.elapsed());
+    let for_each_ref = || {
         let started = Instant::now();
         env.git(
             &dir,
@@ -76,15 +70,53 @@ fn main() {
                 "refs/heads/lane-*",
             ],
         );
-        git.push(started.elapsed());
+        started.elapsed()
+    };
+    // A first run computes every lane's facts; later runs reuse them until the target
+    // or a lane moves. Deleting fleet's memo file makes each timed run a first run.
+    let memo = dir.join(".git/fleet/cache/status-facts-v1.json");
+    let status = |cold: bool| {
+        if cold {
+            let _ = std::fs::remove_file(&memo);
+        }
+        let started = Instant::now();
+        env.fleet(&dir, &["status", "--json"], &[]);
+        started.elapsed()
+    };
+    let (mut first, mut warm, mut git) = (Vec::new(), Vec::new(), Vec::new());
+    for _ in 0..5 {
+        first.push(status(true));
+        warm.push(status(false));
+        git.push(for_each_ref());
     }
-    println!(
-        "| `status --json`, 1000 lanes, first run (fills the cache) | {} | {} | {:.2} |",
-        ms(median(&git)),
-        ms(first),
-        first.as_secs_f64() / median(&git).as_secs_f64()
+    report(
+        "`status --json`, 1000 lanes, first run (fills the cache)",
+        &git,
+        &first,
     );
     report("`status --json`, 1000 lanes, warm", &git, &warm);
+
+    // The target moves on: every lane is now behind, so status predicts each merge.
+    // What a user would otherwise run for that: `git merge-tree` once per lane.
+    std::fs::write(dir.join("src/d0/f0.txt"), "moved on\n").unwrap();
+    env.git(&dir, &["commit", "-q", "-am", "target moves on"]);
+    let (mut moved, mut merge_tree) = (Vec::new(), Vec::new());
+    for _ in 0..3 {
+        moved.push(status(true));
+        let started = Instant::now();
+        for lane in lane_names(1000) {
+            env.git(
+                &dir,
+                &["merge-tree", "--write-tree", "--quiet", "main", &lane],
+            );
+        }
+        merge_tree.push(started.elapsed());
+    }
+    report(
+        "`status --json`, 1000 lanes behind a moved target, first run (vs `git merge-tree` per lane)",
+        &merge_tree,
+        &moved,
+    );
 
     batches(&env, &base);
 }
@@ -252,34 +284,23 @@ impl Env {
         );
     }
 
-    /// `n` branches, each one commit ahead of main, made with plumbing.
+    /// `n` branches, each one commit ahead of main adding its own file, made in one
+    /// `git fast-import`.
     fn make_repo_with_branches(&self, dir: &Path, n: usize) {
         self.base_repo(dir, "true");
-        let tree = self
-            .output(dir, "git", &["rev-parse", "main^{tree}"])
-            .trim()
-            .to_string();
-        let mut updates = String::new();
+        let main = self.output(dir, "git", &["rev-parse", "main"]);
+        let mut stream = String::new();
         for i in 0..n {
-            let commit = self
-                .output(
-                    dir,
-                    "git",
-                    &[
-                        "commit-tree",
-                        "-p",
-                        "main",
-                        "-m",
-                        &format!("lane {i}"),
-                        &tree,
-                    ],
-                )
-                .trim()
-                .to_string();
-            updates.push_str(&format!("create refs/heads/lane-{i} {commit}\n"));
+            let text = format!("lane {i}\n");
+            stream.push_str(&format!(
+                "commit refs/heads/lane-{i}\ncommitter Bench <bench@example.invalid> 1700000000 +0000\n\
+                 data 5\nlane\nfrom {}\nM 100644 inline lane-{i}.txt\ndata {}\n{text}\n",
+                main.trim(),
+                text.len()
+            ));
         }
         let mut child = self
-            .cmd(Path::new("git"), dir, &["update-ref", "--stdin"])
+            .cmd(Path::new("git"), dir, &["fast-import", "--quiet"])
             .spawn()
             .unwrap();
         use std::io::Write;
@@ -287,7 +308,7 @@ impl Env {
             .stdin
             .take()
             .unwrap()
-            .write_all(updates.as_bytes())
+            .write_all(stream.as_bytes())
             .unwrap();
         assert!(child.wait_with_output().unwrap().status.success());
     }

@@ -182,6 +182,57 @@ fn status_derives_landed_conflicts_and_staleness_from_the_refs() {
 }
 
 #[test]
+fn predicted_conflicts_agree_with_git_merge_tree_whatever_shape_the_overlap_takes() {
+    let env = Env::new();
+    let repo = env.path().join("repo");
+    env.repo(
+        &repo,
+        "main",
+        &[
+            ("README", "r\n"),
+            ("shared.txt", "one\n"),
+            ("gone.txt", "soon deleted\n"),
+            ("deep/a/file.txt", "deep\n"),
+        ],
+    );
+    // (lane, file it writes, whether a conflict is expected)
+    let lanes = [
+        ("clean", "README", false),
+        ("same-file", "shared.txt", true),
+        ("under-a-new-file", "dir1/x.txt", true),
+        ("over-a-new-folder", "dir2", true),
+        ("edits-a-deleted-file", "gone.txt", true),
+        ("next-to-the-target", "deep/a/other.txt", false),
+        ("file-over-deep-folder", "deep/a", true),
+    ];
+    for (name, path, _) in lanes {
+        let wt = env.agent(&repo, name);
+        // A file where a folder was: the folder goes in the same commit.
+        let _ = std::fs::remove_dir_all(wt.join(path));
+        env.commit_file(&wt, path, &format!("from {name}\n"), name);
+    }
+    // The target moves on after every lane branched off.
+    write(&repo.join("shared.txt"), "target\n");
+    write(&repo.join("dir1"), "a file now\n");
+    write(&repo.join("dir2/inner.txt"), "a folder now\n");
+    write(&repo.join("deep/a/file.txt"), "deeper\n");
+    std::fs::remove_file(repo.join("gone.txt")).unwrap();
+    env.git(&repo, &["add", "-A"]);
+    env.git(&repo, &["commit", "-q", "-m", "target moves on"]);
+    let names: Vec<String> = lanes.iter().map(|(n, _, _)| format!("fleet/{n}")).collect();
+    let mut args = vec!["track"];
+    args.extend(names.iter().map(String::as_str));
+    env.fleet(&repo, &args).ok();
+    let views = status(&env, &repo);
+    for (i, (name, _, expected)) in lanes.iter().enumerate() {
+        let predicted = !views[i]["conflicts"].as_array().unwrap().is_empty();
+        let git = env.git_run(&repo, &["merge-tree", "--write-tree", "main", &names[i]]);
+        assert_eq!(git.code == 1, *expected, "git merge-tree on {name}");
+        assert_eq!(predicted, *expected, "{name}: {}", views[i]);
+    }
+}
+
+#[test]
 fn a_failing_worker_test_takes_a_ready_lane_back_to_running() {
     let env = Env::new();
     let (repo, _) = setup(&env, 1);

@@ -45,13 +45,16 @@ impl Repo {
     /// Find the repository `path` belongs to, walking up like git does.
     /// `GIT_DIR` and friends are not consulted: callers that care check them.
     pub fn discover(path: &Path) -> Result<Repo> {
-        let inner = gix::discover(path).map(with_identity).map_err(|e| {
-            Error::refused(format!(
-                "{} is not inside a git repository ({e})",
-                path.display()
-            ))
-            .with_help("run fleet inside a git checkout, or `git init` one first")
-        })?;
+        let inner = gix::discover(path)
+            .map(with_identity)
+            .map(with_object_cache)
+            .map_err(|e| {
+                Error::refused(format!(
+                    "{} is not inside a git repository ({e})",
+                    path.display()
+                ))
+                .with_help("run fleet inside a git checkout, or `git init` one first")
+            })?;
         Ok(Repo { inner })
     }
 
@@ -59,6 +62,7 @@ impl Repo {
     pub fn open(path: &Path) -> Result<Repo> {
         let inner = gix::open(path)
             .map(with_identity)
+            .map(with_object_cache)
             .context(|| format!("cannot open the repository at {}", path.display()))?;
         Ok(Repo { inner })
     }
@@ -122,6 +126,7 @@ impl Repo {
             .inner
             .main_repo()
             .map(with_identity)
+            .map(with_object_cache)
             .context(|| "cannot open the main worktree".into())?;
         Ok(Repo { inner })
     }
@@ -896,6 +901,13 @@ enum TreeSide {
 /// gix needs a committer for reflogs (ref updates, new worktrees' HEAD) and fails
 /// without one, where git falls back to a default identity. fleet does the same, in
 /// memory only, so a machine without `user.name` still works.
+/// A small cache of decoded objects: status and landing read the same target commit
+/// and trees once per lane, and without it each read maps and inflates the object anew.
+fn with_object_cache(mut inner: gix::Repository) -> gix::Repository {
+    inner.object_cache_size_if_unset(4 << 20);
+    inner
+}
+
 fn with_identity(inner: gix::Repository) -> gix::Repository {
     if matches!(inner.committer(), Some(Ok(_))) && matches!(inner.author(), Some(Ok(_))) {
         return inner;

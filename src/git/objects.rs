@@ -246,6 +246,16 @@ impl Repo {
         }
     }
 
+    /// Every best common ancestor of `a` and `b` (more than one after criss-cross
+    /// merges; none for unrelated histories).
+    pub fn merge_bases(&self, a: ObjectId, b: ObjectId) -> Result<Vec<ObjectId>> {
+        let bases = self
+            .inner
+            .merge_bases_many(a, &[b])
+            .context(|| format!("cannot find the merge bases of {a} and {b}"))?;
+        Ok(bases.into_iter().map(|id| id.detach()).collect())
+    }
+
     /// The bytes of a blob.
     pub fn blob(&self, id: ObjectId) -> Result<Vec<u8>> {
         let object = self
