@@ -17,7 +17,8 @@
 //!   `LEFTHOOK_BIN` (the native binary), lefthook's fastest way to find itself;
 //! - a one-line shell pre-commit guard (git dir = common dir: refuse);
 //! - not a guard, for reference: `#!/bin/sh` + `exit 0` in the four hooks fleet
-//!   installs, the cost of git starting those hooks at all.
+//!   installs, the cost of git starting those hooks at all; and the same in
+//!   reference-transaction alone, the floor under any guard that catches `--no-verify`.
 //!
 //! Runs are interleaved (every case once per round, the order rotating), median of
 //! `FLEET_BENCH_RUNS` (default 41) after 3 warm-up commits each. Then fleet's hooks for a
@@ -154,6 +155,21 @@ fn main() {
                 std::fs::write(&path, "#!/bin/sh\nexit 0\n").unwrap();
                 std::fs::set_permissions(&path, std::fs::Permissions::from_mode(0o755)).unwrap();
             }
+        },
+        &[],
+    ));
+
+    // The floor under any guard that catches `--no-verify`: reference-transaction alone,
+    // which git 2.47 runs five times per commit (HEAD and the branch prepared and
+    // committed; AUTO_MERGE's deletion aborted, prepared and committed).
+    cases.push(env.case(
+        &base,
+        "no-op sh in reference-transaction alone",
+        |repo| {
+            use std::os::unix::fs::PermissionsExt;
+            let path = repo.join(".git/hooks/reference-transaction");
+            std::fs::write(&path, "#!/bin/sh\nexit 0\n").unwrap();
+            std::fs::set_permissions(&path, std::fs::Permissions::from_mode(0o755)).unwrap();
         },
         &[],
     ));

@@ -32,6 +32,17 @@ fn agent(env: &Env, repo: &Path, name: &str) -> PathBuf {
     )
 }
 
+/// Lane `a` (which writes "from lane" to shared.txt) lands, and the shared checkout
+/// ends clean with the lane's file.
+fn lands_and_the_shared_checkout_follows(env: &Env, repo: &Path) {
+    env.fleet(repo, &["land", "a", "--yes"]).ok();
+    assert_eq!(
+        std::fs::read_to_string(repo.join("shared.txt")).unwrap(),
+        "from lane\n"
+    );
+    assert_eq!(env.git(repo, &["status", "--porcelain"]), "");
+}
+
 fn receipt(env: &Env, repo: &Path, commit: &str) -> toml::Value {
     let text = env.git(repo, &["notes", "--ref", "fleet", "show", commit]);
     toml::from_str(&text).unwrap()
@@ -579,12 +590,7 @@ fn a_touched_but_unchanged_file_does_not_stop_the_checkout_following() {
         .open(repo.join("shared.txt"))
         .unwrap();
     file.set_modified(std::time::SystemTime::now()).unwrap();
-    env.fleet(&repo, &["land", "a", "--yes"]).ok();
-    assert_eq!(
-        std::fs::read_to_string(repo.join("shared.txt")).unwrap(),
-        "from lane\n"
-    );
-    assert_eq!(env.git(&repo, &["status", "--porcelain"]), "");
+    lands_and_the_shared_checkout_follows(&env, &repo);
 }
 
 #[test]
@@ -988,12 +994,7 @@ fn local_changes_the_index_alone_cannot_see_still_stop_the_landing() {
     env.git(&repo, &["reset", "-q", "--", "shared.txt"]);
 
     // Nothing of the user's left: it lands, and the file follows.
-    env.fleet(&repo, &["land", "a", "--yes"]).ok();
-    assert_eq!(
-        std::fs::read_to_string(repo.join("shared.txt")).unwrap(),
-        "from lane\n"
-    );
-    assert_eq!(env.git(&repo, &["status", "--porcelain"]), "");
+    lands_and_the_shared_checkout_follows(&env, &repo);
 }
 
 #[test]

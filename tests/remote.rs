@@ -598,7 +598,7 @@ fn a_garbage_remote_registry_is_named_and_the_local_one_is_left_alone() {
     std::fs::write(seed.join("lanes.toml"), "this is = = not toml\n").unwrap();
     let blob = f.env.git(&seed, &["hash-object", "-w", "lanes.toml"]);
     let mktree = format!("100644 blob {blob}\tlanes.toml\n");
-    let tree = pipe_git(&f.env, &seed, &["mktree"], &mktree);
+    let tree = f.env.git_input(&seed, &["mktree"], &mktree);
     let commit = f.env.git(&seed, &["commit-tree", &tree, "-m", "garbage"]);
     f.env.git(
         &seed,
@@ -644,25 +644,4 @@ fn head_and_invalid_names_are_not_lanes_on_a_remote_either() {
             .code,
         1
     );
-}
-
-/// Run git with `input` on stdin.
-fn pipe_git(env: &Env, dir: &Path, args: &[&str], input: &str) -> String {
-    use std::io::Write;
-    let mut cmd = std::process::Command::new("git");
-    cmd.current_dir(dir)
-        .args(args)
-        .env("GIT_CONFIG_NOSYSTEM", "1")
-        .env("HOME", env.path().join("home"))
-        .stdin(std::process::Stdio::piped())
-        .stdout(std::process::Stdio::piped());
-    let mut child = cmd.spawn().unwrap();
-    child
-        .stdin
-        .take()
-        .unwrap()
-        .write_all(input.as_bytes())
-        .unwrap();
-    let out = child.wait_with_output().unwrap();
-    String::from_utf8_lossy(&out.stdout).trim().to_string()
 }
