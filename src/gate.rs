@@ -182,17 +182,7 @@ pub fn prepare_worktree_at(repo: &Repo, path: &Path, candidate: ObjectId) -> Res
         if let Some(id) = &wt.id {
             let _ = std::fs::remove_file(admin_dir(repo, id).join("index.lock"));
         }
-        // Untracked leftovers are found in process; `git clean` runs only when needed.
-        // (Tracked files need no look: the forced checkout puts them back.)
-        let has_untracked = Repo::open(&path)
-            .and_then(|gate| gate.has_untracked())
-            .unwrap_or(true);
-        let reset = git::cli::reset_gate_worktree(
-            &path,
-            &candidate.to_string(),
-            &no_hooks_dir(repo)?,
-            has_untracked,
-        );
+        let reset = reset_gate(&path, candidate, &no_hooks_dir(repo)?);
         if reset.is_ok() {
             return Ok(());
         }
@@ -211,6 +201,20 @@ pub fn prepare_worktree_at(repo: &Repo, path: &Path, candidate: ObjectId) -> Res
             .map_err(|e| Error::env(format!("cannot clear {}: {e}", path.display())))?;
     }
     repo.add_detached_worktree(&path, candidate)
+}
+
+/// Check `candidate` out in the gate worktree at `path`, then clear what an earlier
+/// gate run left there. Leftovers are looked for after the checkout, with the
+/// candidate's own ignore rules, in process; `git clean` runs only when there are some.
+fn reset_gate(path: &Path, candidate: ObjectId, no_hooks: &Path) -> Result<()> {
+    git::cli::checkout_gate_worktree(path, &candidate.to_string(), no_hooks)?;
+    let leftovers = Repo::open(path)
+        .and_then(|gate| gate.has_untracked())
+        .unwrap_or(true);
+    if leftovers {
+        git::cli::clean_gate_worktree(path)?;
+    }
+    Ok(())
 }
 
 /// A linked worktree's administrative folder in the common git dir.

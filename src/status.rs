@@ -11,7 +11,7 @@ use serde::{Deserialize, Serialize};
 
 use crate::context::Context;
 use crate::error::Result;
-use crate::git::{Merged, ObjectId, Repo, WorktreeInfo};
+use crate::git::{ChangedPath, Merged, ObjectId, Repo, WorktreeInfo};
 use crate::lanes::{self, GateRecord, Lane, LaneState, WorkerTest};
 
 #[derive(Debug, Serialize)]
@@ -79,9 +79,9 @@ struct Facts {
 struct Memo {
     facts: HashMap<String, Facts>,
     dirty: bool,
-    /// The paths the target changed since a merge base, for this run only: lanes
-    /// mostly share a few bases, so each is diffed once.
-    target_changes: HashMap<ObjectId, BTreeSet<String>>,
+    /// What the target changed since a merge base, for this run only: lanes mostly
+    /// share a few bases, so each is diffed once.
+    target_changes: HashMap<ObjectId, Side>,
 }
 
 impl Memo {
@@ -141,10 +141,9 @@ impl Memo {
 
 impl Memo {
     /// The paths merging `tip` into `target` would conflict on, predicted in memory.
-    /// With a single merge base and no path changed on both sides (nor a path on one
-    /// side and a file or folder around it on the other), the merge is clean without
-    /// running it: the common case, and what keeps a first run over a thousand lanes
-    /// fast. Anything else gets the full in-memory merge.
+    /// With a single merge base, and two sides that cannot meet, the merge is clean
+    /// without running it: the common case, and what keeps a first run over a thousand
+    /// lanes fast. Anything else gets the full in-memory merge.
     fn predicted_conflicts(
         &mut self,
         repo: &Repo,
@@ -159,18 +158,14 @@ impl Memo {
             return full_merge(repo, tip, target);
         };
         let base_tree = repo.tree_of(base)?;
-        let target_paths = match self.target_changes.entry(base) {
+        let target_side = match self.target_changes.entry(base) {
             Entry::Occupied(known) => known.into_mut(),
-            Entry::Vacant(slot) => {
-                let changed = repo.changed_paths(base_tree, repo.tree_of(target)?)?;
-                slot.insert(changed.into_iter().map(|c| c.path).collect())
-            }
+            Entry::Vacant(slot) => slot.insert(Side::new(
+                repo.changed_paths(base_tree, repo.tree_of(target)?)?,
+            )),
         };
-        let lane_changes = repo.changed_paths(base_tree, repo.tree_of(tip)?)?;
-        if lane_changes
-            .iter()
-            .all(|c| !touches_any(&c.path, target_paths))
-        {
+        let lane_side = Side::new(repo.changed_paths(base_tree, repo.tree_of(tip)?)?);
+        if lane_side.cannot_meet(target_side) {
             return Ok(Vec::new());
         }
         full_merge(repo, tip, target)
@@ -184,17 +179,54 @@ fn full_merge(repo: &Repo, tip: ObjectId, target: ObjectId) -> Result<Vec<String
     })
 }
 
-/// `path` is in `paths`, or one of them is a folder holding it or a file standing
-/// where `path` needs a folder.
+/// One side of a merge: the paths it changed since the merge base, and the folders it
+/// removed a file from (any of which it may have renamed).
+#[derive(Default)]
+struct Side {
+    paths: BTreeSet<String>,
+    emptied: BTreeSet<String>,
+}
+
+impl Side {
+    fn new(changed: Vec<ChangedPath>) -> Side {
+        let mut side = Side::default();
+        for change in changed {
+            if change.new.is_none() {
+                side.emptied
+                    .extend(folders_of(&change.path).map(str::to_string));
+            }
+            side.paths.insert(change.path);
+        }
+        side
+    }
+
+    /// Neither side changes a path of the other's, or a file or folder around one,
+    /// or anything inside a folder the other removed files from (a folder rename
+    /// carries the other side's files along, and may collide there). Touching is
+    /// symmetric, so only this side's paths are walked: call it on the smaller side.
+    fn cannot_meet(&self, other: &Side) -> bool {
+        self.paths.iter().all(|path| {
+            !touches_any(path, &other.paths) && !folders_of(path).any(|d| other.emptied.contains(d))
+        }) && self.emptied.iter().all(|dir| !holds_any(dir, &other.paths))
+    }
+}
+
+/// The folders holding `path`, innermost last (`a/b/c` gives `a`, `a/b`).
+fn folders_of(path: &str) -> impl Iterator<Item = &str> {
+    path.match_indices('/').map(move |(i, _)| &path[..i])
+}
+
+/// `path` is in `paths`, or one of them is a file standing where `path` needs a
+/// folder, or `path` is a file standing where one of them needs a folder.
 fn touches_any(path: &str, paths: &BTreeSet<String>) -> bool {
-    if paths.contains(path) {
-        return true;
-    }
-    let ancestors = path.match_indices('/').map(|(i, _)| &path[..i]);
-    if ancestors.into_iter().any(|dir| paths.contains(dir)) {
-        return true;
-    }
-    let inside = format!("{path}/");
+    paths.contains(path)
+        || folders_of(path).any(|dir| paths.contains(dir))
+        || holds_any(path, paths)
+}
+
+/// One of `paths` is inside the folder `dir`.
+fn holds_any(dir: &str, paths: &BTreeSet<String>) -> bool {
+    let inside = format!("{dir}/");
     paths
         .range(inside.clone()..)
         .next()

@@ -998,14 +998,74 @@ fn local_changes_the_index_alone_cannot_see_still_stop_the_landing() {
 }
 
 #[test]
+fn an_emptied_file_whose_index_entry_git_smudged_still_stops_the_landing() {
+    let env = Env::new();
+    let repo = repo_with_gate(&env, "true");
+    let a = agent(&env, &repo, "a");
+    env.commit_file(&a, "shared.txt", "from lane\n", "edit shared");
+    env.fleet(&repo, &["track", "--ready", "a"]).ok();
+    let now = || {
+        std::time::SystemTime::now()
+            .duration_since(std::time::UNIX_EPOCH)
+            .unwrap()
+    };
+    let shared = repo.join("shared.txt");
+    // Within one second: the entry is written, the file changes (same size), the index
+    // is written again (git smudges the entry: size 0), and the file is emptied. The
+    // entry then matches the emptied file in every stat field git keeps.
+    let smudged = (0..20).any(|_| {
+        while now().subsec_millis() > 200 {
+            std::thread::sleep(std::time::Duration::from_millis(10));
+        }
+        let second = now().as_secs();
+        write(&shared, "one\n");
+        env.git(&repo, &["add", "shared.txt"]);
+        write(&shared, "ONE\n");
+        write(&repo.join("g1"), "g\n");
+        env.git(&repo, &["add", "g1"]);
+        std::fs::File::create(&shared).unwrap();
+        if now().as_secs() != second {
+            env.git(&repo, &["reset", "-q"]);
+            return false;
+        }
+        true
+    });
+    assert!(smudged, "never managed the sequence within one second");
+    // A later index write makes the smudged entry look settled (not racy).
+    std::thread::sleep(std::time::Duration::from_millis(1100));
+    write(&repo.join("g2"), "g\n");
+    env.git(&repo, &["add", "g2"]);
+    let debug = env.git(&repo, &["ls-files", "--debug", "shared.txt"]);
+    assert!(debug.contains("size: 0"), "{debug}");
+    let old = env.git(&repo, &["rev-parse", "main"]);
+    let run = env.fleet(&repo, &["land", "a", "--yes"]).code(1);
+    assert!(
+        run.stderr.contains("where this lane changes: shared.txt"),
+        "{}",
+        run.stderr
+    );
+    assert_eq!(env.git(&repo, &["rev-parse", "main"]), old);
+    assert_eq!(std::fs::read_to_string(&shared).unwrap(), "");
+}
+
+#[test]
 fn the_gate_worktree_loses_untracked_leftovers_and_keeps_ignored_build_caches() {
     let env = Env::new();
     let seen = env.path().join("seen");
+    // Each lane's gate leaves one kind of leftover, and the next one checks it is gone:
+    // files, an empty folder, a repository, and gen/out, written while gen/ was ignored
+    // and no longer ignored in lane e's candidate. build/ is ignored throughout: a cache
+    // that must survive.
     let gate = format!(
         "echo \"$(ls build 2>/dev/null | tr '\\n' ' ')\" >> {seen}; \
-         test ! -e leftover && test ! -e src/stray && test ! -e junk || exit 1; \
-         touch leftover src/stray; mkdir -p junk/deep build; \
-         touch junk/deep/f \"build/$(echo $FLEET_LANE | tr / -)\"",
+         mkdir -p build; touch \"build/$(echo $FLEET_LANE | tr / -)\"; \
+         case $FLEET_LANE in \
+         fleet/a) touch leftover src/stray ;; \
+         fleet/b) test ! -e leftover && test ! -e src/stray && mkdir empty ;; \
+         fleet/c) test ! -e empty && git init -q repo-left ;; \
+         fleet/d) test ! -e repo-left && mkdir gen && touch gen/out ;; \
+         fleet/e) test ! -e gen ;; \
+         esac",
         seen = seen.display()
     );
     let repo = env.path().join("repo");
@@ -1015,22 +1075,28 @@ fn the_gate_worktree_loses_untracked_leftovers_and_keeps_ignored_build_caches() 
         &[
             ("README", "r\n"),
             ("src/lib.txt", "lib\n"),
-            (".gitignore", "build/\n"),
+            (".gitignore", "build/\ngen/\n"),
             ("fleet.toml", &format!("[gate]\ncommands = [{gate:?}]\n")),
         ],
     );
-    for lane in ["a", "b", "c"] {
+    let lanes = ["a", "b", "c", "d", "e"];
+    for lane in lanes {
         let wt = agent(&env, &repo, lane);
+        if lane == "e" {
+            write(&wt.join(".gitignore"), "build/\n");
+        }
         env.commit_file(&wt, &format!("{lane}.txt"), "x\n", lane);
     }
-    env.fleet(&repo, &["track", "--ready", "a", "b", "c"]).ok();
+    let mut track = vec!["track", "--ready"];
+    track.extend(lanes);
+    env.fleet(&repo, &track).ok();
     env.fleet(&repo, &["land", "--all", "--yes"]).ok();
     assert_eq!(
         lane_states(&env, &repo),
-        ["fleet/a", "fleet/b", "fleet/c"].map(|l| (l.to_string(), "landed".to_string()))
+        lanes.map(|l| (format!("fleet/{l}"), "landed".to_string()))
     );
     assert_eq!(
         std::fs::read_to_string(&seen).unwrap(),
-        "\nfleet-a \nfleet-a fleet-b \n"
+        "\nfleet-a \nfleet-a fleet-b \nfleet-a fleet-b fleet-c \nfleet-a fleet-b fleet-c fleet-d \n"
     );
 }

@@ -193,6 +193,11 @@ fn predicted_conflicts_agree_with_git_merge_tree_whatever_shape_the_overlap_take
             ("shared.txt", "one\n"),
             ("gone.txt", "soon deleted\n"),
             ("deep/a/file.txt", "deep\n"),
+            ("ren/f1.txt", "first\n"),
+            ("ren/f2.txt", "second\n"),
+            ("ren/f3.txt", "third\n"),
+            ("lr/f1.txt", "first\n"),
+            ("lr/f2.txt", "second\n"),
         ],
     );
     // (lane, file it writes, whether a conflict is expected)
@@ -204,11 +209,20 @@ fn predicted_conflicts_agree_with_git_merge_tree_whatever_shape_the_overlap_take
         ("edits-a-deleted-file", "gone.txt", true),
         ("next-to-the-target", "deep/a/other.txt", false),
         ("file-over-deep-folder", "deep/a", true),
+        // The target renames ren/ to moved/ and adds moved/new.txt: the folder rename
+        // carries this lane's ren/new.txt onto it, with no path in common.
+        ("into-a-renamed-folder", "ren/new.txt", true),
+        // The other way round: this lane renames lr/ to lr2/ and adds lr2/y.txt; the
+        // target adds lr/y.txt.
+        ("renames-a-folder", "lr2/y.txt", true),
     ];
     for (name, path, _) in lanes {
         let wt = env.agent(&repo, name);
         // A file where a folder was: the folder goes in the same commit.
         let _ = std::fs::remove_dir_all(wt.join(path));
+        if name == "renames-a-folder" {
+            std::fs::rename(wt.join("lr"), wt.join("lr2")).unwrap();
+        }
         env.commit_file(&wt, path, &format!("from {name}\n"), name);
     }
     // The target moves on after every lane branched off.
@@ -217,6 +231,9 @@ fn predicted_conflicts_agree_with_git_merge_tree_whatever_shape_the_overlap_take
     write(&repo.join("dir2/inner.txt"), "a folder now\n");
     write(&repo.join("deep/a/file.txt"), "deeper\n");
     std::fs::remove_file(repo.join("gone.txt")).unwrap();
+    std::fs::rename(repo.join("ren"), repo.join("moved")).unwrap();
+    write(&repo.join("moved/new.txt"), "the target's\n");
+    write(&repo.join("lr/y.txt"), "the target's\n");
     env.git(&repo, &["add", "-A"]);
     env.git(&repo, &["commit", "-q", "-m", "target moves on"]);
     let names: Vec<String> = lanes.iter().map(|(n, _, _)| format!("fleet/{n}")).collect();

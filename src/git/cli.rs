@@ -105,26 +105,23 @@ pub fn worktree_prune(repo_dir: &Path) -> Result<String> {
 }
 
 /// Point the gate worktree at `commit`, discarding whatever a previous gate run left in
-/// tracked files and (when `has_untracked`) untracked ones, but keeping ignored files
-/// (build caches stay warm).
-/// Hooks are switched off: this is fleet's private checkout.
+/// tracked files. Hooks are switched off: this is fleet's private checkout.
 ///
 /// Why git: gix 0.90 can check out into a new folder but has no checkout, reset or
 /// clean for an existing worktree.
-pub fn reset_gate_worktree(
-    worktree: &Path,
-    commit: &str,
-    no_hooks: &Path,
-    has_untracked: bool,
-) -> Result<()> {
+pub fn checkout_gate_worktree(worktree: &Path, commit: &str, no_hooks: &Path) -> Result<()> {
     let mut cmd = git(worktree);
     cmd.arg("-c")
         .arg(format!("core.hooksPath={}", no_hooks.display()))
         .args(["checkout", "--quiet", "--force", "--detach", commit]);
-    run(cmd, "check out the gate candidate")?;
-    if !has_untracked {
-        return Ok(());
-    }
+    run(cmd, "check out the gate candidate").map(|_| ())
+}
+
+/// Remove everything untracked from the gate worktree (nested repositories included)
+/// but keep ignored files, so build caches stay warm.
+///
+/// Why git: gix 0.90 has no clean.
+pub fn clean_gate_worktree(worktree: &Path) -> Result<()> {
     let mut cmd = git(worktree);
     cmd.args(["clean", "-ffdq"]);
     run(cmd, "clean the gate worktree").map(|_| ())

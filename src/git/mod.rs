@@ -226,6 +226,7 @@ impl Repo {
             return false;
         }
         let options = gix::index::entry::stat::Options::default();
+        let empty_blob = ObjectId::empty_blob(self.inner.object_hash());
         let odd = gix::index::entry::Flags::ASSUME_VALID
             | gix::index::entry::Flags::SKIP_WORKTREE
             | gix::index::entry::Flags::INTENT_TO_ADD;
@@ -261,7 +262,12 @@ impl Repo {
             let Ok(stat) = gix::index::entry::Stat::from_fs(&meta) else {
                 return false;
             };
+            // git records size 0 for an entry it could not trust when it wrote the
+            // index (racily clean, and the file had changed): such an entry never
+            // proves anything, unless the blob really is empty.
+            let smudged = entry.stat.size == 0 && old != empty_blob;
             entry.stage_raw() == 0
+                && !smudged
                 && entry.id == old
                 && entry.mode.bits() as u16 == change.old_mode
                 && mode_on_disk == change.old_mode
@@ -523,22 +529,20 @@ impl Repo {
         Ok(!self.dirty_paths(1)?.is_empty())
     }
 
-    /// An untracked file or folder anywhere in the worktree (not ignored ones, not
-    /// nested repositories). A directory walk that stops at the first hit: unlike a
-    /// status, it neither stats nor hashes tracked files, and starts no threads, so
-    /// it is the cheap question to ask before every gate run.
+    /// Anything untracked in the worktree that is not ignored: a file, a folder (an
+    /// empty one too) or a repository. A directory walk that stops at the first hit:
+    /// unlike a status, it neither stats nor hashes tracked files, and starts no
+    /// threads, so it is the cheap question to ask before every gate run.
     pub fn has_untracked(&self) -> Result<bool> {
         use gix::dir::walk::{Action, Delegate, EmissionMode};
         use gix::dir::{EntryRef, entry};
 
-        /// Stops the walk at the first untracked entry that is not a repository.
+        /// Stops the walk at the first untracked entry.
         #[derive(Default)]
         struct FirstUntracked(bool);
         impl Delegate for FirstUntracked {
             fn emit(&mut self, entry: EntryRef<'_>, _: Option<entry::Status>) -> Action {
-                if entry.status == entry::Status::Untracked
-                    && entry.disk_kind != Some(entry::Kind::Repository)
-                {
+                if entry.status == entry::Status::Untracked {
                     self.0 = true;
                     return Action::Break(());
                 }
@@ -554,7 +558,8 @@ impl Repo {
             .context(what)?
             .emit_untracked(EmissionMode::CollapseDirectory)
             .emit_ignored(None)
-            .emit_tracked(false);
+            .emit_tracked(false)
+            .emit_empty_directories(true);
         let mut found = FirstUntracked::default();
         let interrupt = AtomicBool::new(false);
         self.inner
