@@ -318,13 +318,7 @@ pub fn write_receipt(repo: &Repo, receipt: &Receipt) -> Result<()> {
 /// Add a file to the tree of one of fleet's notes-like refs (a commit whose tree holds
 /// one file per key) by compare-and-swap, retried when another process added a file at
 /// the same time.
-pub fn put_file(
-    repo: &Repo,
-    full_ref: &str,
-    path: &str,
-    bytes: &[u8],
-    message: &str,
-) -> Result<()> {
+fn put_file(repo: &Repo, full_ref: &str, path: &str, bytes: &[u8], message: &str) -> Result<()> {
     repo.update_own_ref(full_ref, message, |old| {
         Ok(OwnRefStep::Set(
             repo.commit_with_file(old, path, bytes, message)?,

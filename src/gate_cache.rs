@@ -7,15 +7,22 @@
 //! by compare-and-swap like the receipts. Red results are kept as well, so a batch's
 //! bisection never re-tests a combination already known to fail; `--no-cache` runs the
 //! gate regardless. The values of the named variables are hashed into the key and never
-//! stored, since they may be secrets.
+//! stored, since they may be secrets. Bounded: a bucket (the key's first two hex digits)
+//! holds at most [`PER_BUCKET`] results, the oldest making room, and each update is a
+//! commit without a parent, so dropped results and old trees are unreachable garbage.
 
 use serde::{Deserialize, Serialize};
 
 use crate::error::Result;
 use crate::gate::{self, CommandResult, GateOutcome};
+use crate::git::OwnRefStep;
 use crate::git::{ObjectId, Repo};
 
 pub const REF: &str = "refs/fleet/gate-cache";
+
+/// At most this many results share a key's first two hex digits, so the cache holds at
+/// most 256 × 32 = 8,192: a full bucket drops its oldest entry to make room.
+const PER_BUCKET: usize = 32;
 
 /// One remembered gate run.
 #[derive(Clone, Debug, Serialize, Deserialize)]
@@ -100,14 +107,108 @@ pub fn store(repo: &Repo, key: &str, tree: ObjectId, outcome: &GateOutcome) -> R
     };
     let text = toml::to_string(&entry)
         .map_err(|e| crate::error::Error::env(format!("cannot write a gate cache entry: {e}")))?;
-    gate::put_file(
-        repo,
-        REF,
-        &path_of(key),
-        text.as_bytes(),
-        &format!(
-            "fleet: gate {} for tree {tree}",
-            if outcome.green { "passed" } else { "failed" }
-        ),
-    )
+    let path = path_of(key);
+    let message = format!(
+        "fleet: gate {} for tree {tree}",
+        if outcome.green { "passed" } else { "failed" }
+    );
+    repo.update_own_ref(REF, &message, |old| {
+        let evicted = match old {
+            Some(old) => to_evict(repo, old, key)?,
+            None => Vec::new(),
+        };
+        // No parent: the cache keeps no history, so what it drops is garbage git's own
+        // gc collects, and the ref stays one commit deep.
+        let commit = repo.commit_editing(old, &[], (&path, text.as_bytes()), &evicted, &message)?;
+        Ok(OwnRefStep::Set(commit, ()))
+    })
+}
+
+/// The entries to drop from `key`'s bucket in `commit` so that adding `key` leaves at
+/// most [`PER_BUCKET`]: the oldest first, unreadable ones before all.
+fn to_evict(repo: &Repo, commit: ObjectId, key: &str) -> Result<Vec<String>> {
+    let bucket = &key[..2];
+    let others: Vec<(String, ObjectId)> = repo
+        .files_in_folder(commit, bucket)?
+        .into_iter()
+        .filter(|(name, _)| *name != key[2..])
+        .collect();
+    let excess = (others.len() + 1).saturating_sub(PER_BUCKET);
+    if excess == 0 {
+        return Ok(Vec::new());
+    }
+    let mut aged: Vec<(i64, String)> = others
+        .into_iter()
+        .map(|(name, blob)| {
+            let at = repo
+                .blob(blob)
+                .ok()
+                .and_then(|bytes| toml::from_str::<Entry>(&String::from_utf8_lossy(&bytes)).ok())
+                .map_or(i64::MIN, |entry| entry.at);
+            (at, format!("{bucket}/{name}"))
+        })
+        .collect();
+    aged.sort();
+    Ok(aged
+        .into_iter()
+        .take(excess)
+        .map(|(_, path)| path)
+        .collect())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn outcome() -> GateOutcome {
+        GateOutcome {
+            green: true,
+            results: Vec::new(),
+            duration_ms: 1,
+            log: "log".into(),
+            log_digest: String::new(),
+        }
+    }
+
+    #[test]
+    fn a_full_bucket_drops_its_oldest_and_the_ref_keeps_no_history() {
+        let dir = tempfile::tempdir().unwrap();
+        let ok = std::process::Command::new("git")
+            .args(["init", "-q"])
+            .arg(dir.path())
+            .stdin(std::process::Stdio::piped())
+            .status()
+            .unwrap();
+        assert!(ok.success());
+        let repo = Repo::open(dir.path()).unwrap();
+        let tree = ObjectId::empty_tree(gix::hash::Kind::Sha1);
+        let key = |i: usize| format!("ab{i:038x}");
+        store(
+            &repo,
+            "cd00000000000000000000000000000000000000",
+            tree,
+            &outcome(),
+        )
+        .unwrap();
+        for i in 0..PER_BUCKET + 8 {
+            store(&repo, &key(i), tree, &outcome()).unwrap();
+        }
+        let head = repo.ref_target(REF).unwrap().unwrap();
+        let bucket = repo.files_in_folder(head, "ab").unwrap();
+        assert_eq!(bucket.len(), PER_BUCKET);
+        // Keys grow in the order they were written, as their times do.
+        assert!(lookup(&repo, &key(7)).unwrap().is_none());
+        assert!(lookup(&repo, &key(8)).unwrap().is_some());
+        assert!(lookup(&repo, &key(PER_BUCKET + 7)).unwrap().is_some());
+        assert!(
+            lookup(&repo, "cd00000000000000000000000000000000000000")
+                .unwrap()
+                .is_some()
+        );
+        // Storing a key the full bucket already holds drops nothing.
+        store(&repo, &key(8), tree, &outcome()).unwrap();
+        let head = repo.ref_target(REF).unwrap().unwrap();
+        assert_eq!(repo.files_in_folder(head, "ab").unwrap().len(), PER_BUCKET);
+        assert_eq!(repo.first_parent(head).unwrap(), None);
+    }
 }

@@ -125,18 +125,61 @@ impl Repo {
         bytes: &[u8],
         message: &str,
     ) -> Result<ObjectId> {
+        let parents: Vec<ObjectId> = parent.into_iter().collect();
+        self.commit_editing(parent, &parents, (path, bytes), &[], message)
+    }
+
+    /// A commit with `parents` whose tree is `base`'s (a commit; none: empty) with
+    /// `set` written and the files `remove` dropped. Does not move any ref.
+    pub fn commit_editing(
+        &self,
+        base: Option<ObjectId>,
+        parents: &[ObjectId],
+        set: (&str, &[u8]),
+        remove: &[String],
+        message: &str,
+    ) -> Result<ObjectId> {
+        let (path, bytes) = set;
         let what = || format!("cannot write {path} into a commit");
-        let mut editor = match parent {
-            Some(parent) => self.inner.edit_tree(self.tree_of(parent)?).context(what)?,
+        let mut editor = match base {
+            Some(base) => self.inner.edit_tree(self.tree_of(base)?).context(what)?,
             None => self.inner.empty_tree().edit().context(what)?,
         };
+        for gone in remove {
+            editor.remove(gone.as_str()).context(what)?;
+        }
         let blob = self.inner.write_blob(bytes).context(what)?.detach();
         editor
             .upsert(path, gix::object::tree::EntryKind::Blob, blob)
             .context(what)?;
         let tree = editor.write().context(what)?.detach();
-        let parents: Vec<ObjectId> = parent.into_iter().collect();
-        self.commit_tree(message, tree, &parents)
+        self.commit_tree(message, tree, parents)
+    }
+
+    /// The files directly in folder `dir` of `commit`'s tree (name, blob); none when
+    /// there is no such folder.
+    pub fn files_in_folder(&self, commit: ObjectId, dir: &str) -> Result<Vec<(String, ObjectId)>> {
+        let what = || format!("cannot list {dir} in {commit}");
+        let tree = self
+            .inner
+            .find_commit(commit)
+            .context(what)?
+            .tree()
+            .context(what)?;
+        let Some(entry) = tree.lookup_entry_by_path(dir).context(what)? else {
+            return Ok(Vec::new());
+        };
+        if !entry.mode().is_tree() {
+            return Ok(Vec::new());
+        }
+        let folder = entry.object().context(what)?.into_tree();
+        let decoded = folder.decode().context(what)?;
+        Ok(decoded
+            .entries
+            .iter()
+            .filter(|e| e.mode.is_blob())
+            .map(|e| (e.filename.to_str_lossy().into_owned(), e.oid.to_owned()))
+            .collect())
     }
 
     /// A commit with parents `[theirs, ours]` whose tree is `theirs`'s plus every file
