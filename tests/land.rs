@@ -43,6 +43,19 @@ fn lands_and_the_shared_checkout_follows(env: &Env, repo: &Path) {
     assert_eq!(env.git(repo, &["status", "--porcelain"]), "");
 }
 
+/// `fleet land a` refuses (exit 1) because the shared checkout holds something of the
+/// user's at shared.txt, and the target stays where it was.
+fn refused_for_shared_txt(env: &Env, repo: &Path) {
+    let old = env.git(repo, &["rev-parse", "main"]);
+    let run = env.fleet(repo, &["land", "a", "--yes"]).code(1);
+    assert!(
+        run.stderr.contains("where this lane changes: shared.txt"),
+        "{}",
+        run.stderr
+    );
+    assert_eq!(env.git(repo, &["rev-parse", "main"]), old);
+}
+
 fn receipt(env: &Env, repo: &Path, commit: &str) -> toml::Value {
     let text = env.git(repo, &["notes", "--ref", "fleet", "show", commit]);
     toml::from_str(&text).unwrap()
@@ -250,14 +263,7 @@ fn the_shared_checkouts_uncommitted_work_is_kept_or_protects_itself() {
     env.fleet(&repo, &["track", "--ready", "a"]).ok();
     write(&repo.join("shared.txt"), "local edit\n");
     write(&repo.join("README"), "local readme\n");
-    let old = env.git(&repo, &["rev-parse", "main"]);
-    let run = env.fleet(&repo, &["land", "a", "--yes"]).code(1);
-    assert!(
-        run.stderr.contains("where this lane changes: shared.txt"),
-        "{}",
-        run.stderr
-    );
-    assert_eq!(env.git(&repo, &["rev-parse", "main"]), old);
+    refused_for_shared_txt(&env, &repo);
     assert_eq!(
         std::fs::read_to_string(repo.join("shared.txt")).unwrap(),
         "local edit\n"
@@ -609,14 +615,7 @@ fn an_edit_made_in_the_shared_checkout_during_the_gate_stops_the_landing() {
     let a = agent(&env, &repo, "a");
     env.commit_file(&a, "shared.txt", "lane\n", "lane edit");
     env.fleet(&repo, &["track", "--ready", "a"]).ok();
-    let old = env.git(&repo, &["rev-parse", "main"]);
-    let run = env.fleet(&repo, &["land", "a", "--yes"]).code(1);
-    assert!(
-        run.stderr.contains("where this lane changes: shared.txt"),
-        "{}",
-        run.stderr
-    );
-    assert_eq!(env.git(&repo, &["rev-parse", "main"]), old);
+    refused_for_shared_txt(&env, &repo);
     assert_eq!(
         std::fs::read_to_string(repo.join("shared.txt")).unwrap(),
         "mine\n"
@@ -938,20 +937,10 @@ fn local_changes_the_index_alone_cannot_see_still_stop_the_landing() {
     let a = agent(&env, &repo, "a");
     env.commit_file(&a, "shared.txt", "from lane\n", "edit shared");
     env.fleet(&repo, &["track", "--ready", "a"]).ok();
-    let old = env.git(&repo, &["rev-parse", "main"]);
-    let refused = |what: &str| {
-        let run = env.fleet(&repo, &["land", "a", "--yes"]).code(1);
-        assert!(
-            run.stderr.contains("where this lane changes: shared.txt"),
-            "{what}: {}",
-            run.stderr
-        );
-        assert_eq!(env.git(&repo, &["rev-parse", "main"]), old, "{what}");
-    };
 
     // Same size, same modification time: only the change time differs.
     sneaky_same_size_edit(&env, &repo, "two\n");
-    refused("same-size edit");
+    refused_for_shared_txt(&env, &repo);
     assert_eq!(
         std::fs::read_to_string(repo.join("shared.txt")).unwrap(),
         "two\n"
@@ -965,19 +954,19 @@ fn local_changes_the_index_alone_cannot_see_still_stop_the_landing() {
             .unwrap();
     };
     mode(0o755);
-    refused("chmod +x");
+    refused_for_shared_txt(&env, &repo);
     mode(0o644);
 
     // Dropped from the index, the file left on disk (it shows as untracked).
     env.git(&repo, &["rm", "-q", "--cached", "shared.txt"]);
-    refused("git rm --cached");
+    refused_for_shared_txt(&env, &repo);
     env.git(&repo, &["reset", "-q", "--", "shared.txt"]);
 
     // Staged, then the file put back as it was.
     write(&repo.join("shared.txt"), "staged\n");
     env.git(&repo, &["add", "shared.txt"]);
     write(&repo.join("shared.txt"), "one\n");
-    refused("staged change");
+    refused_for_shared_txt(&env, &repo);
     env.git(&repo, &["reset", "-q", "--", "shared.txt"]);
 
     // A conflict left in the index.
@@ -990,7 +979,7 @@ fn local_changes_the_index_alone_cannot_see_still_stop_the_landing() {
             z = "0".repeat(40)
         ),
     );
-    refused("conflicted entry");
+    refused_for_shared_txt(&env, &repo);
     env.git(&repo, &["reset", "-q", "--", "shared.txt"]);
 
     // Nothing of the user's left: it lands, and the file follows.
@@ -1010,41 +999,57 @@ fn an_emptied_file_whose_index_entry_git_smudged_still_stops_the_landing() {
             .unwrap()
     };
     let shared = repo.join("shared.txt");
+    // What git's index says of shared.txt: (size, ctime seconds, mtime seconds).
+    let entry = || {
+        let debug = env.git(&repo, &["ls-files", "--debug", "shared.txt"]);
+        let field = |name: &str| -> i64 {
+            let line = debug
+                .lines()
+                .find(|l| l.trim_start().starts_with(name))
+                .unwrap();
+            let value = line.trim_start()[name.len()..]
+                .trim_start_matches(':')
+                .trim();
+            value
+                .split([':', '\t'])
+                .next()
+                .unwrap()
+                .trim()
+                .parse()
+                .unwrap()
+        };
+        (field("size"), field("ctime"), field("mtime"))
+    };
     // Within one second: the entry is written, the file changes (same size), the index
-    // is written again (git smudges the entry: size 0), and the file is emptied. The
-    // entry then matches the emptied file in every stat field git keeps.
-    let smudged = (0..20).any(|_| {
+    // is written again (git smudges the racily clean, changed entry: size 0), and the
+    // file is emptied. The entry then matches the emptied file in every stat field
+    // git keeps. Timing decides whether git smudges, so the attempt is repeated until
+    // git's own index shows exactly that.
+    let smudged = (0..40).any(|_| {
         while now().subsec_millis() > 200 {
             std::thread::sleep(std::time::Duration::from_millis(10));
         }
-        let second = now().as_secs();
         write(&shared, "one\n");
         env.git(&repo, &["add", "shared.txt"]);
         write(&shared, "ONE\n");
         write(&repo.join("g1"), "g\n");
         env.git(&repo, &["add", "g1"]);
         std::fs::File::create(&shared).unwrap();
-        if now().as_secs() != second {
-            env.git(&repo, &["reset", "-q"]);
-            return false;
+        use std::os::unix::fs::MetadataExt;
+        let meta = std::fs::metadata(&shared).unwrap();
+        if entry() == (0, meta.ctime(), meta.mtime()) {
+            return true;
         }
-        true
+        env.git(&repo, &["reset", "-q"]);
+        false
     });
-    assert!(smudged, "never managed the sequence within one second");
+    assert!(smudged, "git never smudged the entry in 40 attempts");
     // A later index write makes the smudged entry look settled (not racy).
     std::thread::sleep(std::time::Duration::from_millis(1100));
     write(&repo.join("g2"), "g\n");
     env.git(&repo, &["add", "g2"]);
-    let debug = env.git(&repo, &["ls-files", "--debug", "shared.txt"]);
-    assert!(debug.contains("size: 0"), "{debug}");
-    let old = env.git(&repo, &["rev-parse", "main"]);
-    let run = env.fleet(&repo, &["land", "a", "--yes"]).code(1);
-    assert!(
-        run.stderr.contains("where this lane changes: shared.txt"),
-        "{}",
-        run.stderr
-    );
-    assert_eq!(env.git(&repo, &["rev-parse", "main"]), old);
+    assert_eq!(entry().0, 0);
+    refused_for_shared_txt(&env, &repo);
     assert_eq!(std::fs::read_to_string(&shared).unwrap(), "");
 }
 

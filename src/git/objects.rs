@@ -50,6 +50,24 @@ pub struct CommitInfo {
 impl Repo {
     /// The bytes of `path` in `commit`'s tree, `None` when there is no such file.
     pub fn file_at(&self, commit: ObjectId, path: &str) -> Result<Option<Vec<u8>>> {
+        let Some(entry) = self.entry_at(commit, path)? else {
+            return Ok(None);
+        };
+        if !entry.mode().is_blob() {
+            return Ok(None);
+        }
+        let object = entry
+            .object()
+            .context(|| format!("cannot read {path} from {commit}"))?;
+        Ok(Some(object.data.clone()))
+    }
+
+    /// The entry at `path` in `commit`'s tree, if there is one.
+    fn entry_at(
+        &self,
+        commit: ObjectId,
+        path: &str,
+    ) -> Result<Option<gix::object::tree::Entry<'_>>> {
         let what = || format!("cannot read {path} from {commit}");
         let tree = self
             .inner
@@ -57,14 +75,7 @@ impl Repo {
             .context(what)?
             .tree()
             .context(what)?;
-        let Some(entry) = tree.lookup_entry_by_path(path).context(what)? else {
-            return Ok(None);
-        };
-        if !entry.mode().is_blob() {
-            return Ok(None);
-        }
-        let object = entry.object().context(what)?;
-        Ok(Some(object.data.clone()))
+        tree.lookup_entry_by_path(path).context(what)
     }
 
     /// Every file in `commit`'s tree, at any depth, with its blob id. A notes ref is
@@ -160,13 +171,7 @@ impl Repo {
     /// there is no such folder.
     pub fn files_in_folder(&self, commit: ObjectId, dir: &str) -> Result<Vec<(String, ObjectId)>> {
         let what = || format!("cannot list {dir} in {commit}");
-        let tree = self
-            .inner
-            .find_commit(commit)
-            .context(what)?
-            .tree()
-            .context(what)?;
-        let Some(entry) = tree.lookup_entry_by_path(dir).context(what)? else {
+        let Some(entry) = self.entry_at(commit, dir)? else {
             return Ok(Vec::new());
         };
         if !entry.mode().is_tree() {
