@@ -80,14 +80,7 @@ fn wait_out_index_lock(shared: &Path) {
     let Ok(repo) = Repo::open(shared) else {
         return;
     };
-    let lock = repo.git_dir().join("index.lock");
-    let started = std::time::Instant::now();
-    while lock.exists()
-        && !git::clear_stale_file(&lock, std::time::Duration::from_secs(10))
-        && started.elapsed() < std::time::Duration::from_secs(12)
-    {
-        std::thread::sleep(std::time::Duration::from_millis(100));
-    }
+    git::wait_out_lock(&repo.git_dir().join("index.lock"));
 }
 
 /// Finish a `follow` that was killed half way: paths whose file already has the new
@@ -290,8 +283,6 @@ fn index_line(change: &ChangedPath) -> String {
     }
 }
 
-/// The blob id of what is on disk at `path` (a symlink's target for links), `None` when
-/// nothing is there.
 /// Did the killed checkout stop while writing this file? git removes the old file,
 /// creates the new one and then writes it, so a kill leaves it missing, empty, or
 /// holding the start of the new content: never mistaken for someone's edit.
@@ -309,6 +300,8 @@ fn half_written(repo: &Repo, path: &Path, new: Option<ObjectId>) -> Result<bool>
     Ok(repo.blob(new)?.starts_with(&on_disk))
 }
 
+/// The blob id of what is on disk at `path` (a symlink's target for links), `None` when
+/// nothing is there.
 fn disk_blob(path: &Path) -> Option<ObjectId> {
     let meta = std::fs::symlink_metadata(path).ok()?;
     let bytes = if meta.file_type().is_symlink() {

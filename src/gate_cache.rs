@@ -15,8 +15,7 @@ use serde::{Deserialize, Serialize};
 
 use crate::error::Result;
 use crate::gate::{self, CommandResult, GateOutcome};
-use crate::git::OwnRefStep;
-use crate::git::{ObjectId, Repo};
+use crate::git::{ObjectId, OwnRefStep, Repo};
 
 pub const REF: &str = "refs/fleet/gate-cache";
 
@@ -88,10 +87,14 @@ pub fn lookup(repo: &Repo, key: &str) -> Result<Option<Entry>> {
     let Some(commit) = repo.ref_target(REF)? else {
         return Ok(None);
     };
-    let Some(bytes) = repo.file_at(commit, &path_of(key))? else {
-        return Ok(None);
-    };
-    Ok(toml::from_str(&String::from_utf8_lossy(&bytes)).ok())
+    Ok(repo
+        .file_at(commit, &path_of(key))?
+        .and_then(|bytes| parse(&bytes)))
+}
+
+/// An entry from its stored bytes; `None` when they do not parse.
+fn parse(bytes: &[u8]) -> Option<Entry> {
+    toml::from_str(&String::from_utf8_lossy(bytes)).ok()
 }
 
 /// Remember `outcome` of gating `tree` under `key`.
@@ -143,7 +146,7 @@ fn to_evict(repo: &Repo, commit: ObjectId, key: &str) -> Result<Vec<String>> {
             let at = repo
                 .blob(blob)
                 .ok()
-                .and_then(|bytes| toml::from_str::<Entry>(&String::from_utf8_lossy(&bytes)).ok())
+                .and_then(|bytes| parse(&bytes))
                 .map_or(i64::MIN, |entry| entry.at);
             (at, format!("{bucket}/{name}"))
         })

@@ -137,9 +137,7 @@ impl Memo {
         self.dirty = true;
         Ok(facts)
     }
-}
 
-impl Memo {
     /// The paths merging `tip` into `target` would conflict on, predicted in memory.
     /// With a single merge base, and two sides that cannot meet, the merge is clean
     /// without running it: the common case, and what keeps a first run over a thousand

@@ -45,24 +45,20 @@ impl Repo {
     /// Find the repository `path` belongs to, walking up like git does.
     /// `GIT_DIR` and friends are not consulted: callers that care check them.
     pub fn discover(path: &Path) -> Result<Repo> {
-        let inner = gix::discover(path)
-            .map(with_identity)
-            .map(with_object_cache)
-            .map_err(|e| {
-                Error::refused(format!(
-                    "{} is not inside a git repository ({e})",
-                    path.display()
-                ))
-                .with_help("run fleet inside a git checkout, or `git init` one first")
-            })?;
+        let inner = gix::discover(path).map(prepared).map_err(|e| {
+            Error::refused(format!(
+                "{} is not inside a git repository ({e})",
+                path.display()
+            ))
+            .with_help("run fleet inside a git checkout, or `git init` one first")
+        })?;
         Ok(Repo { inner })
     }
 
     /// Open the repository whose worktree or git dir is exactly `path`.
     pub fn open(path: &Path) -> Result<Repo> {
         let inner = gix::open(path)
-            .map(with_identity)
-            .map(with_object_cache)
+            .map(prepared)
             .context(|| format!("cannot open the repository at {}", path.display()))?;
         Ok(Repo { inner })
     }
@@ -125,8 +121,7 @@ impl Repo {
         let inner = self
             .inner
             .main_repo()
-            .map(with_identity)
-            .map(with_object_cache)
+            .map(prepared)
             .context(|| "cannot open the main worktree".into())?;
         Ok(Repo { inner })
     }
@@ -244,10 +239,11 @@ impl Repo {
             }
             let on_disk =
                 gix::index::fs::Metadata::from_path_no_follow(&workdir.join(&change.path));
-            let (Some(old), Some(entry)) = (change.old, index.entry_by_path(path)) else {
+            let entry = index.entry_by_path(path);
+            let (Some(old), Some(entry)) = (change.old, entry) else {
                 // Added by the change: nothing of the user's may be there yet.
                 return change.old.is_none()
-                    && index.entry_by_path(path).is_none()
+                    && entry.is_none()
                     && on_disk.is_err_and(|e| e.kind() == std::io::ErrorKind::NotFound);
             };
             let Ok(meta) = on_disk else {
@@ -717,13 +713,7 @@ impl Repo {
     /// Wait while a `packed-refs.lock` is in the way (at most a little longer than it
     /// takes to call one stale), clearing it once it is stale.
     pub fn wait_out_packed_refs_lock(&self) {
-        let started = std::time::Instant::now();
-        while self.packed_refs_locked()
-            && !self.clear_stale_packed_refs_lock()
-            && started.elapsed() < std::time::Duration::from_secs(12)
-        {
-            std::thread::sleep(std::time::Duration::from_millis(100));
-        }
+        wait_out_lock(&self.common_dir().join("packed-refs.lock"));
     }
 
     /// Move `full_name` from exactly `old` to `new` (compare-and-swap). `old == None`
@@ -862,6 +852,18 @@ pub enum OwnRefStep<T> {
     Keep(T),
 }
 
+/// Wait while the lock file `lock` exists, at most a little longer than it takes to
+/// call one stale (ten seconds old and open in no process), and clear it once it is.
+pub fn wait_out_lock(lock: &Path) {
+    let started = std::time::Instant::now();
+    while lock.exists()
+        && !clear_stale_file(lock, std::time::Duration::from_secs(10))
+        && started.elapsed() < std::time::Duration::from_secs(12)
+    {
+        std::thread::sleep(std::time::Duration::from_millis(100));
+    }
+}
+
 /// Remove `path` when it exists, is older than `min_age` and no process has it open.
 pub fn clear_stale_file(path: &Path, min_age: std::time::Duration) -> bool {
     let Ok(meta) = std::fs::metadata(path) else {
@@ -903,16 +905,18 @@ enum TreeSide {
     Leaf(u16, ObjectId),
 }
 
-/// gix needs a committer for reflogs (ref updates, new worktrees' HEAD) and fails
-/// without one, where git falls back to a default identity. fleet does the same, in
-/// memory only, so a machine without `user.name` still works.
-/// A small cache of decoded objects: status and landing read the same target commit
-/// and trees once per lane, and without it each read maps and inflates the object anew.
-fn with_object_cache(mut inner: gix::Repository) -> gix::Repository {
+/// A repository as fleet uses it: with an identity to write with, and a small cache
+/// of decoded objects (status and landing read the same target commit and trees once
+/// per lane; without it each read maps and inflates the object anew).
+fn prepared(inner: gix::Repository) -> gix::Repository {
+    let mut inner = with_identity(inner);
     inner.object_cache_size_if_unset(4 << 20);
     inner
 }
 
+/// gix needs a committer for reflogs (ref updates, new worktrees' HEAD) and fails
+/// without one, where git falls back to a default identity. fleet does the same, in
+/// memory only, so a machine without `user.name` still works.
 fn with_identity(inner: gix::Repository) -> gix::Repository {
     if matches!(inner.committer(), Some(Ok(_))) && matches!(inner.author(), Some(Ok(_))) {
         return inner;
@@ -955,7 +959,7 @@ impl Repo {
     /// Wrap a repository that was opened by other means (preflight discovers by hand).
     pub fn from_gix(inner: gix::Repository) -> Repo {
         Repo {
-            inner: with_identity(inner),
+            inner: prepared(inner),
         }
     }
 }
