@@ -240,6 +240,7 @@ pub enum Command {
         /// Mark them ready to land at once
         #[arg(long)]
         ready: bool,
+        /// Branches to track (an agent name stands for its branch `<prefix>NAME`)
         #[arg(required = true, value_name = "BRANCH")]
         branches: Vec<String>,
         #[command(flatten)]
@@ -250,6 +251,7 @@ pub enum Command {
     /// Forget lanes (their branches stay)
     #[command(after_long_help = "Examples:\n  fleet untrack fleet/task-a")]
     Untrack {
+        /// Lanes to stop tracking (their branches are kept)
         #[arg(required = true, value_name = "LANE")]
         lanes: Vec<String>,
         #[command(flatten)]
@@ -265,6 +267,7 @@ pub enum Command {
         after_long_help = "Examples:\n  fleet ready\n  cargo test > test.log 2>&1; fleet ready --exit-code $? --log test.log\n  fleet ready fleet/task-a fleet/task-b"
     )]
     Ready {
+        /// Lanes to mark ready (default: the lane of the current agent worktree)
         #[arg(value_name = "LANE")]
         lanes: Vec<String>,
         /// Exit code of the worker's own test run
@@ -315,6 +318,7 @@ pub enum Command {
         after_long_help = "Examples:\n  fleet land fleet/task-a\n  fleet land --all --yes          # CI\n  fleet land --all --dry-run\n  fleet land --all --batch --max 8 --yes\n  fleet land --remote origin --all --yes   # many machines, one queue\n  fleet land feat/ci-change --allow-protected"
     )]
     Land {
+        /// Lanes to land, in this order (or --all)
         #[arg(value_name = "LANE")]
         lanes: Vec<String>,
         /// Every ready lane, in tracking order
@@ -355,6 +359,7 @@ pub enum Command {
         after_long_help = "Examples:\n  fleet revert fleet/task-a\n  fleet revert task-a --yes"
     )]
     Revert {
+        /// The landed lane to undo
         #[arg(value_name = "LANE")]
         lane: String,
         /// Do not ask before landing the revert
@@ -469,6 +474,7 @@ pub enum WorktreeCommand {
         after_long_help = "Examples:\n  fleet worktree rm task-42\n  fleet worktree rm task-42 --force"
     )]
     Rm {
+        /// Agent name, as given to `fleet worktree new`
         name: String,
         /// Delete uncommitted changes too (unlanded branches are kept)
         #[arg(long)]

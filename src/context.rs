@@ -2,8 +2,9 @@
 //!
 //! The shared checkout is the main worktree of the outermost fleet-managed repository.
 //! From inside a nested repository (or one of its agent worktrees) fleet climbs to the
-//! enclosing repository only when that one has a `fleet.toml`, so a project that happens
-//! to sit inside an unrelated repository (a dotfiles repo in `$HOME`) is left alone.
+//! enclosing repository only when that one is fleet-managed (a `fleet.toml`, or fleet's
+//! state in its git dir), so a project that happens to sit inside an unrelated repository
+//! (a dotfiles repo in `$HOME`) is left alone.
 
 use std::path::{Path, PathBuf};
 
@@ -22,6 +23,9 @@ pub struct Context {
     /// The remote whose target and lanes are the queue (`--remote`, `[lanes] remote`);
     /// `None`: this repository's own.
     pub remote: Option<String>,
+    /// The checkout of a repository that holds this project's shared checkout but shows
+    /// no sign of fleet (see `enclosing_checkout`): this project stands alone in it.
+    pub inside_unmanaged: Option<PathBuf>,
     /// The nested repositories, found once per run (a walk of the shared checkout).
     nested: std::cell::OnceCell<Vec<crate::nested::Nested>>,
 }
@@ -53,9 +57,13 @@ impl Context {
         // Canonical, so a checkout reached through a symlink compares equal to the
         // real paths git records for linked worktrees.
         shared = shared.canonicalize().unwrap_or(shared);
-        while let Some(outer) = enclosing_fleet_checkout(&shared) {
-            shared = outer;
-        }
+        let inside_unmanaged = loop {
+            match enclosing_checkout(&shared) {
+                Enclosing::Managed(outer) => shared = outer,
+                Enclosing::Unmanaged(outer) => break Some(outer),
+                Enclosing::None => break None,
+            }
+        };
         let repo = Repo::open(&shared)?;
         let (config, config_path) = Config::load(&shared)?;
         crate::guard::hooks::keep_target_guarded(&repo, config.lanes.target.as_str());
@@ -66,6 +74,7 @@ impl Context {
             config,
             config_path,
             remote,
+            inside_unmanaged,
             nested: std::cell::OnceCell::new(),
         })
     }
@@ -156,18 +165,52 @@ impl Context {
     }
 }
 
-/// The shared checkout of a fleet-managed repository that holds `checkout` as a nested
-/// repository, if any.
-fn enclosing_fleet_checkout(checkout: &Path) -> Option<PathBuf> {
-    let parent = checkout.parent()?;
-    let outer = Repo::discover(parent).ok()?;
-    let outer_shared = outer.main_workdir().ok()??;
+/// What holds a shared checkout: nothing, a fleet-managed repository whose nested
+/// repository it is, or a repository fleet shows no sign of managing.
+enum Enclosing {
+    None,
+    Managed(PathBuf),
+    Unmanaged(PathBuf),
+}
+
+/// The repository whose checkout holds `checkout` (a repository's shared checkout).
+///
+/// It is fleet-managed, and `checkout` one of its nested repositories, when it has a
+/// `fleet.toml`, or when fleet has kept state in its git dir (`fleet init`, `fleet
+/// worktree new` and the guard all do) and `checkout` has no `fleet.toml` and no
+/// `fleet init` record of its own. Otherwise (a project inside a dotfiles repository in
+/// `$HOME`) the inner repository stands alone.
+fn enclosing_checkout(checkout: &Path) -> Enclosing {
+    let Some(outer) = checkout.parent().and_then(|p| Repo::discover(p).ok()) else {
+        return Enclosing::None;
+    };
+    let Some(outer_shared) = outer.main_workdir().ok().flatten() else {
+        return Enclosing::None;
+    };
     let outer_shared = outer_shared.canonicalize().unwrap_or(outer_shared);
-    if outer_shared.join(config::FILE_NAME).is_file() && checkout.starts_with(&outer_shared) {
-        Some(outer_shared)
-    } else {
-        None
+    if !checkout.starts_with(&outer_shared) {
+        return Enclosing::None;
     }
+    let managed = outer_shared.join(config::FILE_NAME).is_file()
+        || (outer.common_dir().join("fleet").is_dir() && !claims_itself(checkout));
+    if managed {
+        Enclosing::Managed(outer_shared)
+    } else {
+        Enclosing::Unmanaged(outer_shared)
+    }
+}
+
+/// A repository that has its own `fleet.toml`, or whose git dir records `checkout` as
+/// its shared checkout (`fleet init`), is a project of its own.
+fn claims_itself(checkout: &Path) -> bool {
+    if checkout.join(config::FILE_NAME).is_file() {
+        return true;
+    }
+    let Ok(repo) = Repo::open(checkout) else {
+        return false;
+    };
+    std::fs::read_to_string(repo.common_dir().join("fleet").join("shared-checkout"))
+        .is_ok_and(|recorded| Path::new(recorded.trim()) == checkout)
 }
 
 /// Resolve `.` and `..` without touching the file system.

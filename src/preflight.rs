@@ -231,9 +231,14 @@ fn nearest_dot_git(start: &Path) -> Option<(PathBuf, PathBuf)> {
 }
 
 fn shared_report(workdir: &Path, branch: Option<String>) -> Report {
-    let (place, repo, nested) = match outer_of(workdir) {
-        Some((outer, rel)) => (Place::NestedShared, outer, Some(rel)),
-        None => (Place::Shared, workdir.to_path_buf(), None),
+    // The project is what every other command takes it to be (see `Context::locate`).
+    let project = Context::locate(workdir).map(|ctx| canon(&ctx.shared));
+    let (place, repo, nested) = match project {
+        Ok(outer) if outer != workdir => match workdir.strip_prefix(&outer) {
+            Ok(rel) => (Place::NestedShared, outer.clone(), Some(rel.to_path_buf())),
+            Err(_) => (Place::Shared, workdir.to_path_buf(), None),
+        },
+        _ => (Place::Shared, workdir.to_path_buf(), None),
     };
     let what = match &nested {
         Some(rel) => format!("the shared checkout of nested repository {}", rel.display()),

@@ -131,6 +131,15 @@ pub fn new(ctx: &Context, req: &NewRequest) -> Result<NewOutcome> {
     check_behind(ctx, base, target_tip, req)?;
 
     let (nested, mut notes) = discover_nested(ctx, &root);
+    if let Some(outer) = &ctx.inside_unmanaged {
+        notes.push(format!(
+            "{} sits inside {}, a repository fleet does not manage: it is taken as a project of its own \
+             (if it is a nested repository of that one, run `fleet init` in {} and start again)",
+            ctx.shared.display(),
+            outer.display(),
+            outer.display()
+        ));
+    }
     let nested = skip_unborn(ctx, nested, &mut notes);
     let members = plan_members(ctx, &dest, &branch, &nested);
 

@@ -58,11 +58,16 @@ fn fails_in_the_shared_checkouts() {
     let r = json(&env.fleet(&outer, &["preflight", "--json"]).code(1));
     assert_eq!(r["place"], "shared");
     assert_eq!(r["ok"], false);
-    let r = json(
-        &env.fleet(&outer.join("cockpit"), &["preflight", "--json"])
-            .code(1),
-    );
+    // Before fleet knows the outer repository, the nested one is a project of its own,
+    // as every other command takes it.
+    let cockpit = outer.join("cockpit");
+    let r = json(&env.fleet(&cockpit, &["preflight", "--json"]).code(1));
+    assert_eq!(r["place"], "shared");
+    assert_eq!(r["repo"], cockpit.display().to_string());
+    env.fleet(&outer, &["init"]).ok();
+    let r = json(&env.fleet(&cockpit, &["preflight", "--json"]).code(1));
     assert_eq!(r["place"], "nested-shared");
+    assert_eq!(r["repo"], outer.display().to_string());
     assert_eq!(r["nested"], "cockpit");
     let r = json(
         &env.fleet(&outer.join("cockpit/engine"), &["preflight", "--json"])
@@ -262,12 +267,13 @@ fn a_project_inside_an_unrelated_repository_still_passes_in_its_agent_worktrees(
     env.repo(&dotfiles, "main", &[(".bashrc", "x\n")]);
     let project = dotfiles.join("src/project");
     env.repo(&project, "main", &[("README", "p\n")]);
-    let wt = std::path::PathBuf::from(
-        env.fleet(&project, &["worktree", "new", "a"])
-            .ok()
-            .stdout
-            .trim(),
+    let run = env.fleet(&project, &["worktree", "new", "a"]).ok();
+    assert!(
+        run.stderr.contains("a repository fleet does not manage"),
+        "{}",
+        run.stderr
     );
+    let wt = std::path::PathBuf::from(run.stdout.trim());
     let r = json(&env.fleet(&wt, &["preflight", "--json"]).ok());
     assert_eq!(r["place"], "agent");
     assert_eq!(r["repo"], project.display().to_string());

@@ -331,20 +331,58 @@ fn a_crash_half_way_converges_on_the_next_run() {
 }
 
 #[test]
+fn new_from_a_nested_shared_checkout_works_on_the_project() {
+    let env = Env::new();
+    let outer = env.outer_with_nested();
+    env.fleet(&outer, &["init"]).ok();
+    let run = env
+        .fleet(&outer.join("cockpit/engine"), &["worktree", "new", "n"])
+        .ok();
+    let wt = env.path().join(".fleet-work/n");
+    assert_eq!(run.stdout.trim(), wt.display().to_string());
+    assert_eq!(
+        env.git(
+            &wt.join("cockpit/engine"),
+            &["symbolic-ref", "--short", "HEAD"]
+        ),
+        "fleet/n"
+    );
+    assert!(!outer.join(".fleet-work").exists() && !outer.join("cockpit/.fleet-work").exists());
+}
+
+#[test]
 fn works_through_a_symlinked_path_to_the_checkout() {
     let env = Env::new();
     let outer = env.outer_with_nested();
     let link = env.path().join("link");
     std::os::unix::fs::symlink(&outer, &link).unwrap();
-    let before = env.snapshot(&outer);
-    let run = env.fleet(&link, &["worktree", "new", "s"]).ok();
-    let wt = Path::new(run.stdout.trim()).to_path_buf();
-    assert_eq!(wt, env.path().join(".fleet-work/s"));
-    env.commit_file(&wt.join("cockpit"), "s.txt", "s", "work");
-    assert_eq!(env.snapshot(&outer), before);
-    // Same answer again through the link and through the real path.
-    env.fleet(&link, &["worktree", "new", "s"]).ok();
-    env.fleet(&outer, &["worktree", "new", "s"]).ok();
+    let shared = [
+        outer.clone(),
+        outer.join("cockpit"),
+        outer.join("cockpit/engine"),
+    ];
+    let before = shared.each_ref().map(|repo| env.snapshot(repo));
+    // Started through the link, and then from the link's nested folder (the outer
+    // repository is fleet's by then, so the nested one is not taken for the project).
+    for (name, from) in [("s1", link.clone()), ("s2", link.join("cockpit"))] {
+        let run = env.fleet(&from, &["worktree", "new", name]).ok();
+        let wt = Path::new(run.stdout.trim()).to_path_buf();
+        assert_eq!(wt, env.path().join(".fleet-work").join(name));
+        for repo in ["", "cockpit", "cockpit/engine"] {
+            env.commit_file(&wt.join(repo), &format!("{name}.txt"), name, "work");
+        }
+        // Same answer again through the link and through the real path.
+        assert_eq!(
+            env.fleet(&link, &["worktree", "new", name]).ok().stdout,
+            run.stdout
+        );
+        assert_eq!(
+            env.fleet(&outer, &["worktree", "new", name]).ok().stdout,
+            run.stdout
+        );
+    }
+    let after = shared.each_ref().map(|repo| env.snapshot(repo));
+    assert_eq!(before, after, "a shared checkout changed");
 }
 
 #[test]
