@@ -79,13 +79,12 @@ fn try_inspect(cwd: &Path) -> Result<Report> {
     if let Some(problem) = env_override_problem(&cwd).or_else(redirect_problem) {
         return Ok(Report::blind(problem));
     }
-    let Ok(repo) = gix::discover(&cwd) else {
+    let Ok(repo) = Repo::discover(&cwd) else {
         return Ok(Report::blind(format!(
             "{} is not inside a git repository",
             cwd.display()
         )));
     };
-    let repo = Repo::from_gix(repo);
     if repo.is_bare() {
         return Ok(Report::blind(format!(
             "{} is a bare repository",
@@ -264,8 +263,7 @@ fn shared_report(workdir: &Path, branch: Option<String>) -> Report {
 /// as a nested repository: its shared checkout and the relative path.
 fn outer_of(checkout: &Path) -> Option<(PathBuf, PathBuf)> {
     let parent = checkout.parent()?;
-    let outer = gix::discover(parent).ok()?;
-    let outer = Repo::from_gix(outer);
+    let outer = Repo::discover(parent).ok()?;
     let outer_shared = canon(&outer.main_workdir().ok()??);
     let outer_workdir = canon(&outer.workdir()?);
     let rel = checkout.strip_prefix(&outer_workdir).ok()?.to_path_buf();

@@ -45,7 +45,12 @@ impl Repo {
     /// Find the repository `path` belongs to, walking up like git does.
     /// `GIT_DIR` and friends are not consulted: callers that care check them.
     pub fn discover(path: &Path) -> Result<Repo> {
-        let inner = gix::discover(path).map(prepared).map_err(|e| {
+        let trust = gix::sec::trust::Mapping {
+            full: open_options(gix::sec::Trust::Full),
+            reduced: open_options(gix::sec::Trust::Reduced),
+        };
+        let found = gix::ThreadSafeRepository::discover_opts(path, Default::default(), trust);
+        let inner = found.map(|r| prepared(r.into())).map_err(|e| {
             Error::refused(format!(
                 "{} is not inside a git repository ({e})",
                 path.display()
@@ -57,7 +62,7 @@ impl Repo {
 
     /// Open the repository whose worktree or git dir is exactly `path`.
     pub fn open(path: &Path) -> Result<Repo> {
-        let inner = gix::open(path)
+        let inner = gix::open_opts(path, open_options(gix::sec::Trust::Full))
             .map(prepared)
             .context(|| format!("cannot open the repository at {}", path.display()))?;
         Ok(Repo { inner })
@@ -905,32 +910,30 @@ enum TreeSide {
     Leaf(u16, ObjectId),
 }
 
-/// A repository as fleet uses it: with an identity to write with, and a small cache
+/// A repository as fleet uses it: opened with `open_options`, and with a small cache
 /// of decoded objects (status and landing read the same target commit and trees once
 /// per lane; without it each read maps and inflates the object anew).
-fn prepared(inner: gix::Repository) -> gix::Repository {
-    let mut inner = with_identity(inner);
+fn prepared(mut inner: gix::Repository) -> gix::Repository {
     inner.object_cache_size_if_unset(4 << 20);
     inner
 }
 
-/// gix needs a committer for reflogs (ref updates, new worktrees' HEAD) and fails
-/// without one, where git falls back to a default identity. fleet does the same, in
-/// memory only, so a machine without `user.name` still works.
-fn with_identity(inner: gix::Repository) -> gix::Repository {
-    if matches!(inner.committer(), Some(Ok(_))) && matches!(inner.author(), Some(Ok(_))) {
-        return inner;
-    }
-    // Reopen with the identity as an API override: gix carries open options over to
-    // the repositories it opens itself (a new worktree's HEAD reflog is written that way).
-    let options = inner.open_options().clone().config_overrides([
-        "committer.name=fleet",
-        "committer.email=fleet@localhost",
-        "author.name=fleet",
-        "author.email=fleet@localhost",
-    ]);
-    let path = inner.workdir().unwrap_or(inner.git_dir()).to_path_buf();
-    gix::open_opts(path, options).unwrap_or(inner)
+/// The options every repository is opened with: git's defaults for `trust` (ownership
+/// still decides the trust a repository gets), plus a fallback identity. gix needs a
+/// committer for reflogs (ref updates, new worktrees' HEAD) and fails without one, where
+/// git falls back to a default identity; fleet falls back to `fleet <fleet@localhost>`,
+/// in memory only, so a machine without `user.name` still works. The fallback keys rank
+/// below every configured identity, so nothing has to be checked when opening (checking
+/// means computing a signature's time, which loads the time-zone database), and gix
+/// carries open options over to the repositories it opens itself.
+fn open_options(trust: gix::sec::Trust) -> gix::open::Options {
+    use gix::sec::trust::DefaultForLevel;
+    gix::open::Options::default_for_level(trust).config_overrides([
+        "gitoxide.committer.nameFallback=fleet",
+        "gitoxide.committer.emailFallback=fleet@localhost",
+        "gitoxide.author.nameFallback=fleet",
+        "gitoxide.author.emailFallback=fleet@localhost",
+    ])
 }
 
 /// Make a path absolute without resolving symlinks (the caller decides about those).
