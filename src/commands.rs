@@ -40,6 +40,7 @@ pub fn run(cli: Cli) -> Result<u8> {
                     name: AgentName::parse(&name)?,
                     base,
                     force_base,
+                    cwd: Some(cwd.clone()),
                 };
                 worktree_new(&cwd, &req, out.json)
             }
@@ -451,13 +452,22 @@ fn agent_worktree(cwd: &Path, agent: &str, create: bool) -> Result<PathBuf> {
             name,
             base: None,
             force_base: false,
+            cwd: None,
         };
         return Ok(worktree::new(&ctx, &req)?.path);
     }
     let path = ctx.worktree_root().join(name.as_str());
-    if !path.exists() {
+    let registered = ctx.repo.worktrees()?.into_iter().any(|w| {
+        !w.is_main && !w.missing && w.path.canonicalize().ok() == path.canonicalize().ok()
+    });
+    if !registered || std::fs::read_link(&path).is_ok() {
+        let why = if path.exists() {
+            "is not a worktree of this repository"
+        } else {
+            "does not exist"
+        };
         return Err(Error::refused(format!(
-            "agent {agent} has no worktree yet ({} does not exist)",
+            "agent {agent} has no worktree yet ({} {why})",
             path.display()
         ))
         .with_help(format!("add --create, or run `fleet worktree new {agent}`")));

@@ -92,13 +92,19 @@ enum Dot {
     LinkedWorktree,
 }
 
+/// What the `.git` in `dir` makes it. A `.git` file names the git dir (`gitdir: X`): a
+/// linked worktree's has a `commondir` file, a separate git dir (`git init
+/// --separate-git-dir`) has none. A `.git` symlink to a git dir is a repository too.
 fn classify(dir: &Path) -> Dot {
     let dot_git = dir.join(".git");
-    match std::fs::symlink_metadata(&dot_git) {
+    match std::fs::metadata(&dot_git) {
         Ok(meta) if meta.is_dir() => Dot::Repository,
         Ok(meta) if meta.is_file() => {
             let text = std::fs::read_to_string(&dot_git).unwrap_or_default();
-            if text.contains("/worktrees/") {
+            let Some(git_dir) = text.trim_end().strip_prefix("gitdir: ") else {
+                return Dot::None;
+            };
+            if dir.join(git_dir).join("commondir").is_file() {
                 Dot::LinkedWorktree
             } else {
                 Dot::Repository

@@ -86,6 +86,12 @@ impl Group {
     /// Start `cmd` as the leader of a new process group.
     pub fn spawn(cmd: &mut Command) -> io::Result<Group> {
         install_signal_handlers();
+        if DEFERRING.load(Ordering::SeqCst) > 0 && PENDING_SIGNAL.load(Ordering::SeqCst) != 0 {
+            return Err(io::Error::new(
+                io::ErrorKind::Interrupted,
+                "interrupted by a signal: no new commands are started",
+            ));
+        }
         cmd.process_group(0);
         die_with_parent(cmd);
         let child = cmd.spawn()?;
@@ -518,6 +524,46 @@ static SIGNAL_PIPE: AtomicI32 = AtomicI32::new(-1);
 /// groups and recorded in [`PENDING_SIGNAL`] instead of ending fleet.
 static FORWARD: AtomicBool = AtomicBool::new(false);
 static PENDING_SIGNAL: AtomicI32 = AtomicI32::new(0);
+/// How many [`Deferred`] guards are alive: while any is, a signal stops the children
+/// but fleet ends only when the last guard is dropped.
+static DEFERRING: AtomicI32 = AtomicI32::new(0);
+
+/// Held around work whose undo must not be cut short (`worktree new` creating and, on
+/// failure, rolling back; `worktree rm` moving worktrees aside). A Ctrl-C, SIGTERM or
+/// SIGHUP meanwhile terminates every child group, as always, and makes any further
+/// spawn fail, so the work fails and undoes itself; fleet then ends with that signal
+/// when the guard is dropped.
+pub struct Deferred(());
+
+pub fn defer_signals() -> Deferred {
+    install_signal_handlers();
+    if DEFERRING.fetch_add(1, Ordering::SeqCst) == 0 {
+        PENDING_SIGNAL.store(0, Ordering::SeqCst);
+    }
+    Deferred(())
+}
+
+impl Drop for Deferred {
+    fn drop(&mut self) {
+        if DEFERRING.fetch_sub(1, Ordering::SeqCst) != 1 {
+            return;
+        }
+        let signal = PENDING_SIGNAL.swap(0, Ordering::SeqCst);
+        if signal != 0 {
+            end_with(signal);
+        }
+    }
+}
+
+/// End fleet the conventional way for `signal`.
+fn end_with(signal: i32) {
+    // SAFETY: restoring the default action and re-raising makes fleet exit with the
+    // conventional status for this signal.
+    unsafe {
+        libc::signal(signal, libc::SIG_DFL);
+        libc::raise(signal);
+    }
+}
 /// Held while a group is signalled or its leader reaped, so a signal never reaches a
 /// group whose leader was just reaped (and whose id could be reused).
 static REAP_LOCK: Mutex<()> = Mutex::new(());
@@ -574,18 +620,24 @@ fn watch_signals(read_fd: i32) {
             PENDING_SIGNAL.store(signal, Ordering::SeqCst);
             continue;
         }
+        let deferring = DEFERRING.load(Ordering::SeqCst) > 0;
+        if deferring {
+            // Recorded before the children die, so the failure they cause is seen as
+            // an interruption and nothing new is started.
+            PENDING_SIGNAL.store(signal, Ordering::SeqCst);
+        }
         signal_live_groups(libc::SIGTERM);
         let deadline = Instant::now() + DEFAULT_GRACE;
         while live_groups_remain() && Instant::now() < deadline {
             thread::sleep(Duration::from_millis(20));
         }
         signal_live_groups(libc::SIGKILL);
-        // SAFETY: restoring the default action and re-raising makes fleet exit with the
-        // conventional status for this signal.
-        unsafe {
-            libc::signal(signal, libc::SIG_DFL);
-            libc::raise(signal);
+        if deferring && DEFERRING.load(Ordering::SeqCst) > 0 {
+            // The guard's drop ends fleet once the work has undone itself. (A guard
+            // dropped during the grace above has already seen the pending signal.)
+            continue;
         }
+        end_with(signal);
     }
 }
 

@@ -54,6 +54,9 @@ pub struct NewRequest {
     pub name: AgentName,
     pub base: Option<String>,
     pub force_base: bool,
+    /// Where the command runs: `base` means there what git means there (`HEAD` in an
+    /// agent worktree is that worktree's HEAD, not the shared checkout's).
+    pub cwd: Option<PathBuf>,
 }
 
 /// One repository's part of an agent worktree.
@@ -114,6 +117,7 @@ const LOCK_WAIT: std::time::Duration = std::time::Duration::from_secs(120);
 pub fn new(ctx: &Context, req: &NewRequest) -> Result<NewOutcome> {
     let _lock = ctx.repo.lock(LOCK, LOCK_WAIT)?;
     let root = ctx.worktree_root();
+    empty_trash(&root);
     let dest = root.join(req.name.as_str());
     let branch = ctx.branch_for(req.name.as_str());
     if branch == ctx.target() {
@@ -125,7 +129,13 @@ pub fn new(ctx: &Context, req: &NewRequest) -> Result<NewOutcome> {
     }
     let target_tip = ctx.target_tip()?;
     let base = match &req.base {
-        Some(rev) => ctx.repo.resolve_commit(rev)?,
+        Some(rev) => {
+            let here = req
+                .cwd
+                .as_deref()
+                .and_then(|cwd| same_repository_at(ctx, cwd));
+            here.as_ref().unwrap_or(&ctx.repo).resolve_commit(rev)?
+        }
         None => target_tip,
     };
     check_behind(ctx, base, target_tip, req)?;
@@ -161,7 +171,7 @@ pub fn new(ctx: &Context, req: &NewRequest) -> Result<NewOutcome> {
         }
         match state {
             // A crash can hit between the checkout and the submodules: fill them in.
-            State::Present => notes.extend(populate_submodules(&member.path, &member.shared)?),
+            State::Present => notes.extend(complete_submodules(member)?),
             State::Absent(existing) => {
                 if let Some(tip) = existing {
                     notes.push(format!(
@@ -196,10 +206,13 @@ pub fn new(ctx: &Context, req: &NewRequest) -> Result<NewOutcome> {
     }
     let created = !todo.is_empty();
     let mut undo = Vec::new();
+    // A Ctrl-C stops the git children, and the rollback then runs to its end.
+    let deferred = crate::proc::defer_signals();
     if let Err(e) = create_all(&todo, base, &root, &mut undo, &mut notes) {
         roll_back(undo);
         return Err(e);
     }
+    drop(deferred);
     cover_with_guard(&members, &mut notes);
     Ok(NewOutcome {
         path: dest,
@@ -208,6 +221,13 @@ pub fn new(ctx: &Context, req: &NewRequest) -> Result<NewOutcome> {
         members,
         notes,
     })
+}
+
+/// The worktree of the project's own repository that `cwd` is in, if any (not a nested
+/// repository's or a submodule's).
+fn same_repository_at(ctx: &Context, cwd: &Path) -> Option<Repo> {
+    let repo = Repo::discover(cwd).ok()?;
+    same_path(&repo.common_dir(), &ctx.repo.common_dir()).then_some(repo)
 }
 
 fn check_behind(
@@ -315,8 +335,19 @@ fn member_state(member: &Member) -> Result<State> {
         )));
     }
     Ok(match registered {
-        Some(wt) if wt.missing => State::Conflict(format!(
-            "{shown} is registered as a worktree but the folder is gone (run `fleet worktree prune`)"
+        Some(wt) if wt.missing && lock_reason(&repo, wt.id.as_deref()).is_some() => {
+            State::Conflict(format!(
+                "{shown} is registered as a locked worktree whose folder is gone (unmounted?); `git worktree unlock` it if it is really gone"
+            ))
+        }
+        Some(wt) if wt.missing => {
+            // The folder is gone (a removal or creation cut short): drop the stale record
+            // and start again; the branch and its commits stay.
+            repo.drop_worktree_record(wt.id.as_deref().unwrap_or_default())?;
+            return member_state(member);
+        }
+        Some(_) if !is_checkout(&member.path) => State::Conflict(format!(
+            "{shown} is registered as a worktree but has no `.git` any more (a removal cut short?)"
         )),
         Some(wt) if wt.branch.as_deref() != Some(member.branch.as_str()) => {
             State::Conflict(format!(
@@ -349,6 +380,11 @@ fn member_state(member: &Member) -> Result<State> {
         )),
         None => State::Absent(branch_tip),
     })
+}
+
+/// A worktree folder still holding its `.git` link.
+fn is_checkout(path: &Path) -> bool {
+    std::fs::symlink_metadata(path.join(".git")).is_ok()
 }
 
 fn has_index(repo: &Repo, id: Option<&str>) -> bool {
@@ -473,12 +509,35 @@ fn create_member_steps(
         repo: member.shared.clone(),
         path: member.path.clone(),
     });
-    populate_submodules(&member.path, &member.shared)
+    complete_submodules(member)
+}
+
+/// Marks a worktree whose submodules are being checked out, in its private git dir; a
+/// crash leaves it there, and the next run checks every submodule out again.
+const POPULATING: &str = "fleet-populating-submodules";
+
+/// Populate the submodules of a member's worktree, first or again: a run that left the
+/// marker was cut short, and a half-written submodule checkout must not pass for a
+/// finished one.
+fn complete_submodules(member: &Member) -> Result<Vec<String>> {
+    let marker = Repo::open(&member.path)?.git_dir().join(POPULATING);
+    let repair = marker.exists();
+    std::fs::write(&marker, b"")
+        .map_err(|e| Error::env(format!("cannot write {}: {e}", marker.display())))?;
+    let mut notes = populate_submodules(&member.path, &member.shared, repair)?;
+    if repair {
+        notes.push(format!(
+            "the submodules of {} were being checked out when an earlier run stopped; checked out again",
+            member.path.display()
+        ));
+    }
+    let _ = std::fs::remove_file(&marker);
+    Ok(notes)
 }
 
 /// Check out the submodules of the new worktree `path` from the objects of the shared
 /// checkout `shared`, recursively, without the network.
-fn populate_submodules(path: &Path, shared: &Path) -> Result<Vec<String>> {
+fn populate_submodules(path: &Path, shared: &Path, repair: bool) -> Result<Vec<String>> {
     let mut notes = Vec::new();
     let repo = Repo::open(path)?;
     let Ok(Some(subs)) = repo.gix().submodules() else {
@@ -497,14 +556,22 @@ fn populate_submodules(path: &Path, shared: &Path) -> Result<Vec<String>> {
             continue;
         };
         let url = sub.url().ok().map(|u| u.to_bstring().to_string());
-        if !path.join(&rel).join(".git").exists() {
+        let checked_out = path.join(&rel).join(".git").exists();
+        if checked_out && repair {
+            // The cut-short checkout may have left its index lock behind.
+            if let Ok(sub_repo) = Repo::open(&path.join(&rel)) {
+                git::wait_out_lock(&sub_repo.git_dir().join("index.lock"));
+            }
+        }
+        if !checked_out || repair {
             let rel_str = rel.to_string_lossy().replace('\\', "/");
-            git::cli::submodule_update_from_local(path, &name, &rel_str, &source_repo.git_dir())?;
+            let source_dir = source_repo.git_dir();
+            git::cli::submodule_update_from_local(path, &name, &rel_str, &source_dir, repair)?;
             if let Some(url) = url {
                 git::cli::set_origin_url(&path.join(&rel), &url)?;
             }
         }
-        notes.extend(populate_submodules(&path.join(&rel), &source)?);
+        notes.extend(populate_submodules(&path.join(&rel), &source, repair)?);
     }
     Ok(notes)
 }
@@ -686,6 +753,8 @@ pub struct Removed {
 struct RmItem {
     shared: PathBuf,
     path: PathBuf,
+    /// The record's id under `<common>/worktrees/`.
+    id: String,
     branch: Option<String>,
     head: Option<ObjectId>,
     lock: Option<String>,
@@ -708,6 +777,15 @@ pub fn rm(ctx: &Context, name: &AgentName, force: bool) -> Result<Removed> {
     let root = ctx.worktree_root();
     let dest = root.join(name.as_str());
     let agent_branch = ctx.branch_for(name.as_str());
+    if let Ok(target) = std::fs::read_link(&dest) {
+        return Err(Error::refused(format!(
+            "{} is a symbolic link (to {}), not an agent worktree",
+            dest.display(),
+            target.display()
+        ))
+        .with_help("remove the link by hand; `fleet worktree list` shows the agent worktrees"));
+    }
+    empty_trash(&root);
     let items = collect_rm_items(ctx, &dest, &root)?;
     if items.is_empty() {
         return Err(Error::refused(format!(
@@ -734,10 +812,16 @@ pub fn rm(ctx: &Context, name: &AgentName, force: bool) -> Result<Removed> {
     }
     let members: Vec<PathBuf> = items.iter().map(|i| i.path.clone()).collect();
     for repo in unmanaged_repositories(&dest, &members) {
-        losses.forceable.push(format!(
-            "{} is a git repository fleet does not manage",
-            repo.display()
-        ));
+        match commits_only_in(&repo) {
+            Some(what) => losses.fatal.push(format!(
+                "{} is a git repository fleet does not manage, with commits that exist only there ({what})",
+                repo.display()
+            )),
+            None => losses.forceable.push(format!(
+                "{} is a git repository fleet does not manage",
+                repo.display()
+            )),
+        }
     }
     if !losses.fatal.is_empty() || (!losses.forceable.is_empty() && !force) {
         let mut all = losses.fatal.clone();
@@ -760,13 +844,15 @@ pub fn rm(ctx: &Context, name: &AgentName, force: bool) -> Result<Removed> {
         branches_deleted: Vec::new(),
         branches_kept: Vec::new(),
     };
+    // A Ctrl-C waits for the removals to finish (no child process runs here).
+    let _uninterrupted = crate::proc::defer_signals();
     // Deepest first, so a nested worktree is gone before its parent folder goes.
     let mut order: Vec<usize> = (0..items.len()).collect();
     order.sort_by_key(|&i| std::cmp::Reverse(items[i].depth));
     for i in order {
         let item = &items[i];
         let repo = Repo::open(&item.shared)?;
-        repo.remove_worktree(&item.path)?;
+        retire(&repo, item, &root)?;
         removed.worktrees.push(item.path.clone());
         let where_ = item.shared.display();
         match (&item.branch, item.head) {
@@ -789,6 +875,36 @@ pub fn rm(ctx: &Context, name: &AgentName, force: bool) -> Result<Removed> {
     }
     let _ = std::fs::remove_dir(&dest);
     Ok(removed)
+}
+
+/// Where `rm` moves a worktree before deleting it; agent names cannot start with a dot.
+const TRASH: &str = ".fleet-trash";
+
+/// Remove one worktree so that a crash at any moment leaves either all of it or a
+/// record whose folder is gone (which `new` and `prune` clear): the folder is first
+/// moved aside into the root's trash (one rename), then its record goes, then its files.
+fn retire(repo: &Repo, item: &RmItem, root: &Path) -> Result<()> {
+    if item.path.exists() {
+        let trash = root.join(TRASH);
+        std::fs::create_dir_all(&trash)
+            .map_err(|e| Error::env(format!("cannot create {}: {e}", trash.display())))?;
+        let aside = trash.join(format!("{}-{}", item.id, std::process::id()));
+        std::fs::rename(&item.path, &aside)
+            .map_err(|e| Error::env(format!("cannot move {} aside: {e}", item.path.display())))?;
+        repo.drop_worktree_record(&item.id)?;
+        empty_trash(root);
+    } else {
+        repo.drop_worktree_record(&item.id)?;
+    }
+    Ok(())
+}
+
+/// Delete what earlier removals moved aside (a crash can leave it there).
+fn empty_trash(root: &Path) {
+    let trash = root.join(TRASH);
+    if trash.exists() {
+        let _ = std::fs::remove_dir_all(&trash);
+    }
 }
 
 /// The outer target, or the branch a nested repository's shared checkout has out.
@@ -820,6 +936,7 @@ fn collect_rm_items(ctx: &Context, dest: &Path, root: &Path) -> Result<Vec<RmIte
     items.push(RmItem {
         shared: ctx.shared.clone(),
         path: wt.path,
+        id: wt.id.unwrap_or_default(),
         branch: wt.branch,
         head: wt.head,
         lock: outer_lock,
@@ -840,6 +957,7 @@ fn collect_rm_items(ctx: &Context, dest: &Path, root: &Path) -> Result<Vec<RmIte
                 items.push(RmItem {
                     shared: shared.clone(),
                     path: wt.path,
+                    id: wt.id.unwrap_or_default(),
                     branch: wt.branch,
                     head: wt.head,
                     lock,
@@ -860,7 +978,11 @@ fn lock_reason(repo: &Repo, id: Option<&str>) -> Option<String> {
 /// Record what removing this worktree would lose; returns whether its HEAD has landed.
 fn inspect_for_rm(item: &RmItem, losses: &mut Losses) -> Result<bool> {
     let shown = item.path.display();
-    if item.path.exists() {
+    if item.path.exists() && !is_checkout(&item.path) {
+        losses.forceable.push(format!(
+            "{shown} has lost its `.git` (a removal cut short?): its files cannot be checked against git"
+        ));
+    } else if item.path.exists() {
         let dirty = Repo::open(&item.path)?.dirty_paths(5)?;
         if !dirty.is_empty() {
             losses.forceable.push(format!(
@@ -922,6 +1044,41 @@ fn submodule_losses(checkout: &Path, shared: &Path, losses: &mut Losses) -> Resu
         submodule_losses(&checkout.join(&rel), &shared.join(&rel), losses)?;
     }
     Ok(())
+}
+
+/// Commits that deleting the repository at `path` (one fleet does not manage) would
+/// lose: a local branch, tag, stash or HEAD that none of its remote-tracking branches
+/// contains. A repository whose git dir lives elsewhere (a worktree of another one)
+/// loses none; one that cannot be read is assumed to.
+fn commits_only_in(path: &Path) -> Option<String> {
+    let Ok(repo) = Repo::open(path) else {
+        return Some("its git dir cannot be read".into());
+    };
+    let stored_here = repo
+        .common_dir()
+        .canonicalize()
+        .is_ok_and(|dir| path.canonicalize().is_ok_and(|p| dir.starts_with(p)));
+    if !stored_here {
+        return None;
+    }
+    let mut tips = repo.local_work_tips().unwrap_or_default();
+    if let Ok(Some(head)) = repo.head_id() {
+        tips.push(("HEAD".into(), head));
+    }
+    let elsewhere: Vec<ObjectId> = repo
+        .refs_under("refs/remotes/")
+        .unwrap_or_default()
+        .into_iter()
+        .map(|(_, id)| id)
+        .collect();
+    let contained = |tip: ObjectId| {
+        elsewhere
+            .iter()
+            .any(|&r| repo.count_exclusive(tip, r).is_ok_and(|n| n == 0))
+    };
+    tips.into_iter()
+        .find(|&(_, tip)| !contained(tip))
+        .map(|(name, tip)| format!("{name} at {}", tip.to_hex_with_len(12)))
 }
 
 /// Git repositories inside the agent worktree that are neither its members nor

@@ -1,5 +1,6 @@
-//! `kill -9` at many points of `fleet worktree new`: the next run must converge to a
-//! consistent worktree, and `rm` must then remove everything.
+//! `kill -9` at many points of `fleet worktree new` and `rm`, and Ctrl-C/SIGTERM during
+//! `new`: the next run must converge to a consistent worktree, and `rm` must then
+//! remove everything.
 
 mod common;
 
@@ -19,9 +20,14 @@ fn populate(dir: &Path, files: usize) {
 }
 
 fn spawn_fleet(env: &Env, dir: &Path, name: &str) -> std::process::Child {
+    spawn_worktree(env, dir, &["new", name])
+}
+
+fn spawn_worktree(env: &Env, dir: &Path, args: &[&str]) -> std::process::Child {
     Command::new(env!("CARGO_BIN_EXE_fleet"))
         .current_dir(dir)
-        .args(["worktree", "new", name])
+        .arg("worktree")
+        .args(args)
         .env("HOME", env.path().join("home"))
         .env("GIT_CONFIG_NOSYSTEM", "1")
         .env("GIT_CONFIG_GLOBAL", env.path().join("home/.gitconfig"))
@@ -32,9 +38,8 @@ fn spawn_fleet(env: &Env, dir: &Path, name: &str) -> std::process::Child {
         .unwrap()
 }
 
-#[test]
-fn new_killed_at_any_point_converges_on_the_next_run() {
-    let env = Env::new();
+/// outer/ (3,000 files) holding nested cockpit/ (1,500), holding nested engine/ (1,500).
+fn three_level_project(env: &Env) -> std::path::PathBuf {
     let outer = env.path().join("outer");
     std::fs::create_dir_all(&outer).unwrap();
     populate(&outer, 3000);
@@ -48,6 +53,13 @@ fn new_killed_at_any_point_converges_on_the_next_run() {
     std::fs::create_dir_all(&engine).unwrap();
     populate(&engine, 1500);
     env.repo(&engine, "main", &[]);
+    outer
+}
+
+#[test]
+fn new_killed_at_any_point_converges_on_the_next_run() {
+    let env = Env::new();
+    let outer = three_level_project(&env);
 
     // How long one undisturbed run takes, to spread the kills over it.
     let started = Instant::now();
@@ -120,4 +132,93 @@ fn assert_converges(env: &Env, outer: &Path, name: &str) {
                 .contains(&format!("refs/heads/{branch}"))
         );
     }
+}
+
+#[test]
+fn rm_killed_at_any_point_converges_on_the_next_run() {
+    let env = Env::new();
+    let outer = three_level_project(&env);
+    let started = Instant::now();
+    env.fleet(&outer, &["worktree", "new", "probe"]).ok();
+    let new_took = started.elapsed();
+    let started = Instant::now();
+    env.fleet(&outer, &["worktree", "rm", "probe"]).ok();
+    let full = started.elapsed();
+    let mut killed_mid_run = 0;
+    for step in 0..10u32 {
+        let name = format!("r{step}");
+        env.fleet(&outer, &["worktree", "new", &name]).ok();
+        let mut child = spawn_worktree(&env, &outer, &["rm", &name]);
+        std::thread::sleep(full * step / 10);
+        if child.try_wait().unwrap().is_none() {
+            killed_mid_run += 1;
+        }
+        let _ = child.kill();
+        let _ = child.wait();
+        // Whatever the kill left, nothing asks for --force, and the name works again.
+        assert_converges(&env, &outer, &name);
+    }
+    assert!(
+        killed_mid_run >= 5,
+        "only {killed_mid_run} kills landed while rm ran ({full:?}; new took {new_took:?})"
+    );
+}
+
+/// Ctrl-C or SIGTERM while `new` runs: fleet stops its git children, undoes what it
+/// did and then ends with the signal, so nothing is left (or, if the signal came too
+/// late, the worktree is complete).
+#[test]
+fn new_interrupted_by_a_signal_leaves_nothing_or_a_whole_worktree() {
+    let env = Env::new();
+    let lib = env.path().join("lib-origin");
+    std::fs::create_dir_all(&lib).unwrap();
+    populate(&lib, 4000);
+    env.repo(&lib, "main", &[]);
+    let outer = three_level_project(&env);
+    let add = ["-c", "protocol.file.allow=always", "submodule", "add", "-q"];
+    env.git(
+        &outer,
+        &[&add[..], &[lib.to_str().unwrap(), "vendor/lib"]].concat(),
+    );
+    env.git(&outer, &["commit", "-q", "-m", "add submodule"]);
+    let started = Instant::now();
+    env.fleet(&outer, &["worktree", "new", "probe"]).ok();
+    let full = started.elapsed();
+    let mut rolled_back = 0;
+    for (step, signal) in (1..10u32).zip([libc::SIGTERM, libc::SIGINT].into_iter().cycle()) {
+        let name = format!("s{step}");
+        let child = spawn_fleet(&env, &outer, &name);
+        std::thread::sleep(full * step / 10);
+        // SAFETY: kill(2) on our own child, still unreaped.
+        unsafe { libc::kill(child.id() as i32, signal) };
+        let out = child.wait_with_output().unwrap();
+        let wt = env.path().join(".fleet-work").join(&name);
+        if out.status.success() {
+            assert_converges(&env, &outer, &name);
+            continue;
+        }
+        rolled_back += 1;
+        let branch = format!("refs/heads/fleet/{name}");
+        for repo in [
+            outer.clone(),
+            outer.join("cockpit"),
+            outer.join("cockpit/engine"),
+        ] {
+            assert!(
+                !env.branches(&repo).contains(&branch),
+                "branch left in {}",
+                repo.display()
+            );
+            let list = env.git(&repo, &["worktree", "list", "--porcelain"]);
+            assert!(
+                !list.contains(&format!(".fleet-work/{name}")),
+                "record left: {list}"
+            );
+        }
+        assert!(!wt.exists(), "{} left behind", wt.display());
+    }
+    assert!(
+        rolled_back >= 4,
+        "only {rolled_back} signals landed while new ran"
+    );
 }

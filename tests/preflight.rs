@@ -91,6 +91,13 @@ fn agent_flag_prints_the_path_and_create_makes_it() {
     let run = env.fleet(&outer, &["preflight", "--agent", "z"]).code(1);
     assert!(run.stderr.contains("--create"), "{}", run.stderr);
     assert_eq!(run.stdout, "");
+    // A plain folder where the worktree would be is not the agent's worktree.
+    std::fs::create_dir_all(env.path().join(".fleet-work/ghost")).unwrap();
+    let run = env
+        .fleet(&outer, &["preflight", "--agent", "ghost"])
+        .code(1);
+    assert!(run.stderr.contains("is not a worktree"), "{}", run.stderr);
+    assert_eq!(run.stdout, "");
     let run = env
         .fleet(&outer, &["preflight", "--agent", "z", "--create"])
         .code(1);

@@ -580,12 +580,6 @@ fn prune_forgets_vanished_worktrees_in_every_repo() {
     )
     .to_path_buf();
     std::fs::remove_dir_all(&wt).unwrap();
-    let run = env.fleet(&outer, &["worktree", "new", "p"]).code(1);
-    assert!(
-        run.stderr.contains("fleet worktree prune"),
-        "{}",
-        run.stderr
-    );
     env.fleet(&outer, &["worktree", "prune"]).ok();
     for repo in [
         outer.clone(),
@@ -909,7 +903,11 @@ fn rm_refuses_to_delete_a_repository_it_does_not_manage() {
             .trim(),
     )
     .to_path_buf();
-    env.repo(&wt.join("scratch"), "main", &[("s.txt", "s")]);
+    // A repository without commits: only its files are at stake (commits never go,
+    // see `rm_never_deletes_commits_of_a_repository_made_inside_the_worktree`).
+    std::fs::create_dir_all(wt.join("scratch")).unwrap();
+    env.git(&wt.join("scratch"), &["init", "-q"]);
+    write(&wt.join("scratch/s.txt"), "s");
     let run = env.fleet(&outer, &["worktree", "rm", "scr"]).code(1);
     assert!(
         run.stderr
@@ -1168,4 +1166,205 @@ fn overlong_names_and_symlinked_nested_repos_are_handled() {
         "{}",
         run.stderr
     );
+}
+
+/// What a `rm` cut short can leave, by its steps (folder moved aside, record dropped,
+/// files deleted), and what an older fleet's or gix's removal left (files going, `.git`
+/// gone first): each converges, and no commit is lost.
+#[test]
+fn a_removal_cut_short_at_any_step_converges() {
+    let env = Env::new();
+    let outer = env.outer_with_nested();
+    let root = env.path().join(".fleet-work");
+
+    // Moved aside into the trash, record still there: `new` starts again on the kept
+    // branch (its commit included) and empties the trash.
+    let a = env.agent(&outer, "a");
+    let work = env.commit_file(&a, "a.txt", "a", "agent work");
+    std::fs::create_dir_all(root.join(".fleet-trash")).unwrap();
+    std::fs::rename(&a, root.join(".fleet-trash/a-1")).unwrap();
+    env.fleet(&outer, &["worktree", "new", "a"]).ok();
+    assert_eq!(env.git(&a, &["rev-parse", "HEAD"]), work);
+    assert_eq!(env.git(&a, &["status", "--porcelain"]), "");
+    assert!(!root.join(".fleet-trash").exists(), "trash not emptied");
+
+    // Moved aside: `rm` finishes the job.
+    let b = env.agent(&outer, "b");
+    std::fs::create_dir_all(root.join(".fleet-trash")).unwrap();
+    std::fs::rename(b.join("cockpit"), root.join(".fleet-trash/cockpit-b")).unwrap();
+    std::fs::rename(&b, root.join(".fleet-trash/b")).unwrap();
+    env.fleet(&outer, &["worktree", "rm", "b"]).ok();
+    assert_nothing_left(&env, &outer, "b");
+    assert!(!root.join(".fleet-trash").exists());
+
+    // The `.git` link gone, files left: nothing can vouch for them, so `new` refuses,
+    // `rm` refuses without --force, and `rm --force` clears it.
+    let c = env.agent(&outer, "c");
+    std::fs::remove_file(c.join(".git")).unwrap();
+    let run = env.fleet(&outer, &["worktree", "new", "c"]).code(1);
+    assert!(
+        run.stderr.contains("has no `.git` any more"),
+        "{}",
+        run.stderr
+    );
+    let run = env.fleet(&outer, &["worktree", "rm", "c"]).code(1);
+    assert!(run.stderr.contains("lost its `.git`"), "{}", run.stderr);
+    assert!(c.join("README").exists(), "refused rm deleted files");
+    env.fleet(&outer, &["worktree", "rm", "c", "--force"]).ok();
+    assert_nothing_left(&env, &outer, "c");
+    env.fleet(&outer, &["worktree", "new", "c"]).ok();
+}
+
+#[test]
+fn rm_never_deletes_commits_of_a_repository_made_inside_the_worktree() {
+    let env = Env::new();
+    let outer = env.outer_with_nested();
+    let lib = env.path().join("lib");
+    env.repo(&lib, "main", &[("l.txt", "l\n")]);
+    let a = env.agent(&outer, "a");
+    // A plain clone, untouched: its commits are on its remote, so --force may go.
+    env.git(&a, &["clone", "-q", lib.to_str().unwrap(), "vendor-copy"]);
+    env.fleet(&outer, &["worktree", "rm", "a"]).code(1);
+    env.fleet(&outer, &["worktree", "rm", "a", "--force"]).ok();
+    assert!(!a.exists());
+
+    // A clone with a commit of its own: no flag deletes it.
+    let b = env.agent(&outer, "b");
+    env.git(&b, &["clone", "-q", lib.to_str().unwrap(), "vendor-fix"]);
+    let fix = env.commit_file(&b.join("vendor-fix"), "l.txt", "fixed\n", "precious fix");
+    let run = env
+        .fleet(&outer, &["worktree", "rm", "b", "--force"])
+        .code(1);
+    assert!(
+        run.stderr.contains("commits that exist only there"),
+        "{}",
+        run.stderr
+    );
+    assert_eq!(env.git(&b.join("vendor-fix"), &["rev-parse", "HEAD"]), fix);
+    // And a fresh repository with a commit and no remote at all.
+    env.repo(&b.join("scratch"), "main", &[("s.txt", "s\n")]);
+    env.fleet(&outer, &["worktree", "rm", "b", "--force"])
+        .code(1);
+    assert!(b.join("scratch/s.txt").exists());
+}
+
+#[test]
+fn a_base_given_in_an_agent_worktree_means_what_git_means_there() {
+    let env = Env::new();
+    let outer = env.outer_with_nested();
+    let a = env.agent(&outer, "a");
+    let work = env.commit_file(&a, "a.txt", "a", "agent work");
+    let b = Path::new(
+        env.fleet(&a, &["worktree", "new", "b", "--base", "HEAD"])
+            .ok()
+            .stdout
+            .trim(),
+    )
+    .to_path_buf();
+    assert_eq!(env.git(&b, &["rev-parse", "HEAD"]), work);
+    // From inside a nested worktree, HEAD is not the project's: the shared one counts.
+    let c = Path::new(
+        env.fleet(
+            &a.join("cockpit"),
+            &["worktree", "new", "c", "--base", "HEAD"],
+        )
+        .ok()
+        .stdout
+        .trim(),
+    )
+    .to_path_buf();
+    assert_eq!(
+        env.git(&c, &["rev-parse", "HEAD"]),
+        env.git(&outer, &["rev-parse", "HEAD"])
+    );
+}
+
+#[test]
+fn rm_of_a_name_that_is_a_symlink_to_another_agent_is_refused() {
+    let env = Env::new();
+    let outer = env.outer_with_nested();
+    let a = env.agent(&outer, "a");
+    std::os::unix::fs::symlink(&a, env.path().join(".fleet-work/x")).unwrap();
+    let run = env
+        .fleet(&outer, &["worktree", "rm", "x", "--force"])
+        .code(1);
+    assert!(run.stderr.contains("symbolic link"), "{}", run.stderr);
+    assert!(a.join("cockpit/c.txt").exists());
+    assert!(
+        env.branches(&outer)
+            .contains(&"refs/heads/fleet/a".to_string())
+    );
+}
+
+#[test]
+fn nested_repositories_with_a_separate_or_linked_git_dir_are_isolated_too() {
+    let env = Env::new();
+    let outer = env.outer_with_nested();
+    // `git init --separate-git-dir`, its git dir in a folder named `worktrees`.
+    let store = env.path().join("store/worktrees/lib.git");
+    let lib = outer.join("lib");
+    std::fs::create_dir_all(&lib).unwrap();
+    std::fs::create_dir_all(store.parent().unwrap()).unwrap();
+    env.git(
+        &lib,
+        &[
+            "init",
+            "-q",
+            "-b",
+            "main",
+            "--separate-git-dir",
+            store.to_str().unwrap(),
+        ],
+    );
+    env.commit_file(&lib, "l.txt", "l", "lib");
+    // A `.git` that is a symlink to the git dir.
+    let tools = outer.join("tools");
+    env.repo(&env.path().join("tools-real"), "main", &[("t.txt", "t\n")]);
+    std::fs::create_dir_all(&tools).unwrap();
+    std::os::unix::fs::symlink(env.path().join("tools-real/.git"), tools.join(".git")).unwrap();
+    env.git(&tools, &["checkout", "-q", "-f", "main"]);
+    write(&outer.join(".gitignore"), "cockpit/\nlib/\ntools/\n");
+    env.git(&outer, &["commit", "-qam", "ignore nested"]);
+    let a = env.agent(&outer, "a");
+    for (rel, file) in [("lib", "l.txt"), ("tools", "t.txt")] {
+        assert_eq!(
+            env.git(&a.join(rel), &["symbolic-ref", "--short", "HEAD"]),
+            "fleet/a",
+            "{rel} has no worktree of its own"
+        );
+        assert!(a.join(rel).join(file).exists());
+    }
+}
+
+#[test]
+fn submodules_a_crash_left_half_checked_out_are_checked_out_again() {
+    let env = Env::new();
+    let outer = env.outer_with_submodule();
+    let a = env.agent(&outer, "a");
+    let sub = a.join("vendor/lib");
+    // What a kill of the whole process group leaves: the marker, a partial checkout
+    // (files missing, the index says so) and git's lock.
+    let marker = std::path::PathBuf::from(env.git(&a, &["rev-parse", "--absolute-git-dir"]))
+        .join("fleet-populating-submodules");
+    write(&marker, "");
+    std::fs::remove_file(sub.join("lib.txt")).unwrap();
+    env.git(&sub, &["rm", "-q", "--cached", "lib.txt"]);
+    let lock = std::path::PathBuf::from(env.git(&sub, &["rev-parse", "--absolute-git-dir"]))
+        .join("index.lock");
+    write(&lock, "");
+    let old = std::time::SystemTime::now() - std::time::Duration::from_secs(60);
+    std::fs::File::options()
+        .write(true)
+        .open(&lock)
+        .unwrap()
+        .set_modified(old)
+        .unwrap();
+    let run = env.fleet(&outer, &["worktree", "new", "a"]).ok();
+    assert!(run.stderr.contains("checked out again"), "{}", run.stderr);
+    assert_eq!(
+        std::fs::read_to_string(sub.join("lib.txt")).unwrap(),
+        "lib\n"
+    );
+    assert_eq!(env.git(&sub, &["status", "--porcelain"]), "");
+    assert!(!marker.exists());
 }

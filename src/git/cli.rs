@@ -69,11 +69,15 @@ fn run_any_exit(
 /// Why git: gix 0.90 can read submodules but cannot init, clone or update them.
 /// Only the `file` protocol is allowed, so a submodule we have no local copy of fails
 /// loudly instead of reaching for the network.
+///
+/// `force` checks the recorded commit out again even where the submodule already has
+/// it, repairing a checkout a crash cut short.
 pub fn submodule_update_from_local(
     workdir: &Path,
     name: &str,
     path: &str,
     local_source: &Path,
+    force: bool,
 ) -> Result<()> {
     let mut cmd = git(workdir);
     cmd.env("GIT_ALLOW_PROTOCOL", "file")
@@ -81,7 +85,11 @@ pub fn submodule_update_from_local(
         .arg("-c")
         .arg(format!("submodule.{name}.url={}", local_source.display()))
         .args(["-c", "protocol.file.allow=always"])
-        .args(["submodule", "update", "--init", "--no-fetch", "--", path]);
+        .args(["submodule", "update", "--init", "--no-fetch"]);
+    if force {
+        cmd.arg("--force");
+    }
+    cmd.args(["--", path]);
     run(cmd, &format!("populate submodule {path}")).map(|_| ())
 }
 

@@ -645,6 +645,22 @@ impl Repo {
         Ok(out)
     }
 
+    /// Drop the record of the linked worktree `id` (its folder must already be gone or
+    /// moved aside): what `git worktree prune` does for one worktree. The branch stays.
+    ///
+    /// In process: gix 0.90 has no prune, and its `remove_worktree` deletes the folder
+    /// first, so a crash part way leaves a registered folder without its files.
+    pub fn drop_worktree_record(&self, id: &str) -> Result<()> {
+        let admin = self.common_dir().join("worktrees").join(id);
+        match std::fs::remove_dir_all(&admin) {
+            Err(e) if e.kind() != std::io::ErrorKind::NotFound => Err(Error::env(format!(
+                "cannot drop the worktree record {}: {e}",
+                admin.display()
+            ))),
+            _ => Ok(()),
+        }
+    }
+
     /// Create branch `name` at `at`; fails if it already exists elsewhere.
     pub fn create_branch(&self, name: &str, at: ObjectId, reason: &str) -> Result<()> {
         let full = format!("refs/heads/{name}");
