@@ -461,8 +461,12 @@ fn create_member(member: &Member, base: Option<ObjectId>) -> Result<(Vec<Undo>, 
     let result = create_member_steps(member, base, &mut done);
     match result {
         Ok(notes) => Ok((done, notes)),
-        Err(e) => {
+        Err(mut e) => {
             roll_back(done);
+            if member.depth > 0 {
+                // Say which repository failed: the outer one is the obvious one.
+                e.message = format!("nested repository {}: {}", member.rel.display(), e.message);
+            }
             Err(e)
         }
     }
@@ -556,6 +560,16 @@ fn populate_submodules(path: &Path, shared: &Path, repair: bool) -> Result<Vec<S
             continue;
         };
         let url = sub.url().ok().map(|u| u.to_bstring().to_string());
+        if let Ok(Some(recorded)) = sub.index_id()
+            && !source_repo.has_object(recorded)
+        {
+            notes.push(format!(
+                "submodule {} is not populated: the shared checkout's copy lacks its commit {} (run `git submodule update` there)",
+                rel.display(),
+                recorded.to_hex_with_len(12)
+            ));
+            continue;
+        }
         let checked_out = path.join(&rel).join(".git").exists();
         if checked_out && repair {
             // The cut-short checkout may have left its index lock behind.

@@ -1368,3 +1368,40 @@ fn submodules_a_crash_left_half_checked_out_are_checked_out_again() {
     assert_eq!(env.git(&sub, &["status", "--porcelain"]), "");
     assert!(!marker.exists());
 }
+
+#[test]
+fn a_branch_in_the_way_in_a_nested_repository_is_named_and_nothing_is_left() {
+    let env = Env::new();
+    let outer = env.outer_with_nested();
+    env.git(&outer.join("cockpit"), &["branch", "fleet"]);
+    let run = env.fleet(&outer, &["worktree", "new", "x"]).code(1);
+    assert!(
+        run.stderr.contains("nested repository cockpit")
+            && run.stderr.contains("branch `fleet` exists"),
+        "{}",
+        run.stderr
+    );
+    assert_nothing_left(&env, &outer, "x");
+}
+
+#[test]
+fn a_submodule_whose_commit_the_shared_copy_lacks_is_left_out_with_a_note() {
+    let env = Env::new();
+    let outer = env.outer_with_submodule();
+    // The superproject records a submodule commit the shared copy never fetched.
+    let lib = env.path().join("lib-origin");
+    let newer = env.commit_file(&lib, "lib.txt", "newer\n", "newer");
+    env.git(
+        &outer,
+        &[
+            "update-index",
+            "--cacheinfo",
+            &format!("160000,{newer},vendor/lib"),
+        ],
+    );
+    env.git(&outer, &["commit", "-q", "-m", "bump lib"]);
+    std::fs::remove_dir_all(&lib).unwrap();
+    let run = env.fleet(&outer, &["worktree", "new", "s"]).ok();
+    assert!(run.stderr.contains("lacks its commit"), "{}", run.stderr);
+    assert!(env.path().join(".fleet-work/s/README").exists());
+}

@@ -665,7 +665,22 @@ impl Repo {
     pub fn create_branch(&self, name: &str, at: ObjectId, reason: &str) -> Result<()> {
         let full = format!("refs/heads/{name}");
         self.edit(&full, Some(at), PreviousValue::MustNotExist, reason)
-            .map_err(|e| Error::refused(format!("cannot create branch {name}: {e}")))
+            .map_err(|e| match self.blocking_branch(name) {
+                Some(other) => Error::refused(format!(
+                    "cannot create branch {name} in {}: branch `{other}` exists, and git cannot have both (one would be a folder of the other)",
+                    self.workdir().unwrap_or_else(|| self.git_dir()).display()
+                ))
+                .with_help(format!("rename `{other}` there, or set another [lanes] prefix")),
+                None => Error::refused(format!("cannot create branch {name}: {e}")),
+            })
+    }
+
+    /// A branch that makes `name` impossible: a prefix of it (`fleet` for `fleet/x`).
+    fn blocking_branch(&self, name: &str) -> Option<String> {
+        let parts: Vec<&str> = name.split('/').collect();
+        (1..parts.len())
+            .map(|n| parts[..n].join("/"))
+            .find(|prefix| self.branch_tip(prefix).ok().flatten().is_some())
     }
 
     /// Remove `<ref>.lock` when it is older than `min_age`: the leftover of a process
