@@ -154,3 +154,28 @@ fn usage_errors_exit_2_and_outside_a_repo_is_refused() {
         run.stderr
     );
 }
+
+#[test]
+fn commands_find_the_repository_from_the_folder_not_from_git_dir_or_work_tree() {
+    let env = Env::new();
+    let outer = env.outer_with_nested();
+    let own_top = [("GIT_WORK_TREE", outer.to_str().unwrap())];
+    // Pointing at the folder's own worktree changes nothing and is not worth a warning.
+    let run = env
+        .fleet_env(&outer, &["worktree", "new", "x"], &own_top)
+        .ok();
+    assert!(!run.stderr.contains("warning"), "{}", run.stderr);
+    let run = env.fleet_env(&outer, &["worktree", "list"], &own_top).ok();
+    assert!(run.stdout.contains("fleet/x"), "{}", run.stdout);
+    // Pointing elsewhere is ignored, with a warning naming the variable.
+    let nested_git = outer.join("cockpit/.git");
+    let run = env
+        .fleet_env(
+            &outer,
+            &["worktree", "list"],
+            &[("GIT_DIR", nested_git.to_str().unwrap())],
+        )
+        .ok();
+    assert!(run.stdout.contains("fleet/x"), "{}", run.stdout);
+    assert!(run.stderr.contains("ignoring GIT_DIR="), "{}", run.stderr);
+}
