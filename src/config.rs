@@ -169,6 +169,14 @@ impl TryFrom<String> for InsidePath {
                 "`{inner}` must be a path inside the checkout, without `..` and not absolute"
             ));
         }
+        let names_a_folder = path
+            .components()
+            .any(|c| matches!(c, std::path::Component::Normal(_)));
+        if !names_a_folder {
+            return Err(format!(
+                "`{inner}` is the checkout itself; give the path of a folder inside it"
+            ));
+        }
         Ok(InsidePath(inner))
     }
 }
@@ -371,12 +379,44 @@ impl Config {
     /// Read `fleet.toml` from a checkout; defaults when there is none.
     pub fn load(checkout: &Path) -> Result<(Config, Option<PathBuf>)> {
         let path = checkout.join(FILE_NAME);
-        match std::fs::read_to_string(&path) {
-            Ok(text) => Ok((
-                Config::parse(&text, &path.display().to_string())?,
-                Some(path),
-            )),
-            Err(e) if e.kind() == std::io::ErrorKind::NotFound => Ok((Config::default(), None)),
+        let unusable = |why: String, fix: &str| {
+            Err(
+                Error::usage(format!("invalid configuration: {} {why}", path.display()))
+                    .with_help(fix.to_string()),
+            )
+        };
+        match std::fs::read(&path) {
+            Ok(bytes) => match String::from_utf8(bytes) {
+                Ok(text) => Ok((
+                    Config::parse(&text, &path.display().to_string())?,
+                    Some(path),
+                )),
+                Err(e) => unusable(
+                    format!(
+                        "is not UTF-8 text (invalid byte at offset {})",
+                        e.utf8_error().valid_up_to()
+                    ),
+                    "save fleet.toml as UTF-8 (`fleet init --print` shows the template)",
+                ),
+            },
+            Err(e) if e.kind() == std::io::ErrorKind::NotFound => {
+                // A symlink to nothing is not "no fleet.toml": every command would run
+                // on the defaults while `fleet init` keeps the link.
+                match std::fs::read_link(&path) {
+                    Ok(target) => unusable(
+                        format!(
+                            "is a symbolic link to {}, which does not exist",
+                            target.display()
+                        ),
+                        "point the link at a fleet.toml that exists, or remove it to use the defaults",
+                    ),
+                    Err(_) => Ok((Config::default(), None)),
+                }
+            }
+            Err(_) if path.is_dir() => unusable(
+                "is a folder, not a file".to_string(),
+                "move that folder away; fleet.toml must be a file (`fleet init --print` shows the template)",
+            ),
             Err(e) => Err(Error::env(format!("cannot read {}: {e}", path.display()))),
         }
     }
@@ -393,6 +433,12 @@ fn config_error(text: &str, origin: &str, e: &toml::de::Error) -> Error {
         Some(span) => {
             let (line, column) = line_column(text, span.start);
             let source_line = text.lines().nth(line - 1).unwrap_or("");
+            let message = match table_header_hint(source_line) {
+                Some(hint) if message.starts_with("invalid type: map") => {
+                    format!("{message}: {hint}")
+                }
+                _ => message.to_string(),
+            };
             format!("{origin}:{line}:{column}: {message}\n  | {source_line}")
         }
         None => format!("{origin}: {message}"),
@@ -400,6 +446,25 @@ fn config_error(text: &str, origin: &str, e: &toml::de::Error) -> Error {
     Error::usage(format!("invalid configuration: {located}")).with_help(
         "fix the value at that position; `fleet config --default` prints every key with its default",
     )
+}
+
+/// What a table header (`[lanes.target]`, `[[lanes]]`) where a value is expected did
+/// wrong, from the line the parser points at; `None` when the line is no table header.
+fn table_header_hint(line: &str) -> Option<String> {
+    let line = line.split('#').next().unwrap_or("").trim();
+    if let Some(name) = line.strip_prefix("[[").and_then(|l| l.strip_suffix("]]")) {
+        let name = name.trim();
+        return Some(format!(
+            "`[[{name}]]` makes `{name}` a list of tables, and fleet.toml has none (`[table]` opens a table)"
+        ));
+    }
+    let name = line.strip_prefix('[')?.strip_suffix(']')?.trim();
+    Some(match name.rsplit_once('.') {
+        Some((table, key)) => format!(
+            "`[{name}]` makes `{name}` a table, but it takes a value: write `{key} = ...` under `[{table}]`"
+        ),
+        None => format!("`[{name}]` makes `{name}` a table, but it takes a value"),
+    })
 }
 
 /// 1-based line and column (in characters) of byte `offset`.

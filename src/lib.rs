@@ -23,6 +23,7 @@ pub mod nested;
 pub mod preflight;
 pub mod proc;
 pub mod remote;
+pub mod repo_env;
 pub mod status;
 pub mod ui;
 pub mod verify;

@@ -12,6 +12,31 @@ fn main() -> ExitCode {
         libc::signal(libc::SIGPIPE, libc::SIG_DFL);
     }
     let cli = fleet::cli::Cli::parse();
+    // fleet finds repositories from the current folder (or -C), never from GIT_DIR and
+    // friends: gix would apply them to every repository it opens. `fleet hook` keeps
+    // them (git runs hooks with them, and the hook reads GIT_DIR); preflight judges the
+    // values it was started with, and says so itself.
+    if !matches!(cli.command, fleet::cli::Command::Hook { .. }) {
+        // `lint --staged` in a pre-commit hook must read the index git hands the hook
+        // (`git commit -a` commits a temporary one), and lint reads only that one repository.
+        let keep: &[&str] = match cli.command {
+            fleet::cli::Command::Lint { .. } => &["GIT_INDEX_FILE"],
+            _ => &[],
+        };
+        // SAFETY: no other thread has started yet.
+        let taken = unsafe { fleet::repo_env::take(keep) };
+        let preflight = matches!(cli.command, fleet::cli::Command::Preflight { .. });
+        if !taken.is_empty() && !preflight {
+            let cwd = cli
+                .dir
+                .clone()
+                .or_else(|| std::env::current_dir().ok())
+                .unwrap_or_default();
+            if let Some(warning) = fleet::repo_env::ignored_warning(taken, &cwd) {
+                fleet::ui::warn(&warning);
+            }
+        }
+    }
     match fleet::commands::run(cli) {
         Ok(code) => ExitCode::from(code),
         Err(err) => {

@@ -12,6 +12,7 @@ use crate::config::Config;
 use crate::context::Context;
 use crate::error::Result;
 use crate::git::Repo;
+use crate::repo_env;
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
 #[serde(rename_all = "kebab-case")]
@@ -156,77 +157,28 @@ fn try_inspect(cwd: &Path) -> Result<Report> {
     Ok(report)
 }
 
-/// `GIT_DIR`/`GIT_WORK_TREE` that point somewhere other than this folder's own
-/// repository make every git command disagree with what the folder looks like: refuse
-/// to guess. "This folder's own" is found by hand, walking up to the nearest `.git`,
-/// because discovery libraries may themselves honour the variables.
+/// `GIT_DIR`/`GIT_WORK_TREE` as fleet was started with them (the binary takes them out
+/// of its own environment, see [`crate::repo_env`]) that make git see another repository
+/// or another worktree top than this folder's: refuse to guess.
 fn env_override_problem(cwd: &Path) -> Option<String> {
-    let git_dir = std::env::var_os("GIT_DIR");
-    let work_tree = std::env::var_os("GIT_WORK_TREE");
-    if git_dir.is_none() && work_tree.is_none() {
-        return None;
-    }
-    let own = nearest_dot_git(cwd);
-    let complain = |var: &str, value: &std::ffi::OsStr| {
-        Some(format!(
-            "{var}={} points somewhere other than the repository of this folder; unset it",
-            Path::new(value).display()
-        ))
-    };
-    if let Some(value) = &git_dir {
-        let matches = own
-            .as_ref()
-            .is_some_and(|(_, dir)| canon(Path::new(value)) == *dir);
-        if !matches {
-            return complain("GIT_DIR", value);
-        }
-    }
-    if let Some(value) = &work_tree {
-        let matches = own
-            .as_ref()
-            .is_some_and(|(top, _)| canon(Path::new(value)) == *top);
-        if !matches {
-            return complain("GIT_WORK_TREE", value);
-        }
-    }
-    None
+    let git_dir = repo_env::started_with("GIT_DIR");
+    let work_tree = repo_env::started_with("GIT_WORK_TREE");
+    repo_env::location_problem(cwd, git_dir.as_deref(), work_tree.as_deref())
 }
 
 /// Variables that send git's reads or writes to another place than this folder's
 /// repository (objects, refs, index, namespace): any of them set makes the answer blind.
-const REDIRECTS: [&str; 5] = [
-    "GIT_COMMON_DIR",
-    "GIT_INDEX_FILE",
-    "GIT_OBJECT_DIRECTORY",
-    "GIT_ALTERNATE_OBJECT_DIRECTORIES",
-    "GIT_NAMESPACE",
-];
-
 fn redirect_problem() -> Option<String> {
-    REDIRECTS.iter().find_map(|var| {
-        let value = std::env::var_os(var).filter(|v| !v.is_empty())?;
-        Some(format!(
-            "{var}={} redirects git away from this folder's repository; unset it",
-            Path::new(&value).display()
-        ))
-    })
-}
-
-/// The nearest folder at or above `start` holding `.git`, and the git dir it names.
-fn nearest_dot_git(start: &Path) -> Option<(PathBuf, PathBuf)> {
-    let mut dir = Some(start);
-    while let Some(d) = dir {
-        let dot_git = d.join(".git");
-        if dot_git.is_dir() {
-            return Some((d.to_path_buf(), canon(&dot_git)));
-        }
-        if let Ok(text) = std::fs::read_to_string(&dot_git) {
-            let target = text.trim().strip_prefix("gitdir:")?.trim().to_string();
-            return Some((d.to_path_buf(), canon(&d.join(target))));
-        }
-        dir = d.parent();
-    }
-    None
+    repo_env::OVERRIDES
+        .iter()
+        .filter(|var| !matches!(**var, "GIT_DIR" | "GIT_WORK_TREE"))
+        .find_map(|var| {
+            let value = repo_env::started_with(var).filter(|v| !v.is_empty())?;
+            Some(format!(
+                "{var}={} redirects git away from this folder's repository; unset it",
+                Path::new(&value).display()
+            ))
+        })
 }
 
 fn shared_report(workdir: &Path, branch: Option<String>) -> Report {

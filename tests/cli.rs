@@ -154,3 +154,106 @@ fn usage_errors_exit_2_and_outside_a_repo_is_refused() {
         run.stderr
     );
 }
+
+#[test]
+fn commands_find_the_repository_from_the_folder_not_from_git_dir_or_work_tree() {
+    let env = Env::new();
+    let outer = env.outer_with_nested();
+    let own_top = [("GIT_WORK_TREE", outer.to_str().unwrap())];
+    // Pointing at the folder's own worktree changes nothing and is not worth a warning.
+    let run = env
+        .fleet_env(&outer, &["worktree", "new", "x"], &own_top)
+        .ok();
+    assert!(!run.stderr.contains("warning"), "{}", run.stderr);
+    let run = env.fleet_env(&outer, &["worktree", "list"], &own_top).ok();
+    assert!(run.stdout.contains("fleet/x"), "{}", run.stdout);
+    // Pointing elsewhere is ignored, with a warning naming the variable.
+    let nested_git = outer.join("cockpit/.git");
+    let run = env
+        .fleet_env(
+            &outer,
+            &["worktree", "list"],
+            &[("GIT_DIR", nested_git.to_str().unwrap())],
+        )
+        .ok();
+    assert!(run.stdout.contains("fleet/x"), "{}", run.stdout);
+    assert!(run.stderr.contains("ignoring GIT_DIR="), "{}", run.stderr);
+}
+
+#[test]
+fn a_config_file_that_cannot_be_read_is_a_configuration_error() {
+    let env = Env::new();
+    let outer = env.outer_with_nested();
+    let path = outer.join("fleet.toml");
+    let shown = path.display().to_string();
+    std::os::unix::fs::symlink("missing.toml", &path).unwrap();
+    for args in [&["config"][..], &["init"]] {
+        let run = env.fleet(&outer, args).code(2);
+        assert!(
+            run.stderr.contains(&shown) && run.stderr.contains("does not exist"),
+            "{args:?}: {}",
+            run.stderr
+        );
+        assert!(run.stderr.contains("help:"), "{}", run.stderr);
+    }
+    std::fs::remove_file(&path).unwrap();
+    std::fs::write(&path, b"[lanes]\ntarget = \"ma\xffin\"\n").unwrap();
+    let run = env.fleet(&outer, &["config"]).code(2);
+    assert!(
+        run.stderr.contains(&shown) && run.stderr.contains("UTF-8"),
+        "{}",
+        run.stderr
+    );
+    std::fs::remove_file(&path).unwrap();
+    std::fs::create_dir(&path).unwrap();
+    let run = env.fleet(&outer, &["config"]).code(2);
+    assert!(
+        run.stderr.contains(&shown) && run.stderr.contains("folder"),
+        "{}",
+        run.stderr
+    );
+}
+
+#[test]
+fn a_nested_path_naming_the_checkout_itself_is_rejected_at_its_position() {
+    let env = Env::new();
+    let outer = env.outer_with_nested();
+    for nested in [".", "./", "./.", "a/..", ""] {
+        write(
+            &outer.join("fleet.toml"),
+            &format!("[lanes]\ntarget = \"main\"\n\n[worktrees]\nnested = [\"{nested}\"]\n"),
+        );
+        let run = env.fleet(&outer, &["config"]).code(2);
+        let expected = format!("{}:5:10", outer.join("fleet.toml").display());
+        assert!(run.stderr.contains(&expected), "{nested:?}: {}", run.stderr);
+    }
+    assert!(!env.path().join(".fleet-work").exists());
+}
+
+#[test]
+fn a_table_where_a_value_belongs_is_reported_at_its_header() {
+    let env = Env::new();
+    let outer = env.outer_with_nested();
+    let file = outer.join("fleet.toml");
+    for (text, at, says) in [
+        (
+            "# lanes\n\n[[lanes]]\ntarget = \"x\"\n",
+            "3:1",
+            "list of tables",
+        ),
+        (
+            "[lanes]\nprefix = \"p/\"\n\n[lanes.target]\nname = \"x\"\n",
+            "4:1",
+            "write `target = ...` under `[lanes]`",
+        ),
+    ] {
+        write(&file, text);
+        let run = env.fleet(&outer, &["config"]).code(2);
+        let expected = format!("{}:{at}", file.display());
+        assert!(
+            run.stderr.contains(&expected) && run.stderr.contains(says),
+            "{text:?}: {}",
+            run.stderr
+        );
+    }
+}

@@ -152,3 +152,35 @@ fn spawns_inside_approved_helpers_are_trusted() {
         "{all:#}"
     );
 }
+
+/// As a pre-commit hook of `git commit -a`, `--staged` lints what is being committed:
+/// git hands the hook a temporary index in `GIT_INDEX_FILE`, which fleet must read.
+#[test]
+fn staged_in_a_pre_commit_hook_of_commit_all_sees_the_commit() {
+    let env = Env::new();
+    let repo = env.path().join("repo");
+    env.repo(&repo, "main", &[("app.py", "print('ok')\n")]);
+    let hook = repo.join(".git/hooks/pre-commit");
+    write(
+        &hook,
+        &format!(
+            "#!/bin/sh\nexec '{}' lint --staged\n",
+            env!("CARGO_BIN_EXE_fleet")
+        ),
+    );
+    use std::os::unix::fs::PermissionsExt;
+    std::fs::set_permissions(&hook, std::fs::Permissions::from_mode(0o755)).unwrap();
+    write(&repo.join("app.py"), BAD);
+    let run = env.git_run(&repo, &["commit", "-qam", "spawn an agent"]);
+    assert_ne!(
+        run.code, 0,
+        "the hook let the finding through: {}",
+        run.stderr
+    );
+    assert!(run.stderr.contains("app.py"), "{}", run.stderr);
+    assert!(
+        !run.stderr.contains("ignoring GIT_INDEX_FILE"),
+        "{}",
+        run.stderr
+    );
+}

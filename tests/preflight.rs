@@ -208,6 +208,40 @@ fn fails_when_git_dir_or_work_tree_point_elsewhere() {
 }
 
 #[test]
+fn fails_with_its_own_git_dir_in_a_subfolder_without_work_tree() {
+    let env = Env::new();
+    let outer = env.outer_with_nested();
+    let wt = env.agent(&outer, "g");
+    env.commit_file(&wt, "sub/s.txt", "s\n", "sub");
+    let own = env.git(&wt, &["rev-parse", "--absolute-git-dir"]);
+    // git would take sub/ as the top of the worktree: everything else looks deleted.
+    let run = env
+        .fleet_env(
+            &wt.join("sub"),
+            &["preflight"],
+            &[("GIT_DIR", own.as_str())],
+        )
+        .code(1);
+    assert!(
+        run.stderr.contains("GIT_DIR=") && run.stderr.contains("GIT_WORK_TREE"),
+        "{}",
+        run.stderr
+    );
+    // From the top of the worktree, or with GIT_WORK_TREE naming it, git sees it right.
+    env.fleet_env(&wt, &["preflight"], &[("GIT_DIR", own.as_str())])
+        .ok();
+    env.fleet_env(
+        &wt.join("sub"),
+        &["preflight"],
+        &[
+            ("GIT_DIR", own.as_str()),
+            ("GIT_WORK_TREE", wt.to_str().unwrap()),
+        ],
+    )
+    .ok();
+}
+
+#[test]
 fn fails_in_a_linked_worktree_that_is_not_an_agents() {
     let env = Env::new();
     let outer = env.outer_with_nested();

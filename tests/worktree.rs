@@ -1405,3 +1405,50 @@ fn a_submodule_whose_commit_the_shared_copy_lacks_is_left_out_with_a_note() {
     assert!(run.stderr.contains("lacks its commit"), "{}", run.stderr);
     assert!(env.path().join(".fleet-work/s/README").exists());
 }
+
+#[test]
+fn rm_from_another_agent_with_git_work_tree_set_keeps_the_agents_work() {
+    let env = Env::new();
+    let app = env.path().join("app");
+    env.repo(&app, "main", &[("a.txt", "a\n")]);
+    let a = env.agent(&app, "a");
+    let b = env.agent(&app, "b");
+    write(&a.join("a.txt"), "a\nedit\n");
+    write(&a.join("notes.txt"), "x\n");
+    let shared = app.to_str().unwrap();
+    let run = env
+        .fleet_env(&b, &["worktree", "rm", "a"], &[("GIT_WORK_TREE", shared)])
+        .code(1);
+    assert!(run.stderr.contains("uncommitted changes"), "{}", run.stderr);
+    assert!(
+        run.stderr.contains("warning: ignoring GIT_WORK_TREE="),
+        "{}",
+        run.stderr
+    );
+    assert_eq!(
+        std::fs::read_to_string(a.join("a.txt")).unwrap(),
+        "a\nedit\n"
+    );
+    assert!(a.join("notes.txt").exists());
+    assert!(
+        env.branches(&app)
+            .contains(&"refs/heads/fleet/a".to_string())
+    );
+    // The same with the other variables that point git at another repository or index.
+    let shared_git = app.join(".git");
+    let shared_index = shared_git.join("index");
+    for (var, value) in [
+        ("GIT_DIR", shared_git.to_str().unwrap()),
+        ("GIT_INDEX_FILE", shared_index.to_str().unwrap()),
+    ] {
+        let run = env
+            .fleet_env(&b, &["worktree", "rm", "a"], &[(var, value)])
+            .code(1);
+        assert!(
+            run.stderr.contains("uncommitted changes"),
+            "{var}: {}",
+            run.stderr
+        );
+        assert!(a.join("notes.txt").exists(), "{var}");
+    }
+}

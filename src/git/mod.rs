@@ -43,7 +43,8 @@ pub struct WorktreeInfo {
 
 impl Repo {
     /// Find the repository `path` belongs to, walking up like git does.
-    /// `GIT_DIR` and friends are not consulted: callers that care check them.
+    /// gix applies `GIT_DIR`, `GIT_WORK_TREE` and friends from the environment; the
+    /// binary takes them out of it first (see [`crate::repo_env`]), except in `fleet hook`.
     pub fn discover(path: &Path) -> Result<Repo> {
         let trust = gix::sec::trust::Mapping {
             full: open_options(gix::sec::Trust::Full),
