@@ -448,7 +448,8 @@ pub enum WorktreeCommand {
     New {
         /// Agent name: one branch-name component
         name: String,
-        /// Start from this revision instead of the target branch
+        /// Start from this revision instead of the target branch (resolved where you are:
+        /// in an agent worktree, HEAD is that worktree's)
         #[arg(long, value_name = "REV")]
         base: Option<String>,
         /// Accept a base more than max_behind commits behind
@@ -470,7 +471,10 @@ pub enum WorktreeCommand {
         long_about = "Remove the agent worktree and its nested worktrees. Refuses (exit 1, nothing \
                       removed) when any of them has uncommitted changes or commits not yet in the \
                       target (a squash- or rebase-landed branch counts as landed). With --force the \
-                      uncommitted changes are deleted; unlanded branches are always kept.",
+                      uncommitted changes are deleted; unlanded branches are always kept, and so is \
+                      any commit that would become unreachable (a detached HEAD's, a submodule \
+                      clone's, or one in a repository made inside the worktree). A removal cut \
+                      short by a crash is finished by running it again.",
         after_long_help = "Examples:\n  fleet worktree rm task-42\n  fleet worktree rm task-42 --force"
     )]
     Rm {
