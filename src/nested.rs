@@ -25,9 +25,15 @@ pub struct Nested {
 /// Returns the repositories and warnings for listed ones that are missing.
 pub fn discover(shared: &Path, listed: &[PathBuf], skip: &Path) -> (Vec<Nested>, Vec<String>) {
     let mut found = BTreeSet::new();
-    let submodules = submodule_paths(shared);
-    walk(shared, shared, skip, &submodules, 1, &mut found);
     let mut warnings = Vec::new();
+    let submodules = submodule_paths(shared);
+    let mut walk = Walk {
+        shared,
+        skip,
+        found: &mut found,
+        warnings: &mut warnings,
+    };
+    walk.dir(shared, &common_dir_of(shared), &submodules, 1);
     for rel in listed {
         let abs = shared.join(rel);
         if found.iter().any(|n: &Nested| &n.rel == rel) {
@@ -57,32 +63,58 @@ pub fn discover(shared: &Path, listed: &[PathBuf], skip: &Path) -> (Vec<Nested>,
     (list, warnings)
 }
 
-fn walk(
-    shared: &Path,
-    dir: &Path,
-    skip: &Path,
-    submodules: &BTreeSet<PathBuf>,
-    depth: usize,
-    found: &mut BTreeSet<Nested>,
-) {
-    for path in subfolders(dir) {
-        if path == skip {
-            continue;
-        }
-        match classify(&path) {
-            Dot::None => walk(shared, &path, skip, submodules, depth, found),
-            Dot::LinkedWorktree => {}
-            Dot::Repository => {
-                if submodules.contains(&path) {
-                    continue;
+/// One walk of a shared checkout for nested repositories.
+struct Walk<'a> {
+    shared: &'a Path,
+    /// A folder not to enter (the agent worktree root when it lies inside).
+    skip: &'a Path,
+    found: &'a mut BTreeSet<Nested>,
+    warnings: &'a mut Vec<String>,
+}
+
+impl Walk<'_> {
+    /// Walk `dir`, a folder of the checkout of the repository whose git dir is `common`.
+    fn dir(&mut self, dir: &Path, common: &Path, submodules: &BTreeSet<PathBuf>, depth: usize) {
+        for path in subfolders(dir) {
+            if path == self.skip {
+                continue;
+            }
+            match classify(&path) {
+                Dot::None => self.dir(&path, common, submodules, depth),
+                // The enclosing repository's own linked worktree is not a nested
+                // repository; another repository's cannot be given a worktree.
+                Dot::LinkedWorktree => {
+                    if common_dir_of(&path) != common {
+                        self.warnings.push(format!(
+                            "{} is a linked worktree of another repository; it is not a nested repository fleet can isolate, and agents will not get their own copy",
+                            path.display()
+                        ));
+                    }
                 }
-                let rel = path.strip_prefix(shared).unwrap_or(&path).to_path_buf();
-                found.insert(Nested { rel, depth });
-                let inner = submodule_paths(&path);
-                walk(shared, &path, skip, &inner, depth + 1, found);
+                Dot::Repository => {
+                    if submodules.contains(&path) {
+                        continue;
+                    }
+                    let rel = path
+                        .strip_prefix(self.shared)
+                        .unwrap_or(&path)
+                        .to_path_buf();
+                    self.found.insert(Nested { rel, depth });
+                    let inner = submodule_paths(&path);
+                    self.dir(&path, &common_dir_of(&path), &inner, depth + 1);
+                }
             }
         }
     }
+}
+
+/// The common git dir of the repository checked out at `checkout` (canonical; empty
+/// when it cannot be opened).
+fn common_dir_of(checkout: &Path) -> PathBuf {
+    Repo::open(checkout)
+        .map(|r| r.common_dir())
+        .map(|dir| dir.canonicalize().unwrap_or(dir))
+        .unwrap_or_default()
 }
 
 enum Dot {

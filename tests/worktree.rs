@@ -1452,3 +1452,32 @@ fn rm_from_another_agent_with_git_work_tree_set_keeps_the_agents_work() {
         assert!(a.join("notes.txt").exists(), "{var}");
     }
 }
+
+#[test]
+fn a_linked_worktree_of_another_repository_inside_the_checkout_is_named() {
+    let env = Env::new();
+    let outer = env.outer_with_nested();
+    let other = env.path().join("other");
+    env.repo(&other, "main", &[("o.txt", "o\n")]);
+    env.git(
+        &other,
+        &[
+            "worktree",
+            "add",
+            "-q",
+            outer.join("borrowed").to_str().unwrap(),
+        ],
+    );
+    // The outer repository's own linked worktree inside its checkout is no concern.
+    env.git(&outer, &["worktree", "add", "-q", "own-wt"]);
+    write(&outer.join(".gitignore"), "cockpit/\nborrowed/\nown-wt/\n");
+    env.git(&outer, &["commit", "-qam", "ignore"]);
+    let run = env.fleet(&outer, &["worktree", "new", "a"]).ok();
+    assert!(
+        run.stderr
+            .contains("borrowed is a linked worktree of another repository"),
+        "{}",
+        run.stderr
+    );
+    assert!(!run.stderr.contains("own-wt"), "{}", run.stderr);
+}
