@@ -2,8 +2,8 @@
 //!
 //! The shared checkout is the main worktree of the outermost fleet-managed repository.
 //! From inside a nested repository (or one of its agent worktrees) fleet climbs to the
-//! enclosing repository only when that one is fleet-managed (a `fleet.toml`, or fleet's
-//! state in its git dir), so a project that happens to sit inside an unrelated repository
+//! enclosing repository only when that one is fleet-managed (a `fleet.toml`, or a fleet
+//! project's past in its git dir), so a project that happens to sit inside an unrelated repository
 //! (a dotfiles repo in `$HOME`) is left alone.
 
 use std::path::{Path, PathBuf};
@@ -176,10 +176,11 @@ enum Enclosing {
 /// The repository whose checkout holds `checkout` (a repository's shared checkout).
 ///
 /// It is fleet-managed, and `checkout` one of its nested repositories, when it has a
-/// `fleet.toml`, or when fleet has kept state in its git dir (`fleet init`, `fleet
-/// worktree new` and the guard all do) and `checkout` has no `fleet.toml` and no
-/// `fleet init` record of its own. Otherwise (a project inside a dotfiles repository in
-/// `$HOME`) the inner repository stands alone.
+/// `fleet.toml`, or when it has been a fleet project (`fleet init` recorded it, or
+/// `fleet worktree new` made agent worktrees of it, or it is itself a nested repository
+/// of a fleet-managed one) and `checkout` has neither a `fleet.toml` nor such a past of
+/// its own. Otherwise (a project inside a dotfiles
+/// repository in `$HOME`) the inner repository stands alone.
 fn enclosing_checkout(checkout: &Path) -> Enclosing {
     let Some(outer) = checkout.parent().and_then(|p| Repo::discover(p).ok()) else {
         return Enclosing::None;
@@ -191,8 +192,11 @@ fn enclosing_checkout(checkout: &Path) -> Enclosing {
     if !checkout.starts_with(&outer_shared) {
         return Enclosing::None;
     }
+    // The enclosing repository may itself be a nested repository of a fleet project.
     let managed = outer_shared.join(config::FILE_NAME).is_file()
-        || (outer.common_dir().join("fleet").is_dir() && !claims_itself(checkout));
+        || (!claims_itself(checkout)
+            && (was_a_project(&outer)
+                || matches!(enclosing_checkout(&outer_shared), Enclosing::Managed(_))));
     if managed {
         Enclosing::Managed(outer_shared)
     } else {
@@ -200,17 +204,20 @@ fn enclosing_checkout(checkout: &Path) -> Enclosing {
     }
 }
 
-/// A repository that has its own `fleet.toml`, or whose git dir records `checkout` as
-/// its shared checkout (`fleet init`), is a project of its own.
+/// A repository with a `fleet.toml` or a fleet project's past is a project of its own.
 fn claims_itself(checkout: &Path) -> bool {
-    if checkout.join(config::FILE_NAME).is_file() {
-        return true;
-    }
-    let Ok(repo) = Repo::open(checkout) else {
-        return false;
-    };
-    std::fs::read_to_string(repo.common_dir().join("fleet").join("shared-checkout"))
-        .is_ok_and(|recorded| Path::new(recorded.trim()) == checkout)
+    checkout.join(config::FILE_NAME).is_file()
+        || Repo::open(checkout).is_ok_and(|repo| was_a_project(&repo))
+}
+
+/// Has fleet treated `repo` as a project: `fleet init` recorded its shared checkout, or
+/// `fleet worktree new` made agent worktrees of it? (Other state, such as a watchdog run
+/// or a dry-run landing leaves, does not count.)
+fn was_a_project(repo: &Repo) -> bool {
+    let state = repo.common_dir().join("fleet");
+    ["shared-checkout", "worktree.lock"]
+        .iter()
+        .any(|file| state.join(file).is_file())
 }
 
 /// Resolve `.` and `..` without touching the file system.

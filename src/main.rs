@@ -14,9 +14,14 @@ fn main() -> ExitCode {
     let cli = fleet::cli::Cli::parse();
     // fleet finds repositories from the current folder (or -C), never from GIT_DIR and
     // friends: gix would apply them to every repository it opens. `fleet hook` keeps
-    // them (git runs hooks with them, and the hook reads GIT_DIR); preflight judges the
-    // values it was started with, and says so itself.
-    if !matches!(cli.command, fleet::cli::Command::Hook { .. }) {
+    // them (git runs hooks with them, and the hook reads GIT_DIR), and so does `fleet
+    // run`, which opens no repository; preflight judges the values it was started with,
+    // and says so itself.
+    // `fleet run` is a wrapper: its command gets the environment fleet was given.
+    if !matches!(
+        cli.command,
+        fleet::cli::Command::Hook { .. } | fleet::cli::Command::Run { .. }
+    ) {
         // `lint --staged` in a pre-commit hook must read the index git hands the hook
         // (`git commit -a` commits a temporary one), and lint reads only that one repository.
         let keep: &[&str] = match cli.command {

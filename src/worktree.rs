@@ -143,7 +143,7 @@ pub fn new(ctx: &Context, req: &NewRequest) -> Result<NewOutcome> {
     let (nested, mut notes) = discover_nested(ctx, &root);
     if let Some(outer) = &ctx.inside_unmanaged {
         notes.push(format!(
-            "{} sits inside {}, a repository fleet does not manage: it is taken as a project of its own \
+            "{} sits inside the checkout of {}: it is taken as a project of its own \
              (if it is a nested repository of that one, run `fleet init` in {} and start again)",
             ctx.shared.display(),
             outer.display(),
@@ -153,6 +153,9 @@ pub fn new(ctx: &Context, req: &NewRequest) -> Result<NewOutcome> {
     let nested = skip_unborn(ctx, nested, &mut notes);
     let members = plan_members(ctx, &dest, &branch, &nested);
 
+    // A Ctrl-C stops the git children, and what was started is undone (or, for a
+    // submodule, marked) before fleet ends with the signal.
+    let deferred = crate::proc::defer_signals();
     let mut conflicts = Vec::new();
     let mut todo = Vec::new();
     for member in &members {
@@ -206,8 +209,6 @@ pub fn new(ctx: &Context, req: &NewRequest) -> Result<NewOutcome> {
     }
     let created = !todo.is_empty();
     let mut undo = Vec::new();
-    // A Ctrl-C stops the git children, and the rollback then runs to its end.
-    let deferred = crate::proc::defer_signals();
     if let Err(e) = create_all(&todo, base, &root, &mut undo, &mut notes) {
         roll_back(undo);
         return Err(e);
@@ -516,32 +517,28 @@ fn create_member_steps(
     complete_submodules(member)
 }
 
-/// Marks a worktree whose submodules are being checked out, in its private git dir; a
-/// crash leaves it there, and the next run checks every submodule out again.
-const POPULATING: &str = "fleet-populating-submodules";
+/// A folder in a worktree's private git dir holding one marker per submodule whose
+/// checkout fleet has started and not finished; a crash leaves the marker there.
+const POPULATING: &str = "fleet-populating";
 
-/// Populate the submodules of a member's worktree, first or again: a run that left the
-/// marker was cut short, and a half-written submodule checkout must not pass for a
-/// finished one.
+/// Populate the submodules of a member's worktree that are not checked out yet, and
+/// finish the ones a cut-short run left a marker for. Submodules without a marker are
+/// never touched again: they may hold the agent's work.
 fn complete_submodules(member: &Member) -> Result<Vec<String>> {
-    let marker = Repo::open(&member.path)?.git_dir().join(POPULATING);
-    let repair = marker.exists();
-    std::fs::write(&marker, b"")
-        .map_err(|e| Error::env(format!("cannot write {}: {e}", marker.display())))?;
-    let mut notes = populate_submodules(&member.path, &member.shared, repair)?;
-    if repair {
-        notes.push(format!(
-            "the submodules of {} were being checked out when an earlier run stopped; checked out again",
-            member.path.display()
-        ));
-    }
-    let _ = std::fs::remove_file(&marker);
+    let markers = Repo::open(&member.path)?.git_dir().join(POPULATING);
+    let notes = populate_submodules(&markers, &member.path, &member.path, &member.shared)?;
+    let _ = std::fs::remove_dir(&markers);
     Ok(notes)
 }
 
-/// Check out the submodules of the new worktree `path` from the objects of the shared
-/// checkout `shared`, recursively, without the network.
-fn populate_submodules(path: &Path, shared: &Path, repair: bool) -> Result<Vec<String>> {
+/// Check out the submodules of the checkout `path` (inside the worktree `top`) from the
+/// objects of the shared checkout `shared`, recursively, without the network.
+fn populate_submodules(
+    markers: &Path,
+    top: &Path,
+    path: &Path,
+    shared: &Path,
+) -> Result<Vec<String>> {
     let mut notes = Vec::new();
     let repo = Repo::open(path)?;
     let Ok(Some(subs)) = repo.gix().submodules() else {
@@ -551,6 +548,7 @@ fn populate_submodules(path: &Path, shared: &Path, repair: bool) -> Result<Vec<S
         let name = sub.name().to_string();
         let Ok(sub_path) = sub.path() else { continue };
         let rel = git::bstr_path(sub_path.as_ref());
+        let checkout = path.join(&rel);
         let source = shared.join(&rel);
         let Ok(source_repo) = Repo::open(&source) else {
             notes.push(format!(
@@ -570,24 +568,73 @@ fn populate_submodules(path: &Path, shared: &Path, repair: bool) -> Result<Vec<S
             ));
             continue;
         }
-        let checked_out = path.join(&rel).join(".git").exists();
-        if checked_out && repair {
-            // The cut-short checkout may have left its index lock behind.
-            if let Ok(sub_repo) = Repo::open(&path.join(&rel)) {
-                git::wait_out_lock(&sub_repo.git_dir().join("index.lock"));
-            }
+        let marker = markers.join(marker_name(checkout.strip_prefix(top).unwrap_or(&rel)));
+        let cut_short = marker.exists();
+        if cut_short {
+            notes.push(format!(
+                "submodule {} was being checked out when an earlier run stopped; checking it out again",
+                checkout.display()
+            ));
+            restart_submodule(&checkout)?;
         }
-        if !checked_out || repair {
+        let checked_out = checkout.join(".git").exists();
+        if !checked_out || cut_short {
+            std::fs::create_dir_all(markers)
+                .and_then(|()| std::fs::write(&marker, b""))
+                .map_err(|e| Error::env(format!("cannot write {}: {e}", marker.display())))?;
             let rel_str = rel.to_string_lossy().replace('\\', "/");
             let source_dir = source_repo.git_dir();
-            git::cli::submodule_update_from_local(path, &name, &rel_str, &source_dir, repair)?;
+            git::cli::submodule_update_from_local(path, &name, &rel_str, &source_dir, checked_out)?;
             if let Some(url) = url {
-                git::cli::set_origin_url(&path.join(&rel), &url)?;
+                git::cli::set_origin_url(&checkout, &url)?;
             }
+            let _ = std::fs::remove_file(&marker);
         }
-        notes.extend(populate_submodules(&path.join(&rel), &source, repair)?);
+        notes.extend(populate_submodules(markers, top, &checkout, &source)?);
     }
     Ok(notes)
+}
+
+/// A marker's file name: the submodule's path inside the worktree, hex-encoded.
+fn marker_name(rel: &Path) -> String {
+    rel.as_os_str()
+        .as_encoded_bytes()
+        .iter()
+        .map(|b| format!("{b:02x}"))
+        .collect()
+}
+
+/// Get a submodule checkout fleet started and did not finish ready to be checked out
+/// again: one whose clone never got a readable HEAD is cleared (its module git dir too)
+/// so it is cloned anew; otherwise the cut-short checkout's index lock is waited out and
+/// the forced update that follows rewrites its files.
+fn restart_submodule(checkout: &Path) -> Result<()> {
+    let opened = Repo::open(checkout).ok();
+    if let Some(repo) = &opened
+        && matches!(repo.head_id(), Ok(Some(_)))
+    {
+        git::wait_out_lock(&repo.git_dir().join("index.lock"));
+        return Ok(());
+    }
+    let module_dir = opened
+        .map(|r| r.git_dir())
+        .or_else(|| gitdir_link(checkout));
+    for dir in module_dir.iter().chain([&checkout.to_path_buf()]) {
+        match std::fs::remove_dir_all(dir) {
+            Err(e) if e.kind() != std::io::ErrorKind::NotFound => {
+                return Err(Error::env(format!("cannot clear {}: {e}", dir.display())));
+            }
+            _ => {}
+        }
+    }
+    Ok(())
+}
+
+/// The git dir a `.git` file in `checkout` points to.
+fn gitdir_link(checkout: &Path) -> Option<PathBuf> {
+    let text = std::fs::read_to_string(checkout.join(".git")).ok()?;
+    let dir = text.trim_end().strip_prefix("gitdir: ")?;
+    Some(checkout.join(dir))
 }
 
 fn roll_back(undo: Vec<Undo>) {

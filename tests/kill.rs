@@ -193,7 +193,19 @@ fn new_interrupted_by_a_signal_leaves_nothing_or_a_whole_worktree() {
         unsafe { libc::kill(child.id() as i32, signal) };
         let out = child.wait_with_output().unwrap();
         let wt = env.path().join(".fleet-work").join(&name);
-        if out.status.success() {
+        // Done before the signal was acted on (fleet still ends with it): complete.
+        if out.status.success() || wt.exists() {
+            for member in [wt.clone(), wt.join("cockpit"), wt.join("cockpit/engine")] {
+                assert_eq!(
+                    env.git(&member, &["symbolic-ref", "--short", "HEAD"]),
+                    format!("fleet/{name}")
+                );
+            }
+            assert_eq!(
+                env.git(&wt, &["status", "--porcelain"]),
+                "",
+                "half a worktree"
+            );
             assert_converges(&env, &outer, &name);
             continue;
         }

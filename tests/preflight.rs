@@ -310,7 +310,7 @@ fn a_project_inside_an_unrelated_repository_still_passes_in_its_agent_worktrees(
     env.repo(&project, "main", &[("README", "p\n")]);
     let run = env.fleet(&project, &["worktree", "new", "a"]).ok();
     assert!(
-        run.stderr.contains("a repository fleet does not manage"),
+        run.stderr.contains("it is taken as a project of its own"),
         "{}",
         run.stderr
     );
@@ -318,6 +318,17 @@ fn a_project_inside_an_unrelated_repository_still_passes_in_its_agent_worktrees(
     let r = json(&env.fleet(&wt, &["preflight", "--json"]).ok());
     assert_eq!(r["place"], "agent");
     assert_eq!(r["repo"], project.display().to_string());
+    // fleet run once in the dotfiles repository (a watchdog, a dry-run landing) leaves
+    // state there; the project, which has agent worktrees of its own, is not taken over.
+    env.fleet(&dotfiles, &["land", "--all", "--dry-run"]);
+    assert!(dotfiles.join(".git/fleet").is_dir());
+    let run = env.fleet(&project, &["worktree", "new", "b"]).ok();
+    assert_eq!(
+        run.stdout.trim(),
+        dotfiles.join("src/.fleet-work/b").display().to_string()
+    );
+    let list = env.fleet(&project, &["worktree", "list"]).ok();
+    assert!(list.stdout.contains("fleet/a"), "{}", list.stdout);
 }
 
 #[test]

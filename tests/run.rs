@@ -205,3 +205,20 @@ fn kill_9_of_fleet_takes_the_command_down_too() {
     child.wait().unwrap();
     assert!(!alive(pid), "command {pid} outlived a kill -9 of fleet");
 }
+
+/// `fleet run` is a wrapper: the command sees the git variables fleet was given (a
+/// hook's `GIT_INDEX_FILE`, a script's `GIT_DIR`), untouched and without a warning.
+#[test]
+fn the_command_gets_the_git_variables_fleet_was_given() {
+    let env = Env::new();
+    let dir = env.path();
+    let run = env
+        .fleet_env(
+            &dir,
+            &["run", "--", "sh", "-c", "echo \"$GIT_DIR|$GIT_INDEX_FILE\""],
+            &[("GIT_DIR", "/x/.git"), ("GIT_INDEX_FILE", "/x/index.tmp")],
+        )
+        .ok();
+    assert_eq!(run.stdout.trim(), "/x/.git|/x/index.tmp");
+    assert!(!run.stderr.contains("ignoring"), "{}", run.stderr);
+}

@@ -1344,8 +1344,10 @@ fn submodules_a_crash_left_half_checked_out_are_checked_out_again() {
     let sub = a.join("vendor/lib");
     // What a kill of the whole process group leaves: the marker, a partial checkout
     // (files missing, the index says so) and git's lock.
-    let marker = std::path::PathBuf::from(env.git(&a, &["rev-parse", "--absolute-git-dir"]))
-        .join("fleet-populating-submodules");
+    let git_dir = std::path::PathBuf::from(env.git(&a, &["rev-parse", "--absolute-git-dir"]));
+    // One marker per submodule: its path inside the worktree, hex-encoded.
+    let hex: String = "vendor/lib".bytes().map(|b| format!("{b:02x}")).collect();
+    let marker = git_dir.join("fleet-populating").join(hex);
     write(&marker, "");
     std::fs::remove_file(sub.join("lib.txt")).unwrap();
     env.git(&sub, &["rm", "-q", "--cached", "lib.txt"]);
@@ -1360,7 +1362,11 @@ fn submodules_a_crash_left_half_checked_out_are_checked_out_again() {
         .set_modified(old)
         .unwrap();
     let run = env.fleet(&outer, &["worktree", "new", "a"]).ok();
-    assert!(run.stderr.contains("checked out again"), "{}", run.stderr);
+    assert!(
+        run.stderr.contains("checking it out again"),
+        "{}",
+        run.stderr
+    );
     assert_eq!(
         std::fs::read_to_string(sub.join("lib.txt")).unwrap(),
         "lib\n"
@@ -1480,4 +1486,69 @@ fn a_linked_worktree_of_another_repository_inside_the_checkout_is_named() {
         run.stderr
     );
     assert!(!run.stderr.contains("own-wt"), "{}", run.stderr);
+}
+
+/// The repair touches only the submodule a run left unfinished: the agent's work in
+/// the others (commits on a detached HEAD, edits) survives any number of re-runs.
+#[test]
+fn rerunning_new_never_forces_a_submodule_the_agent_works_in() {
+    let env = Env::new();
+    let outer = env.outer_with_submodule();
+    let other = env.path().join("other-origin");
+    env.repo(&other, "main", &[("o.txt", "o\n")]);
+    let add = ["-c", "protocol.file.allow=always", "submodule", "add", "-q"];
+    env.git(
+        &outer,
+        &[&add[..], &[other.to_str().unwrap(), "vendor/other"]].concat(),
+    );
+    env.git(&outer, &["commit", "-q", "-m", "second submodule"]);
+    let a = env.agent(&outer, "a");
+    let lib = a.join("vendor/lib");
+    let work = env.commit_file(&lib, "lib.txt", "agent\n", "agent work");
+    write(&lib.join("lib.txt"), "uncommitted\n");
+    // The other submodule's clone was cut short before it had a HEAD.
+    let git_dir = std::path::PathBuf::from(env.git(&a, &["rev-parse", "--absolute-git-dir"]));
+    let hex: String = "vendor/other".bytes().map(|b| format!("{b:02x}")).collect();
+    write(&git_dir.join("fleet-populating").join(hex), "");
+    write(
+        &git_dir.join("modules/vendor/other/HEAD"),
+        "ref: refs/heads/.invalid\n",
+    );
+    for _ in 0..2 {
+        env.fleet(&outer, &["worktree", "new", "a"]).ok();
+    }
+    assert_eq!(env.git(&lib, &["rev-parse", "HEAD"]), work);
+    assert_eq!(
+        std::fs::read_to_string(lib.join("lib.txt")).unwrap(),
+        "uncommitted\n"
+    );
+    let other_wt = a.join("vendor/other");
+    assert_eq!(
+        std::fs::read_to_string(other_wt.join("o.txt")).unwrap(),
+        "o\n"
+    );
+    assert_eq!(env.git(&other_wt, &["status", "--porcelain"]), "");
+    assert!(!git_dir.join("fleet-populating").exists());
+}
+
+#[test]
+fn a_ref_lock_left_by_a_killed_run_does_not_block_rm_or_new() {
+    let env = Env::new();
+    let outer = env.outer_with_nested();
+    env.agent(&outer, "a");
+    let old = std::time::SystemTime::now() - std::time::Duration::from_secs(60);
+    let stale = |path: &Path| {
+        write(path, "");
+        std::fs::File::options()
+            .write(true)
+            .open(path)
+            .unwrap()
+            .set_modified(old)
+            .unwrap();
+    };
+    stale(&outer.join(".git/refs/heads/fleet/a.lock"));
+    env.fleet(&outer, &["worktree", "rm", "a"]).ok();
+    assert_nothing_left(&env, &outer, "a");
+    stale(&outer.join(".git/refs/heads/fleet/a.lock"));
+    env.fleet(&outer, &["worktree", "new", "a"]).ok();
 }

@@ -71,7 +71,7 @@ fn run_any_exit(
 /// loudly instead of reaching for the network.
 ///
 /// `force` checks the recorded commit out again even where the submodule already has
-/// it, repairing a checkout a crash cut short.
+/// it, rewriting the files of a checkout a crash cut short.
 pub fn submodule_update_from_local(
     workdir: &Path,
     name: &str,

@@ -665,7 +665,7 @@ impl Repo {
     /// Create branch `name` at `at`; fails if it already exists elsewhere.
     pub fn create_branch(&self, name: &str, at: ObjectId, reason: &str) -> Result<()> {
         let full = format!("refs/heads/{name}");
-        self.edit(&full, Some(at), PreviousValue::MustNotExist, reason)
+        self.edit_past_stale_lock(&full, Some(at), PreviousValue::MustNotExist, reason)
             .map_err(|e| match self.blocking_branch(name) {
                 Some(other) => Error::refused(format!(
                     "cannot create branch {name} in {}: branch `{other}` exists, and git cannot have both (one would be a folder of the other)",
@@ -780,13 +780,29 @@ impl Repo {
 
     /// Delete `full_name` only if it still points at `expected`.
     pub fn cas_delete(&self, full_name: &str, expected: ObjectId) -> Result<()> {
-        self.edit(
-            full_name,
-            None,
-            PreviousValue::MustExistAndMatch(Target::Object(expected)),
-            "",
-        )
-        .map_err(|e| Error::refused(format!("cannot delete {full_name}: {e}")))
+        let expected = PreviousValue::MustExistAndMatch(Target::Object(expected));
+        self.edit_past_stale_lock(full_name, None, expected, "")
+            .map_err(|e| Error::refused(format!("cannot delete {full_name}: {e}")))
+    }
+
+    /// [`Self::edit`], and once more after waiting out a `<ref>.lock` in the way: a
+    /// process killed while it changed the ref leaves one (cleared once it is stale).
+    fn edit_past_stale_lock(
+        &self,
+        full_name: &str,
+        new: Option<ObjectId>,
+        expected: PreviousValue,
+        reason: &str,
+    ) -> std::result::Result<(), String> {
+        self.edit(full_name, new, expected.clone(), reason)
+            .or_else(|first| {
+                let lock = self.common_dir().join(format!("{full_name}.lock"));
+                if !lock.exists() {
+                    return Err(first);
+                }
+                wait_out_lock(&lock);
+                self.edit(full_name, new, expected, reason)
+            })
     }
 
     fn edit(
