@@ -107,9 +107,13 @@ impl Context {
             .get_or_init(|| crate::worktree::discover_nested(self, &self.worktree_root()).0)
     }
 
-    /// Where agent worktrees go, lexically normalised (no `..` left in it).
+    /// Where agent worktrees go: no `..` left in it, and symlinks resolved as far as the
+    /// folders exist (git records worktree paths resolved, and a submodule's relative
+    /// git dir link would otherwise be followed through the link and miss).
     pub fn worktree_root(&self) -> PathBuf {
-        normalize(&self.shared.join(self.config.worktrees.root.as_path()))
+        resolve_existing(&normalize(
+            &self.shared.join(self.config.worktrees.root.as_path()),
+        ))
     }
 
     pub fn target(&self) -> &str {
@@ -218,6 +222,24 @@ fn was_a_project(repo: &Repo) -> bool {
     ["shared-checkout", "worktree.lock"]
         .iter()
         .any(|file| state.join(file).is_file())
+}
+
+/// `path` with its longest existing ancestor resolved (symlinks followed), the rest kept.
+fn resolve_existing(path: &Path) -> PathBuf {
+    let mut existing = path;
+    let mut rest = Vec::new();
+    loop {
+        if let Ok(real) = existing.canonicalize() {
+            return rest.iter().rev().fold(real, |acc, part| acc.join(part));
+        }
+        match (existing.parent(), existing.file_name()) {
+            (Some(parent), Some(name)) => {
+                rest.push(name.to_os_string());
+                existing = parent;
+            }
+            _ => return path.to_path_buf(),
+        }
+    }
 }
 
 /// Resolve `.` and `..` without touching the file system.

@@ -163,8 +163,9 @@ fn submodule_paths(dir: &Path) -> BTreeSet<PathBuf> {
 }
 
 /// Every folder under `dir` (not `dir` itself) that holds a `.git` and is not a
-/// submodule of the checkout around it, entering every repository on the way. Used to
-/// find repositories that removing `dir` would delete.
+/// submodule of the checkout around it, entering every repository on the way, and every
+/// folder that is a git dir itself (a bare repository, a separate git dir). Used to find
+/// repositories that removing `dir` would delete.
 pub fn repositories_under(dir: &Path) -> Vec<PathBuf> {
     let mut out = Vec::new();
     collect_repositories(dir, &submodule_paths(dir), &mut out);
@@ -173,7 +174,10 @@ pub fn repositories_under(dir: &Path) -> Vec<PathBuf> {
 
 fn collect_repositories(dir: &Path, submodules: &BTreeSet<PathBuf>, out: &mut Vec<PathBuf>) {
     for path in subfolders(dir) {
-        if std::fs::symlink_metadata(path.join(".git")).is_ok() {
+        if is_git_dir(&path) {
+            // A bare repository, or the git dir of a repository checked out elsewhere.
+            out.push(path);
+        } else if std::fs::symlink_metadata(path.join(".git")).is_ok() {
             if !submodules.contains(&path) {
                 out.push(path.clone());
             }
@@ -182,6 +186,11 @@ fn collect_repositories(dir: &Path, submodules: &BTreeSet<PathBuf>, out: &mut Ve
             collect_repositories(&path, submodules, out);
         }
     }
+}
+
+/// Does `dir` look like a git dir itself (what git checks: `HEAD`, `objects/`, `refs/`)?
+fn is_git_dir(dir: &Path) -> bool {
+    dir.join("HEAD").is_file() && dir.join("objects").is_dir() && dir.join("refs").is_dir()
 }
 
 /// The folders directly in `dir`, without `.git` and without following symlinks.

@@ -849,6 +849,11 @@ pub fn rm(ctx: &Context, name: &AgentName, force: bool) -> Result<Removed> {
     empty_trash(&root);
     let items = collect_rm_items(ctx, &dest, &root)?;
     if items.is_empty() {
+        // A removal cut short after the worktrees went leaves the agent's branches.
+        let leftovers = settle_leftover_branches(ctx, &dest, &agent_branch, &root)?;
+        if !leftovers.branches_deleted.is_empty() || !leftovers.branches_kept.is_empty() {
+            return Ok(leftovers);
+        }
         return Err(Error::refused(format!(
             "there is no agent worktree `{}` (looked for {})",
             name.as_str(),
@@ -873,7 +878,7 @@ pub fn rm(ctx: &Context, name: &AgentName, force: bool) -> Result<Removed> {
     }
     let members: Vec<PathBuf> = items.iter().map(|i| i.path.clone()).collect();
     for repo in unmanaged_repositories(&dest, &members) {
-        match commits_only_in(&repo) {
+        match commits_only_in(&repo, &dest) {
             Some(what) => losses.fatal.push(format!(
                 "{} is a git repository fleet does not manage, with commits that exist only there ({what})",
                 repo.display()
@@ -966,6 +971,58 @@ fn empty_trash(root: &Path) {
     if trash.exists() {
         let _ = std::fs::remove_dir_all(&trash);
     }
+}
+
+/// The agent's branches that no worktree has checked out, in the outer repository and
+/// every nested one: deleted when landed (what `rm` does after removing a worktree),
+/// reported as kept otherwise.
+fn settle_leftover_branches(
+    ctx: &Context,
+    dest: &Path,
+    branch: &str,
+    root: &Path,
+) -> Result<Removed> {
+    let mut settled = Removed {
+        path: dest.to_path_buf(),
+        worktrees: Vec::new(),
+        branches_deleted: Vec::new(),
+        branches_kept: Vec::new(),
+    };
+    let (nested, _) = discover_nested(ctx, root);
+    let shared_checkouts =
+        std::iter::once(ctx.shared.clone()).chain(nested.iter().map(|n| ctx.shared.join(&n.rel)));
+    for (depth, shared) in shared_checkouts.enumerate() {
+        let Ok(repo) = Repo::open(&shared) else {
+            continue;
+        };
+        let Some(tip) = repo.branch_tip(branch)? else {
+            continue;
+        };
+        let checked_out = repo
+            .worktrees()?
+            .iter()
+            .any(|w| w.branch.as_deref() == Some(branch));
+        if checked_out {
+            continue;
+        }
+        let target = if depth == 0 {
+            Some(ctx.target_tip()?)
+        } else {
+            repo.head_id()?
+        };
+        let landed = match target {
+            Some(target) => repo.changes_already_in(tip, target)?,
+            None => false,
+        };
+        let shown = format!("{branch} ({})", shared.display());
+        if landed && (depth > 0 || branch != ctx.target()) {
+            repo.cas_delete(&format!("refs/heads/{branch}"), tip)?;
+            settled.branches_deleted.push(shown);
+        } else {
+            settled.branches_kept.push(shown);
+        }
+    }
+    Ok(settled)
 }
 
 /// The outer target, or the branch a nested repository's shared checkout has out.
@@ -1107,18 +1164,19 @@ fn submodule_losses(checkout: &Path, shared: &Path, losses: &mut Losses) -> Resu
     Ok(())
 }
 
-/// Commits that deleting the repository at `path` (one fleet does not manage) would
-/// lose: a local branch, tag, stash or HEAD that none of its remote-tracking branches
-/// contains. A repository whose git dir lives elsewhere (a worktree of another one)
-/// loses none; one that cannot be read is assumed to.
-fn commits_only_in(path: &Path) -> Option<String> {
+/// Commits that deleting `doomed` (an agent worktree) would lose from the repository
+/// at `path` inside it (one fleet does not manage): a local branch, tag, stash or HEAD
+/// that none of its remote-tracking branches contains. A repository whose git dir lives
+/// outside `doomed` (a worktree of another one) loses none; one that cannot be read is
+/// assumed to.
+fn commits_only_in(path: &Path, doomed: &Path) -> Option<String> {
     let Ok(repo) = Repo::open(path) else {
         return Some("its git dir cannot be read".into());
     };
     let stored_here = repo
         .common_dir()
         .canonicalize()
-        .is_ok_and(|dir| path.canonicalize().is_ok_and(|p| dir.starts_with(p)));
+        .is_ok_and(|dir| doomed.canonicalize().is_ok_and(|d| dir.starts_with(d)));
     if !stored_here {
         return None;
     }
@@ -1148,7 +1206,27 @@ fn unmanaged_repositories(dest: &Path, members: &[PathBuf]) -> Vec<PathBuf> {
     nested::repositories_under(dest)
         .into_iter()
         .filter(|repo| !members.iter().any(|m| same_path(m, repo)))
+        .filter(|repo| !committed_in_a_member(repo, members))
         .collect()
+}
+
+/// A git dir that a member commits as files (a test fixture, say): its branch keeps it.
+fn committed_in_a_member(git_dir: &Path, members: &[PathBuf]) -> bool {
+    let Some(member) = members
+        .iter()
+        .filter(|m| git_dir.starts_with(m))
+        .max_by_key(|m| m.components().count())
+    else {
+        return false;
+    };
+    let Ok(rel) = git_dir
+        .join("HEAD")
+        .strip_prefix(member)
+        .map(Path::to_path_buf)
+    else {
+        return false;
+    };
+    Repo::open(member).is_ok_and(|repo| repo.tracks(&rel))
 }
 
 #[derive(Debug, Serialize)]

@@ -1552,3 +1552,116 @@ fn a_ref_lock_left_by_a_killed_run_does_not_block_rm_or_new() {
     stale(&outer.join(".git/refs/heads/fleet/a.lock"));
     env.fleet(&outer, &["worktree", "new", "a"]).ok();
 }
+
+#[test]
+fn rm_never_deletes_a_bare_repository_or_a_separate_git_dir_inside_the_worktree() {
+    let env = Env::new();
+    let outer = env.outer_with_nested();
+    let a = env.agent(&outer, "a");
+    // The only copy of pushed work: a bare repository inside the worktree.
+    env.git(&a, &["init", "-q", "--bare", "store.git"]);
+    let clone = env.path().join("clone");
+    env.git(
+        env.path().as_path(),
+        &[
+            "clone",
+            "-q",
+            a.join("store.git").to_str().unwrap(),
+            "clone",
+        ],
+    );
+    env.commit_file(&clone, "w.txt", "w", "work");
+    env.git(&clone, &["push", "-q", "origin", "HEAD:main"]);
+    let run = env
+        .fleet(&outer, &["worktree", "rm", "a", "--force"])
+        .code(1);
+    assert!(run.stderr.contains("store.git"), "{}", run.stderr);
+    assert!(a.join("store.git/HEAD").exists());
+    std::fs::remove_dir_all(a.join("store.git")).unwrap();
+    // A repository checked out elsewhere whose git dir is inside the worktree.
+    let r = env.path().join("r");
+    std::fs::create_dir_all(&r).unwrap();
+    env.git(
+        &r,
+        &[
+            "init",
+            "-q",
+            "--separate-git-dir",
+            a.join("gitstore").to_str().unwrap(),
+        ],
+    );
+    env.commit_file(&r, "r.txt", "r", "r");
+    env.fleet(&outer, &["worktree", "rm", "a", "--force"])
+        .code(1);
+    assert!(a.join("gitstore/HEAD").exists());
+}
+
+#[test]
+fn a_git_dir_committed_as_files_is_not_taken_for_a_repository_in_the_way() {
+    let env = Env::new();
+    let outer = env.outer_with_nested();
+    let a = env.agent(&outer, "a");
+    // A test fixture: a bare repository tracked as plain files on the agent's branch.
+    env.git(&a, &["init", "-q", "--bare", "fixtures/repo.git"]);
+    write(&a.join("fixtures/repo.git/objects/.keep"), "");
+    write(&a.join("fixtures/repo.git/refs/.keep"), "");
+    env.git(&a, &["add", "-f", "fixtures"]);
+    env.git(&a, &["commit", "-q", "-m", "fixture"]);
+    env.git(&outer, &["merge", "-q", "--ff-only", "fleet/a"]);
+    env.fleet(&outer, &["worktree", "rm", "a"]).ok();
+    assert!(!a.exists());
+}
+
+#[test]
+fn rm_cut_short_after_the_worktrees_went_settles_the_branches_on_a_rerun() {
+    let env = Env::new();
+    let outer = env.outer_with_nested();
+    let a = env.agent(&outer, "a");
+    let unlanded = env.commit_file(&a.join("cockpit"), "n.txt", "n", "nested work");
+    // What a kill right after the worktrees went leaves: the branches alone.
+    for (repo, wt) in [
+        (outer.join("cockpit/engine"), a.join("cockpit/engine")),
+        (outer.join("cockpit"), a.join("cockpit")),
+        (outer.clone(), a.clone()),
+    ] {
+        env.git(
+            &repo,
+            &["worktree", "remove", "--force", wt.to_str().unwrap()],
+        );
+    }
+    let run = env.fleet(&outer, &["worktree", "rm", "a"]).ok();
+    assert!(run.stderr.contains("kept branch fleet/a"), "{}", run.stderr);
+    let branch = "refs/heads/fleet/a".to_string();
+    assert!(!env.branches(&outer).contains(&branch));
+    assert!(
+        !env.branches(&outer.join("cockpit/engine"))
+            .contains(&branch)
+    );
+    // The unlanded nested branch stays, with its commit.
+    assert_eq!(
+        env.git(&outer.join("cockpit"), &["rev-parse", "fleet/a"]),
+        unlanded
+    );
+}
+
+#[test]
+fn a_symlinked_worktree_root_works_with_submodules() {
+    let env = Env::new();
+    let outer = env.outer_with_submodule();
+    let real = env.path().join("real-root");
+    std::fs::create_dir_all(&real).unwrap();
+    std::os::unix::fs::symlink(&real, env.path().join("linked-root")).unwrap();
+    write(
+        &outer.join("fleet.toml"),
+        "[worktrees]\nroot = \"../linked-root\"\n",
+    );
+    let wt = env.agent(&outer, "a");
+    assert_eq!(wt, real.join("a"));
+    assert_eq!(
+        std::fs::read_to_string(wt.join("vendor/lib/lib.txt")).unwrap(),
+        "lib\n"
+    );
+    env.fleet(&outer, &["worktree", "new", "a"]).ok();
+    env.fleet(&outer, &["worktree", "rm", "a"]).ok();
+    assert!(!real.join("a").exists());
+}

@@ -190,6 +190,14 @@ impl Repo {
         Ok(Some(id.detach()))
     }
 
+    /// Does this worktree's index track `rel` (a path relative to its top)?
+    pub fn tracks(&self, rel: &Path) -> bool {
+        let path = rel.to_string_lossy().replace('\\', "/");
+        self.inner
+            .index_or_empty()
+            .is_ok_and(|index| index.entry_by_path(path.as_str().into()).is_some())
+    }
+
     /// Every stage-0 file entry of this worktree's index (path, blob), gitlinks left out.
     pub fn index_files(&self) -> Result<Vec<(String, ObjectId)>> {
         let index = self
