@@ -850,7 +850,7 @@ pub fn rm(ctx: &Context, name: &AgentName, force: bool) -> Result<Removed> {
     let items = collect_rm_items(ctx, &dest, &root)?;
     if items.is_empty() {
         // A removal cut short after the worktrees went leaves the agent's branches.
-        let leftovers = settle_leftover_branches(ctx, &dest, &agent_branch, &root)?;
+        let leftovers = settle_leftover_branches(ctx, &dest, &agent_branch)?;
         if !leftovers.branches_deleted.is_empty() || !leftovers.branches_kept.is_empty() {
             return Ok(leftovers);
         }
@@ -976,22 +976,15 @@ fn empty_trash(root: &Path) {
 /// The agent's branches that no worktree has checked out, in the outer repository and
 /// every nested one: deleted when landed (what `rm` does after removing a worktree),
 /// reported as kept otherwise.
-fn settle_leftover_branches(
-    ctx: &Context,
-    dest: &Path,
-    branch: &str,
-    root: &Path,
-) -> Result<Removed> {
+fn settle_leftover_branches(ctx: &Context, dest: &Path, branch: &str) -> Result<Removed> {
     let mut settled = Removed {
         path: dest.to_path_buf(),
         worktrees: Vec::new(),
         branches_deleted: Vec::new(),
         branches_kept: Vec::new(),
     };
-    let (nested, _) = discover_nested(ctx, root);
-    let shared_checkouts =
-        std::iter::once(ctx.shared.clone()).chain(nested.iter().map(|n| ctx.shared.join(&n.rel)));
-    for (depth, shared) in shared_checkouts.enumerate() {
+    for (depth, rel) in ctx.shared_checkouts().iter().enumerate() {
+        let shared = crate::context::normalize(&ctx.shared.join(rel));
         let Ok(repo) = Repo::open(&shared) else {
             continue;
         };

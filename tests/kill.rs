@@ -210,24 +210,7 @@ fn new_interrupted_by_a_signal_leaves_nothing_or_a_whole_worktree() {
             continue;
         }
         rolled_back += 1;
-        let branch = format!("refs/heads/fleet/{name}");
-        for repo in [
-            outer.clone(),
-            outer.join("cockpit"),
-            outer.join("cockpit/engine"),
-        ] {
-            assert!(
-                !env.branches(&repo).contains(&branch),
-                "branch left in {}",
-                repo.display()
-            );
-            let list = env.git(&repo, &["worktree", "list", "--porcelain"]);
-            assert!(
-                !list.contains(&format!(".fleet-work/{name}")),
-                "record left: {list}"
-            );
-        }
-        assert!(!wt.exists(), "{} left behind", wt.display());
+        env.assert_no_agent(&outer, &name);
     }
     assert!(
         rolled_back >= 4,

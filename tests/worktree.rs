@@ -246,32 +246,6 @@ fn new_refuses_a_base_too_far_behind_unless_forced() {
     .code(2);
 }
 
-fn assert_nothing_left(env: &Env, outer: &Path, name: &str) {
-    let branch = format!("refs/heads/fleet/{name}");
-    for repo in [
-        outer.to_path_buf(),
-        outer.join("cockpit"),
-        outer.join("cockpit/engine"),
-    ] {
-        assert!(
-            !env.branches(&repo).contains(&branch),
-            "branch left in {}",
-            repo.display()
-        );
-        let list = env.git(&repo, &["worktree", "list", "--porcelain"]);
-        let wt = format!(".fleet-work/{name}");
-        assert!(
-            !list.contains(&wt),
-            "worktree record left in {}: {list}",
-            repo.display()
-        );
-    }
-    assert!(
-        !env.path().join(".fleet-work").join(name).exists(),
-        "folder left behind"
-    );
-}
-
 #[test]
 fn a_failure_between_outer_and_nested_leaves_nothing_behind() {
     let env = Env::new();
@@ -285,7 +259,7 @@ fn a_failure_between_outer_and_nested_leaves_nothing_behind() {
         .code(3);
     assert!(run.stderr.contains("failpoint"), "{}", run.stderr);
     assert_eq!(run.stdout, "");
-    assert_nothing_left(&env, &outer, "x");
+    env.assert_no_agent(&outer, "x");
     assert!(
         !env.path().join(".fleet-work").exists(),
         "root folder created by the run was left"
@@ -300,7 +274,7 @@ fn a_nested_repo_that_cannot_take_a_worktree_rolls_everything_back() {
     write(&outer.join("cockpit/engine/.git/worktrees"), "not a folder");
     env.fleet(&outer, &["worktree", "new", "x"]).code(3);
     std::fs::remove_file(outer.join("cockpit/engine/.git/worktrees")).unwrap();
-    assert_nothing_left(&env, &outer, "x");
+    env.assert_no_agent(&outer, "x");
     // And it works once the obstacle is gone.
     env.fleet(&outer, &["worktree", "new", "x"]).ok();
 }
@@ -1194,7 +1168,7 @@ fn a_removal_cut_short_at_any_step_converges() {
     std::fs::rename(b.join("cockpit"), root.join(".fleet-trash/cockpit-b")).unwrap();
     std::fs::rename(&b, root.join(".fleet-trash/b")).unwrap();
     env.fleet(&outer, &["worktree", "rm", "b"]).ok();
-    assert_nothing_left(&env, &outer, "b");
+    env.assert_no_agent(&outer, "b");
     assert!(!root.join(".fleet-trash").exists());
 
     // The `.git` link gone, files left: nothing can vouch for them, so `new` refuses,
@@ -1211,7 +1185,7 @@ fn a_removal_cut_short_at_any_step_converges() {
     assert!(run.stderr.contains("lost its `.git`"), "{}", run.stderr);
     assert!(c.join("README").exists(), "refused rm deleted files");
     env.fleet(&outer, &["worktree", "rm", "c", "--force"]).ok();
-    assert_nothing_left(&env, &outer, "c");
+    env.assert_no_agent(&outer, "c");
     env.fleet(&outer, &["worktree", "new", "c"]).ok();
 }
 
@@ -1387,7 +1361,7 @@ fn a_branch_in_the_way_in_a_nested_repository_is_named_and_nothing_is_left() {
         "{}",
         run.stderr
     );
-    assert_nothing_left(&env, &outer, "x");
+    env.assert_no_agent(&outer, "x");
 }
 
 #[test]
@@ -1548,7 +1522,7 @@ fn a_ref_lock_left_by_a_killed_run_does_not_block_rm_or_new() {
     };
     stale(&outer.join(".git/refs/heads/fleet/a.lock"));
     env.fleet(&outer, &["worktree", "rm", "a"]).ok();
-    assert_nothing_left(&env, &outer, "a");
+    env.assert_no_agent(&outer, "a");
     stale(&outer.join(".git/refs/heads/fleet/a.lock"));
     env.fleet(&outer, &["worktree", "new", "a"]).ok();
 }

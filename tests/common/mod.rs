@@ -247,6 +247,34 @@ impl Env {
         outer
     }
 
+    /// Agent `name` of the project `outer` (made by `outer_with_nested`) left nothing:
+    /// no branch and no worktree record in any of its three repositories, no folder.
+    pub fn assert_no_agent(&self, outer: &Path, name: &str) {
+        let branch = format!("refs/heads/fleet/{name}");
+        for repo in [
+            outer.to_path_buf(),
+            outer.join("cockpit"),
+            outer.join("cockpit/engine"),
+        ] {
+            assert!(
+                !self.branches(&repo).contains(&branch),
+                "branch left in {}",
+                repo.display()
+            );
+            let list = self.git(&repo, &["worktree", "list", "--porcelain"]);
+            let wt = format!(".fleet-work/{name}");
+            assert!(
+                !list.contains(&wt),
+                "worktree record left in {}: {list}",
+                repo.display()
+            );
+        }
+        assert!(
+            !self.path().join(".fleet-work").join(name).exists(),
+            "folder left behind"
+        );
+    }
+
     pub fn branches(&self, dir: &Path) -> Vec<String> {
         self.git(dir, &["for-each-ref", "--format=%(refname)", "refs/heads"])
             .lines()
