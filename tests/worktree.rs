@@ -1236,6 +1236,15 @@ fn a_base_given_in_an_agent_worktree_means_what_git_means_there() {
     )
     .to_path_buf();
     assert_eq!(env.git(&b, &["rev-parse", "HEAD"]), work);
+    // Syntax gix does not read (the upstream of a branch tracking a local one): git does.
+    env.git(&a, &["branch", "-q", "--set-upstream-to=main"]);
+    let u = env
+        .fleet(&a, &["worktree", "new", "u", "--base", "@{u}"])
+        .ok();
+    assert_eq!(
+        env.git(Path::new(u.stdout.trim()), &["rev-parse", "HEAD"]),
+        env.git(&outer, &["rev-parse", "main"])
+    );
     // From inside a nested worktree, HEAD is not the project's: the shared one counts.
     let c = Path::new(
         env.fleet(

@@ -93,6 +93,24 @@ pub fn submodule_update_from_local(
     run(cmd, &format!("populate submodule {path}")).map(|_| ())
 }
 
+/// The commit `rev` names, as git reads it; `None` when git cannot resolve it either.
+///
+/// Why git: gix 0.90's rev-parse lacks parts of git's revision syntax (`@{upstream}` of a
+/// branch that tracks a local branch fails in it). Only a fallback, after gix.
+pub fn rev_parse_commit(repo_dir: &Path, rev: &str) -> Option<String> {
+    let mut cmd = git(repo_dir);
+    cmd.args(["rev-parse", "--verify", "--quiet", "--end-of-options"])
+        .arg(format!("{rev}^{{commit}}"));
+    let out = run_any_exit(
+        cmd,
+        Input::Closed,
+        Duration::from_secs(60),
+        "resolve a revision",
+    )
+    .ok()?;
+    out.success().then(|| out.stdout_str().trim().to_string())
+}
+
 /// Point a populated submodule's `origin` back at its real URL after a local clone.
 ///
 /// Why git: gix can write config, but this keeps the submodule step in one tool.

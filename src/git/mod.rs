@@ -155,10 +155,20 @@ impl Repo {
 
     /// Resolve a revision to a commit id.
     pub fn resolve_commit(&self, rev: &str) -> Result<ObjectId> {
-        let id = self.inner.rev_parse_single(rev).map_err(|e| {
-            Error::usage(format!("cannot resolve revision `{rev}`: {e}"))
-                .with_help("pass a branch, tag or commit that exists in this repository")
-        })?;
+        let id = match self.inner.rev_parse_single(rev) {
+            Ok(id) => id,
+            Err(e) => {
+                // What gix cannot read, git may (`@{upstream}` of a local tracking branch).
+                let dir = self.workdir().unwrap_or_else(|| self.git_dir());
+                return cli::rev_parse_commit(&dir, rev)
+                    .and_then(|hex| ObjectId::from_hex(hex.as_bytes()).ok())
+                    .ok_or_else(|| {
+                        Error::usage(format!("cannot resolve revision `{rev}`: {e}")).with_help(
+                            "pass a branch, tag or commit that exists in this repository",
+                        )
+                    });
+            }
+        };
         let commit = id
             .object()
             .and_then(|o| o.peel_to_commit())
