@@ -412,13 +412,30 @@ fn worktree_prune(cwd: &Path, json: bool) -> Result<u8> {
 }
 
 fn preflight(cwd: &Path, agent: Option<&str>, create: bool, json: bool) -> Result<u8> {
-    let report = preflight::inspect(cwd);
+    let mut report = preflight::inspect(cwd);
     let mut agent_path = None;
-    if let Some(agent) = agent
-        && matches!(report.place, Place::Shared | Place::NestedShared)
-    {
-        agent_path = Some(agent_worktree(cwd, agent, create)?);
+    if let Some(agent) = agent {
+        AgentName::parse(agent)?;
+        let elsewhere = report.agent.as_deref() != Some(agent);
+        if elsewhere && matches!(report.place, Place::Agent | Place::NestedAgent) {
+            // A worker that says who it is, in another agent's worktree: not a pass.
+            report.problem = Some(format!(
+                "this is agent {}'s worktree, not {agent}'s",
+                report.agent.as_deref().unwrap_or("?")
+            ));
+            report.ok = false;
+            report.place = Place::Blind;
+        }
+        if elsewhere && report.repo.is_some() {
+            agent_path = Some(agent_worktree(cwd, agent, create));
+        }
     }
+    // The report first; then why the agent's worktree cannot be named, if it cannot.
+    let (agent_path, agent_error) = match agent_path {
+        Some(Ok(path)) => (Some(path), None),
+        Some(Err(e)) => (None, Some(e)),
+        None => (None, None),
+    };
     if json {
         #[derive(Serialize)]
         struct WithPath<'a> {
@@ -439,6 +456,9 @@ fn preflight(cwd: &Path, agent: Option<&str>, create: bool, json: bool) -> Resul
             ));
             println!("{}", path.display());
         }
+    }
+    if let Some(e) = agent_error {
+        return Err(e);
     }
     Ok(if report.ok { 0 } else { 1 })
 }
@@ -1022,11 +1042,18 @@ fn render_hooks(reports: &[RepoReport], action: HooksAction) {
                     (_, HookState::Stale) => ("stale", AnsiColor::Yellow),
                     (_, HookState::Missing) => ("missing", AnsiColor::Red),
                 };
+                // The detail only when it says more than the state word.
+                let detail = if hook.detail == word {
+                    ""
+                } else {
+                    &hook.detail
+                };
                 let word = ui::paint(
                     Style::new().fg_color(Some(colour.into())),
                     &format!("{word:<9}"),
                 );
-                ui::answer(&format!("    {:<22} {word} {}", hook.name, hook.detail));
+                let line = format!("    {:<22} {word} {detail}", hook.name);
+                ui::answer(line.trim_end());
             }
         }
         for warning in &report.warnings {

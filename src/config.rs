@@ -67,8 +67,10 @@ pub enum Strategy {
 pub struct Gate {
     pub commands: Vec<String>,
     pub timeout: DurationSetting,
+    #[serde(deserialize_with = "glob_patterns")]
     pub protected: Vec<String>,
     /// Markers a lane's added lines must not contain (`TODO_SCRUB`, ...).
+    #[serde(deserialize_with = "markers")]
     pub forbid: Vec<String>,
     /// Environment variables whose values decide the gate's result besides the tree
     /// and the commands (a toolchain version, feature flags): part of the cache key.
@@ -89,8 +91,56 @@ pub struct Worktrees {
 #[derive(Clone, Debug, Default, Deserialize, Serialize, PartialEq)]
 #[serde(deny_unknown_fields, default)]
 pub struct Lint {
+    #[serde(deserialize_with = "names")]
     pub agents: Vec<String>,
+    #[serde(deserialize_with = "names")]
     pub helpers: Vec<String>,
+}
+
+/// `[gate] protected`: glob patterns, none empty (an empty one would protect nothing,
+/// silently). Checked here so a bad one is reported with its position, not at landing.
+fn glob_patterns<'de, D: serde::Deserializer<'de>>(d: D) -> Result<Vec<String>, D::Error> {
+    let patterns = Vec::<String>::deserialize(d)?;
+    for pattern in &patterns {
+        let bare = pattern.trim_matches('/');
+        if bare.is_empty() {
+            return Err(serde::de::Error::custom(
+                "an empty pattern protects nothing; remove it or name paths, like \".ci/**\"",
+            ));
+        }
+        if let Err(e) = globset::Glob::new(bare) {
+            return Err(serde::de::Error::custom(format!(
+                "`{pattern}` is not a glob pattern: {}",
+                e.kind()
+            )));
+        }
+    }
+    Ok(patterns)
+}
+
+/// `[gate] forbid`: markers, none empty (the empty string is on every line).
+fn markers<'de, D: serde::Deserializer<'de>>(d: D) -> Result<Vec<String>, D::Error> {
+    let markers = Vec::<String>::deserialize(d)?;
+    if markers.iter().any(String::is_empty) {
+        return Err(serde::de::Error::custom(
+            "an empty marker would match every added line; remove it",
+        ));
+    }
+    Ok(markers)
+}
+
+/// `[lint] agents` / `helpers`: program or function names, none empty or with spaces.
+fn names<'de, D: serde::Deserializer<'de>>(d: D) -> Result<Vec<String>, D::Error> {
+    let names = Vec::<String>::deserialize(d)?;
+    if let Some(bad) = names
+        .iter()
+        .find(|n| n.is_empty() || n.chars().any(char::is_whitespace))
+    {
+        return Err(serde::de::Error::custom(format!(
+            "`{bad}` is not a name (no empty names, no spaces): list program names like \"claude\" or qualified function names like \"tools.spawn_agent\""
+        )));
+    }
+    Ok(names)
 }
 
 impl Default for Lanes {

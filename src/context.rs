@@ -45,8 +45,8 @@ impl Context {
         }
         if repo.is_bare() {
             return Err(Error::refused(format!(
-                "{} is a bare repository: there is no shared checkout to work from",
-                repo.git_dir().display()
+                "{}: there is no shared checkout to work from",
+                repo.bare_description()
             ))
             .with_help("run fleet in a non-bare clone"));
         }

@@ -87,10 +87,7 @@ fn try_inspect(cwd: &Path) -> Result<Report> {
         )));
     };
     if repo.is_bare() {
-        return Ok(Report::blind(format!(
-            "{} is a bare repository",
-            repo.git_dir().display()
-        )));
+        return Ok(Report::blind(repo.bare_description()));
     }
     let Some(workdir) = repo.workdir().map(|w| canon(&w)) else {
         return Ok(Report::blind("this repository has no worktree"));
@@ -147,6 +144,10 @@ fn try_inspect(cwd: &Path) -> Result<Report> {
         Some(b) if b != expected => Some(format!(
             "this worktree is on {b}, but agent {}'s lane branch is {expected}",
             report.agent.as_deref().unwrap_or("?")
+        )),
+        // A commit on an unborn branch would start a history unrelated to the target.
+        Some(_) if !matches!(repo.head_id(), Ok(Some(_))) => Some(format!(
+            "the lane branch {expected} has no commits (it was deleted or never created); `fleet worktree rm` this worktree and make it again"
         )),
         Some(_) => None,
     };

@@ -37,7 +37,16 @@ pub fn error(err: &Error) {
 pub fn json<T: Serialize>(value: &T) {
     match serde_json::to_string_pretty(value) {
         Ok(text) => println!("{text}"),
-        Err(e) => error(&Error::env(format!("cannot render JSON: {e}"))),
+        Err(e) => {
+            // JSON has no way to carry a path that is not UTF-8. Never a silent success:
+            // the work is done, but the answer cannot be given, so exit as an environment
+            // problem (the report is the last thing a command does).
+            error(
+                &Error::env(format!("cannot render JSON: {e}"))
+                    .with_help("run without --json, or rename the path to valid UTF-8"),
+            );
+            std::process::exit(3);
+        }
     }
 }
 

@@ -208,6 +208,11 @@ pub fn new(ctx: &Context, req: &NewRequest) -> Result<NewOutcome> {
         )));
     }
     let created = !todo.is_empty();
+    if let (false, Some(rev)) = (created, &req.base) {
+        notes.push(format!(
+            "the worktree already exists: --base {rev} is ignored (its branch stays where it is)"
+        ));
+    }
     let mut undo = Vec::new();
     if let Err(e) = create_all(&todo, base, &root, &mut undo, &mut notes) {
         roll_back(undo);
@@ -224,11 +229,18 @@ pub fn new(ctx: &Context, req: &NewRequest) -> Result<NewOutcome> {
     })
 }
 
-/// The worktree of the project's own repository that `cwd` is in, if any (not a nested
-/// repository's or a submodule's).
+/// The worktree of the project's own repository that `cwd` is in, if any: from inside
+/// a nested repository's or a submodule's checkout, the one around it.
 fn same_repository_at(ctx: &Context, cwd: &Path) -> Option<Repo> {
-    let repo = Repo::discover(cwd).ok()?;
-    same_path(&repo.common_dir(), &ctx.repo.common_dir()).then_some(repo)
+    let common = ctx.repo.common_dir();
+    let mut dir = cwd.to_path_buf();
+    loop {
+        let repo = Repo::discover(&dir).ok()?;
+        if same_path(&repo.common_dir(), &common) {
+            return Some(repo);
+        }
+        dir = repo.workdir()?.parent()?.to_path_buf();
+    }
 }
 
 fn check_behind(
@@ -699,6 +711,8 @@ pub struct ListedNested {
     pub behind: Option<usize>,
     pub dirty: Option<bool>,
     pub last_commit: Option<i64>,
+    /// The folder is gone: `fleet worktree prune` would drop the record.
+    pub missing: bool,
 }
 
 pub fn list(ctx: &Context) -> Result<Vec<Listed>> {
@@ -749,6 +763,7 @@ pub fn list(ctx: &Context) -> Result<Vec<Listed>> {
                 behind: f.behind,
                 dirty: f.dirty,
                 last_commit: f.last_commit,
+                missing: nwt.missing,
             });
         }
         out.push(Listed {

@@ -108,6 +108,36 @@ fn bad_config_is_a_usage_error_with_file_line_and_column() {
     );
 }
 
+/// Values that would only fail (or silently misbehave) when landing are refused when the
+/// file is read, at their position.
+#[test]
+fn patterns_markers_and_names_are_checked_where_they_are_written() {
+    let env = Env::new();
+    let outer = env.outer_with_nested();
+    for (text, says) in [
+        (
+            "[gate]\nprotected = [\"[unclosed\"]\n",
+            "is not a glob pattern",
+        ),
+        (
+            "[gate]\nprotected = [\"/\"]\n",
+            "an empty pattern protects nothing",
+        ),
+        ("[gate]\nforbid = [\"TODO\", \"\"]\n", "an empty marker"),
+        ("[lint]\nagents = [\"a b\"]\n", "is not a name"),
+        ("[lint]\nhelpers = [\"\"]\n", "is not a name"),
+    ] {
+        write(&outer.join("fleet.toml"), text);
+        let run = env.fleet(&outer, &["config"]).code(2);
+        let at = format!("{}:2:", outer.join("fleet.toml").display());
+        assert!(
+            run.stderr.contains(&at) && run.stderr.contains(says),
+            "{text}: {}",
+            run.stderr
+        );
+    }
+}
+
 #[test]
 fn every_command_has_help_with_an_example() {
     let env = Env::new();

@@ -360,3 +360,59 @@ fn fails_inside_a_git_directory() {
         run.stderr
     );
 }
+
+/// `--agent NAME` says who the worker is: in another agent's worktree that is no pass,
+/// and the path printed (created with `--create`) is NAME's own.
+#[test]
+fn agent_flag_in_another_agents_worktree_fails_and_points_to_the_right_one() {
+    let env = Env::new();
+    let outer = env.outer_with_nested();
+    let alice = env.agent(&outer, "alice");
+    env.fleet(&alice, &["preflight", "--agent", "alice"]).ok();
+    let run = env
+        .fleet(&alice.join("cockpit"), &["preflight", "--agent", "bob"])
+        .code(1);
+    assert!(run.stderr.contains("not bob's"), "{}", run.stderr);
+    assert!(run.stderr.contains("--create"), "{}", run.stderr);
+    let run = env
+        .fleet(&alice, &["preflight", "--agent", "bob", "--create"])
+        .code(1);
+    let bob = env.path().join(".fleet-work/bob");
+    assert_eq!(run.stdout.trim(), bob.display().to_string());
+    env.fleet(&bob, &["preflight", "--agent", "bob"]).ok();
+    env.fleet(&alice, &["preflight", "--agent", "no/such"])
+        .code(2);
+}
+
+#[test]
+fn an_unborn_lane_branch_is_no_pass() {
+    let env = Env::new();
+    let outer = env.outer_with_nested();
+    let a = env.agent(&outer, "a");
+    env.git(&a, &["update-ref", "-d", "refs/heads/fleet/a"]);
+    let run = env.fleet(&a, &["preflight"]).code(1);
+    assert!(run.stderr.contains("has no commits"), "{}", run.stderr);
+}
+
+#[test]
+fn a_worktree_of_a_bare_repository_is_named_as_such() {
+    let env = Env::new();
+    let outer = env.outer_with_nested();
+    let bare = env.path().join("bare.git");
+    env.git(
+        env.path().as_path(),
+        &["clone", "-q", "--bare", outer.to_str().unwrap(), "bare.git"],
+    );
+    let wt = env.path().join("bare-wt");
+    env.git(
+        &bare,
+        &["worktree", "add", "-q", wt.to_str().unwrap(), "main"],
+    );
+    let run = env.fleet(&wt, &["preflight"]).code(1);
+    assert!(
+        run.stderr
+            .contains("is a linked worktree of the bare repository"),
+        "{}",
+        run.stderr
+    );
+}

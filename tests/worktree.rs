@@ -103,6 +103,16 @@ fn new_twice_succeeds_with_the_same_path_and_changes_nothing() {
     // Also from inside the agent worktree itself.
     let third = env.fleet(&wt, &["worktree", "new", "x"]).ok();
     assert_eq!(first.stdout, third.stdout);
+    // A --base now changes nothing, and says so.
+    let fourth = env
+        .fleet(&outer, &["worktree", "new", "x", "--base", "main~0"])
+        .ok();
+    assert!(
+        fourth.stderr.contains("--base main~0 is ignored"),
+        "{}",
+        fourth.stderr
+    );
+    assert_eq!(env.git(&wt, &["rev-parse", "HEAD"]), tip);
 }
 
 #[test]
@@ -1245,7 +1255,7 @@ fn a_base_given_in_an_agent_worktree_means_what_git_means_there() {
         env.git(Path::new(u.stdout.trim()), &["rev-parse", "HEAD"]),
         env.git(&outer, &["rev-parse", "main"])
     );
-    // From inside a nested worktree, HEAD is not the project's: the shared one counts.
+    // From inside a nested worktree of the agent, HEAD is the agent's outer HEAD.
     let c = Path::new(
         env.fleet(
             &a.join("cockpit"),
@@ -1256,8 +1266,14 @@ fn a_base_given_in_an_agent_worktree_means_what_git_means_there() {
         .trim(),
     )
     .to_path_buf();
+    assert_eq!(env.git(&c, &["rev-parse", "HEAD"]), work);
+    // From a nested repository's shared checkout: the shared checkout's HEAD.
+    let d = env.fleet(
+        &outer.join("cockpit"),
+        &["worktree", "new", "d", "--base", "HEAD"],
+    );
     assert_eq!(
-        env.git(&c, &["rev-parse", "HEAD"]),
+        env.git(Path::new(d.ok().stdout.trim()), &["rev-parse", "HEAD"]),
         env.git(&outer, &["rev-parse", "HEAD"])
     );
 }
@@ -1647,4 +1663,32 @@ fn a_symlinked_worktree_root_works_with_submodules() {
     env.fleet(&outer, &["worktree", "new", "a"]).ok();
     env.fleet(&outer, &["worktree", "rm", "a"]).ok();
     assert!(!real.join("a").exists());
+}
+
+#[test]
+fn list_json_says_when_a_nested_worktree_is_gone_and_refuses_paths_json_cannot_carry() {
+    let env = Env::new();
+    let outer = env.outer_with_nested();
+    let a = env.agent(&outer, "a");
+    std::fs::remove_dir_all(a.join("cockpit/engine")).unwrap();
+    let run = env.fleet(&outer, &["worktree", "list", "--json"]).ok();
+    let list: serde_json::Value = serde_json::from_str(&run.stdout).unwrap();
+    let nested = list[0]["nested"].as_array().unwrap();
+    let engine = nested
+        .iter()
+        .find(|n| n["rel"] == "cockpit/engine")
+        .unwrap();
+    assert_eq!(engine["missing"], true);
+    assert_eq!(
+        nested.iter().find(|n| n["rel"] == "cockpit").unwrap()["missing"],
+        false
+    );
+    // A nested repository whose name is not UTF-8: no JSON can say it, so no success.
+    use std::os::unix::ffi::OsStrExt;
+    let odd = outer.join(std::ffi::OsStr::from_bytes(b"n\xffx"));
+    env.repo(&odd, "main", &[("f", "f\n")]);
+    write(&outer.join(".git/info/exclude"), "n*x/\n");
+    env.agent(&outer, "b");
+    let run = env.fleet(&outer, &["worktree", "list", "--json"]).code(3);
+    assert!(run.stderr.contains("cannot render JSON"), "{}", run.stderr);
 }

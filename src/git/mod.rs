@@ -61,6 +61,19 @@ impl Repo {
         Ok(Repo { inner })
     }
 
+    /// What to call a bare repository `self` belongs to, in an error: it may be a linked
+    /// worktree of one (a checkout, but no shared checkout to go with it).
+    pub fn bare_description(&self) -> String {
+        match self.workdir() {
+            Some(workdir) if self.is_linked_worktree() => format!(
+                "{} is a linked worktree of the bare repository {}",
+                workdir.display(),
+                self.common_dir().display()
+            ),
+            _ => format!("{} is a bare repository", self.git_dir().display()),
+        }
+    }
+
     /// Open the repository whose worktree or git dir is exactly `path`.
     pub fn open(path: &Path) -> Result<Repo> {
         let inner = gix::open_opts(path, open_options(gix::sec::Trust::Full))
