@@ -113,7 +113,9 @@ pub fn rev_parse_commit(repo_dir: &Path, rev: &str) -> Option<String> {
 
 /// Point a populated submodule's `origin` back at its real URL after a local clone.
 ///
-/// Why git: gix can write config, but this keeps the submodule step in one tool.
+/// Why git: gix 0.90 changes configuration in memory only; writing the repository's
+/// config file back would mean fleet's own lock and rewrite of a file git writes under
+/// `config.lock` (and the submodule was just cloned by git, which owns that file).
 pub fn set_origin_url(repo_dir: &Path, url: &str) -> Result<()> {
     let mut cmd = git(repo_dir);
     cmd.args(["remote", "set-url", "origin", url]);
@@ -211,7 +213,10 @@ pub fn status_paths(checkout: &Path, only: Option<&[String]>) -> Result<Vec<Stri
 /// Set index entries directly (`mode sha\tpath` records, each ended by a NUL so any
 /// path works; mode 0 removes the entry).
 ///
-/// Why git: gix 0.90 cannot edit and write the index of an existing worktree.
+/// Why git: gix 0.90 can write a whole index file, but not edit entries of a live one
+/// under git's `index.lock` protocol while keeping the extensions it does not know
+/// (split index, untracked cache, fsmonitor): a user's index must come out exactly as
+/// git would leave it.
 pub fn update_index_info(checkout: &Path, lines: &str) -> Result<()> {
     let mut cmd = git(checkout);
     cmd.args(["update-index", "-z", "--index-info"]);
