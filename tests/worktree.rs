@@ -4,7 +4,7 @@ mod common;
 
 use std::path::Path;
 
-use common::{Env, write};
+use common::{Env, write, write_stale};
 
 #[test]
 fn new_gives_each_agent_isolated_outer_and_nested_worktrees() {
@@ -1352,14 +1352,7 @@ fn submodules_a_crash_left_half_checked_out_are_checked_out_again() {
     env.git(&sub, &["rm", "-q", "--cached", "lib.txt"]);
     let lock = std::path::PathBuf::from(env.git(&sub, &["rev-parse", "--absolute-git-dir"]))
         .join("index.lock");
-    write(&lock, "");
-    let old = std::time::SystemTime::now() - std::time::Duration::from_secs(60);
-    std::fs::File::options()
-        .write(true)
-        .open(&lock)
-        .unwrap()
-        .set_modified(old)
-        .unwrap();
+    write_stale(&lock);
     let run = env.fleet(&outer, &["worktree", "new", "a"]).ok();
     assert!(
         run.stderr.contains("checking it out again"),
@@ -1535,20 +1528,10 @@ fn a_ref_lock_left_by_a_killed_run_does_not_block_rm_or_new() {
     let env = Env::new();
     let outer = env.outer_with_nested();
     env.agent(&outer, "a");
-    let old = std::time::SystemTime::now() - std::time::Duration::from_secs(60);
-    let stale = |path: &Path| {
-        write(path, "");
-        std::fs::File::options()
-            .write(true)
-            .open(path)
-            .unwrap()
-            .set_modified(old)
-            .unwrap();
-    };
-    stale(&outer.join(".git/refs/heads/fleet/a.lock"));
+    write_stale(&outer.join(".git/refs/heads/fleet/a.lock"));
     env.fleet(&outer, &["worktree", "rm", "a"]).ok();
     env.assert_no_agent(&outer, "a");
-    stale(&outer.join(".git/refs/heads/fleet/a.lock"));
+    write_stale(&outer.join(".git/refs/heads/fleet/a.lock"));
     env.fleet(&outer, &["worktree", "new", "a"]).ok();
 }
 

@@ -315,6 +315,18 @@ fn list_files(root: &Path, dir: &Path, out: &mut Vec<String>) {
     }
 }
 
+/// An empty file at `path` last modified a minute ago: the lock file a killed process
+/// left, old enough for fleet to call stale.
+pub fn write_stale(path: &Path) {
+    write(path, "");
+    let old = std::time::SystemTime::now() - std::time::Duration::from_secs(60);
+    std::fs::File::options()
+        .write(true)
+        .open(path)
+        .and_then(|f| f.set_modified(old))
+        .unwrap();
+}
+
 pub fn write(path: &Path, text: &str) {
     if let Some(parent) = path.parent() {
         std::fs::create_dir_all(parent).unwrap();
