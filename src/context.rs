@@ -3,8 +3,8 @@
 //! The shared checkout is the main worktree of the outermost fleet-managed repository.
 //! From inside a nested repository (or one of its agent worktrees) fleet climbs to the
 //! enclosing repository only when that one is fleet-managed (a `fleet.toml`, or a fleet
-//! project's past in its git dir), so a project that happens to sit inside an unrelated repository
-//! (a dotfiles repo in `$HOME`) is left alone.
+//! project's past in its git dir), so a project that happens to sit inside an unrelated
+//! repository (a dotfiles repo in `$HOME`) is left alone.
 
 use std::path::{Path, PathBuf};
 
@@ -23,8 +23,8 @@ pub struct Context {
     /// The remote whose target and lanes are the queue (`--remote`, `[lanes] remote`);
     /// `None`: this repository's own.
     pub remote: Option<String>,
-    /// The checkout of a repository that holds this project's shared checkout but shows
-    /// no sign of fleet (see `enclosing_checkout`): this project stands alone in it.
+    /// The checkout of a repository that holds this project's shared checkout, which
+    /// fleet did not climb to (see `enclosing_checkout`): this project stands alone in it.
     pub inside_unmanaged: Option<PathBuf>,
     /// The nested repositories, found once per run (a walk of the shared checkout).
     nested: std::cell::OnceCell<Vec<crate::nested::Nested>>,
@@ -170,7 +170,7 @@ impl Context {
 }
 
 /// What holds a shared checkout: nothing, a fleet-managed repository whose nested
-/// repository it is, or a repository fleet shows no sign of managing.
+/// repository it is, or a repository it stands alone in.
 enum Enclosing {
     None,
     Managed(PathBuf),
@@ -183,8 +183,8 @@ enum Enclosing {
 /// `fleet.toml`, or when it has been a fleet project (`fleet init` recorded it, or
 /// `fleet worktree new` made agent worktrees of it, or it is itself a nested repository
 /// of a fleet-managed one) and `checkout` has neither a `fleet.toml` nor such a past of
-/// its own. Otherwise (a project inside a dotfiles
-/// repository in `$HOME`) the inner repository stands alone.
+/// its own. Otherwise (a project inside a dotfiles repository in `$HOME`) the inner
+/// repository stands alone.
 fn enclosing_checkout(checkout: &Path) -> Enclosing {
     let Some(outer) = checkout.parent().and_then(|p| Repo::discover(p).ok()) else {
         return Enclosing::None;
