@@ -105,8 +105,9 @@ enum State {
     /// Nothing there yet; `Some(tip)` when the agent branch exists without a worktree
     /// (kept by `rm`, or left by a crash) and gets one attached.
     Absent(Option<ObjectId>),
-    /// A worktree whose first checkout never finished (a crash): fleet's own leftover.
-    Unfinished,
+    /// A worktree whose first checkout never finished (a crash): fleet's own leftover,
+    /// with the id of its record.
+    Unfinished(String),
     Conflict(String),
 }
 
@@ -162,14 +163,25 @@ pub fn new(ctx: &Context, req: &NewRequest) -> Result<NewOutcome> {
         let mut state = member_state(member)?;
         // Redo a checkout a crash interrupted, unless something else has since been
         // put inside it: that is not fleet's to delete.
-        if let State::Unfinished = state
+        if let State::Unfinished(id) = &state
             && nested::repositories_under(&member.path).is_empty()
         {
             notes.push(format!(
                 "{} was left half-created by an earlier run; redoing it",
                 member.path.display()
             ));
-            Repo::open(&member.shared)?.remove_worktree(&member.path)?;
+            // Its files first, then its record: its `.git` link may never have been
+            // written, so this cannot go through a worktree removal.
+            match std::fs::remove_dir_all(&member.path) {
+                Err(e) if e.kind() != std::io::ErrorKind::NotFound => {
+                    return Err(Error::env(format!(
+                        "cannot clear {}: {e}",
+                        member.path.display()
+                    )));
+                }
+                _ => {}
+            }
+            Repo::open(&member.shared)?.drop_worktree_record(id)?;
             state = member_state(member)?;
         }
         match state {
@@ -189,7 +201,7 @@ pub fn new(ctx: &Context, req: &NewRequest) -> Result<NewOutcome> {
                     ..member.clone()
                 });
             }
-            State::Unfinished => conflicts.push(format!(
+            State::Unfinished(_) => conflicts.push(format!(
                 "{} was never fully checked out, and other repositories have been put inside it since",
                 member.path.display()
             )),
@@ -348,7 +360,10 @@ fn member_state(member: &Member) -> Result<State> {
         )));
     }
     Ok(match registered {
-        Some(wt) if wt.missing && lock_reason(&repo, wt.id.as_deref()).is_some() => {
+        Some(wt)
+            if wt.missing
+                && lock_reason(&repo, wt.id.as_deref()).is_some_and(|r| !is_initializing(&r)) =>
+        {
             State::Conflict(format!(
                 "{shown} is registered as a locked worktree whose folder is gone (unmounted?); `git worktree unlock` it if it is really gone"
             ))
@@ -359,6 +374,14 @@ fn member_state(member: &Member) -> Result<State> {
             repo.drop_worktree_record(wt.id.as_deref().unwrap_or_default())?;
             return member_state(member);
         }
+        // A creation cut short (still locked `initializing`, no index yet): its HEAD may
+        // be git's placeholder and its `.git` link not written yet.
+        Some(wt)
+            if !has_index(&repo, wt.id.as_deref())
+                && lock_reason(&repo, wt.id.as_deref()).is_some_and(|r| is_initializing(&r)) =>
+        {
+            State::Unfinished(wt.id.clone().unwrap_or_default())
+        }
         Some(_) if !is_checkout(&member.path) => State::Conflict(format!(
             "{shown} is registered as a worktree but has no `.git` any more (a removal cut short?)"
         )),
@@ -368,12 +391,6 @@ fn member_state(member: &Member) -> Result<State> {
                 wt.branch.as_deref().unwrap_or("a detached HEAD"),
                 member.branch
             ))
-        }
-        Some(wt)
-            if !has_index(&repo, wt.id.as_deref())
-                && lock_reason(&repo, wt.id.as_deref()).is_some_and(|r| is_initializing(&r)) =>
-        {
-            State::Unfinished
         }
         Some(_) if !has_index(&repo, registered.and_then(|w| w.id.as_deref())) => {
             State::Conflict(format!(

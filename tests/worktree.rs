@@ -784,6 +784,18 @@ fn a_checkout_interrupted_by_a_crash_is_redone() {
     assert_eq!(env.git(&engine, &["status", "--porcelain"]), "");
     let id_dir = worktree_git_dir(&env, &engine);
     assert!(!id_dir.join("locked").exists());
+    // Earlier still: HEAD is git's placeholder and the `.git` link not written yet.
+    std::fs::remove_file(id_dir.join("index")).unwrap();
+    std::fs::write(id_dir.join("locked"), "initializing\n").unwrap();
+    std::fs::write(id_dir.join("HEAD"), format!("{}\n", "0".repeat(40))).unwrap();
+    std::fs::remove_file(engine.join(".git")).unwrap();
+    let run = env.fleet(&outer, &["worktree", "new", "cut"]).ok();
+    assert!(run.stderr.contains("left half-created"), "{}", run.stderr);
+    assert_eq!(
+        env.git(&engine, &["symbolic-ref", "--short", "HEAD"]),
+        "fleet/cut"
+    );
+    let id_dir = worktree_git_dir(&env, &engine);
     // And rm is not blocked by such a lock either.
     std::fs::write(id_dir.join("locked"), "initializing\n").unwrap();
     env.fleet(&outer, &["worktree", "rm", "cut"]).ok();
