@@ -28,3 +28,12 @@ pub fn write_atomically(path: &Path, bytes: &[u8], mode: Option<u32>) -> Result<
             Error::env(format!("cannot write {}: {e}", path.display()))
         })
 }
+
+/// Delete the folder `path` and everything in it; one that is already gone is fine
+/// (a crash may have deleted part of it, or all).
+pub fn remove_tree(path: &Path) -> std::io::Result<()> {
+    match std::fs::remove_dir_all(path) {
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => Ok(()),
+        other => other,
+    }
+}

@@ -132,11 +132,10 @@ fn classify(dir: &Path) -> Dot {
     match std::fs::metadata(&dot_git) {
         Ok(meta) if meta.is_dir() => Dot::Repository,
         Ok(meta) if meta.is_file() => {
-            let text = std::fs::read_to_string(&dot_git).unwrap_or_default();
-            let Some(git_dir) = text.trim_end().strip_prefix("gitdir: ") else {
+            let Some(git_dir) = crate::git::gitdir_link(dir) else {
                 return Dot::None;
             };
-            if dir.join(git_dir).join("commondir").is_file() {
+            if git_dir.join("commondir").is_file() {
                 Dot::LinkedWorktree
             } else {
                 Dot::Repository

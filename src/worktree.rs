@@ -172,15 +172,8 @@ pub fn new(ctx: &Context, req: &NewRequest) -> Result<NewOutcome> {
             ));
             // Its files first, then its record: its `.git` link may never have been
             // written, so this cannot go through a worktree removal.
-            match std::fs::remove_dir_all(&member.path) {
-                Err(e) if e.kind() != std::io::ErrorKind::NotFound => {
-                    return Err(Error::env(format!(
-                        "cannot clear {}: {e}",
-                        member.path.display()
-                    )));
-                }
-                _ => {}
-            }
+            crate::files::remove_tree(&member.path)
+                .map_err(|e| Error::env(format!("cannot clear {}: {e}", member.path.display())))?;
             Repo::open(&member.shared)?.drop_worktree_record(id)?;
             state = member_state(member)?;
         }
@@ -647,23 +640,12 @@ fn restart_submodule(checkout: &Path) -> Result<()> {
     }
     let module_dir = opened
         .map(|r| r.git_dir())
-        .or_else(|| gitdir_link(checkout));
+        .or_else(|| git::gitdir_link(checkout));
     for dir in module_dir.iter().chain([&checkout.to_path_buf()]) {
-        match std::fs::remove_dir_all(dir) {
-            Err(e) if e.kind() != std::io::ErrorKind::NotFound => {
-                return Err(Error::env(format!("cannot clear {}: {e}", dir.display())));
-            }
-            _ => {}
-        }
+        crate::files::remove_tree(dir)
+            .map_err(|e| Error::env(format!("cannot clear {}: {e}", dir.display())))?;
     }
     Ok(())
-}
-
-/// The git dir a `.git` file in `checkout` points to.
-fn gitdir_link(checkout: &Path) -> Option<PathBuf> {
-    let text = std::fs::read_to_string(checkout.join(".git")).ok()?;
-    let dir = text.trim_end().strip_prefix("gitdir: ")?;
-    Some(checkout.join(dir))
 }
 
 fn roll_back(undo: Vec<Undo>) {
@@ -843,6 +825,18 @@ pub struct Removed {
     pub branches_kept: Vec<String>,
 }
 
+impl Removed {
+    /// Nothing removed yet from the agent worktree at `path`.
+    fn at(path: &Path) -> Removed {
+        Removed {
+            path: path.to_path_buf(),
+            worktrees: Vec::new(),
+            branches_deleted: Vec::new(),
+            branches_kept: Vec::new(),
+        }
+    }
+}
+
 struct RmItem {
     shared: PathBuf,
     path: PathBuf,
@@ -936,12 +930,7 @@ pub fn rm(ctx: &Context, name: &AgentName, force: bool) -> Result<Removed> {
         ))
         .with_help(help));
     }
-    let mut removed = Removed {
-        path: dest.clone(),
-        worktrees: Vec::new(),
-        branches_deleted: Vec::new(),
-        branches_kept: Vec::new(),
-    };
+    let mut removed = Removed::at(&dest);
     // A Ctrl-C waits for the removals to finish (no child process runs here).
     let _uninterrupted = crate::proc::defer_signals();
     // Deepest first, so a nested worktree is gone before its parent folder goes.
@@ -1009,12 +998,7 @@ fn empty_trash(root: &Path) {
 /// every nested one: deleted when landed (what `rm` does after removing a worktree),
 /// reported as kept otherwise.
 fn settle_leftover_branches(ctx: &Context, dest: &Path, branch: &str) -> Result<Removed> {
-    let mut settled = Removed {
-        path: dest.to_path_buf(),
-        worktrees: Vec::new(),
-        branches_deleted: Vec::new(),
-        branches_kept: Vec::new(),
-    };
+    let mut settled = Removed::at(dest);
     for (depth, rel) in ctx.shared_checkouts().iter().enumerate() {
         let shared = crate::context::normalize(&ctx.shared.join(rel));
         let Ok(repo) = Repo::open(&shared) else {
@@ -1030,15 +1014,7 @@ fn settle_leftover_branches(ctx: &Context, dest: &Path, branch: &str) -> Result<
         if checked_out {
             continue;
         }
-        let target = if depth == 0 {
-            Some(ctx.target_tip()?)
-        } else {
-            repo.head_id()?
-        };
-        let landed = match target {
-            Some(target) => repo.changes_already_in(tip, target)?,
-            None => false,
-        };
+        let landed = has_landed(&repo, Some(tip), target_of(ctx, &repo, depth)?)?;
         let shown = format!("{branch} ({})", shared.display());
         if landed && (depth > 0 || branch != ctx.target()) {
             repo.cas_delete(&format!("refs/heads/{branch}"), tip)?;
@@ -1048,6 +1024,26 @@ fn settle_leftover_branches(ctx: &Context, dest: &Path, branch: &str) -> Result<
         }
     }
     Ok(settled)
+}
+
+/// The commit "landed" is measured against in `repo` (the outer one at depth 0, a
+/// nested one deeper): the outer target, or what a nested repository's shared checkout
+/// has out.
+fn target_of(ctx: &Context, repo: &Repo, depth: usize) -> Result<Option<ObjectId>> {
+    if depth == 0 {
+        return ctx.target_tip().map(Some);
+    }
+    repo.head_id()
+}
+
+/// Are the changes of `head` in `target`? No HEAD has nothing to land; no target
+/// cannot hold anything.
+fn has_landed(repo: &Repo, head: Option<ObjectId>, target: Option<ObjectId>) -> Result<bool> {
+    match (head, target) {
+        (Some(head), Some(target)) => repo.changes_already_in(head, target),
+        (None, _) => Ok(true),
+        (Some(_), None) => Ok(false),
+    }
 }
 
 /// The outer target, or the branch a nested repository's shared checkout has out.
@@ -1084,7 +1080,7 @@ fn collect_rm_items(ctx: &Context, dest: &Path, root: &Path) -> Result<Vec<RmIte
         head: wt.head,
         lock: outer_lock,
         depth: 0,
-        target: Some(ctx.target_tip()?),
+        target: target_of(ctx, &ctx.repo, 0)?,
     });
     let (nested, _) = discover_nested(ctx, root);
     for n in nested {
@@ -1092,8 +1088,7 @@ fn collect_rm_items(ctx: &Context, dest: &Path, root: &Path) -> Result<Vec<RmIte
         let Ok(repo) = Repo::open(&shared) else {
             continue;
         };
-        // A nested repository's target is the branch its shared checkout has out.
-        let target = repo.head_id()?;
+        let target = target_of(ctx, &repo, n.depth)?;
         for wt in repo.worktrees()? {
             if !wt.is_main && same_path(&wt.path, &dest.join(&n.rel)) {
                 let lock = lock_reason(&repo, wt.id.as_deref());
@@ -1136,11 +1131,7 @@ fn inspect_for_rm(item: &RmItem, losses: &mut Losses) -> Result<bool> {
         submodule_losses(&item.path, &item.shared, losses)?;
     }
     let repo = Repo::open(&item.shared)?;
-    let landed = match (item.head, item.target) {
-        (Some(head), Some(target)) => repo.changes_already_in(head, target)?,
-        (None, _) => true,
-        (Some(_), None) => false,
-    };
+    let landed = has_landed(&repo, item.head, item.target)?;
     if !landed {
         match &item.branch {
             Some(branch) => losses.forceable.push(format!(

@@ -73,21 +73,42 @@ fn new_killed_at_any_point_converges_on_the_next_run() {
     );
     let full = started.elapsed();
 
+    // Kill at step/10 of a run (plus step ms).
+    let killed_mid_run = kill_sweep(
+        |step| full * step / 10 + Duration::from_millis(step as u64),
+        |attempt| {
+            let name = format!("k{attempt}");
+            (spawn_fleet(&env, &outer, &name), name)
+        },
+        |name| assert_converges(&env, &outer, name),
+    );
+    assert!(
+        killed_mid_run >= 7,
+        "only {killed_mid_run} kills landed while fleet was running"
+    );
+}
+
+/// Ten kills spread over a run (`delay(step)` for step 0..10), each of a fresh run that
+/// `start(attempt)` spawns; after each, `check` the name it returned. A run that
+/// finished before its kill is retried (at most four times) with an earlier one, so the
+/// kills land while fleet works. Returns how many did.
+fn kill_sweep(
+    delay: impl Fn(u32) -> Duration,
+    mut start: impl FnMut(u32) -> (std::process::Child, String),
+    check: impl Fn(&str),
+) -> u32 {
     let mut killed_mid_run = 0;
     let mut attempt = 0;
     for step in 0..10u32 {
-        // Kill at step/10 of a run; a run that finished first is retried with an earlier
-        // kill, so the kills land while fleet works.
-        let mut delay = full * step / 10 + Duration::from_millis(step as u64);
+        let mut delay = delay(step);
         for _ in 0..4 {
             attempt += 1;
-            let name = format!("k{attempt}");
-            let mut child = spawn_fleet(&env, &outer, &name);
+            let (mut child, name) = start(attempt);
             std::thread::sleep(delay);
             let hit = child.try_wait().unwrap().is_none();
             let _ = child.kill();
             let _ = child.wait();
-            assert_converges(&env, &outer, &name);
+            check(&name);
             if hit {
                 killed_mid_run += 1;
                 break;
@@ -95,10 +116,7 @@ fn new_killed_at_any_point_converges_on_the_next_run() {
             delay = delay * 2 / 3;
         }
     }
-    assert!(
-        killed_mid_run >= 7,
-        "only {killed_mid_run} kills landed while fleet was running"
-    );
+    killed_mid_run
 }
 
 /// The next run completes the worktree, consistent and clean; `rm` then removes it all.
@@ -144,29 +162,16 @@ fn rm_killed_at_any_point_converges_on_the_next_run() {
     let started = Instant::now();
     env.fleet(&outer, &["worktree", "rm", "probe"]).ok();
     let full = started.elapsed();
-    let mut killed_mid_run = 0;
-    let mut attempt = 0;
-    for step in 0..10u32 {
-        // As for `new`: a run that finished before the kill is retried with an earlier one.
-        let mut delay = full * step / 10;
-        for _ in 0..4 {
-            attempt += 1;
+    let killed_mid_run = kill_sweep(
+        |step| full * step / 10,
+        |attempt| {
             let name = format!("r{attempt}");
             env.fleet(&outer, &["worktree", "new", &name]).ok();
-            let mut child = spawn_worktree(&env, &outer, &["rm", &name]);
-            std::thread::sleep(delay);
-            let hit = child.try_wait().unwrap().is_none();
-            let _ = child.kill();
-            let _ = child.wait();
-            // Whatever the kill left, nothing asks for --force, and the name works again.
-            assert_converges(&env, &outer, &name);
-            if hit {
-                killed_mid_run += 1;
-                break;
-            }
-            delay = delay * 2 / 3;
-        }
-    }
+            (spawn_worktree(&env, &outer, &["rm", &name]), name)
+        },
+        // Whatever the kill left, nothing asks for --force, and the name works again.
+        |name| assert_converges(&env, &outer, name),
+    );
     assert!(
         killed_mid_run >= 7,
         "only {killed_mid_run} kills landed while rm ran ({full:?}; new took {new_took:?})"

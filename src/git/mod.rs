@@ -684,13 +684,12 @@ impl Repo {
     /// first, so a crash part way leaves a registered folder without its files.
     pub fn drop_worktree_record(&self, id: &str) -> Result<()> {
         let admin = self.common_dir().join("worktrees").join(id);
-        match std::fs::remove_dir_all(&admin) {
-            Err(e) if e.kind() != std::io::ErrorKind::NotFound => Err(Error::env(format!(
+        crate::files::remove_tree(&admin).map_err(|e| {
+            Error::env(format!(
                 "cannot drop the worktree record {}: {e}",
                 admin.display()
-            ))),
-            _ => Ok(()),
-        }
+            ))
+        })
     }
 
     /// Create branch `name` at `at`; fails if it already exists elsewhere.
@@ -1013,6 +1012,14 @@ fn open_options(trust: gix::sec::Trust) -> gix::open::Options {
         "gitoxide.author.nameFallback=fleet",
         "gitoxide.author.emailFallback=fleet@localhost",
     ])
+}
+
+/// The git dir a `.git` file in `checkout` names (`gitdir: X`, relative to `checkout`
+/// or absolute); `None` when there is no such file.
+pub fn gitdir_link(checkout: &Path) -> Option<PathBuf> {
+    let text = std::fs::read_to_string(checkout.join(".git")).ok()?;
+    let dir = text.trim_end().strip_prefix("gitdir: ")?;
+    Some(checkout.join(dir))
 }
 
 /// Make a path absolute without resolving symlinks (the caller decides about those).
