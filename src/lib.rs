@@ -4,8 +4,6 @@
 //! command line and returns the exit code.
 
 pub mod checkout;
-pub mod cli;
-pub mod commands;
 pub mod config;
 pub mod context;
 pub mod error;

@@ -1,4 +1,13 @@
 //! Parse arguments, call the library, map errors to the documented exit codes.
+//!
+//! The command layer lives here, in the binary, not in the library: `cli` parses,
+//! `commands` runs one command each, `render` is what a person reads. The library
+//! cannot reach them, so it reports through returned values and `land::Ui` (and, for
+//! now, the small `fleet::ui` some of its modules still narrate through).
+
+mod cli;
+mod commands;
+mod render;
 
 use std::process::ExitCode;
 
@@ -11,12 +20,12 @@ fn main() -> ExitCode {
     unsafe {
         libc::signal(libc::SIGPIPE, libc::SIG_DFL);
     }
-    let cli = fleet::cli::Cli::parse();
+    let cli = cli::Cli::parse();
     ignore_repo_overrides(&cli);
-    match fleet::commands::run(cli) {
+    match commands::run(cli) {
         Ok(code) => ExitCode::from(code),
         Err(err) => {
-            fleet::ui::error(&err);
+            render::error(&err);
             ExitCode::from(err.kind.exit_code())
         }
     }
@@ -30,16 +39,16 @@ fn main() -> ExitCode {
 /// `fleet lint` keeps `GIT_INDEX_FILE` (as a pre-commit hook of `git commit -a`,
 /// `--staged` must read the temporary index git hands the hook, in that one repository);
 /// preflight judges the values it was started with, and says so itself.
-fn ignore_repo_overrides(cli: &fleet::cli::Cli) {
-    use fleet::cli::Command;
+fn ignore_repo_overrides(cli: &cli::Cli) {
+    use cli::Command;
     let keep: &[&str] = match cli.command {
-        Command::Hook { .. } | Command::Run { .. } => return,
-        Command::Lint { .. } => &["GIT_INDEX_FILE"],
+        Command::Hook(_) | Command::Run(_) => return,
+        Command::Lint(_) => &["GIT_INDEX_FILE"],
         _ => &[],
     };
     // SAFETY: called first thing in main, before any other thread has started.
     let taken = unsafe { fleet::repo_env::take(keep) };
-    if taken.is_empty() || matches!(cli.command, Command::Preflight { .. }) {
+    if taken.is_empty() || matches!(cli.command, Command::Preflight(_)) {
         return;
     }
     let cwd = cli
@@ -48,6 +57,6 @@ fn ignore_repo_overrides(cli: &fleet::cli::Cli) {
         .or_else(|| std::env::current_dir().ok())
         .unwrap_or_default();
     if let Some(warning) = fleet::repo_env::ignored_warning(taken, &cwd) {
-        fleet::ui::warn(&warning);
+        render::warn(&warning);
     }
 }

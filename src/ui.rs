@@ -1,16 +1,12 @@
-//! What a person reads: stdout carries the answer, stderr the narration.
-//! Colour only on a terminal, and never when `NO_COLOR` is set (anstream decides).
+//! Narration on stderr for the library modules that still print directly (landing,
+//! the gate, the remote, the guard). Colour only on a terminal, and never when
+//! `NO_COLOR` is set (anstream decides). The binary's `render` module holds the rest
+//! of what a person reads and reuses these two; this module goes once those library
+//! callers report through a reporter passed in instead.
 
 use anstyle::{AnsiColor, Style};
-use serde::Serialize;
 
-use crate::error::Error;
-
-const ERROR: Style = AnsiColor::Red.on_default().bold();
 const WARN: Style = AnsiColor::Yellow.on_default().bold();
-const HELP: Style = AnsiColor::Cyan.on_default().bold();
-const OK: Style = AnsiColor::Green.on_default().bold();
-pub const DIM: Style = Style::new().dimmed();
 
 /// A line of narration on stderr.
 pub fn note(message: &str) {
@@ -19,58 +15,4 @@ pub fn note(message: &str) {
 
 pub fn warn(message: &str) {
     anstream::eprintln!("{WARN}warning{WARN:#}: {message}");
-}
-
-pub fn ok(message: &str) {
-    anstream::eprintln!("{OK}ok{OK:#}: {message}");
-}
-
-/// Print an error in cargo's shape: `error: what` then `help: what to do`.
-pub fn error(err: &Error) {
-    anstream::eprintln!("{ERROR}error{ERROR:#}: {}", err.message);
-    if let Some(help) = &err.help {
-        anstream::eprintln!("{HELP}help{HELP:#}: {help}");
-    }
-}
-
-/// One JSON document on stdout.
-pub fn json<T: Serialize>(value: &T) {
-    match serde_json::to_string_pretty(value) {
-        Ok(text) => println!("{text}"),
-        Err(e) => {
-            // JSON has no way to carry a path that is not UTF-8. Never a silent success:
-            // the work is done, but the answer cannot be given, so exit as an environment
-            // problem (the report is the last thing a command does).
-            error(
-                &Error::env(format!("cannot render JSON: {e}"))
-                    .with_help("run without --json, or rename the path to valid UTF-8"),
-            );
-            std::process::exit(3);
-        }
-    }
-}
-
-/// The answer, on stdout.
-pub fn answer(text: &str) {
-    anstream::println!("{text}");
-}
-
-/// Paint `text` with `style` (stripped again when stdout is not a terminal).
-pub fn paint(style: Style, text: &str) -> String {
-    format!("{style}{text}{style:#}")
-}
-
-/// "3h ago" style age of a Unix time.
-pub fn age(unix: i64) -> String {
-    let now = std::time::SystemTime::now()
-        .duration_since(std::time::UNIX_EPOCH)
-        .map(|d| d.as_secs() as i64)
-        .unwrap_or(unix);
-    let secs = (now - unix).max(0);
-    match secs {
-        0..60 => format!("{secs}s ago"),
-        60..3600 => format!("{}m ago", secs / 60),
-        3600..86400 => format!("{}h ago", secs / 3600),
-        _ => format!("{}d ago", secs / 86400),
-    }
 }

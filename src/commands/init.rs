@@ -1,0 +1,106 @@
+//! `fleet init`: write fleet.toml if absent, record the shared checkout, install the
+//! guard hooks.
+
+use std::path::{Path, PathBuf};
+
+use serde::Serialize;
+
+use fleet::config;
+use fleet::context::Context;
+use fleet::error::{Error, Result};
+use fleet::guard::hooks::{self, RepoReport};
+
+use super::CommandEnv;
+use super::hooks::Action;
+use crate::cli::args::Output;
+use crate::render;
+
+/// Write fleet.toml if absent and record this checkout as the shared one
+#[derive(Debug, clap::Args)]
+#[command(
+    after_long_help = "Examples:\n  fleet init\n  fleet init --print   # show the file it would write, change nothing"
+)]
+pub struct Args {
+    /// Print the fleet.toml template instead of writing anything
+    #[arg(long)]
+    print: bool,
+    #[command(flatten)]
+    out: Output,
+}
+
+#[derive(Serialize)]
+struct InitReport {
+    shared_checkout: PathBuf,
+    config: PathBuf,
+    config_written: bool,
+    recorded: PathBuf,
+    hooks: Vec<RepoReport>,
+}
+
+pub fn run(env: &CommandEnv, args: Args) -> Result<u8> {
+    if args.print {
+        print!("{}", config::TEMPLATE);
+        return Ok(0);
+    }
+    let ctx = env.context()?;
+    let config_path = ctx.shared.join(config::FILE_NAME);
+    let written = write_new_file(&config_path, config::TEMPLATE)?;
+    let recorded = record_shared_checkout(&ctx)?;
+    let hooks = hooks::install(&ctx)?;
+    if args.out.json {
+        render::json(&InitReport {
+            shared_checkout: ctx.shared.clone(),
+            config: config_path,
+            config_written: written,
+            recorded,
+            hooks,
+        });
+    } else {
+        if written {
+            render::ok(&format!(
+                "wrote {} (commit it: it is read from the target branch when landing)",
+                config_path.display()
+            ));
+        } else {
+            render::note(&format!("kept the existing {}", config_path.display()));
+        }
+        render::ok(&format!(
+            "recorded {} as the shared checkout",
+            ctx.shared.display()
+        ));
+        super::hooks::render(&hooks, Action::Install);
+        render::note("next: `cd \"$(fleet worktree new NAME)\"` gives an agent its own worktree");
+    }
+    Ok(0)
+}
+
+/// Create `path` with `text` unless it exists; never overwrites (create_new is atomic).
+fn write_new_file(path: &Path, text: &str) -> Result<bool> {
+    use std::io::Write;
+    match std::fs::OpenOptions::new()
+        .write(true)
+        .create_new(true)
+        .open(path)
+    {
+        Ok(mut file) => {
+            file.write_all(text.as_bytes())
+                .map_err(|e| Error::env(format!("cannot write {}: {e}", path.display())))?;
+            Ok(true)
+        }
+        Err(e) if e.kind() == std::io::ErrorKind::AlreadyExists => Ok(false),
+        Err(e) => Err(Error::env(format!("cannot create {}: {e}", path.display()))),
+    }
+}
+
+/// The shared checkout is recorded in the common git dir, where every linked worktree
+/// (and the guard's hooks) can read it. Belongs with the other files fleet keeps there
+/// (state.rs); kept here until it moves.
+fn record_shared_checkout(ctx: &Context) -> Result<PathBuf> {
+    let dir = ctx.repo.common_dir().join("fleet");
+    std::fs::create_dir_all(&dir)
+        .map_err(|e| Error::env(format!("cannot create {}: {e}", dir.display())))?;
+    let file = dir.join("shared-checkout");
+    std::fs::write(&file, format!("{}\n", ctx.shared.display()))
+        .map_err(|e| Error::env(format!("cannot write {}: {e}", file.display())))?;
+    Ok(file)
+}

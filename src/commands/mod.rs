@@ -1,0 +1,113 @@
+//! One module per command: its flags (`Args`), its call into the library and its text
+//! and JSON output, side by side. [`run`] dispatches a parsed command line; every
+//! command starts from one [`CommandEnv`].
+
+pub mod config;
+pub mod doctor;
+pub mod gate;
+pub mod hook;
+pub mod hooks;
+pub mod init;
+pub mod land;
+pub mod lint;
+pub mod preflight;
+pub mod ready;
+pub mod recover;
+pub mod revert;
+pub mod run;
+pub mod status;
+pub mod track;
+pub mod untrack;
+pub mod verify;
+pub mod watchdog;
+pub mod worktree;
+
+use std::path::{Path, PathBuf};
+
+use fleet::context::Context;
+use fleet::error::{Error, Result};
+
+use crate::cli::args::QueueArgs;
+use crate::cli::{Cli, Command};
+
+/// Run a parsed command line; the returned code is the process exit code.
+pub fn run(cli: Cli) -> Result<u8> {
+    let env = CommandEnv::new(cli.dir)?;
+    match cli.command {
+        Command::Init(args) => init::run(&env, args),
+        Command::Config(args) => config::run(&env, args),
+        Command::Worktree(cmd) => worktree::run(&env, cmd),
+        Command::Preflight(args) => preflight::run(&env, args),
+        Command::Hooks(cmd) => hooks::run(&env, cmd),
+        Command::Hook(args) => hook::run(&env, args),
+        Command::Watchdog(args) => watchdog::run(&env, args),
+        Command::Recover(args) => recover::run(&env, args),
+        Command::Doctor(args) => doctor::run(&env, args),
+        Command::Lint(args) => lint::run(&env, args),
+        Command::Gate(args) => gate::run(&env, args),
+        Command::Track(args) => track::run(&env, args),
+        Command::Untrack(args) => untrack::run(&env, args),
+        Command::Ready(args) => ready::run(&env, args),
+        Command::Status(args) => status::run(&env, args),
+        Command::Land(args) => land::run(&env, args),
+        Command::Revert(args) => revert::run(&env, args),
+        Command::Verify(args) => verify::run(&env, args),
+        Command::Run(args) => run::run(&env, args),
+    }
+}
+
+/// What every command starts from (jj's `CommandHelper`): the folder it runs in (`-C`,
+/// else the current one), and from there the [`Context`] and the queue.
+pub struct CommandEnv {
+    cwd: PathBuf,
+}
+
+impl CommandEnv {
+    /// A `-C` folder must exist; checked before any command runs, `fleet hook` too.
+    fn new(dir: Option<PathBuf>) -> Result<CommandEnv> {
+        let cwd = match dir {
+            Some(dir) if !dir.is_dir() => {
+                return Err(
+                    Error::usage(format!("-C {}: no such folder", dir.display()))
+                        .with_help("give -C a folder that exists"),
+                );
+            }
+            Some(dir) => dir,
+            None => std::env::current_dir()
+                .map_err(|e| Error::env(format!("cannot read the current folder: {e}")))?,
+        };
+        Ok(CommandEnv { cwd })
+    }
+
+    pub fn cwd(&self) -> &Path {
+        &self.cwd
+    }
+
+    /// The repository, shared checkout and configuration around the folder.
+    pub fn context(&self) -> Result<Context> {
+        Context::locate(&self.cwd)
+    }
+
+    /// The context with the queue `--remote` names (else the configured one).
+    pub fn queue(&self, queue: &QueueArgs) -> Result<Context> {
+        self.context()?.with_remote(queue.remote.clone())
+    }
+
+    /// The context with its queue, brought up to date ([`refresh`]) before the
+    /// command reads it.
+    pub fn refreshed_queue(&self, queue: &QueueArgs) -> Result<Context> {
+        let ctx = self.queue(queue)?;
+        refresh(&ctx)?;
+        Ok(ctx)
+    }
+}
+
+/// With the queue on a remote, fetch it (its target, lanes and receipts) so the command
+/// sees what every machine pushed; a local queue is already current. The same step as
+/// the library's `land::refresh`, which the binary cannot reach.
+pub fn refresh(ctx: &Context) -> Result<()> {
+    if let Some(remote) = &ctx.remote {
+        fleet::remote::fetch(ctx, remote)?;
+    }
+    Ok(())
+}

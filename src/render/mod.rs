@@ -1,0 +1,86 @@
+//! What a person reads: stdout carries the answer, stderr the narration.
+//! Colour only on a terminal, and never when `NO_COLOR` is set (anstream decides).
+//!
+//! `note` and `warn` come from the library's `fleet::ui`, which some library modules
+//! still call directly; once they report through a reporter passed in, those two move
+//! here and `fleet::ui` goes.
+
+pub mod findings;
+pub mod land;
+pub mod table;
+pub mod term;
+
+use anstyle::{AnsiColor, Style};
+use serde::Serialize;
+
+use fleet::error::Error;
+pub use fleet::ui::{note, warn};
+
+const ERROR: Style = AnsiColor::Red.on_default().bold();
+const HELP: Style = AnsiColor::Cyan.on_default().bold();
+const OK: Style = AnsiColor::Green.on_default().bold();
+pub const DIM: Style = Style::new().dimmed();
+
+pub fn ok(message: &str) {
+    anstream::eprintln!("{OK}ok{OK:#}: {message}");
+}
+
+/// Print an error in cargo's shape: `error: what` then `help: what to do`.
+pub fn error(err: &Error) {
+    anstream::eprintln!("{ERROR}error{ERROR:#}: {}", err.message);
+    if let Some(help) = &err.help {
+        anstream::eprintln!("{HELP}help{HELP:#}: {help}");
+    }
+}
+
+/// One JSON document on stdout.
+pub fn json<T: Serialize>(value: &T) {
+    match serde_json::to_string_pretty(value) {
+        Ok(text) => println!("{text}"),
+        Err(e) => {
+            // JSON has no way to carry a path that is not UTF-8. Never a silent success:
+            // the work is done, but the answer cannot be given, so exit as an environment
+            // problem (the report is the last thing a command does).
+            error(
+                &Error::env(format!("cannot render JSON: {e}"))
+                    .with_help("run without --json, or rename the path to valid UTF-8"),
+            );
+            std::process::exit(3);
+        }
+    }
+}
+
+/// The answer, on stdout.
+pub fn answer(text: &str) {
+    anstream::println!("{text}");
+}
+
+/// Paint `text` with `style` (stripped again when stdout is not a terminal).
+pub fn paint(style: Style, text: &str) -> String {
+    format!("{style}{text}{style:#}")
+}
+
+/// A commit id as people read it: its first 12 hex digits (all of it when shorter).
+pub fn short_id(id: &str) -> &str {
+    &id[..12.min(id.len())]
+}
+
+/// A verdict enum's variant name as the one lower-case word the text output shows.
+pub fn verdict_word(verdict: &impl std::fmt::Debug) -> String {
+    format!("{verdict:?}").to_lowercase()
+}
+
+/// "3h ago" style age of a Unix time.
+pub fn age(unix: i64) -> String {
+    let now = std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .map(|d| d.as_secs() as i64)
+        .unwrap_or(unix);
+    let secs = (now - unix).max(0);
+    match secs {
+        0..60 => format!("{secs}s ago"),
+        60..3600 => format!("{}m ago", secs / 60),
+        3600..86400 => format!("{}h ago", secs / 3600),
+        _ => format!("{}d ago", secs / 86400),
+    }
+}
