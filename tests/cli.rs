@@ -1,8 +1,6 @@
 //! `fleet init`, `fleet config`, help and exit codes.
 
-mod common;
-
-use common::{Env, write};
+use crate::common::{Env, write};
 
 #[test]
 fn init_writes_a_commented_config_once_and_records_the_shared_checkout() {

@@ -1,9 +1,7 @@
 //! The git layer against real repositories: compare-and-swap, ahead/behind, dirtiness,
 //! landed-by-patch detection, worktree listing.
 
-mod common;
-
-use common::{Env, write};
+use crate::common::{Env, write};
 use fleet::git::{ObjectId, Repo};
 
 fn oid(hex: &str) -> ObjectId {

@@ -1,11 +1,9 @@
 //! The shared-checkout guard, attacked with real git commands: what must be refused
 //! changes nothing, what must pass passes.
 
-mod common;
-
 use std::path::{Path, PathBuf};
 
-use common::{Env, write};
+use crate::common::{Env, write};
 
 /// A guarded repository with a second commit (so `HEAD~1` exists) and a branch `other`
 /// holding a different file, plus a local edit and an untracked file that must survive.

@@ -11,15 +11,13 @@
 //!
 //! A tool that is not installed is skipped with a loud `SKIPPED:` line, not failed.
 
-mod common;
-
 use std::collections::BTreeMap;
 use std::io::Write;
 use std::os::unix::fs::PermissionsExt;
 use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
 
-use common::{Env, Run, write};
+use crate::common::{Env, Run, write};
 
 /// `<target>/hook-managers`, where `.ci/install-hook-managers` puts the tools.
 fn managers_dir() -> PathBuf {

@@ -1,11 +1,9 @@
 //! `fleet land` on real repositories with real gate commands: the target only moves to a
 //! commit whose exact tree passed the gate read from the old target.
 
-mod common;
-
 use std::path::{Path, PathBuf};
 
-use common::{Env, write};
+use crate::common::{Env, write};
 
 /// A repository whose committed gate fails when a file named `red` exists.
 fn repo_with_gate(env: &Env, gate: &str) -> PathBuf {

@@ -3,13 +3,11 @@
 //! while the others land, every position the target ever held has a receipt for its
 //! exact tree, and an identical tree is never gated twice.
 
-mod common;
-
 use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
 use std::time::Instant;
 
-use common::{Env, write};
+use crate::common::{Env, write};
 
 /// A repository whose gate appends a line to `runs` (outside the repository) and fails
 /// when the tree holds a file named `bad`.

@@ -1,12 +1,10 @@
 //! The confirmation step of `fleet land`, driven through the library with a scripted
 //! answer: what is shown, and that a "no" changes nothing.
 
-mod common;
-
 use std::cell::RefCell;
 use std::path::PathBuf;
 
-use common::Env;
+use crate::common::Env;
 use fleet::context::Context;
 use fleet::land::{self, LandOptions, Outcome, Ui};
 

@@ -2,13 +2,11 @@
 //! its old commit or at a gated one, no lane loses a commit, and landing again converges
 //! with every lane landed exactly once.
 
-mod common;
-
 use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
 use std::time::{Duration, Instant};
 
-use common::Env;
+use crate::common::Env;
 
 const LANES: usize = 3;
 

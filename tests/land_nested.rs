@@ -3,11 +3,9 @@
 //! and either both targets move or neither. A landing killed between the two moves is
 //! finished by the next run.
 
-mod common;
-
 use std::path::{Path, PathBuf};
 
-use common::{Env, write};
+use crate::common::{Env, write};
 
 /// outer/ (main) whose gate passes only when `cockpit/version` equals `expected`,
 /// with cockpit/ a nested repository (main) holding `version`.

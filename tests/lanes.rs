@@ -1,11 +1,9 @@
 //! Lanes: tracking, readiness, the registry's compare-and-swap under concurrency, and
 //! the facts `fleet status` derives from the refs.
 
-mod common;
-
 use std::path::{Path, PathBuf};
 
-use common::{Env, write};
+use crate::common::{Env, write};
 
 fn status(env: &Env, dir: &Path) -> serde_json::Value {
     let run = env.fleet(dir, &["status", "--json"]).ok();

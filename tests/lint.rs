@@ -1,11 +1,9 @@
 //! `fleet lint` on real repositories: which lines count as new under `--diff` and
 //! `--staged`, exit codes, and files that do not parse.
 
-mod common;
-
 use std::path::Path;
 
-use common::{Env, write};
+use crate::common::{Env, write};
 
 const BAD: &str = "import subprocess\n\ndef run(p):\n    subprocess.run([\"claude\", \"-p\", p])\n";
 

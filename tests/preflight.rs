@@ -1,13 +1,11 @@
 //! `fleet preflight` in every kind of place: exit 0 only in an agent worktree on its
 //! own lane branch; every blind case exits 1.
 
-mod common;
-
 use std::path::Path;
 
-use common::Env;
+use crate::common::Env;
 
-fn json(run: &common::Run) -> serde_json::Value {
+fn json(run: &crate::common::Run) -> serde_json::Value {
     serde_json::from_str(&run.stdout).unwrap_or_else(|e| panic!("{e}: {}", run.stdout))
 }
 

@@ -4,12 +4,10 @@
 //! lands exactly once, the target stays linear, every step has a green receipt that
 //! travels with the push, and a lander that lost a race gates again on the new target.
 
-mod common;
-
 use std::path::{Path, PathBuf};
 use std::time::{Duration, Instant};
 
-use common::{Env, Run, write};
+use crate::common::{Env, Run, write};
 
 struct Fleet {
     env: Env,

@@ -1,13 +1,11 @@
 //! `fleet run`: the whole process group dies on timeout, on a forwarded signal and after
 //! a clean exit; exit codes follow `timeout`. Liveness is checked in /proc.
 
-mod common;
-
 use std::path::Path;
 use std::process::{Command, Stdio};
 use std::time::{Duration, Instant};
 
-use common::Env;
+use crate::common::Env;
 
 /// Alive and not a zombie; waits a little for a dying process to go.
 fn alive(pid: i32) -> bool {

@@ -1,11 +1,9 @@
 //! `fleet verify` on real repositories: every commit the target moved to through
 //! `fleet land` is verified, anything else (or a receipt that does not match) is listed.
 
-mod common;
-
 use std::path::{Path, PathBuf};
 
-use common::{Env, Run, write};
+use crate::common::{Env, Run, write};
 use serde_json::Value;
 
 /// A repository whose committed gate always passes; its first commit predates fleet.

@@ -1,11 +1,9 @@
 //! `fleet watchdog` and `fleet recover`: drifted shared checkouts are put back without
 //! losing a byte, dirty ones are snapshotted so even `reset --hard` loses nothing.
 
-mod common;
-
 use std::path::{Path, PathBuf};
 
-use common::{Env, write};
+use crate::common::{Env, write};
 
 const ALLOW: [(&str, &str); 1] = [("FLEET_ALLOW_SHARED", "1")];
 

@@ -1,10 +1,8 @@
 //! `fleet worktree`: real repositories, real nested repositories, state asserted afterwards.
 
-mod common;
-
 use std::path::Path;
 
-use common::{Env, write, write_stale};
+use crate::common::{Env, write, write_stale};
 
 #[test]
 fn new_gives_each_agent_isolated_outer_and_nested_worktrees() {

@@ -1,5 +1,4 @@
 //! Throwaway repositories and a hermetic environment for driving the real binary.
-#![allow(dead_code)]
 
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output, Stdio};
