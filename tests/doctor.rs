@@ -100,13 +100,19 @@ fn the_probe_takes_nothing_staged_and_runs_no_other_hook() {
     env.git(&repo, &["add", "secret.txt"]);
     let before = env.snapshot(&repo);
     // No guard installed: the probe commit goes through, and is undone.
-    let run = env.fleet_env(&repo, &["doctor", "--json"], &[("FLEET_ALLOW_SHARED", "1")]);
+    let run = env
+        .fleet_cmd(&repo, &["doctor", "--json"])
+        .envs(&[("FLEET_ALLOW_SHARED", "1")])
+        .run();
     assert_eq!(run.code, 1);
     assert_eq!(env.snapshot(&repo), before);
     assert!(!marker.exists(), "the probe ran post-commit");
     // Guarded, with the escape hatch set in the environment: still refused.
     env.fleet(&repo, &["init"]).ok();
-    let run = env.fleet_env(&repo, &["doctor", "--json"], &[("FLEET_ALLOW_SHARED", "1")]);
+    let run = env
+        .fleet_cmd(&repo, &["doctor", "--json"])
+        .envs(&[("FLEET_ALLOW_SHARED", "1")])
+        .run();
     let all: serde_json::Value = serde_json::from_str(&run.stdout).unwrap();
     assert_eq!(verdict(&all, "guard-fires"), "ok", "{all:#}");
 }

@@ -44,7 +44,8 @@ fn cas_update_moves_only_from_the_expected_value() {
     repo.cas_delete("refs/heads/lane", first).unwrap_err();
     repo.cas_delete("refs/heads/lane", second).unwrap();
     assert!(
-        env.git_run(&dir, &["rev-parse", "--verify", "-q", "lane"])
+        env.git_cmd(&dir, &["rev-parse", "--verify", "-q", "lane"])
+            .run()
             .code
             != 0
     );

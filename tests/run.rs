@@ -211,11 +211,12 @@ fn the_command_gets_the_git_variables_fleet_was_given() {
     let env = Env::new();
     let dir = env.path();
     let run = env
-        .fleet_env(
+        .fleet_cmd(
             &dir,
             &["run", "--", "sh", "-c", "echo \"$GIT_DIR|$GIT_INDEX_FILE\""],
-            &[("GIT_DIR", "/x/.git"), ("GIT_INDEX_FILE", "/x/index.tmp")],
         )
+        .envs(&[("GIT_DIR", "/x/.git"), ("GIT_INDEX_FILE", "/x/index.tmp")])
+        .run()
         .ok();
     assert_eq!(run.stdout.trim(), "/x/.git|/x/index.tmp");
     assert!(!run.stderr.contains("ignoring"), "{}", run.stderr);

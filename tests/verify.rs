@@ -94,7 +94,7 @@ fn forge(env: &Env, repo: &Path, commit: &str, edit: impl Fn(&str) -> String) {
     ];
     let mut tree = String::new();
     for step in steps {
-        let run = env.git_env(repo, step, &index);
+        let run = env.git_cmd(repo, step).envs(&index).run();
         assert_eq!(run.code, 0, "{step:?}: {}", run.stderr);
         tree = run.stdout.trim().to_string();
     }
