@@ -1,8 +1,6 @@
 //! `fleet init`, `fleet config`, help and exit codes.
 
-mod common;
-
-use common::{Env, write};
+use crate::common::{Env, write};
 
 #[test]
 fn init_writes_a_commented_config_once_and_records_the_shared_checkout() {
@@ -192,19 +190,23 @@ fn commands_find_the_repository_from_the_folder_not_from_git_dir_or_work_tree() 
     let own_top = [("GIT_WORK_TREE", outer.to_str().unwrap())];
     // Pointing at the folder's own worktree changes nothing and is not worth a warning.
     let run = env
-        .fleet_env(&outer, &["worktree", "new", "x"], &own_top)
+        .fleet_cmd(&outer, &["worktree", "new", "x"])
+        .envs(&own_top)
+        .run()
         .ok();
     assert!(!run.stderr.contains("warning"), "{}", run.stderr);
-    let run = env.fleet_env(&outer, &["worktree", "list"], &own_top).ok();
+    let run = env
+        .fleet_cmd(&outer, &["worktree", "list"])
+        .envs(&own_top)
+        .run()
+        .ok();
     assert!(run.stdout.contains("fleet/x"), "{}", run.stdout);
     // Pointing elsewhere is ignored, with a warning naming the variable.
     let nested_git = outer.join("cockpit/.git");
     let run = env
-        .fleet_env(
-            &outer,
-            &["worktree", "list"],
-            &[("GIT_DIR", nested_git.to_str().unwrap())],
-        )
+        .fleet_cmd(&outer, &["worktree", "list"])
+        .envs(&[("GIT_DIR", nested_git.to_str().unwrap())])
+        .run()
         .ok();
     assert!(run.stdout.contains("fleet/x"), "{}", run.stdout);
     assert!(run.stderr.contains("ignoring GIT_DIR="), "{}", run.stderr);

@@ -1,11 +1,9 @@
 //! `fleet doctor`: each check fails when its problem is planted, changes nothing, and
 //! passes on a healthy repository.
 
-mod common;
-
 use std::path::{Path, PathBuf};
 
-use common::Env;
+use crate::common::Env;
 
 fn checks(env: &Env, repo: &Path) -> (i32, serde_json::Value) {
     let run = env.fleet(repo, &["doctor", "--json"]);
@@ -95,20 +93,26 @@ fn the_probe_takes_nothing_staged_and_runs_no_other_hook() {
     env.repo(&repo, "main", &[("fleet.toml", "")]);
     let marker = env.path().join("post-commit-ran");
     let hook = repo.join(".git/hooks/post-commit");
-    common::write(&hook, &format!("#!/bin/sh\ntouch {}\n", marker.display()));
+    crate::common::write(&hook, &format!("#!/bin/sh\ntouch {}\n", marker.display()));
     use std::os::unix::fs::PermissionsExt;
     std::fs::set_permissions(&hook, std::fs::Permissions::from_mode(0o755)).unwrap();
-    common::write(&repo.join("secret.txt"), "s\n");
+    crate::common::write(&repo.join("secret.txt"), "s\n");
     env.git(&repo, &["add", "secret.txt"]);
     let before = env.snapshot(&repo);
     // No guard installed: the probe commit goes through, and is undone.
-    let run = env.fleet_env(&repo, &["doctor", "--json"], &[("FLEET_ALLOW_SHARED", "1")]);
+    let run = env
+        .fleet_cmd(&repo, &["doctor", "--json"])
+        .envs(&[("FLEET_ALLOW_SHARED", "1")])
+        .run();
     assert_eq!(run.code, 1);
     assert_eq!(env.snapshot(&repo), before);
     assert!(!marker.exists(), "the probe ran post-commit");
     // Guarded, with the escape hatch set in the environment: still refused.
     env.fleet(&repo, &["init"]).ok();
-    let run = env.fleet_env(&repo, &["doctor", "--json"], &[("FLEET_ALLOW_SHARED", "1")]);
+    let run = env
+        .fleet_cmd(&repo, &["doctor", "--json"])
+        .envs(&[("FLEET_ALLOW_SHARED", "1")])
+        .run();
     let all: serde_json::Value = serde_json::from_str(&run.stdout).unwrap();
     assert_eq!(verdict(&all, "guard-fires"), "ok", "{all:#}");
 }

@@ -1,11 +1,9 @@
 //! `fleet gate`, the CI merge-gate step, on real candidates: the lint over added lines,
 //! protected paths, and the base's gate commands (never the candidate's).
 
-mod common;
-
 use std::path::{Path, PathBuf};
 
-use common::{Env, write};
+use crate::common::{Env, write};
 
 /// A repository whose `main` has a gate, and a candidate branch checked out.
 fn candidate(env: &Env, gate: &str) -> PathBuf {

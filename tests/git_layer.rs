@@ -1,9 +1,7 @@
 //! The git layer against real repositories: compare-and-swap, ahead/behind, dirtiness,
 //! landed-by-patch detection, worktree listing.
 
-mod common;
-
-use common::{Env, write};
+use crate::common::{Env, write};
 use fleet::git::{ObjectId, Repo};
 
 fn oid(hex: &str) -> ObjectId {
@@ -46,7 +44,8 @@ fn cas_update_moves_only_from_the_expected_value() {
     repo.cas_delete("refs/heads/lane", first).unwrap_err();
     repo.cas_delete("refs/heads/lane", second).unwrap();
     assert!(
-        env.git_run(&dir, &["rev-parse", "--verify", "-q", "lane"])
+        env.git_cmd(&dir, &["rev-parse", "--verify", "-q", "lane"])
+            .run()
             .code
             != 0
     );

@@ -1,11 +1,9 @@
 //! The shared-checkout guard, attacked with real git commands: what must be refused
 //! changes nothing, what must pass passes.
 
-mod common;
-
 use std::path::{Path, PathBuf};
 
-use common::{Env, write};
+use crate::common::{Env, write};
 
 /// A guarded repository with a second commit (so `HEAD~1` exists) and a branch `other`
 /// holding a different file, plus a local edit and an untracked file that must survive.
@@ -32,7 +30,7 @@ fn guarded(env: &Env) -> PathBuf {
 }
 
 fn refused(env: &Env, dir: &Path, args: &[&str]) -> String {
-    let run = env.git_run(dir, args);
+    let run = env.git_cmd(dir, args).run();
     assert_ne!(run.code, 0, "git {args:?} was not refused");
     assert!(
         run.stderr.contains("fleet guard"),
@@ -200,9 +198,9 @@ fn agent_worktrees_commit_freely_but_cannot_move_the_target() {
         ["branch", "-D", "main", "--"],
     ] {
         let args: Vec<&str> = args.into_iter().filter(|a| *a != "--").collect();
-        assert_ne!(env.git_run(&wt, &args).code, 0, "git {args:?} passed");
+        assert_ne!(env.git_cmd(&wt, &args).run().code, 0, "git {args:?} passed");
     }
-    let push = env.git_run(&wt, &["push", ".", "HEAD:main"]);
+    let push = env.git_cmd(&wt, &["push", ".", "HEAD:main"]).run();
     assert_ne!(push.code, 0, "git push . HEAD:main moved the target");
     assert_eq!(env.git(&outer, &["rev-parse", "main"]), main);
     // The nested repo's target is guarded from the nested agent worktree too.
@@ -297,11 +295,10 @@ fn with_core_hooks_path_relative_or_absolute_the_guard_fires_in_every_worktree()
 fn the_escape_hatch_lets_a_human_through_and_is_logged() {
     let env = Env::new();
     let repo = guarded(&env);
-    let run = env.fleet_env(
-        &repo,
-        &["hook", "pre-commit"],
-        &[("FLEET_ALLOW_SHARED", "1")],
-    );
+    let run = env
+        .fleet_cmd(&repo, &["hook", "pre-commit"])
+        .envs(&[("FLEET_ALLOW_SHARED", "1")])
+        .run();
     assert_eq!(run.code, 0, "{}", run.stderr);
     let mut git = std::process::Command::new("git");
     git.current_dir(&repo)
@@ -421,7 +418,7 @@ fn chained_hooks_run_first_with_their_arguments_and_stdin_and_can_fail() {
     write(&env.path().join("stop"), "");
     write(&wt.join("w2.txt"), "w\n");
     env.git(&wt, &["add", "-A"]);
-    let failed = env.git_run(&wt, &["commit", "-m", "stopped"]);
+    let failed = env.git_cmd(&wt, &["commit", "-m", "stopped"]).run();
     assert_ne!(failed.code, 0);
 
     let status = env.fleet(&repo, &["hooks", "status", "--json"]).ok();
@@ -686,10 +683,12 @@ fn an_explicit_work_tree_does_not_unguard_the_shared_checkout() {
         vec!["commit", "-qam", "sneak"],
         vec!["reset", "-q", "--hard", "HEAD~1"],
     ] {
-        let run = env.git_env(&repo, &args, &work_tree);
+        let run = env.git_cmd(&repo, &args).envs(&work_tree).run();
         assert_ne!(run.code, 0, "{args:?} went through");
     }
-    let run = env.git_run(&repo, &["--work-tree=.", "switch", "-q", "other"]);
+    let run = env
+        .git_cmd(&repo, &["--work-tree=.", "switch", "-q", "other"])
+        .run();
     assert_ne!(run.code, 0);
     assert_eq!(env.snapshot(&repo), before);
 }

@@ -11,15 +11,13 @@
 //!
 //! A tool that is not installed is skipped with a loud `SKIPPED:` line, not failed.
 
-mod common;
-
 use std::collections::BTreeMap;
 use std::io::Write;
 use std::os::unix::fs::PermissionsExt;
 use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
 
-use common::{Env, Run, write};
+use crate::common::{Env, Run, write};
 
 /// `<target>/hook-managers`, where `.ci/install-hook-managers` puts the tools.
 fn managers_dir() -> PathBuf {
@@ -232,7 +230,7 @@ impl Check {
 fn commit(env: &Env, dir: &Path, name: &str) -> Run {
     write(&dir.join(name), &format!("{name}\n"));
     env.git(dir, &["add", name]);
-    env.git_run(dir, &["commit", "-q", "-m", name])
+    env.git_cmd(dir, &["commit", "-q", "-m", name]).run()
 }
 
 fn new_worktree(env: &Env, repo: &Path, name: &str) -> PathBuf {
@@ -336,7 +334,7 @@ fn manager_case(manager: Manager, test: &str) {
     write(&repo.join("shared.txt"), "shared\n");
     env.git(&repo, &["add", "shared.txt"]);
     let before = env.snapshot(&repo);
-    let run = env.git_run(&repo, &["commit", "-q", "-m", "sneak"]);
+    let run = env.git_cmd(&repo, &["commit", "-q", "-m", "sneak"]).run();
     refused_by_fleet(&run, "a commit in the shared checkout");
     assert_eq!(env.git(&repo, &["rev-parse", "main"]), main);
     assert_eq!(env.snapshot(&repo), before);
@@ -360,7 +358,9 @@ fn manager_case(manager: Manager, test: &str) {
     );
     check.stop(false);
     // Unguarded now: the staged change in the shared checkout commits, through the hook.
-    let run = env.git_run(&repo, &["commit", "-q", "-m", "free again"]);
+    let run = env
+        .git_cmd(&repo, &["commit", "-q", "-m", "free again"])
+        .run();
     assert_eq!(run.code, 0, "{}", run.stderr);
     assert_eq!(
         check.runs().last().unwrap(),
@@ -444,7 +444,7 @@ fn lefthook_resyncing_over_fleet_leaves_the_shared_checkout_refused() {
     let main = env.git(&repo, &["rev-parse", "main"]);
     write(&repo.join("shared.txt"), "shared\n");
     env.git(&repo, &["add", "shared.txt"]);
-    let run = env.git_run(&repo, &["commit", "-q", "-m", "sneak"]);
+    let run = env.git_cmd(&repo, &["commit", "-q", "-m", "sneak"]).run();
     refused_by_fleet(
         &run,
         "a commit in the shared checkout after lefthook re-synced",
@@ -482,7 +482,7 @@ fn fleet_hooks_install_takes_back_a_hook_a_manager_rewrote() {
     );
     write(&repo.join("shared.txt"), "shared\n");
     env.git(&repo, &["add", "shared.txt"]);
-    let run = env.git_run(&repo, &["commit", "-q", "-m", "sneak"]);
+    let run = env.git_cmd(&repo, &["commit", "-q", "-m", "sneak"]).run();
     refused_by_fleet(&run, "a commit in the shared checkout");
 }
 
@@ -619,7 +619,7 @@ fn husky_v9_hooks_still_run_through_fleets_chaining() {
     write(&repo.join("shared.txt"), "shared\n");
     env.git(&repo, &["add", "shared.txt"]);
     let before = env.snapshot(&repo);
-    let run = env.git_run(&repo, &["commit", "-q", "-m", "sneak"]);
+    let run = env.git_cmd(&repo, &["commit", "-q", "-m", "sneak"]).run();
     refused_by_fleet(&run, "a commit in the shared checkout");
     assert_eq!(env.git(&repo, &["rev-parse", "main"]), main);
     assert_eq!(env.snapshot(&repo), before);
@@ -628,7 +628,9 @@ fn husky_v9_hooks_still_run_through_fleets_chaining() {
         &format!("ran in {}", repo.display())
     );
     // `--no-verify` skips husky and fleet's pre-commit alike; the ref guard still holds.
-    let run = env.git_run(&repo, &["commit", "-q", "--no-verify", "-m", "sneak"]);
+    let run = env
+        .git_cmd(&repo, &["commit", "-q", "--no-verify", "-m", "sneak"])
+        .run();
     refused_by_fleet(&run, "a --no-verify commit in the shared checkout");
     assert_eq!(env.git(&repo, &["rev-parse", "main"]), main);
 
@@ -639,7 +641,9 @@ fn husky_v9_hooks_still_run_through_fleets_chaining() {
     let runs = check.runs().len();
     assert_eq!(commit(&env, &wt, "agent-3.txt").code, 0);
     assert_eq!(check.runs().len(), runs + 1);
-    let run = env.git_run(&repo, &["commit", "-q", "-m", "free again"]);
+    let run = env
+        .git_cmd(&repo, &["commit", "-q", "-m", "free again"])
+        .run();
     assert_eq!(run.code, 0, "{}", run.stderr);
     assert_eq!(check.runs().len(), runs + 2);
 }
@@ -658,7 +662,7 @@ fn husky_reinstalling_over_fleet_leaves_the_shared_checkout_refused() {
     let main = env.git(&repo, &["rev-parse", "main"]);
     write(&repo.join("shared.txt"), "shared\n");
     env.git(&repo, &["add", "shared.txt"]);
-    let run = env.git_run(&repo, &["commit", "-q", "-m", "sneak"]);
+    let run = env.git_cmd(&repo, &["commit", "-q", "-m", "sneak"]).run();
     refused_by_fleet(
         &run,
         "a commit in the shared checkout after husky re-installed",

@@ -2,13 +2,11 @@
 //! `new`: the next run must converge to a consistent worktree, and `rm` must then
 //! remove everything.
 
-mod common;
-
 use std::path::Path;
 use std::process::{Command, Stdio};
 use std::time::{Duration, Instant};
 
-use common::{Env, write};
+use crate::common::{Env, write};
 
 fn populate(dir: &Path, files: usize) {
     for i in 0..files {

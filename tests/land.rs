@@ -1,36 +1,10 @@
 //! `fleet land` on real repositories with real gate commands: the target only moves to a
 //! commit whose exact tree passed the gate read from the old target.
 
-mod common;
+use std::path::Path;
 
-use std::path::{Path, PathBuf};
-
-use common::{Env, write};
-
-/// A repository whose committed gate fails when a file named `red` exists.
-fn repo_with_gate(env: &Env, gate: &str) -> PathBuf {
-    let repo = env.path().join("repo");
-    let toml = format!("[gate]\ncommands = [{gate:?}]\nforbid = [\"TODO_SCRUB\"]\n");
-    env.repo(
-        &repo,
-        "main",
-        &[
-            ("README", "r\n"),
-            ("shared.txt", "one\n"),
-            ("fleet.toml", &toml),
-        ],
-    );
-    repo
-}
-
-fn agent(env: &Env, repo: &Path, name: &str) -> PathBuf {
-    PathBuf::from(
-        env.fleet(repo, &["worktree", "new", name])
-            .ok()
-            .stdout
-            .trim(),
-    )
-}
+use crate::common::assert::{lane_states, receipt};
+use crate::common::{Env, write};
 
 /// Lane `a` (which writes "from lane" to shared.txt) lands, and the shared checkout
 /// ends clean with the lane's file.
@@ -47,43 +21,22 @@ fn lands_and_the_shared_checkout_follows(env: &Env, repo: &Path) {
 /// user's at shared.txt, and the target stays where it was.
 fn refused_for_shared_txt(env: &Env, repo: &Path) {
     let old = env.git(repo, &["rev-parse", "main"]);
-    let run = env.fleet(repo, &["land", "a", "--yes"]).code(1);
-    assert!(
-        run.stderr.contains("where this lane changes: shared.txt"),
-        "{}",
-        run.stderr
+    env.refused_and_unchanged(
+        repo,
+        &["land", "a", "--yes"],
+        "where this lane changes: shared.txt",
+        &old,
     );
-    assert_eq!(env.git(repo, &["rev-parse", "main"]), old);
-}
-
-fn receipt(env: &Env, repo: &Path, commit: &str) -> toml::Value {
-    let text = env.git(repo, &["notes", "--ref", "fleet", "show", commit]);
-    toml::from_str(&text).unwrap()
-}
-
-fn lane_states(env: &Env, repo: &Path) -> Vec<(String, String)> {
-    let run = env.fleet(repo, &["status", "--json"]).ok();
-    let v: serde_json::Value = serde_json::from_str(&run.stdout).unwrap();
-    v.as_array()
-        .unwrap()
-        .iter()
-        .map(|l| {
-            (
-                l["branch"].as_str().unwrap().to_string(),
-                l["state"].as_str().unwrap().to_string(),
-            )
-        })
-        .collect()
 }
 
 #[test]
 fn only_the_green_lane_lands_and_the_target_is_its_tested_tree() {
     let env = Env::new();
-    let repo = repo_with_gate(&env, "test ! -e red");
-    let green = agent(&env, &repo, "green");
-    let red = agent(&env, &repo, "red");
-    let conflict = agent(&env, &repo, "conflict");
-    let running = agent(&env, &repo, "running");
+    let repo = env.gated_repo("test ! -e red");
+    let green = env.agent(&repo, "green");
+    let red = env.agent(&repo, "red");
+    let conflict = env.agent(&repo, "conflict");
+    let running = env.agent(&repo, "running");
     env.commit_file(&green, "g.txt", "g\n", "green work");
     env.commit_file(&red, "red", "r\n", "breaks the gate");
     env.commit_file(&conflict, "shared.txt", "lane\n", "conflicting edit");
@@ -153,8 +106,8 @@ fn only_the_green_lane_lands_and_the_target_is_its_tested_tree() {
 #[test]
 fn a_lane_cannot_weaken_its_own_gate() {
     let env = Env::new();
-    let repo = repo_with_gate(&env, "test ! -e red");
-    let sneaky = agent(&env, &repo, "sneaky");
+    let repo = env.gated_repo("test ! -e red");
+    let sneaky = env.agent(&repo, "sneaky");
     write(
         &sneaky.join("fleet.toml"),
         "[gate]\ncommands = [\"true\"]\nprotected = []\n",
@@ -174,22 +127,19 @@ fn a_lane_cannot_weaken_its_own_gate() {
         "{}",
         run.stderr
     );
-    let run = env
-        .fleet(&repo, &["land", "sneaky", "--yes", "--allow-protected"])
-        .code(1);
-    assert!(
-        run.stderr.contains("gate failed: `test ! -e red`"),
-        "{}",
-        run.stderr
+    env.refused_and_unchanged(
+        &repo,
+        &["land", "sneaky", "--yes", "--allow-protected"],
+        "gate failed: `test ! -e red`",
+        &old,
     );
-    assert_eq!(env.git(&repo, &["rev-parse", "main"]), old);
 }
 
 #[test]
 fn a_lane_changing_the_gate_must_pass_the_old_and_the_new_one() {
     let env = Env::new();
-    let repo = repo_with_gate(&env, "true");
-    let lane = agent(&env, &repo, "stricter");
+    let repo = env.gated_repo("true");
+    let lane = env.agent(&repo, "stricter");
     write(
         &lane.join("fleet.toml"),
         "[gate]\ncommands = [\"test -e proof\"]\n",
@@ -222,19 +172,19 @@ fn a_lane_changing_the_gate_must_pass_the_old_and_the_new_one() {
 #[test]
 fn forbidden_markers_in_added_lines_block_with_file_and_line() {
     let env = Env::new();
-    let repo = repo_with_gate(&env, "true");
+    let repo = env.gated_repo("true");
     // The target already has a marker in a context line: that never counts.
     write(&repo.join("old.txt"), "a\nTODO_SCRUB legacy\nc\n");
     env.git(&repo, &["add", "-A"]);
     env.git(&repo, &["commit", "-q", "-m", "legacy marker"]);
-    let clean = agent(&env, &repo, "clean");
+    let clean = env.agent(&repo, "clean");
     env.commit_file(
         &clean,
         "old.txt",
         "a\nTODO_SCRUB legacy\nc changed\n",
         "touches a file with an old marker",
     );
-    let dirty = agent(&env, &repo, "dirty");
+    let dirty = env.agent(&repo, "dirty");
     env.commit_file(
         &dirty,
         "new.txt",
@@ -251,14 +201,19 @@ fn forbidden_markers_in_added_lines_block_with_file_and_line() {
         "{}",
         run.stderr
     );
-    assert!(env.git_run(&repo, &["cat-file", "-e", "main:new.txt"]).code != 0);
+    assert!(
+        env.git_cmd(&repo, &["cat-file", "-e", "main:new.txt"])
+            .run()
+            .code
+            != 0
+    );
 }
 
 #[test]
 fn the_shared_checkouts_uncommitted_work_is_kept_or_protects_itself() {
     let env = Env::new();
-    let repo = repo_with_gate(&env, "true");
-    let a = agent(&env, &repo, "a");
+    let repo = env.gated_repo("true");
+    let a = env.agent(&repo, "a");
     env.commit_file(&a, "shared.txt", "from lane\n", "edit shared");
     env.fleet(&repo, &["track", "--ready", "a"]).ok();
     write(&repo.join("shared.txt"), "local edit\n");
@@ -285,11 +240,11 @@ fn the_shared_checkouts_uncommitted_work_is_kept_or_protects_itself() {
 #[test]
 fn merge_and_squash_strategies() {
     let env = Env::new();
-    let repo = repo_with_gate(&env, "true");
-    let m = agent(&env, &repo, "m");
+    let repo = env.gated_repo("true");
+    let m = env.agent(&repo, "m");
     env.commit_file(&m, "m1", "1\n", "m one");
     env.commit_file(&m, "m2", "2\n", "m two");
-    let s = agent(&env, &repo, "s");
+    let s = env.agent(&repo, "s");
     env.commit_file(&s, "s1", "1\n", "s one");
     env.commit_file(&s, "s2", "2\n", "s two");
     env.fleet(&repo, &["track", "--ready", "m", "s"]).ok();
@@ -311,7 +266,8 @@ fn merge_and_squash_strategies() {
     env.git(&repo, &["commit", "-q", "-am", "squash strategy"]);
     env.fleet(&repo, &["land", "s", "--yes"]).ok();
     assert!(
-        env.git_run(&repo, &["rev-parse", "-q", "--verify", "main^2"])
+        env.git_cmd(&repo, &["rev-parse", "-q", "--verify", "main^2"])
+            .run()
             .code
             != 0
     );
@@ -349,7 +305,7 @@ fn a_target_that_moves_during_the_gate_is_gated_again() {
             ("fleet.toml", &format!("[gate]\ncommands = [{gate:?}]\n")),
         ],
     );
-    let a = agent(&env, &repo, "a");
+    let a = env.agent(&repo, "a");
     env.commit_file(&a, "a.txt", "a\n", "lane a");
     env.fleet(&repo, &["track", "--ready", "a"]).ok();
     let run = env.fleet(&repo, &["land", "a", "--yes"]).ok();
@@ -375,8 +331,8 @@ fn a_target_that_moves_during_the_gate_is_gated_again() {
 #[test]
 fn bad_input_changes_nothing() {
     let env = Env::new();
-    let repo = repo_with_gate(&env, "true");
-    let a = agent(&env, &repo, "a");
+    let repo = env.gated_repo("true");
+    let a = env.agent(&repo, "a");
     env.commit_file(&a, "a.txt", "a\n", "lane a");
     env.fleet(&repo, &["track", "--ready", "a"]).ok();
     let old = env.git(&repo, &["rev-parse", "main"]);
@@ -408,7 +364,8 @@ fn bad_input_changes_nothing() {
     assert!(run.stderr.contains("would land"), "{}", run.stderr);
     assert_eq!(env.git(&repo, &["rev-parse", "main"]), before);
     assert!(
-        env.git_run(&repo, &["notes", "--ref", "fleet", "list"])
+        env.git_cmd(&repo, &["notes", "--ref", "fleet", "list"])
+            .run()
             .stdout
             .is_empty()
     );
@@ -422,8 +379,8 @@ fn a_gate_that_leaves_processes_behind_leaves_none_alive() {
         "sh -c 'trap \"\" TERM; echo $$ > {}; while :; do sleep 1; done' >/dev/null 2>&1 & sleep 0.2; exit 0",
         pidfile.display()
     );
-    let repo = repo_with_gate(&env, &gate);
-    let a = agent(&env, &repo, "a");
+    let repo = env.gated_repo(&gate);
+    let a = env.agent(&repo, "a");
     env.commit_file(&a, "a.txt", "a\n", "lane a");
     env.fleet(&repo, &["track", "--ready", "a"]).ok();
     env.fleet(&repo, &["land", "a", "--yes"]).ok();
@@ -452,20 +409,18 @@ fn a_gate_timeout_fails_the_lane_and_kills_the_group() {
             ),
         ],
     );
-    let a = agent(&env, &repo, "a");
+    let a = env.agent(&repo, "a");
     env.commit_file(&a, "a.txt", "a\n", "lane a");
     env.fleet(&repo, &["track", "--ready", "a"]).ok();
     let old = env.git(&repo, &["rev-parse", "main"]);
-    let run = env.fleet(&repo, &["land", "a", "--yes"]).code(1);
-    assert!(run.stderr.contains("exited 124"), "{}", run.stderr);
-    assert_eq!(env.git(&repo, &["rev-parse", "main"]), old);
+    env.refused_and_unchanged(&repo, &["land", "a", "--yes"], "exited 124", &old);
 }
 
 #[test]
 fn the_gate_config_comes_from_the_target_commit_not_the_working_tree() {
     let env = Env::new();
-    let repo = repo_with_gate(&env, "test ! -e red");
-    let a = agent(&env, &repo, "a");
+    let repo = env.gated_repo("test ! -e red");
+    let a = env.agent(&repo, "a");
     env.commit_file(&a, "red", "r\n", "breaks the gate");
     env.fleet(&repo, &["track", "--ready", "a"]).ok();
     // The shared checkout's file on disk says anything goes: it is not what gates.
@@ -500,8 +455,8 @@ fn the_gate_config_comes_from_the_target_commit_not_the_working_tree() {
 #[test]
 fn a_locked_target_ref_is_a_clear_error_and_nothing_changes() {
     let env = Env::new();
-    let repo = repo_with_gate(&env, "true");
-    let a = agent(&env, &repo, "a");
+    let repo = env.gated_repo("true");
+    let a = env.agent(&repo, "a");
     env.commit_file(&a, "a.txt", "a\n", "lane a");
     env.fleet(&repo, &["track", "--ready", "a"]).ok();
     let old = env.git(&repo, &["rev-parse", "main"]);
@@ -520,11 +475,11 @@ fn a_locked_target_ref_is_a_clear_error_and_nothing_changes() {
 #[test]
 fn revert_undoes_a_landed_lane_through_the_gate() {
     let env = Env::new();
-    let repo = repo_with_gate(&env, "test ! -e blocker");
-    let a = agent(&env, &repo, "a");
+    let repo = env.gated_repo("test ! -e blocker");
+    let a = env.agent(&repo, "a");
     env.commit_file(&a, "a1.txt", "1\n", "a one");
     env.commit_file(&a, "a2.txt", "2\n", "a two");
-    let b = agent(&env, &repo, "b");
+    let b = env.agent(&repo, "b");
     env.commit_file(&b, "b.txt", "b\n", "b");
     env.fleet(&repo, &["track", "--ready", "a", "b"]).ok();
     env.fleet(&repo, &["land", "--all", "--yes"]).ok();
@@ -537,9 +492,7 @@ fn revert_undoes_a_landed_lane_through_the_gate() {
         &["commit", "-q", "-m", "blocker (not gated, by hand)"],
     );
     let red_target = env.git(&repo, &["rev-parse", "main"]);
-    let run = env.fleet(&repo, &["revert", "a", "--yes"]).code(1);
-    assert!(run.stderr.contains("gate failed"), "{}", run.stderr);
-    assert_eq!(env.git(&repo, &["rev-parse", "main"]), red_target);
+    env.refused_and_unchanged(&repo, &["revert", "a", "--yes"], "gate failed", &red_target);
     env.git(&repo, &["rm", "-q", "blocker"]);
     env.git(&repo, &["commit", "-q", "-m", "unblock"]);
     env.fleet(&repo, &["revert", "a", "--yes"]).ok();
@@ -554,7 +507,7 @@ fn revert_undoes_a_landed_lane_through_the_gate() {
     assert_ne!(before_revert, env.git(&repo, &["rev-parse", "main"]));
     // Unknown or never-landed lanes are refused.
     env.fleet(&repo, &["revert", "nope", "--yes"]).code(2);
-    let c = agent(&env, &repo, "c");
+    let c = env.agent(&repo, "c");
     env.commit_file(&c, "c.txt", "c\n", "c");
     env.fleet(&repo, &["track", "c"]).ok();
     env.fleet(&repo, &["revert", "c", "--yes"]).code(1);
@@ -563,11 +516,11 @@ fn revert_undoes_a_landed_lane_through_the_gate() {
 #[test]
 fn ignored_or_untracked_files_in_the_shared_checkout_are_never_overwritten() {
     let env = Env::new();
-    let repo = repo_with_gate(&env, "true");
+    let repo = env.gated_repo("true");
     write(&repo.join(".gitignore"), "ign/\n");
     env.git(&repo, &["add", ".gitignore"]);
     env.git(&repo, &["commit", "-q", "-m", "ignore ign/"]);
-    let a = agent(&env, &repo, "a");
+    let a = env.agent(&repo, "a");
     write(&a.join("ign/x"), "tracked\n");
     env.git(&a, &["add", "-f", "ign/x"]);
     env.git(&a, &["commit", "-q", "-m", "force-add an ignored path"]);
@@ -586,8 +539,8 @@ fn ignored_or_untracked_files_in_the_shared_checkout_are_never_overwritten() {
 #[test]
 fn a_touched_but_unchanged_file_does_not_stop_the_checkout_following() {
     let env = Env::new();
-    let repo = repo_with_gate(&env, "true");
-    let a = agent(&env, &repo, "a");
+    let repo = env.gated_repo("true");
+    let a = env.agent(&repo, "a");
     env.commit_file(&a, "shared.txt", "from lane\n", "edit shared");
     env.fleet(&repo, &["track", "--ready", "a"]).ok();
     std::thread::sleep(std::time::Duration::from_millis(1100));
@@ -612,7 +565,7 @@ fn an_edit_made_in_the_shared_checkout_during_the_gate_stops_the_landing() {
             ("fleet.toml", &format!("[gate]\ncommands = [{gate:?}]\n")),
         ],
     );
-    let a = agent(&env, &repo, "a");
+    let a = env.agent(&repo, "a");
     env.commit_file(&a, "shared.txt", "lane\n", "lane edit");
     env.fleet(&repo, &["track", "--ready", "a"]).ok();
     refused_for_shared_txt(&env, &repo);
@@ -625,18 +578,17 @@ fn an_edit_made_in_the_shared_checkout_during_the_gate_stops_the_landing() {
 #[test]
 fn a_checkout_update_cut_short_is_repaired_on_the_next_run() {
     let env = Env::new();
-    let repo = repo_with_gate(&env, "true");
-    let a = agent(&env, &repo, "a");
+    let repo = env.gated_repo("true");
+    let a = env.agent(&repo, "a");
     for i in 0..6 {
         env.commit_file(&a, &format!("f{i}.txt"), "new\n", &format!("f{i}"));
     }
     env.commit_file(&a, "shared.txt", "lane\n", "shared");
     env.fleet(&repo, &["track", "--ready", "a"]).ok();
-    let run = env.fleet_env(
-        &repo,
-        &["land", "a", "--yes"],
-        &[("FLEET_FAILPOINT", "land-after-cas:abort")],
-    );
+    let run = env
+        .fleet_cmd(&repo, &["land", "a", "--yes"])
+        .envs(&[("FLEET_FAILPOINT", "land-after-cas:abort")])
+        .run();
     assert_ne!(run.code, 0);
     // The target moved; the killed update had written only some files.
     assert_eq!(
@@ -703,7 +655,7 @@ fn protected_paths_cannot_be_slipped_past() {
     ];
     let old = env.git(&repo, &["rev-parse", "main"]);
     for (name, change) in cases {
-        let wt = agent(&env, &repo, name);
+        let wt = env.agent(&repo, name);
         change(&wt);
         env.fleet(&repo, &["track", "--ready", name]).ok();
         let run = env.fleet(&repo, &["land", name, "--yes"]).code(1);
@@ -715,8 +667,8 @@ fn protected_paths_cannot_be_slipped_past() {
 #[test]
 fn orphan_lanes_keep_their_root_commit_and_status_copes() {
     let env = Env::new();
-    let repo = repo_with_gate(&env, "true");
-    let wt = agent(&env, &repo, "orphan");
+    let repo = env.gated_repo("true");
+    let wt = env.agent(&repo, "orphan");
     env.git(&wt, &["switch", "-q", "--orphan", "vendor-import"]);
     env.commit_file(&wt, "vendor.txt", "v\n", "import vendor");
     env.fleet(&repo, &["track", "--ready", "vendor-import"])
@@ -732,8 +684,8 @@ fn orphan_lanes_keep_their_root_commit_and_status_copes() {
 #[test]
 fn new_commits_on_a_landed_lane_land_too() {
     let env = Env::new();
-    let repo = repo_with_gate(&env, "true");
-    let a = agent(&env, &repo, "a");
+    let repo = env.gated_repo("true");
+    let a = env.agent(&repo, "a");
     env.commit_file(&a, "b.txt", "b\n", "first");
     env.fleet(&repo, &["track", "--ready", "a"]).ok();
     env.fleet(&repo, &["land", "a", "--yes"]).ok();
@@ -746,8 +698,8 @@ fn new_commits_on_a_landed_lane_land_too() {
 #[test]
 fn a_lane_with_an_invalid_fleet_toml_is_blocked_even_when_allowed() {
     let env = Env::new();
-    let repo = repo_with_gate(&env, "true");
-    let a = agent(&env, &repo, "a");
+    let repo = env.gated_repo("true");
+    let a = env.agent(&repo, "a");
     env.commit_file(
         &a,
         "fleet.toml",
@@ -756,22 +708,19 @@ fn a_lane_with_an_invalid_fleet_toml_is_blocked_even_when_allowed() {
     );
     env.fleet(&repo, &["track", "--ready", "a"]).ok();
     let old = env.git(&repo, &["rev-parse", "main"]);
-    let run = env
-        .fleet(&repo, &["land", "a", "--yes", "--allow-protected"])
-        .code(1);
-    assert!(
-        run.stderr.contains("its fleet.toml is invalid"),
-        "{}",
-        run.stderr
+    env.refused_and_unchanged(
+        &repo,
+        &["land", "a", "--yes", "--allow-protected"],
+        "its fleet.toml is invalid",
+        &old,
     );
-    assert_eq!(env.git(&repo, &["rev-parse", "main"]), old);
 }
 
 #[test]
 fn submodule_pointer_changes_are_blocked_unless_allowed() {
     let env = Env::new();
-    let repo = repo_with_gate(&env, "true");
-    let a = agent(&env, &repo, "a");
+    let repo = env.gated_repo("true");
+    let a = env.agent(&repo, "a");
     let head = env.git(&repo, &["rev-parse", "HEAD"]);
     env.git(
         &a,
@@ -795,10 +744,10 @@ fn submodule_pointer_changes_are_blocked_unless_allowed() {
 #[test]
 fn earlier_landings_are_reported_when_a_later_lane_stops_the_run() {
     let env = Env::new();
-    let repo = repo_with_gate(&env, "true");
-    let a = agent(&env, &repo, "a");
+    let repo = env.gated_repo("true");
+    let a = env.agent(&repo, "a");
     env.commit_file(&a, "fleet.toml", "[gate]\ncommands = []\n", "drop the gate");
-    let b = agent(&env, &repo, "b");
+    let b = env.agent(&repo, "b");
     env.commit_file(&b, "b.txt", "b\n", "b");
     env.fleet(&repo, &["track", "--ready", "a", "b"]).ok();
     let run = env
@@ -825,7 +774,7 @@ fn leftovers_of_a_gate_killed_with_fleet_are_cleaned_up_next_time() {
             ("fleet.toml", &format!("[gate]\ncommands = [{gate:?}]\n")),
         ],
     );
-    let a = agent(&env, &repo, "a");
+    let a = env.agent(&repo, "a");
     env.commit_file(&a, "a.txt", "a\n", "a");
     env.fleet(&repo, &["track", "--ready", "a"]).ok();
     let mut child = std::process::Command::new(env!("CARGO_BIN_EXE_fleet"))
@@ -859,8 +808,8 @@ fn leftovers_of_a_gate_killed_with_fleet_are_cleaned_up_next_time() {
 #[test]
 fn revert_dry_run_creates_nothing() {
     let env = Env::new();
-    let repo = repo_with_gate(&env, "true");
-    let a = agent(&env, &repo, "a");
+    let repo = env.gated_repo("true");
+    let a = env.agent(&repo, "a");
     env.commit_file(&a, "a.txt", "a\n", "a");
     env.fleet(&repo, &["track", "--ready", "a"]).ok();
     env.fleet(&repo, &["land", "a", "--yes"]).ok();
@@ -880,8 +829,8 @@ fn revert_dry_run_creates_nothing() {
 #[test]
 fn an_environment_error_after_the_gate_leaves_the_lane_ready_not_testing() {
     let env = Env::new();
-    let repo = repo_with_gate(&env, "true");
-    let a = agent(&env, &repo, "a");
+    let repo = env.gated_repo("true");
+    let a = env.agent(&repo, "a");
     env.commit_file(&a, "a.txt", "a\n", "a");
     env.fleet(&repo, &["track", "--ready", "a"]).ok();
     write(&repo.join(".git/refs/heads/main.lock"), "held\n");
@@ -894,8 +843,8 @@ fn an_environment_error_after_the_gate_leaves_the_lane_ready_not_testing() {
 #[test]
 fn an_untracked_file_where_the_lane_needs_a_folder_stops_the_landing() {
     let env = Env::new();
-    let repo = repo_with_gate(&env, "true");
-    let a = agent(&env, &repo, "a");
+    let repo = env.gated_repo("true");
+    let a = env.agent(&repo, "a");
     env.commit_file(&a, "notes/today.txt", "t\n", "adds a folder");
     env.fleet(&repo, &["track", "--ready", "a"]).ok();
     write(&repo.join("notes"), "my scratch file\n");
@@ -933,8 +882,8 @@ fn sneaky_same_size_edit(env: &Env, repo: &Path, content: &str) {
 #[test]
 fn local_changes_the_index_alone_cannot_see_still_stop_the_landing() {
     let env = Env::new();
-    let repo = repo_with_gate(&env, "true");
-    let a = agent(&env, &repo, "a");
+    let repo = env.gated_repo("true");
+    let a = env.agent(&repo, "a");
     env.commit_file(&a, "shared.txt", "from lane\n", "edit shared");
     env.fleet(&repo, &["track", "--ready", "a"]).ok();
 
@@ -971,14 +920,12 @@ fn local_changes_the_index_alone_cannot_see_still_stop_the_landing() {
 
     // A conflict left in the index.
     let head = env.git(&repo, &["rev-parse", "HEAD:shared.txt"]);
-    env.git_input(
-        &repo,
-        &["update-index", "--index-info"],
-        &format!(
+    env.git_cmd(&repo, &["update-index", "--index-info"])
+        .stdin(&format!(
             "0 {z}\tshared.txt\n100644 {head} 1\tshared.txt\n100644 {head} 2\tshared.txt\n",
             z = "0".repeat(40)
-        ),
-    );
+        ))
+        .stdout();
     refused_for_shared_txt(&env, &repo);
     env.git(&repo, &["reset", "-q", "--", "shared.txt"]);
 
@@ -989,8 +936,8 @@ fn local_changes_the_index_alone_cannot_see_still_stop_the_landing() {
 #[test]
 fn an_emptied_file_whose_index_entry_git_smudged_still_stops_the_landing() {
     let env = Env::new();
-    let repo = repo_with_gate(&env, "true");
-    let a = agent(&env, &repo, "a");
+    let repo = env.gated_repo("true");
+    let a = env.agent(&repo, "a");
     env.commit_file(&a, "shared.txt", "from lane\n", "edit shared");
     env.fleet(&repo, &["track", "--ready", "a"]).ok();
     let now = || {
@@ -1086,7 +1033,7 @@ fn the_gate_worktree_loses_untracked_leftovers_and_keeps_ignored_build_caches() 
     );
     let lanes = ["a", "b", "c", "d", "e"];
     for lane in lanes {
-        let wt = agent(&env, &repo, lane);
+        let wt = env.agent(&repo, lane);
         if lane == "e" {
             write(&wt.join(".gitignore"), "build/\n");
         }

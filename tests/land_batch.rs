@@ -3,43 +3,12 @@
 //! while the others land, every position the target ever held has a receipt for its
 //! exact tree, and an identical tree is never gated twice.
 
-mod common;
-
-use std::path::{Path, PathBuf};
+use std::path::Path;
 use std::process::{Command, Stdio};
 use std::time::Instant;
 
-use common::{Env, write};
-
-/// A repository whose gate appends a line to `runs` (outside the repository) and fails
-/// when the tree holds a file named `bad`.
-fn setup(env: &Env, lanes: usize, bad: &[usize]) -> (PathBuf, String) {
-    let repo = env.path().join("repo");
-    let runs = env.path().join("runs");
-    let gate = format!("echo $FLEET_CANDIDATE >> {}; test ! -e bad", runs.display());
-    env.repo(
-        &repo,
-        "main",
-        &[
-            ("README", "r\n"),
-            (
-                "fleet.toml",
-                &format!("[gate]\ncommands = [{gate:?}]\nenv = [\"FLAVOUR\"]\n"),
-            ),
-        ],
-    );
-    for i in 1..=lanes {
-        let wt = env.agent(&repo, &format!("l{i}"));
-        env.commit_file(&wt, &format!("l{i}.txt"), "x\n", &format!("lane {i}"));
-        if bad.contains(&i) {
-            env.commit_file(&wt, "bad", "x\n", &format!("lane {i} breaks the gate"));
-        }
-        env.fleet(&repo, &["track", "--ready", &format!("l{i}")])
-            .ok();
-    }
-    let old = env.git(&repo, &["rev-parse", "main"]);
-    (repo, old)
-}
+use crate::common::assert::{receipt, receipt_if_any};
+use crate::common::{Env, write};
 
 fn gate_runs(env: &Env) -> usize {
     std::fs::read_to_string(env.path().join("runs"))
@@ -48,7 +17,7 @@ fn gate_runs(env: &Env) -> usize {
 }
 
 fn land_json(env: &Env, repo: &Path, args: &[&str]) -> serde_json::Value {
-    let run = env.fleet_anonymous(repo, args);
+    let run = env.fleet_cmd(repo, args).anonymous().run();
     serde_json::from_str(&run.stdout).unwrap_or_else(|e| panic!("{e}: {}", run.stderr))
 }
 
@@ -66,11 +35,6 @@ fn results(v: &serde_json::Value) -> Vec<(String, String)> {
         .collect()
 }
 
-fn receipt(env: &Env, repo: &Path, commit: &str) -> Option<toml::Value> {
-    let note = env.git_run(repo, &["notes", "--ref", "fleet", "show", commit]);
-    (note.code == 0).then(|| toml::from_str(&note.stdout).unwrap())
-}
-
 /// Every position main ever held since `old` (its reflog, so also positions a later
 /// landing moved past) has a green receipt for its exact tree; following the receipts
 /// from main leads back to `old`; and main's history is linear.
@@ -80,7 +44,7 @@ fn assert_every_move_gated(env: &Env, repo: &Path, old: &str) {
         if position == old {
             break;
         }
-        let r = receipt(env, repo, position)
+        let r = receipt_if_any(env, repo, position)
             .unwrap_or_else(|| panic!("main was at {position}, which has no receipt"));
         assert_eq!(
             r["tested_tree"].as_str().unwrap(),
@@ -93,7 +57,7 @@ fn assert_every_move_gated(env: &Env, repo: &Path, old: &str) {
     }
     let mut at = env.git(repo, &["rev-parse", "main"]);
     while at != old {
-        let r = receipt(env, repo, &at).unwrap();
+        let r = receipt(env, repo, &at);
         at = r
             .get("target_before")
             .unwrap_or(&r["base"])
@@ -110,7 +74,7 @@ fn assert_every_move_gated(env: &Env, repo: &Path, old: &str) {
 #[test]
 fn a_green_batch_is_gated_once_and_each_lane_keeps_its_commit_and_receipt() {
     let env = Env::new();
-    let (repo, old) = setup(&env, 3, &[]);
+    let (repo, old) = env.lanes_with_logged_gate(3, &[]);
     let v = land_json(
         &env,
         &repo,
@@ -132,7 +96,7 @@ fn a_green_batch_is_gated_once_and_each_lane_keeps_its_commit_and_receipt() {
         .lines()
         .enumerate()
     {
-        let r = receipt(&env, &repo, step).unwrap();
+        let r = receipt(&env, &repo, step);
         assert_eq!(
             r["lane"].as_str(),
             Some(format!("fleet/l{}", i + 1).as_str())
@@ -164,7 +128,7 @@ fn a_green_batch_is_gated_once_and_each_lane_keeps_its_commit_and_receipt() {
 #[test]
 fn eight_lanes_with_the_fifth_bad_bisect_to_it_and_the_other_seven_land() {
     let env = Env::new();
-    let (repo, old) = setup(&env, 8, &[5]);
+    let (repo, old) = env.lanes_with_logged_gate(8, &[5]);
     let v = land_json(
         &env,
         &repo,
@@ -216,7 +180,7 @@ fn eight_lanes_with_the_fifth_bad_bisect_to_it_and_the_other_seven_land() {
 #[test]
 fn max_caps_the_batch_size() {
     let env = Env::new();
-    let (repo, old) = setup(&env, 5, &[]);
+    let (repo, old) = env.lanes_with_logged_gate(5, &[]);
     let v = land_json(
         &env,
         &repo,
@@ -225,16 +189,22 @@ fn max_caps_the_batch_size() {
     assert_eq!(v["gate_runs"], 3, "{v}");
     assert!(results(&v).iter().all(|(_, r)| r == "landed"), "{v}");
     assert_every_move_gated(&env, &repo, &old);
-    let bad = env.fleet_anonymous(&repo, &["land", "--all", "--batch", "--max", "0"]);
+    let bad = env
+        .fleet_cmd(&repo, &["land", "--all", "--batch", "--max", "0"])
+        .anonymous()
+        .run();
     assert_eq!(bad.code, 2, "{}", bad.stderr);
-    let bad = env.fleet_anonymous(&repo, &["land", "--all", "--max", "2"]);
+    let bad = env
+        .fleet_cmd(&repo, &["land", "--all", "--max", "2"])
+        .anonymous()
+        .run();
     assert_eq!(bad.code, 2, "--max without --batch: {}", bad.stderr);
 }
 
 #[test]
 fn a_tree_is_never_gated_twice_unless_asked_or_the_named_environment_differs() {
     let env = Env::new();
-    let (repo, _) = setup(&env, 1, &[]);
+    let (repo, _) = env.lanes_with_logged_gate(1, &[]);
     // The gate also fails while a file outside the repository exists: the tree alone
     // does not decide, which is what --no-cache is for.
     let outside = env.path().join("broken");
@@ -246,12 +216,18 @@ fn a_tree_is_never_gated_twice_unless_asked_or_the_named_environment_differs() {
     );
     write(&repo.join("fleet.toml"), &toml);
     env.git(&repo, &["commit", "-qam", "gate reads outside"]);
-    let first = env.fleet_anonymous(&repo, &["land", "l1", "--yes"]);
+    let first = env
+        .fleet_cmd(&repo, &["land", "l1", "--yes"])
+        .anonymous()
+        .run();
     assert_eq!(first.code, 1, "{}", first.stderr);
     assert_eq!(gate_runs(&env), 1);
     std::fs::remove_file(&outside).unwrap();
     env.fleet(&repo, &["ready", "l1"]).ok();
-    let again = env.fleet_anonymous(&repo, &["land", "l1", "--yes"]);
+    let again = env
+        .fleet_cmd(&repo, &["land", "l1", "--yes"])
+        .anonymous()
+        .run();
     assert_eq!(again.code, 1, "{}", again.stderr);
     assert!(
         again.stderr.contains("was gated before"),
@@ -263,7 +239,10 @@ fn a_tree_is_never_gated_twice_unless_asked_or_the_named_environment_differs() {
     // A variable the config names is part of the key.
     env.fleet(&repo, &["ready", "l1"]).ok();
     let old = env.git(&repo, &["rev-parse", "main"]);
-    let fresh = env.fleet_env(&repo, &["land", "l1", "--yes"], &[("FLAVOUR", "2")]);
+    let fresh = env
+        .fleet_cmd(&repo, &["land", "l1", "--yes"])
+        .envs(&[("FLAVOUR", "2")])
+        .run();
     assert_eq!(fresh.code, 0, "{}", fresh.stderr);
     assert_eq!(gate_runs(&env), 2);
     assert_every_move_gated(&env, &repo, &old);
@@ -275,28 +254,27 @@ fn a_tree_is_never_gated_twice_unless_asked_or_the_named_environment_differs() {
     env.fleet(&repo, &["land", "l2", "--yes", "--no-cache"])
         .ok();
     assert_eq!(gate_runs(&env), 3);
-    let r = receipt(&env, &repo, "main").unwrap();
+    let r = receipt(&env, &repo, "main");
     assert!(r.get("cached").is_none(), "{r}");
 }
 
 #[test]
 fn a_rebuilt_candidate_with_the_same_tree_is_not_gated_again() {
     let env = Env::new();
-    let (repo, old) = setup(&env, 1, &[]);
+    let (repo, old) = env.lanes_with_logged_gate(1, &[]);
     // Gate the candidate, then refuse to move (the failpoint), as if killed after the
     // gate: the re-run builds a new candidate commit with the same tree.
-    let stopped = env.fleet_env(
-        &repo,
-        &["land", "l1", "--yes"],
-        &[("FLEET_FAILPOINT", "land-before-cas")],
-    );
+    let stopped = env
+        .fleet_cmd(&repo, &["land", "l1", "--yes"])
+        .envs(&[("FLEET_FAILPOINT", "land-before-cas")])
+        .run();
     assert_ne!(stopped.code, 0);
     assert_eq!(env.git(&repo, &["rev-parse", "main"]), old);
     assert_eq!(gate_runs(&env), 1);
     let run = env.fleet(&repo, &["land", "l1", "--yes"]).ok();
     assert!(run.stderr.contains("cached"), "{}", run.stderr);
     assert_eq!(gate_runs(&env), 1);
-    let r = receipt(&env, &repo, "main").unwrap();
+    let r = receipt(&env, &repo, "main");
     assert_eq!(r["cached"].as_bool(), Some(true), "{r}");
     assert_every_move_gated(&env, &repo, &old);
 }
@@ -318,16 +296,19 @@ fn spawn_batch(env: &Env, repo: &Path) -> std::process::Child {
 #[test]
 fn a_batch_killed_at_many_moments_keeps_the_invariant_and_a_rerun_converges() {
     let probe = Env::new();
-    let (probe_repo, _) = setup(&probe, 6, &[4]);
+    let (probe_repo, _) = probe.lanes_with_logged_gate(6, &[4]);
     let started = Instant::now();
-    probe.fleet_anonymous(&probe_repo, &["land", "--all", "--batch", "--yes"]);
+    probe
+        .fleet_cmd(&probe_repo, &["land", "--all", "--batch", "--yes"])
+        .anonymous()
+        .run();
     let full = started.elapsed();
     let mut interrupted = 0;
     for step in 1..=5u32 {
         let mut delay = full * step / 6;
         for _ in 0..4 {
             let env = Env::new();
-            let (repo, old) = setup(&env, 6, &[4]);
+            let (repo, old) = env.lanes_with_logged_gate(6, &[4]);
             let tips: Vec<String> = (1..=6)
                 .map(|i| env.git(&repo, &["rev-parse", &format!("fleet/l{i}")]))
                 .collect();
@@ -338,7 +319,10 @@ fn a_batch_killed_at_many_moments_keeps_the_invariant_and_a_rerun_converges() {
             let _ = child.wait();
             assert_every_move_gated(&env, &repo, &old);
             // Re-run until nothing is left to do: every good lane lands once.
-            let rerun = env.fleet_anonymous(&repo, &["land", "--all", "--batch", "--yes"]);
+            let rerun = env
+                .fleet_cmd(&repo, &["land", "--all", "--batch", "--yes"])
+                .anonymous()
+                .run();
             assert!(rerun.code <= 1, "{}", rerun.stderr);
             assert_every_move_gated(&env, &repo, &old);
             let tree = env.git(&repo, &["ls-tree", "--name-only", "main"]);
@@ -374,7 +358,7 @@ fn a_batch_killed_at_many_moments_keeps_the_invariant_and_a_rerun_converges() {
 #[test]
 fn a_lane_that_conflicts_only_with_a_failing_lane_before_it_is_not_marked_conflicted() {
     let env = Env::new();
-    let (repo, old) = setup(&env, 0, &[]);
+    let (repo, old) = env.lanes_with_logged_gate(0, &[]);
     for (name, text, bad) in [("a", "A\n", true), ("b", "B\n", false)] {
         let wt = env.agent(&repo, name);
         env.commit_file(&wt, "f", text, &format!("lane {name}"));

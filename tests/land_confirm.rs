@@ -1,12 +1,9 @@
 //! The confirmation step of `fleet land`, driven through the library with a scripted
 //! answer: what is shown, and that a "no" changes nothing.
 
-mod common;
-
 use std::cell::RefCell;
-use std::path::PathBuf;
 
-use common::Env;
+use crate::common::Env;
 use fleet::context::Context;
 use fleet::land::{self, LandOptions, Outcome, Ui};
 
@@ -31,31 +28,10 @@ fn options() -> LandOptions {
     }
 }
 
-fn setup(env: &Env) -> PathBuf {
-    let repo = env.path().join("repo");
-    env.repo(
-        &repo,
-        "main",
-        &[
-            ("README", "old line\n"),
-            ("fleet.toml", "[gate]\ncommands = [\"true\"]\n"),
-        ],
-    );
-    let wt = PathBuf::from(
-        env.fleet(&repo, &["worktree", "new", "a"])
-            .ok()
-            .stdout
-            .trim(),
-    );
-    env.commit_file(&wt, "README", "new line\n", "edit readme");
-    env.fleet(&repo, &["track", "--ready", "a"]).ok();
-    repo
-}
-
 #[test]
 fn declining_shows_the_diff_and_changes_nothing() {
     let env = Env::new();
-    let repo = setup(&env);
+    let repo = env.one_ready_lane_editing_readme();
     let old = env.git(&repo, &["rev-parse", "main"]);
     let ctx = Context::locate(&repo).unwrap();
     let ui = Scripted {
@@ -76,7 +52,7 @@ fn declining_shows_the_diff_and_changes_nothing() {
 #[test]
 fn accepting_lands() {
     let env = Env::new();
-    let repo = setup(&env);
+    let repo = env.one_ready_lane_editing_readme();
     let ctx = Context::locate(&repo).unwrap();
     let ui = Scripted {
         answer: true,

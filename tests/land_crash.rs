@@ -2,45 +2,13 @@
 //! its old commit or at a gated one, no lane loses a commit, and landing again converges
 //! with every lane landed exactly once.
 
-mod common;
-
-use std::path::{Path, PathBuf};
+use std::path::Path;
 use std::process::{Command, Stdio};
 use std::time::{Duration, Instant};
 
-use common::Env;
+use crate::common::Env;
 
 const LANES: usize = 3;
-
-/// A repository with a gate that takes a moment, and `LANES` ready one-commit lanes.
-fn setup(env: &Env) -> (PathBuf, String, Vec<String>) {
-    let repo = env.path().join("repo");
-    env.repo(
-        &repo,
-        "main",
-        &[
-            ("README", "r\n"),
-            (
-                "fleet.toml",
-                "[gate]\ncommands = [\"sleep 0.3\", \"test -e README\"]\n",
-            ),
-        ],
-    );
-    let mut tips = Vec::new();
-    for i in 0..LANES {
-        let wt = PathBuf::from(
-            env.fleet(&repo, &["worktree", "new", &format!("l{i}")])
-                .ok()
-                .stdout
-                .trim(),
-        );
-        tips.push(env.commit_file(&wt, &format!("l{i}.txt"), "x\n", &format!("lane {i}")));
-        env.fleet(&repo, &["track", "--ready", &format!("l{i}")])
-            .ok();
-    }
-    let old = env.git(&repo, &["rev-parse", "main"]);
-    (repo, old, tips)
-}
 
 fn spawn_land(env: &Env, repo: &Path, failpoint: Option<&str>) -> std::process::Child {
     let mut cmd = Command::new(env!("CARGO_BIN_EXE_fleet"));
@@ -73,7 +41,9 @@ fn assert_invariant(env: &Env, repo: &Path, old: &str, tips: &[String]) {
     );
     let mut previous = old.to_string();
     for step in steps.lines() {
-        let note = env.git_run(repo, &["notes", "--ref", "fleet", "show", step]);
+        let note = env
+            .git_cmd(repo, &["notes", "--ref", "fleet", "show", step])
+            .run();
         assert_eq!(note.code, 0, "target step {step} has no receipt");
         let receipt: toml::Value = toml::from_str(&note.stdout).unwrap();
         assert_eq!(
@@ -119,7 +89,7 @@ fn assert_converged(env: &Env, repo: &Path, old: &str, tips: &[String]) {
 fn killed_around_the_ref_update_the_target_is_old_or_gated_and_a_rerun_converges() {
     for failpoint in ["land-before-cas:abort", "land-after-cas:abort"] {
         let env = Env::new();
-        let (repo, old, tips) = setup(&env);
+        let (repo, old, tips) = env.lanes_with_slow_gate(LANES);
         let out = spawn_land(&env, &repo, Some(failpoint))
             .wait_with_output()
             .unwrap();
@@ -138,10 +108,10 @@ fn killed_around_the_ref_update_the_target_is_old_or_gated_and_a_rerun_converges
 #[test]
 fn killed_at_many_moments_the_invariant_holds_and_a_rerun_converges() {
     let env = Env::new();
-    let (repo, _, _) = setup(&env);
+    let (repo, _, _) = env.lanes_with_slow_gate(LANES);
     // One undisturbed run, to know how long a landing of all lanes takes.
     let probe_env = Env::new();
-    let (probe, _, _) = setup(&probe_env);
+    let (probe, _, _) = probe_env.lanes_with_slow_gate(LANES);
     let started = Instant::now();
     probe_env.fleet(&probe, &["land", "--all", "--yes"]).ok();
     let full = started.elapsed();
@@ -154,7 +124,7 @@ fn killed_at_many_moments_the_invariant_holds_and_a_rerun_converges() {
         let mut delay = full * step / 9;
         for _ in 0..4 {
             let env = Env::new();
-            let (repo, old, tips) = setup(&env);
+            let (repo, old, tips) = env.lanes_with_slow_gate(LANES);
             let mut child = spawn_land(&env, &repo, None);
             std::thread::sleep(delay);
             let hit = child.try_wait().unwrap().is_none();
@@ -178,7 +148,7 @@ fn killed_at_many_moments_the_invariant_holds_and_a_rerun_converges() {
 #[test]
 fn two_landers_at_once_land_every_lane_exactly_once() {
     let env = Env::new();
-    let (repo, old, tips) = setup(&env);
+    let (repo, old, tips) = env.lanes_with_slow_gate(LANES);
     let a = spawn_land(&env, &repo, None);
     let b = spawn_land(&env, &repo, None);
     let (a, b) = (a.wait_with_output().unwrap(), b.wait_with_output().unwrap());

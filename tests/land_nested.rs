@@ -3,32 +3,10 @@
 //! and either both targets move or neither. A landing killed between the two moves is
 //! finished by the next run.
 
-mod common;
-
 use std::path::{Path, PathBuf};
 
-use common::{Env, write};
-
-/// outer/ (main) whose gate passes only when `cockpit/version` equals `expected`,
-/// with cockpit/ a nested repository (main) holding `version`.
-fn setup(env: &Env) -> PathBuf {
-    let outer = env.path().join("outer");
-    let gate = format!(
-        "echo run >> {}; test \"$(cat cockpit/version)\" = \"$(cat expected)\"",
-        env.path().join("runs").display()
-    );
-    env.repo(
-        &outer,
-        "main",
-        &[
-            (".gitignore", "cockpit/\n"),
-            ("expected", "1\n"),
-            ("fleet.toml", &format!("[gate]\ncommands = [{gate:?}]\n")),
-        ],
-    );
-    env.repo(&outer.join("cockpit"), "main", &[("version", "1\n")]);
-    outer
-}
+use crate::common::assert::receipt;
+use crate::common::{Env, write};
 
 /// An agent worktree `name` whose outer part sets `expected` and nested part sets
 /// `cockpit/version` (each only when given).
@@ -55,14 +33,10 @@ fn tips(env: &Env, outer: &Path) -> (String, String) {
     )
 }
 
-fn receipt(env: &Env, repo: &Path, commit: &str) -> toml::Value {
-    toml::from_str(&env.git(repo, &["notes", "--ref", "fleet", "show", commit])).unwrap()
-}
-
 #[test]
 fn a_lane_whose_gate_needs_both_halves_lands_both() {
     let env = Env::new();
-    let outer = setup(&env);
+    let outer = env.outer_gated_on_nested_version();
     lane(&env, &outer, "bump", Some("2\n"), Some("2\n"));
     let (o0, n0) = tips(&env, &outer);
     env.fleet(&outer, &["land", "bump", "--yes"]).ok();
@@ -113,7 +87,7 @@ fn a_lane_whose_gate_needs_both_halves_lands_both() {
 #[test]
 fn a_lane_whose_nested_half_breaks_the_gate_lands_neither() {
     let env = Env::new();
-    let outer = setup(&env);
+    let outer = env.outer_gated_on_nested_version();
     lane(&env, &outer, "half", Some("3\n"), Some("broken\n"));
     let before = tips(&env, &outer);
     let run = env.fleet(&outer, &["land", "half", "--yes"]);
@@ -130,7 +104,7 @@ fn a_lane_whose_nested_half_breaks_the_gate_lands_neither() {
 #[test]
 fn a_lane_with_only_a_nested_part_moves_only_the_nested_target() {
     let env = Env::new();
-    let outer = setup(&env);
+    let outer = env.outer_gated_on_nested_version();
     let wt = env.agent(&outer, "docs");
     env.commit_file(&wt.join("cockpit"), "README", "docs\n", "docs");
     env.fleet(&outer, &["track", "--ready", "docs"]).ok();
@@ -145,14 +119,13 @@ fn a_lane_with_only_a_nested_part_moves_only_the_nested_target() {
 #[test]
 fn a_unit_killed_between_its_moves_is_finished_by_the_next_run() {
     let env = Env::new();
-    let outer = setup(&env);
+    let outer = env.outer_gated_on_nested_version();
     lane(&env, &outer, "bump", Some("2\n"), Some("2\n"));
     let (o0, n0) = tips(&env, &outer);
-    let run = env.fleet_env(
-        &outer,
-        &["land", "bump", "--yes"],
-        &[("FLEET_FAILPOINT", "unit-between-moves:abort")],
-    );
+    let run = env
+        .fleet_cmd(&outer, &["land", "bump", "--yes"])
+        .envs(&[("FLEET_FAILPOINT", "unit-between-moves:abort")])
+        .run();
     assert_ne!(run.code, 0);
     // The nested target moved first; the outer one not yet.
     let (o1, n1) = tips(&env, &outer);
@@ -175,7 +148,7 @@ fn a_unit_killed_between_its_moves_is_finished_by_the_next_run() {
 #[test]
 fn a_nested_part_touching_a_protected_path_blocks_the_whole_lane() {
     let env = Env::new();
-    let outer = setup(&env);
+    let outer = env.outer_gated_on_nested_version();
     let toml = std::fs::read_to_string(outer.join("fleet.toml")).unwrap();
     write(
         &outer.join("fleet.toml"),
@@ -197,7 +170,7 @@ fn journal(outer: &Path) -> PathBuf {
 #[test]
 fn a_nested_move_that_cannot_happen_keeps_the_outer_target_where_it_is() {
     let env = Env::new();
-    let outer = setup(&env);
+    let outer = env.outer_gated_on_nested_version();
     lane(&env, &outer, "a", Some("2\n"), Some("2\n"));
     let (o0, n0) = tips(&env, &outer);
     // Something holds the nested target's lock (a live git, or a killed one).
@@ -226,13 +199,12 @@ fn a_nested_move_that_cannot_happen_keeps_the_outer_target_where_it_is() {
 #[test]
 fn a_unit_killed_right_after_a_move_gets_its_shared_checkouts_repaired() {
     let env = Env::new();
-    let outer = setup(&env);
+    let outer = env.outer_gated_on_nested_version();
     lane(&env, &outer, "a", Some("2\n"), Some("2\n"));
-    let run = env.fleet_env(
-        &outer,
-        &["land", "a", "--yes"],
-        &[("FLEET_FAILPOINT", "unit-after-cas:abort")],
-    );
+    let run = env
+        .fleet_cmd(&outer, &["land", "a", "--yes"])
+        .envs(&[("FLEET_FAILPOINT", "unit-after-cas:abort")])
+        .run();
     assert_ne!(run.code, 0);
     // The nested target moved, its files did not follow yet.
     assert_eq!(
@@ -261,14 +233,13 @@ fn a_unit_killed_right_after_a_move_gets_its_shared_checkouts_repaired() {
 #[test]
 fn a_finish_that_meets_the_users_edit_refuses_and_keeps_the_journal() {
     let env = Env::new();
-    let outer = setup(&env);
+    let outer = env.outer_gated_on_nested_version();
     lane(&env, &outer, "a", Some("2\n"), Some("2\n"));
     let (o0, _) = tips(&env, &outer);
-    let run = env.fleet_env(
-        &outer,
-        &["land", "a", "--yes"],
-        &[("FLEET_FAILPOINT", "unit-between-moves:abort")],
-    );
+    let run = env
+        .fleet_cmd(&outer, &["land", "a", "--yes"])
+        .envs(&[("FLEET_FAILPOINT", "unit-between-moves:abort")])
+        .run();
     assert_ne!(run.code, 0);
     write(&outer.join("expected"), "user edit\n");
     let run = env.fleet(&outer, &["land", "--all", "--yes"]);
@@ -289,23 +260,20 @@ fn a_finish_that_meets_the_users_edit_refuses_and_keeps_the_journal() {
 #[test]
 fn a_nested_target_that_moved_on_past_the_part_is_not_reported_as_lost() {
     let env = Env::new();
-    let outer = setup(&env);
+    let outer = env.outer_gated_on_nested_version();
     lane(&env, &outer, "a", Some("2\n"), Some("2\n"));
-    let run = env.fleet_env(
-        &outer,
-        &["land", "a", "--yes"],
-        &[("FLEET_FAILPOINT", "unit-between-moves:abort")],
-    );
+    let run = env
+        .fleet_cmd(&outer, &["land", "a", "--yes"])
+        .envs(&[("FLEET_FAILPOINT", "unit-between-moves:abort")])
+        .run();
     assert_ne!(run.code, 0);
     // Someone commits on the nested target on top of the landed part.
     let cockpit = outer.join("cockpit");
     write(&cockpit.join("more"), "m\n");
     env.git(&cockpit, &["add", "more"]);
-    env.git_env(
-        &cockpit,
-        &["commit", "-qm", "more"],
-        &[("FLEET_ALLOW_SHARED", "1")],
-    );
+    env.git_cmd(&cockpit, &["commit", "-qm", "more"])
+        .envs(&[("FLEET_ALLOW_SHARED", "1")])
+        .run();
     let run = env.fleet(&outer, &["land", "--all", "--yes"]).ok();
     assert!(!run.stderr.contains("did not finish"), "{}", run.stderr);
     assert_eq!(env.git(&outer, &["show", "main:expected"]), "2");
@@ -314,14 +282,12 @@ fn a_nested_target_that_moved_on_past_the_part_is_not_reported_as_lost() {
 #[test]
 fn a_lane_with_work_in_a_nested_repository_without_a_target_is_refused() {
     let env = Env::new();
-    let outer = setup(&env);
+    let outer = env.outer_gated_on_nested_version();
     lane(&env, &outer, "a", Some("2\n"), Some("2\n"));
     let cockpit = outer.join("cockpit");
-    env.git_env(
-        &cockpit,
-        &["checkout", "-q", "--detach", "main"],
-        &[("FLEET_ALLOW_SHARED", "1")],
-    );
+    env.git_cmd(&cockpit, &["checkout", "-q", "--detach", "main"])
+        .envs(&[("FLEET_ALLOW_SHARED", "1")])
+        .run();
     let before = tips(&env, &outer);
     let run = env.fleet(&outer, &["land", "a", "--yes"]);
     assert_eq!(run.code, 1, "{}", run.stderr);
@@ -334,7 +300,7 @@ fn a_lane_with_work_in_a_nested_repository_without_a_target_is_refused() {
 #[test]
 fn a_nested_repository_gone_from_the_checkout_is_gone_from_the_gate_too() {
     let env = Env::new();
-    let outer = setup(&env);
+    let outer = env.outer_gated_on_nested_version();
     lane(&env, &outer, "a", Some("2\n"), Some("2\n"));
     env.fleet(&outer, &["land", "a", "--yes"]).ok();
     std::fs::rename(outer.join("cockpit"), env.path().join("cockpit-moved")).unwrap();
@@ -352,7 +318,7 @@ fn a_nested_repository_gone_from_the_checkout_is_gone_from_the_gate_too() {
 #[test]
 fn a_batch_lands_a_unit_lane_on_its_own() {
     let env = Env::new();
-    let outer = setup(&env);
+    let outer = env.outer_gated_on_nested_version();
     let x = env.agent(&outer, "x");
     env.commit_file(&x, "x.txt", "x\n", "x");
     env.fleet(&outer, &["track", "--ready", "x"]).ok();
@@ -379,7 +345,7 @@ fn a_batch_lands_a_unit_lane_on_its_own() {
 #[test]
 fn revert_refuses_a_unit_lane_plainly() {
     let env = Env::new();
-    let outer = setup(&env);
+    let outer = env.outer_gated_on_nested_version();
     lane(&env, &outer, "a", Some("2\n"), Some("2\n"));
     env.fleet(&outer, &["land", "a", "--yes"]).ok();
     let before = tips(&env, &outer);

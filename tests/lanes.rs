@@ -1,43 +1,19 @@
 //! Lanes: tracking, readiness, the registry's compare-and-swap under concurrency, and
 //! the facts `fleet status` derives from the refs.
 
-mod common;
+use std::path::Path;
 
-use std::path::{Path, PathBuf};
-
-use common::{Env, write};
+use crate::common::{Env, write};
 
 fn status(env: &Env, dir: &Path) -> serde_json::Value {
     let run = env.fleet(dir, &["status", "--json"]).ok();
     serde_json::from_str(&run.stdout).unwrap()
 }
 
-/// A repository with fleet adopted and `n` agent worktrees, each with one commit.
-fn setup(env: &Env, n: usize) -> (PathBuf, Vec<PathBuf>) {
-    let repo = env.path().join("repo");
-    env.repo(
-        &repo,
-        "main",
-        &[("README", "r\n"), ("shared.txt", "one\ntwo\nthree\n")],
-    );
-    let mut worktrees = Vec::new();
-    for i in 0..n {
-        let wt = PathBuf::from(
-            env.fleet(&repo, &["worktree", "new", &format!("t{i}")])
-                .ok()
-                .stdout
-                .trim(),
-        );
-        env.commit_file(&wt, &format!("t{i}.txt"), "work\n", &format!("work {i}"));
-        worktrees.push(wt);
-    }
-    (repo, worktrees)
-}
-
 #[test]
 fn track_refuses_unknown_branches_the_target_and_duplicates_changing_nothing() {
     let env = Env::new();
-    let (repo, _) = setup(&env, 2);
+    let (repo, _) = env.worktrees_with_one_commit(2);
     env.fleet(&repo, &["track", "fleet/t0"]).ok();
     let before = env.git(&repo, &["rev-parse", "refs/fleet/lanes"]);
     let run = env.fleet(&repo, &["track", "fleet/t1", "nope"]).code(2);
@@ -92,7 +68,7 @@ fn hostile_but_valid_branch_names_work_as_lanes() {
 #[test]
 fn concurrent_tracking_never_loses_an_update() {
     let env = Env::new();
-    let (repo, _) = setup(&env, 8);
+    let (repo, _) = env.worktrees_with_one_commit(8);
     std::thread::scope(|s| {
         for i in 0..8 {
             let (env, repo) = (&env, &repo);
@@ -121,7 +97,7 @@ fn concurrent_tracking_never_loses_an_update() {
 #[test]
 fn ready_uses_the_worker_exit_code_not_the_log_words() {
     let env = Env::new();
-    let (repo, wts) = setup(&env, 1);
+    let (repo, wts) = env.worktrees_with_one_commit(1);
     env.fleet(&repo, &["track", "fleet/t0"]).ok();
     let log = env.path().join("test.log");
     write(&log, "all tests passed! SUCCESS\n");
@@ -155,7 +131,7 @@ fn ready_uses_the_worker_exit_code_not_the_log_words() {
 #[test]
 fn status_derives_landed_conflicts_and_staleness_from_the_refs() {
     let env = Env::new();
-    let (repo, wts) = setup(&env, 3);
+    let (repo, wts) = env.worktrees_with_one_commit(3);
     write(&repo.join("fleet.toml"), "[lanes]\nstale_after = \"1h\"\n");
     env.git(&repo, &["add", "fleet.toml"]);
     env.git(&repo, &["commit", "-q", "-m", "fleet config"]);
@@ -243,7 +219,9 @@ fn predicted_conflicts_agree_with_git_merge_tree_whatever_shape_the_overlap_take
     let views = status(&env, &repo);
     for (i, (name, _, expected)) in lanes.iter().enumerate() {
         let predicted = !views[i]["conflicts"].as_array().unwrap().is_empty();
-        let git = env.git_run(&repo, &["merge-tree", "--write-tree", "main", &names[i]]);
+        let git = env
+            .git_cmd(&repo, &["merge-tree", "--write-tree", "main", &names[i]])
+            .run();
         assert_eq!(git.code == 1, *expected, "git merge-tree on {name}");
         assert_eq!(predicted, *expected, "{name}: {}", views[i]);
     }
@@ -252,7 +230,7 @@ fn predicted_conflicts_agree_with_git_merge_tree_whatever_shape_the_overlap_take
 #[test]
 fn a_failing_worker_test_takes_a_ready_lane_back_to_running() {
     let env = Env::new();
-    let (repo, _) = setup(&env, 1);
+    let (repo, _) = env.worktrees_with_one_commit(1);
     env.fleet(&repo, &["track", "--ready", "t0"]).ok();
     env.fleet(&repo, &["ready", "t0", "--exit-code", "1"])
         .code(1);
@@ -262,7 +240,7 @@ fn a_failing_worker_test_takes_a_ready_lane_back_to_running() {
 #[test]
 fn unknown_lanes_and_missing_folders_are_usage_errors() {
     let env = Env::new();
-    let (repo, _) = setup(&env, 1);
+    let (repo, _) = env.worktrees_with_one_commit(1);
     env.fleet(&repo, &["untrack", "nope"]).code(2);
     env.fleet(&repo, &["ready", "nope"]).code(2);
     env.fleet(&repo, &["-C", "/no/such/folder", "status"])
@@ -279,7 +257,7 @@ fn unknown_lanes_and_missing_folders_are_usage_errors() {
 #[test]
 fn absurd_durations_are_refused_not_a_crash() {
     let env = Env::new();
-    let (repo, _) = setup(&env, 0);
+    let (repo, _) = env.worktrees_with_one_commit(0);
     env.fleet(
         &repo,
         &["run", "--timeout", "18446744073709551615s", "--", "true"],

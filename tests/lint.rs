@@ -1,11 +1,9 @@
 //! `fleet lint` on real repositories: which lines count as new under `--diff` and
 //! `--staged`, exit codes, and files that do not parse.
 
-mod common;
-
 use std::path::Path;
 
-use common::{Env, write};
+use crate::common::{Env, write};
 
 const BAD: &str = "import subprocess\n\ndef run(p):\n    subprocess.run([\"claude\", \"-p\", p])\n";
 
@@ -171,7 +169,9 @@ fn staged_in_a_pre_commit_hook_of_commit_all_sees_the_commit() {
     use std::os::unix::fs::PermissionsExt;
     std::fs::set_permissions(&hook, std::fs::Permissions::from_mode(0o755)).unwrap();
     write(&repo.join("app.py"), BAD);
-    let run = env.git_run(&repo, &["commit", "-qam", "spawn an agent"]);
+    let run = env
+        .git_cmd(&repo, &["commit", "-qam", "spawn an agent"])
+        .run();
     assert_ne!(
         run.code, 0,
         "the hook let the finding through: {}",

@@ -4,13 +4,11 @@
 //! copied into a throwaway repository and linted by the real binary; precision and recall
 //! are printed per language and overall, and must both be 100%.
 
-mod common;
-
 use std::collections::{BTreeMap, BTreeSet};
 use std::io::Write;
 use std::path::{Path, PathBuf};
 
-use common::Env;
+use crate::common::Env;
 
 /// (path relative to the corpus root, 1-based line, rule)
 type Label = (String, usize, String);

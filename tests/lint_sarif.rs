@@ -9,13 +9,11 @@
 //! `tool.driver.rules` holding the result's `ruleId`, repository-relative URIs,
 //! `region.startLine` and `partialFingerprints`.
 
-mod common;
-
 use std::io::Write;
 use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
 
-use common::Env;
+use crate::common::Env;
 use serde_json::Value;
 
 const RULE: &str = "agent-spawn-without-group";

@@ -1,13 +1,11 @@
 //! `fleet preflight` in every kind of place: exit 0 only in an agent worktree on its
 //! own lane branch; every blind case exits 1.
 
-mod common;
-
 use std::path::Path;
 
-use common::Env;
+use crate::common::Env;
 
-fn json(run: &common::Run) -> serde_json::Value {
+fn json(run: &crate::common::Run) -> serde_json::Value {
     serde_json::from_str(&run.stdout).unwrap_or_else(|e| panic!("{e}: {}", run.stdout))
 }
 
@@ -172,15 +170,15 @@ fn fails_when_git_dir_or_work_tree_point_elsewhere() {
     .to_path_buf();
     let other = outer.join(".git");
     let run = env
-        .fleet_env(&wt, &["preflight"], &[("GIT_DIR", other.to_str().unwrap())])
+        .fleet_cmd(&wt, &["preflight"])
+        .envs(&[("GIT_DIR", other.to_str().unwrap())])
+        .run()
         .code(1);
     assert!(run.stderr.contains("GIT_DIR="), "{}", run.stderr);
     let run = env
-        .fleet_env(
-            &wt,
-            &["preflight"],
-            &[("GIT_WORK_TREE", outer.to_str().unwrap())],
-        )
+        .fleet_cmd(&wt, &["preflight"])
+        .envs(&[("GIT_WORK_TREE", outer.to_str().unwrap())])
+        .run()
         .code(1);
     assert!(run.stderr.contains("GIT_WORK_TREE="), "{}", run.stderr);
     for var in [
@@ -190,21 +188,21 @@ fn fails_when_git_dir_or_work_tree_point_elsewhere() {
         "GIT_NAMESPACE",
     ] {
         let run = env
-            .fleet_env(&wt, &["preflight"], &[(var, other.to_str().unwrap())])
+            .fleet_cmd(&wt, &["preflight"])
+            .envs(&[(var, other.to_str().unwrap())])
+            .run()
             .code(1);
         assert!(run.stderr.contains(var), "{var}: {}", run.stderr);
     }
     // Pointing at the place itself is fine.
     let own = env.git(&wt, &["rev-parse", "--absolute-git-dir"]);
-    env.fleet_env(
-        &wt,
-        &["preflight"],
-        &[
+    env.fleet_cmd(&wt, &["preflight"])
+        .envs(&[
             ("GIT_DIR", own.as_str()),
             ("GIT_WORK_TREE", wt.to_str().unwrap()),
-        ],
-    )
-    .ok();
+        ])
+        .run()
+        .ok();
 }
 
 #[test]
@@ -216,11 +214,9 @@ fn fails_with_its_own_git_dir_in_a_subfolder_without_work_tree() {
     let own = env.git(&wt, &["rev-parse", "--absolute-git-dir"]);
     // git would take sub/ as the top of the worktree: everything else looks deleted.
     let run = env
-        .fleet_env(
-            &wt.join("sub"),
-            &["preflight"],
-            &[("GIT_DIR", own.as_str())],
-        )
+        .fleet_cmd(&wt.join("sub"), &["preflight"])
+        .envs(&[("GIT_DIR", own.as_str())])
+        .run()
         .code(1);
     assert!(
         run.stderr.contains("GIT_DIR=") && run.stderr.contains("GIT_WORK_TREE"),
@@ -228,17 +224,17 @@ fn fails_with_its_own_git_dir_in_a_subfolder_without_work_tree() {
         run.stderr
     );
     // From the top of the worktree, or with GIT_WORK_TREE naming it, git sees it right.
-    env.fleet_env(&wt, &["preflight"], &[("GIT_DIR", own.as_str())])
+    env.fleet_cmd(&wt, &["preflight"])
+        .envs(&[("GIT_DIR", own.as_str())])
+        .run()
         .ok();
-    env.fleet_env(
-        &wt.join("sub"),
-        &["preflight"],
-        &[
+    env.fleet_cmd(&wt.join("sub"), &["preflight"])
+        .envs(&[
             ("GIT_DIR", own.as_str()),
             ("GIT_WORK_TREE", wt.to_str().unwrap()),
-        ],
-    )
-    .ok();
+        ])
+        .run()
+        .ok();
 }
 
 #[test]

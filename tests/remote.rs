@@ -4,12 +4,10 @@
 //! lands exactly once, the target stays linear, every step has a green receipt that
 //! travels with the push, and a lander that lost a race gates again on the new target.
 
-mod common;
-
 use std::path::{Path, PathBuf};
 use std::time::{Duration, Instant};
 
-use common::{Env, Run, write};
+use crate::common::{Env, Run, write};
 
 struct Fleet {
     env: Env,
@@ -133,11 +131,7 @@ fn spawn_land(
 ) -> std::process::Child {
     let mut all = vec!["land", "--remote", "origin", "--yes"];
     all.extend_from_slice(args);
-    let mut cmd = f.env.fleet_command(machine, &all);
-    for (k, v) in env {
-        cmd.env(k, v);
-    }
-    cmd.spawn().unwrap()
+    f.env.fleet_cmd(machine, &all).envs(env).spawn()
 }
 
 fn wait_for(what: &str, mut done: impl FnMut() -> bool) {
@@ -317,11 +311,12 @@ fn killed_during_a_remote_landing_the_remote_is_old_or_gated_and_a_rerun_converg
         let a = f.machine("a");
         let tip = f.lane(&a, "k", false);
         let t0 = f.remote_git(&["rev-parse", "main"]);
-        let mut cmd = f
+        let child = f
             .env
-            .fleet_command(&a, &["land", "--remote", "origin", "--yes", "k"]);
-        cmd.env("FLEET_FAILPOINT", failpoint);
-        let run = Env::wait(cmd.spawn().unwrap());
+            .fleet_cmd(&a, &["land", "--remote", "origin", "--yes", "k"])
+            .env("FLEET_FAILPOINT", failpoint)
+            .spawn();
+        let run = Env::wait(child);
         assert_ne!(run.code, 0, "{failpoint} did not fire");
         let now = f.remote_git(&["rev-parse", "main"]);
         if now != t0 {
@@ -598,7 +593,7 @@ fn a_garbage_remote_registry_is_named_and_the_local_one_is_left_alone() {
     std::fs::write(seed.join("lanes.toml"), "this is = = not toml\n").unwrap();
     let blob = f.env.git(&seed, &["hash-object", "-w", "lanes.toml"]);
     let mktree = format!("100644 blob {blob}\tlanes.toml\n");
-    let tree = f.env.git_input(&seed, &["mktree"], &mktree);
+    let tree = f.env.git_cmd(&seed, &["mktree"]).stdin(&mktree).stdout();
     let commit = f.env.git(&seed, &["commit-tree", &tree, "-m", "garbage"]);
     f.env.git(
         &seed,
@@ -637,10 +632,11 @@ fn head_and_invalid_names_are_not_lanes_on_a_remote_either() {
     }
     assert_eq!(
         f.env
-            .git_run(
+            .git_cmd(
                 &f.remote,
                 &["rev-parse", "-q", "--verify", "refs/fleet/lanes"]
             )
+            .run()
             .code,
         1
     );

@@ -1,13 +1,11 @@
 //! `fleet run`: the whole process group dies on timeout, on a forwarded signal and after
 //! a clean exit; exit codes follow `timeout`. Liveness is checked in /proc.
 
-mod common;
-
 use std::path::Path;
 use std::process::{Command, Stdio};
 use std::time::{Duration, Instant};
 
-use common::Env;
+use crate::common::Env;
 
 /// Alive and not a zombie; waits a little for a dying process to go.
 fn alive(pid: i32) -> bool {
@@ -213,11 +211,12 @@ fn the_command_gets_the_git_variables_fleet_was_given() {
     let env = Env::new();
     let dir = env.path();
     let run = env
-        .fleet_env(
+        .fleet_cmd(
             &dir,
             &["run", "--", "sh", "-c", "echo \"$GIT_DIR|$GIT_INDEX_FILE\""],
-            &[("GIT_DIR", "/x/.git"), ("GIT_INDEX_FILE", "/x/index.tmp")],
         )
+        .envs(&[("GIT_DIR", "/x/.git"), ("GIT_INDEX_FILE", "/x/index.tmp")])
+        .run()
         .ok();
     assert_eq!(run.stdout.trim(), "/x/.git|/x/index.tmp");
     assert!(!run.stderr.contains("ignoring"), "{}", run.stderr);

@@ -1,11 +1,9 @@
 //! `fleet verify` on real repositories: every commit the target moved to through
 //! `fleet land` is verified, anything else (or a receipt that does not match) is listed.
 
-mod common;
-
 use std::path::{Path, PathBuf};
 
-use common::{Env, Run, write};
+use crate::common::{Env, Run, write};
 use serde_json::Value;
 
 /// A repository whose committed gate always passes; its first commit predates fleet.
@@ -96,7 +94,7 @@ fn forge(env: &Env, repo: &Path, commit: &str, edit: impl Fn(&str) -> String) {
     ];
     let mut tree = String::new();
     for step in steps {
-        let run = env.git_env(repo, step, &index);
+        let run = env.git_cmd(repo, step).envs(&index).run();
         assert_eq!(run.code, 0, "{step:?}: {}", run.stderr);
         tree = run.stdout.trim().to_string();
     }

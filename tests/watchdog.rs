@@ -1,11 +1,9 @@
 //! `fleet watchdog` and `fleet recover`: drifted shared checkouts are put back without
 //! losing a byte, dirty ones are snapshotted so even `reset --hard` loses nothing.
 
-mod common;
-
 use std::path::{Path, PathBuf};
 
-use common::{Env, write};
+use crate::common::{Env, write};
 
 const ALLOW: [(&str, &str); 1] = [("FLEET_ALLOW_SHARED", "1")];
 
@@ -86,7 +84,9 @@ fn a_snapshot_brings_back_every_byte_a_reset_hard_destroyed() {
     assert_eq!(show("staged.txt"), "staged");
     assert_eq!(show("dir/untracked.txt"), "untracked");
     assert_ne!(
-        env.git_run(&repo, &["show", "recovered:noise.log"]).code,
+        env.git_cmd(&repo, &["show", "recovered:noise.log"])
+            .run()
+            .code,
         0,
         "ignored files are not snapshotted"
     );
@@ -95,7 +95,7 @@ fn a_snapshot_brings_back_every_byte_a_reset_hard_destroyed() {
         env.git(&repo, &["rev-parse", "main"])
     );
     // The snapshot touched nothing: not the index, not the stash.
-    assert_eq!(env.git_run(&repo, &["stash", "list"]).stdout, "");
+    assert_eq!(env.git_cmd(&repo, &["stash", "list"]).run().stdout, "");
     // Recovering onto an existing branch is refused.
     env.fleet(&repo, &["recover", &id, "--branch", "recovered"])
         .code(1);
@@ -107,7 +107,9 @@ fn a_snapshot_brings_back_every_byte_a_reset_hard_destroyed() {
 fn a_clean_drift_is_left_alone_inside_the_grace_period_then_restored() {
     let env = Env::new();
     let repo = guarded(&env);
-    env.git_env(&repo, &["switch", "-q", "other"], &ALLOW);
+    env.git_cmd(&repo, &["switch", "-q", "other"])
+        .envs(&ALLOW)
+        .run();
     let first = watchdog(&env, &repo, &["--restore", "--grace", "2s"]);
     assert_eq!(first[0]["verdict"], "drifted");
     assert_eq!(
@@ -128,7 +130,9 @@ fn a_clean_drift_is_left_alone_inside_the_grace_period_then_restored() {
 fn a_dirty_drift_is_saved_on_a_rescue_branch_then_restored() {
     let env = Env::new();
     let repo = guarded(&env);
-    env.git_env(&repo, &["switch", "-q", "--detach", "other"], &ALLOW);
+    env.git_cmd(&repo, &["switch", "-q", "--detach", "other"])
+        .envs(&ALLOW)
+        .run();
     write(&repo.join("a.txt"), "one\nedited while drifted\n");
     write(&repo.join("new-staged.txt"), "staged bytes\n");
     env.git(&repo, &["add", "new-staged.txt"]);
@@ -156,7 +160,7 @@ fn a_dirty_drift_is_saved_on_a_rescue_branch_then_restored() {
         "one\nedited while drifted\n"
     );
     assert!(repo.join("loose.txt").exists());
-    assert_eq!(env.git_run(&repo, &["stash", "list"]).stdout, "");
+    assert_eq!(env.git_cmd(&repo, &["stash", "list"]).run().stdout, "");
 }
 
 #[test]
@@ -164,7 +168,7 @@ fn a_checkout_in_the_middle_of_a_rebase_is_left_alone() {
     let env = Env::new();
     let repo = guarded(&env);
     let editor = "sed -i '1i break'";
-    env.git_env(
+    env.git_cmd(
         &repo,
         &[
             "-c",
@@ -174,8 +178,9 @@ fn a_checkout_in_the_middle_of_a_rebase_is_left_alone() {
             "-i",
             "HEAD~1",
         ],
-        &ALLOW,
-    );
+    )
+    .envs(&ALLOW)
+    .run();
     assert!(
         repo.join(".git/rebase-merge").exists(),
         "the rebase did not stop"
@@ -197,7 +202,9 @@ fn a_nested_shared_checkout_is_watched_too() {
     write(&outer.join("fleet.toml"), "");
     env.fleet(&outer, &["init"]).ok();
     let cockpit = outer.join("cockpit");
-    env.git_env(&cockpit, &["switch", "-q", "-c", "elsewhere"], &ALLOW);
+    env.git_cmd(&cockpit, &["switch", "-q", "-c", "elsewhere"])
+        .envs(&ALLOW)
+        .run();
     write(&cockpit.join("c.txt"), "dirty nested\n");
     let found = watchdog(&env, &outer, &["--restore", "--grace", "1s"]);
     let nested: Vec<&serde_json::Value> = found
@@ -291,8 +298,12 @@ fn a_restore_never_overwrites_an_ignored_file_or_guts_an_orphan() {
     // main tracks keep.log although *.log is ignored; the drifted commit does not.
     write(&repo.join("keep.log"), "v\n");
     env.git(&repo, &["add", "-f", "keep.log"]);
-    env.git_env(&repo, &["commit", "-q", "-m", "tracked log"], &ALLOW);
-    env.git_env(&repo, &["switch", "-q", "--detach", "HEAD~1"], &ALLOW);
+    env.git_cmd(&repo, &["commit", "-q", "-m", "tracked log"])
+        .envs(&ALLOW)
+        .run();
+    env.git_cmd(&repo, &["switch", "-q", "--detach", "HEAD~1"])
+        .envs(&ALLOW)
+        .run();
     assert!(!repo.join("keep.log").exists());
     write(&repo.join("keep.log"), "MY LOCAL DATA\n");
     watchdog(&env, &repo, &["--restore", "--grace", "1s"]);
@@ -306,7 +317,9 @@ fn a_restore_never_overwrites_an_ignored_file_or_guts_an_orphan() {
 
     let env = Env::new();
     let repo = guarded(&env);
-    env.git_env(&repo, &["switch", "-q", "--orphan", "x"], &ALLOW);
+    env.git_cmd(&repo, &["switch", "-q", "--orphan", "x"])
+        .envs(&ALLOW)
+        .run();
     write(&repo.join("new.txt"), "w\n");
     watchdog(&env, &repo, &["--restore", "--grace", "1s"]);
     std::thread::sleep(std::time::Duration::from_millis(2100));
@@ -322,7 +335,9 @@ fn an_agent_named_rescue_does_not_block_rescues() {
     let env = Env::new();
     let repo = guarded(&env);
     env.fleet(&repo, &["worktree", "new", "rescue"]).ok();
-    env.git_env(&repo, &["switch", "-q", "--detach", "HEAD~1"], &ALLOW);
+    env.git_cmd(&repo, &["switch", "-q", "--detach", "HEAD~1"])
+        .envs(&ALLOW)
+        .run();
     write(&repo.join("a.txt"), "dirty\n");
     watchdog(&env, &repo, &["--restore", "--grace", "1s"]);
     std::thread::sleep(std::time::Duration::from_millis(2100));
@@ -343,7 +358,9 @@ fn bad_input_is_a_usage_error_not_a_crash() {
         .code(2);
     env.fleet(&repo, &["recover", "1-abc", "--branch", "HEAD"])
         .code(2);
-    env.git_env(&repo, &["switch", "-q", "--detach", "HEAD~1"], &ALLOW);
+    env.git_cmd(&repo, &["switch", "-q", "--detach", "HEAD~1"])
+        .envs(&ALLOW)
+        .run();
     write(
         &repo.join(".git/fleet/watchdog.toml"),
         &format!("[drift]\n\"{}\" = -9223372036854775808\n", repo.display()),
@@ -369,7 +386,9 @@ fn killed_during_a_restore_a_rerun_converges_without_losing_a_byte() {
         env.git(&scratch, &["add", "-A"]);
         env.git(&scratch, &["commit", "-q", "-m", "many"]);
         env.git(&scratch, &["branch", "-f", "other", "HEAD"]);
-        env.git_env(&repo, &["switch", "-q", "--detach", "other"], &ALLOW);
+        env.git_cmd(&repo, &["switch", "-q", "--detach", "other"])
+            .envs(&ALLOW)
+            .run();
         write(&repo.join("a.txt"), "precious edit\n");
         watchdog(&env, &repo, &[]);
         std::thread::sleep(std::time::Duration::from_millis(1100));
@@ -419,7 +438,10 @@ fn killed_during_a_restore_a_rerun_converges_without_losing_a_byte() {
             )
             .lines()
             .any(|r| {
-                env.git_run(&repo, &["show", &format!("{r}:a.txt")]).stdout == "precious edit\n"
+                env.git_cmd(&repo, &["show", &format!("{r}:a.txt")])
+                    .run()
+                    .stdout
+                    == "precious edit\n"
             });
         assert!(
             on_disk == "precious edit\n" || rescued,

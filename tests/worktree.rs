@@ -1,10 +1,8 @@
 //! `fleet worktree`: real repositories, real nested repositories, state asserted afterwards.
 
-mod common;
-
 use std::path::Path;
 
-use common::{Env, write, write_stale};
+use crate::common::{Env, write, write_stale};
 
 #[test]
 fn new_gives_each_agent_isolated_outer_and_nested_worktrees() {
@@ -261,11 +259,9 @@ fn a_failure_between_outer_and_nested_leaves_nothing_behind() {
     let env = Env::new();
     let outer = env.outer_with_nested();
     let run = env
-        .fleet_env(
-            &outer,
-            &["worktree", "new", "x"],
-            &[("FLEET_FAILPOINT", "worktree-new-after-outer")],
-        )
+        .fleet_cmd(&outer, &["worktree", "new", "x"])
+        .envs(&[("FLEET_FAILPOINT", "worktree-new-after-outer")])
+        .run()
         .code(3);
     assert!(run.stderr.contains("failpoint"), "{}", run.stderr);
     assert_eq!(run.stdout, "");
@@ -293,11 +289,10 @@ fn a_nested_repo_that_cannot_take_a_worktree_rolls_everything_back() {
 fn a_crash_half_way_converges_on_the_next_run() {
     let env = Env::new();
     let outer = env.outer_with_nested();
-    let run = env.fleet_env(
-        &outer,
-        &["worktree", "new", "x"],
-        &[("FLEET_FAILPOINT", "worktree-new-after-outer:abort")],
-    );
+    let run = env
+        .fleet_cmd(&outer, &["worktree", "new", "x"])
+        .envs(&[("FLEET_FAILPOINT", "worktree-new-after-outer:abort")])
+        .run();
     assert_ne!(run.code, 0);
     let wt = env.path().join(".fleet-work/x");
     assert!(
@@ -952,7 +947,9 @@ fn works_on_a_machine_without_a_git_identity() {
     let env = Env::new();
     let outer = env.outer_with_nested();
     let run = env
-        .fleet_anonymous(&outer, &["worktree", "new", "anon"])
+        .fleet_cmd(&outer, &["worktree", "new", "anon"])
+        .anonymous()
+        .run()
         .ok();
     let wt = Path::new(run.stdout.trim()).to_path_buf();
     assert_eq!(
@@ -961,11 +958,14 @@ fn works_on_a_machine_without_a_git_identity() {
     );
     // The identity is fleet's fallback, in memory only: nothing was written to config.
     assert!(
-        env.git_run(&outer, &["config", "committer.name"])
+        env.git_cmd(&outer, &["config", "committer.name"])
+            .run()
             .stdout
             .is_empty()
     );
-    env.fleet_anonymous(&outer, &["worktree", "rm", "anon"])
+    env.fleet_cmd(&outer, &["worktree", "rm", "anon"])
+        .anonymous()
+        .run()
         .ok();
 }
 
@@ -1427,7 +1427,9 @@ fn rm_from_another_agent_with_git_work_tree_set_keeps_the_agents_work() {
     write(&a.join("notes.txt"), "x\n");
     let shared = app.to_str().unwrap();
     let run = env
-        .fleet_env(&b, &["worktree", "rm", "a"], &[("GIT_WORK_TREE", shared)])
+        .fleet_cmd(&b, &["worktree", "rm", "a"])
+        .envs(&[("GIT_WORK_TREE", shared)])
+        .run()
         .code(1);
     assert!(run.stderr.contains("uncommitted changes"), "{}", run.stderr);
     assert!(
@@ -1452,7 +1454,9 @@ fn rm_from_another_agent_with_git_work_tree_set_keeps_the_agents_work() {
         ("GIT_INDEX_FILE", shared_index.to_str().unwrap()),
     ] {
         let run = env
-            .fleet_env(&b, &["worktree", "rm", "a"], &[(var, value)])
+            .fleet_cmd(&b, &["worktree", "rm", "a"])
+            .envs(&[(var, value)])
+            .run()
             .code(1);
         assert!(
             run.stderr.contains("uncommitted changes"),

@@ -1,8 +1,11 @@
 //! Throwaway repositories and a hermetic environment for driving the real binary.
-#![allow(dead_code)]
 
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output, Stdio};
+
+pub mod assert;
+mod repos;
+pub mod snap;
 
 pub struct Env {
     pub tmp: tempfile::TempDir,
@@ -12,6 +15,16 @@ pub struct Run {
     pub code: i32,
     pub stdout: String,
     pub stderr: String,
+}
+
+impl From<Output> for Run {
+    fn from(out: Output) -> Run {
+        Run {
+            code: out.status.code().unwrap_or(-1),
+            stdout: String::from_utf8_lossy(&out.stdout).into_owned(),
+            stderr: String::from_utf8_lossy(&out.stderr).into_owned(),
+        }
+    }
 }
 
 impl Run {
@@ -30,6 +43,74 @@ impl Run {
             self.stdout, self.stderr
         );
         self
+    }
+}
+
+/// One command to run in an [`Env`]: the one way the tests spawn git and fleet.
+pub struct Cmd {
+    cmd: Command,
+    input: Option<String>,
+    what: String,
+}
+
+impl Cmd {
+    pub fn env(mut self, key: &str, value: impl AsRef<std::ffi::OsStr>) -> Cmd {
+        self.cmd.env(key, value);
+        self
+    }
+
+    pub fn envs(mut self, vars: &[(&str, &str)]) -> Cmd {
+        for (k, v) in vars {
+            self.cmd.env(k, v);
+        }
+        self
+    }
+
+    /// No git identity configured anywhere.
+    pub fn anonymous(mut self) -> Cmd {
+        for var in [
+            "GIT_AUTHOR_NAME",
+            "GIT_AUTHOR_EMAIL",
+            "GIT_COMMITTER_NAME",
+            "GIT_COMMITTER_EMAIL",
+        ] {
+            self.cmd.env_remove(var);
+        }
+        self
+    }
+
+    /// `text` on stdin (otherwise a pipe closed at once: never /dev/null on these machines).
+    pub fn stdin(mut self, text: &str) -> Cmd {
+        self.input = Some(text.to_string());
+        self
+    }
+
+    /// Spawned, to wait for later with [`Env::wait`].
+    pub fn spawn(mut self) -> std::process::Child {
+        self.cmd.spawn().expect("spawn")
+    }
+
+    pub fn run(self) -> Run {
+        use std::io::Write;
+        let input = self.input.clone();
+        let mut child = self.spawn();
+        if let Some(text) = input {
+            child
+                .stdin
+                .take()
+                .unwrap()
+                .write_all(text.as_bytes())
+                .unwrap();
+        }
+        Env::wait(child)
+    }
+
+    /// Run, assert success, return trimmed stdout.
+    pub fn stdout(self) -> String {
+        let what = self.what.clone();
+        let run = self.run();
+        assert_eq!(run.code, 0, "{what}: {}", run.stderr);
+        run.stdout.trim_end().to_string()
     }
 }
 
@@ -64,91 +145,34 @@ impl Env {
             .stderr(Stdio::piped());
     }
 
-    fn finish(mut cmd: Command) -> Run {
-        let child = cmd.spawn().expect("spawn");
-        // stdin: a pipe closed at once (never /dev/null on these machines).
-        let out: Output = child.wait_with_output().expect("wait");
-        Run {
-            code: out.status.code().unwrap_or(-1),
-            stdout: String::from_utf8_lossy(&out.stdout).into_owned(),
-            stderr: String::from_utf8_lossy(&out.stderr).into_owned(),
-        }
+    /// git in `dir` with the hermetic environment; `.run()` it, or add to it first.
+    pub fn git_cmd(&self, dir: &Path, args: &[&str]) -> Cmd {
+        self.command("git", dir, args)
     }
 
-    pub fn git_run(&self, dir: &Path, args: &[&str]) -> Run {
-        let mut cmd = Command::new("git");
-        self.hermetic(&mut cmd);
-        cmd.current_dir(dir).args(args);
-        Self::finish(cmd)
+    /// The fleet binary under test in `dir` with the hermetic environment.
+    pub fn fleet_cmd(&self, dir: &Path, args: &[&str]) -> Cmd {
+        self.command(env!("CARGO_BIN_EXE_fleet"), dir, args)
     }
 
-    pub fn git_env(&self, dir: &Path, args: &[&str], env: &[(&str, &str)]) -> Run {
-        let mut cmd = Command::new("git");
+    fn command(&self, program: &str, dir: &Path, args: &[&str]) -> Cmd {
+        let mut cmd = Command::new(program);
         self.hermetic(&mut cmd);
         cmd.current_dir(dir).args(args);
-        for (k, v) in env {
-            cmd.env(k, v);
+        Cmd {
+            cmd,
+            input: None,
+            what: format!("{program} {args:?} in {}", dir.display()),
         }
-        Self::finish(cmd)
     }
 
     /// Run git, assert success, return trimmed stdout.
     pub fn git(&self, dir: &Path, args: &[&str]) -> String {
-        let run = self.git_run(dir, args);
-        assert_eq!(
-            run.code,
-            0,
-            "git {args:?} in {}: {}",
-            dir.display(),
-            run.stderr
-        );
-        run.stdout.trim_end().to_string()
-    }
-
-    /// Run git with `input` on stdin, assert success, return trimmed stdout.
-    pub fn git_input(&self, dir: &Path, args: &[&str], input: &str) -> String {
-        use std::io::Write;
-        let mut cmd = Command::new("git");
-        self.hermetic(&mut cmd);
-        cmd.current_dir(dir)
-            .args(args)
-            .stdin(std::process::Stdio::piped())
-            .stdout(std::process::Stdio::piped())
-            .stderr(std::process::Stdio::piped());
-        let mut child = cmd.spawn().expect("spawn git");
-        child
-            .stdin
-            .take()
-            .unwrap()
-            .write_all(input.as_bytes())
-            .unwrap();
-        let out = child.wait_with_output().expect("wait");
-        assert!(
-            out.status.success(),
-            "git {args:?}: {}",
-            String::from_utf8_lossy(&out.stderr)
-        );
-        String::from_utf8_lossy(&out.stdout).trim_end().to_string()
+        self.git_cmd(dir, args).stdout()
     }
 
     pub fn fleet(&self, dir: &Path, args: &[&str]) -> Run {
-        self.fleet_env(dir, args, &[])
-    }
-
-    /// Run fleet with no git identity configured anywhere.
-    pub fn fleet_anonymous(&self, dir: &Path, args: &[&str]) -> Run {
-        let mut cmd = Command::new(env!("CARGO_BIN_EXE_fleet"));
-        self.hermetic(&mut cmd);
-        for var in [
-            "GIT_AUTHOR_NAME",
-            "GIT_AUTHOR_EMAIL",
-            "GIT_COMMITTER_NAME",
-            "GIT_COMMITTER_EMAIL",
-        ] {
-            cmd.env_remove(var);
-        }
-        cmd.current_dir(dir).args(args);
-        Self::finish(cmd)
+        self.fleet_cmd(dir, args).run()
     }
 
     /// `fleet worktree new NAME` in `repo`: the agent worktree's path.
@@ -161,90 +185,9 @@ impl Env {
         )
     }
 
-    /// The fleet command with the hermetic environment, to spawn and wait for later.
-    pub fn fleet_command(&self, dir: &Path, args: &[&str]) -> Command {
-        let mut cmd = Command::new(env!("CARGO_BIN_EXE_fleet"));
-        self.hermetic(&mut cmd);
-        cmd.current_dir(dir).args(args);
-        cmd
-    }
-
     /// Wait for a spawned command.
     pub fn wait(child: std::process::Child) -> Run {
-        let out = child.wait_with_output().expect("wait");
-        Run {
-            code: out.status.code().unwrap_or(-1),
-            stdout: String::from_utf8_lossy(&out.stdout).into_owned(),
-            stderr: String::from_utf8_lossy(&out.stderr).into_owned(),
-        }
-    }
-
-    pub fn fleet_env(&self, dir: &Path, args: &[&str], env: &[(&str, &str)]) -> Run {
-        let mut cmd = Command::new(env!("CARGO_BIN_EXE_fleet"));
-        self.hermetic(&mut cmd);
-        cmd.current_dir(dir).args(args);
-        for (k, v) in env {
-            cmd.env(k, v);
-        }
-        Self::finish(cmd)
-    }
-
-    /// A repository with one commit holding `files`, on branch `branch`.
-    pub fn repo(&self, dir: &Path, branch: &str, files: &[(&str, &str)]) {
-        std::fs::create_dir_all(dir).unwrap();
-        self.git(dir, &["init", "-q", "-b", branch]);
-        for (name, text) in files {
-            write(&dir.join(name), text);
-        }
-        self.git(dir, &["add", "-A"]);
-        self.git(dir, &["commit", "-q", "-m", "initial"]);
-    }
-
-    pub fn commit_file(&self, dir: &Path, name: &str, text: &str, message: &str) -> String {
-        write(&dir.join(name), text);
-        self.git(dir, &["add", "-A"]);
-        self.git(dir, &["commit", "-q", "-m", message]);
-        self.git(dir, &["rev-parse", "HEAD"])
-    }
-
-    /// outer/ (branch main) holding nested repo cockpit/ (branch main), which holds
-    /// cockpit/engine/ (branch dev). The outer repo ignores cockpit/.
-    pub fn outer_with_nested(&self) -> PathBuf {
-        let outer = self.path().join("outer");
-        self.repo(
-            &outer,
-            "main",
-            &[("README", "outer\n"), (".gitignore", "cockpit/\n")],
-        );
-        let cockpit = outer.join("cockpit");
-        self.repo(
-            &cockpit,
-            "main",
-            &[("c.txt", "cockpit\n"), (".gitignore", "engine/\n")],
-        );
-        self.repo(&cockpit.join("engine"), "dev", &[("e.txt", "engine\n")]);
-        outer
-    }
-
-    /// outer/ with a submodule at vendor/lib, cloned from lib-origin/.
-    pub fn outer_with_submodule(&self) -> PathBuf {
-        let lib = self.path().join("lib-origin");
-        self.repo(&lib, "main", &[("lib.txt", "lib\n")]);
-        let outer = self.path().join("outer");
-        self.repo(&outer, "main", &[("README", "x\n")]);
-        let url = lib.to_str().unwrap();
-        let add = [
-            "-c",
-            "protocol.file.allow=always",
-            "submodule",
-            "add",
-            "-q",
-            url,
-            "vendor/lib",
-        ];
-        self.git(&outer, &add);
-        self.git(&outer, &["commit", "-q", "-m", "add submodule"]);
-        outer
+        Run::from(child.wait_with_output().expect("wait"))
     }
 
     /// Agent `name` of the project `outer` (made by `outer_with_nested`) left nothing:
@@ -285,7 +228,10 @@ impl Env {
     /// Everything that must not change in a shared checkout: HEAD, branch, index, files.
     pub fn snapshot(&self, dir: &Path) -> String {
         let head = self.git(dir, &["rev-parse", "HEAD"]);
-        let branch = self.git_run(dir, &["symbolic-ref", "-q", "HEAD"]).stdout;
+        let branch = self
+            .git_cmd(dir, &["symbolic-ref", "-q", "HEAD"])
+            .run()
+            .stdout;
         let index = self.git(dir, &["ls-files", "-s"]);
         let status = self.git(dir, &["status", "--porcelain", "--ignored"]);
         let mut files = Vec::new();

@@ -1,0 +1,47 @@
+//! Assertions many tests make: a refusal that leaves the target alone, landing receipts
+//! (the git note under refs/notes/fleet) and lane states.
+
+use std::path::Path;
+
+use super::{Env, Run};
+
+impl Env {
+    /// `fleet args` in `repo` is refused: exit 1, stderr says `says`, and main is still
+    /// at `old`.
+    pub fn refused_and_unchanged(&self, repo: &Path, args: &[&str], says: &str, old: &str) -> Run {
+        let run = self.fleet(repo, args).code(1);
+        assert!(run.stderr.contains(says), "{}", run.stderr);
+        assert_eq!(self.git(repo, &["rev-parse", "main"]), old);
+        run
+    }
+}
+
+/// The landing receipt on `commit`; fails the test when there is none.
+pub fn receipt(env: &Env, repo: &Path, commit: &str) -> toml::Value {
+    let text = env.git(repo, &["notes", "--ref", "fleet", "show", commit]);
+    toml::from_str(&text).unwrap()
+}
+
+/// The landing receipt on `commit`, if it has one.
+pub fn receipt_if_any(env: &Env, repo: &Path, commit: &str) -> Option<toml::Value> {
+    let note = env
+        .git_cmd(repo, &["notes", "--ref", "fleet", "show", commit])
+        .run();
+    (note.code == 0).then(|| toml::from_str(&note.stdout).unwrap())
+}
+
+/// (branch, state) of every lane, from `fleet status --json`.
+pub fn lane_states(env: &Env, repo: &Path) -> Vec<(String, String)> {
+    let run = env.fleet(repo, &["status", "--json"]).ok();
+    let v: serde_json::Value = serde_json::from_str(&run.stdout).unwrap();
+    v.as_array()
+        .unwrap()
+        .iter()
+        .map(|l| {
+            (
+                l["branch"].as_str().unwrap().to_string(),
+                l["state"].as_str().unwrap().to_string(),
+            )
+        })
+        .collect()
+}
