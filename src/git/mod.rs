@@ -200,12 +200,8 @@ impl Repo {
         Ok(commit.id)
     }
 
-    pub fn gix(&self) -> &gix::Repository {
-        &self.inner
-    }
-
     /// Wrap a repository that was opened by other means.
-    pub fn from_gix(inner: gix::Repository) -> Repo {
+    fn from_gix(inner: gix::Repository) -> Repo {
         Repo {
             inner: prepared(inner),
         }

@@ -3,7 +3,7 @@
 
 use std::path::PathBuf;
 
-use super::{Repo, bstr_path};
+use super::{ObjectId, Repo, bstr_path};
 
 /// A submodule registered in a checkout.
 #[derive(Clone, Debug)]
@@ -12,6 +12,10 @@ pub struct Submodule {
     pub name: String,
     /// Its folder, relative to the checkout.
     pub path: PathBuf,
+    /// Its `url` in `.gitmodules`, `None` when unreadable.
+    pub url: Option<String>,
+    /// The commit the checkout's index records for it, `None` when it has none.
+    pub index_id: Option<ObjectId>,
 }
 
 impl Repo {
@@ -27,6 +31,8 @@ impl Repo {
             Some(Submodule {
                 name: sub.name().to_string(),
                 path: bstr_path(path.as_ref()),
+                url: sub.url().ok().map(|u| u.to_bstring().to_string()),
+                index_id: sub.index_id().ok().flatten(),
             })
         })
         .collect()
