@@ -105,6 +105,13 @@ impl Repo {
         self.index_lock().exists()
     }
 
+    /// Is the main worktree's HEAD being updated right now (git holds
+    /// `<common>/HEAD.lock` while it moves the shared checkout's own HEAD; a linked
+    /// worktree's HEAD is locked in its record instead)?
+    pub fn main_head_locked(&self) -> bool {
+        self.common_dir().join("HEAD.lock").exists()
+    }
+
     /// This worktree's index file.
     pub fn index_path(&self) -> PathBuf {
         self.git_dir().join("index")
@@ -153,5 +160,52 @@ fn collect_ref_locks(dir: &Path, out: &mut Vec<PathBuf>) {
         } else if path.extension().is_some_and(|e| e == "lock") {
             out.push(path);
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// What `operation_in_progress` reads from a git dir holding exactly `files`
+    /// (folders end with `/`).
+    fn state_of(files: &[&str]) -> Option<Operation> {
+        let dir = tempfile::tempdir().unwrap();
+        gix::init(dir.path()).unwrap();
+        let git_dir = dir.path().join(".git");
+        for file in files {
+            let path = git_dir.join(file);
+            match file.strip_suffix('/') {
+                Some(_) => std::fs::create_dir_all(&path).unwrap(),
+                None => {
+                    std::fs::create_dir_all(path.parent().unwrap()).unwrap();
+                    std::fs::write(&path, "").unwrap();
+                }
+            }
+        }
+        Repo::open(dir.path()).unwrap().operation_in_progress()
+    }
+
+    #[test]
+    fn operations_are_named_as_the_hand_lists_named_them() {
+        assert_eq!(state_of(&[]), None);
+        assert_eq!(state_of(&["rebase-apply/applying"]), Some(Operation::Am));
+        let apply = Some(Operation::Rebase { apply: true });
+        assert_eq!(state_of(&["rebase-apply/rebasing"]), apply);
+        assert_eq!(state_of(&["rebase-apply/"]), apply);
+        let merge_backend = Some(Operation::Rebase { apply: false });
+        assert_eq!(state_of(&["rebase-merge/"]), merge_backend);
+        assert_eq!(state_of(&["rebase-merge/interactive"]), merge_backend);
+        assert_eq!(state_of(&["MERGE_HEAD"]), Some(Operation::Merge));
+        assert_eq!(state_of(&["CHERRY_PICK_HEAD"]), Some(Operation::CherryPick));
+        assert_eq!(state_of(&["REVERT_HEAD"]), Some(Operation::Revert));
+        assert_eq!(state_of(&["BISECT_LOG"]), Some(Operation::Bisect));
+        // A revert started during a bisect is the revert.
+        let both = state_of(&["BISECT_LOG", "REVERT_HEAD"]);
+        assert_eq!(both, Some(Operation::Revert));
+        assert_eq!(
+            state_of(&["BISECT_LOG", "MERGE_HEAD"]),
+            Some(Operation::Merge)
+        );
     }
 }

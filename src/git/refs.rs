@@ -128,6 +128,17 @@ impl Repo {
             .find(|prefix| self.branch_tip(prefix).ok().flatten().is_some())
     }
 
+    /// Does `packed-refs` hold `full_name` at `hex`? Read from the file itself, whether
+    /// or not a loose copy of the ref shadows it (`git pack-refs` writes the packed copy
+    /// before it prunes the loose one).
+    pub fn packed_ref_is(&self, full_name: &str, hex: &str) -> bool {
+        let packed =
+            std::fs::read_to_string(self.common_dir().join("packed-refs")).unwrap_or_default();
+        packed
+            .lines()
+            .any(|l| l.split_once(' ') == Some((hex, full_name)))
+    }
+
     /// Remove `<ref>.lock` when it is older than `min_age`: the leftover of a process
     /// killed while it updated the ref (git and gix write a ref lock for milliseconds).
     /// Returns whether a lock was removed.

@@ -212,11 +212,8 @@ fn moves_branch(place: &Place, update: &Update) -> bool {
     };
     // pack-refs prunes the loose file naming its value, after writing the packed copy;
     // a user's delete names none (`0000… 0000…`) unless given one on purpose.
-    let packed = std::fs::read_to_string(place.common.join("packed-refs")).unwrap_or_default();
     let housekeeping = update.old == current
-        && packed
-            .lines()
-            .any(|l| l.split_once(' ') == Some((current.as_str(), update.name)))
+        && place.repo.packed_ref_is(update.name, &current)
         && parent_git_subcommand(place)
             .is_none_or(|sub| matches!(sub.as_str(), "pack-refs" | "gc" | "maintenance"));
     !housekeeping
@@ -231,7 +228,7 @@ fn reference_transaction(place: &Place, input: &str) -> Result<u8> {
     // `main-worktree/HEAD` names the shared checkout's HEAD from any worktree.
     let moves_shared_head = updates.iter().any(|u| {
         u.old != u.new
-            && ((u.name == "HEAD" && place.shared && place.common.join("HEAD.lock").exists())
+            && ((u.name == "HEAD" && place.shared && place.repo.main_head_locked())
                 || u.name == "main-worktree/HEAD")
             && moves_head(place, u, &updates)
     });

@@ -634,7 +634,7 @@ pub fn recover(ctx: &Context, id: &str, branch: &str) -> Result<(PathBuf, Object
         return Err(Error::usage(format!("`{id}` is not a snapshot id"))
             .with_help("`fleet recover --list` shows the snapshots and their ids"));
     }
-    if !crate::config::is_valid_branch_name(branch) || branch == "HEAD" {
+    if !crate::config::is_valid_branch_name(branch) {
         return Err(
             Error::usage(format!("`{branch}` is not a valid branch name"))
                 .with_help("pick a name git accepts, e.g. recovered/my-edits"),
