@@ -8,11 +8,11 @@
 //! asked here.
 //!
 //! This file opens a repository and answers where it is (paths, kind, HEAD, config);
-//! [`refs`] moves and reads refs, [`objects`] reads and writes blobs, trees and commits,
-//! [`merge`] merges in memory and compares histories, [`status`] reads the index and the
-//! worktree, [`worktrees`] lists, adds and removes linked worktrees and their records,
-//! [`submodules`] lists a checkout's submodules, and [`layout`] knows git's files
-//! (state files, lock files, what a `.git` entry is).
+//! `refs.rs` reads refs and moves them, `objects.rs` reads and writes blobs, trees and
+//! commits, `merge.rs` merges in memory and compares histories, `status.rs` reads the
+//! index and the worktree, `worktrees.rs` lists, adds and removes linked worktrees and
+//! reads their records, `submodules.rs` lists a checkout's submodules, and `layout.rs`
+//! knows git's files (state files, lock files, what a `.git` entry is).
 
 pub mod cli;
 mod layout;
