@@ -80,7 +80,7 @@ fn wait_out_index_lock(shared: &Path) {
     let Ok(repo) = Repo::open(shared) else {
         return;
     };
-    git::wait_out_lock(&repo.git_dir().join("index.lock"));
+    git::wait_out_lock(&repo.index_lock());
 }
 
 /// Finish a `follow` that was killed half way: paths whose file already has the new
@@ -275,11 +275,7 @@ fn remove_empty_parents(shared: &Path, file: &Path) {
 fn index_line(change: &ChangedPath) -> String {
     match change.new {
         Some(id) => format!("{:o} {id}\t{}\0", change.new_mode, change.path),
-        None => format!(
-            "0 {}\t{}\0",
-            ObjectId::null(gix::hash::Kind::Sha1),
-            change.path
-        ),
+        None => format!("0 {}\t{}\0", git::null_id(), change.path),
     }
 }
 
@@ -314,5 +310,5 @@ fn disk_blob(path: &Path) -> Option<ObjectId> {
     } else {
         return None;
     };
-    gix::objs::compute_hash(gix::hash::Kind::Sha1, gix::objs::Kind::Blob, &bytes).ok()
+    git::blob_id(&bytes)
 }

@@ -399,25 +399,13 @@ impl From<DurationSetting> for String {
 /// git's ref-name rules for one branch (`git check-ref-format --branch`), checked
 /// here so a bad name is a configuration error at its line, not a git error later.
 pub fn is_valid_branch_name(name: &str) -> bool {
-    if name.is_empty()
-        || name == "@"
-        || name == "HEAD"
-        || name.starts_with('-')
-        || name.ends_with('/')
-    {
-        return false;
-    }
-    if name.ends_with('.') || name.contains("..") || name.contains("@{") || name.contains("//") {
-        return false;
-    }
-    if name
-        .chars()
-        .any(|c| c.is_control() || " ~^:?*[\\".contains(c) || c == '\u{7f}')
-    {
-        return false;
-    }
-    name.split('/')
-        .all(|part| !part.is_empty() && !part.starts_with('.') && !part.ends_with(".lock"))
+    // git's ref-name rules come from gix. On top of them, what `--branch` adds (`@`
+    // alone names HEAD, a leading `-` reads as an option) and no control character at
+    // all: ref names only forbid the ASCII ones.
+    crate::git::is_valid_branch_name(name)
+        && name != "@"
+        && !name.starts_with('-')
+        && !name.chars().any(char::is_control)
 }
 
 impl Config {

@@ -9,7 +9,7 @@
 use std::collections::BTreeSet;
 use std::path::{Path, PathBuf};
 
-use crate::git::Repo;
+use crate::git::{self, DotGit, Repo};
 
 /// A nested repository, relative to the outer shared checkout.
 #[derive(Clone, Debug, PartialEq, Eq, PartialOrd, Ord)]
@@ -79,11 +79,11 @@ impl Walk<'_> {
             if path == self.skip {
                 continue;
             }
-            match classify(&path) {
-                Dot::None => self.dir(&path, common, submodules, depth),
+            match git::dot_git(&path) {
+                DotGit::None => self.dir(&path, common, submodules, depth),
                 // The enclosing repository's own linked worktree is not a nested
                 // repository; another repository's cannot be given a worktree.
-                Dot::LinkedWorktree => {
+                DotGit::LinkedWorktree => {
                     if common_dir_of(&path) != common {
                         self.warnings.push(format!(
                             "{} is a linked worktree of another repository; it is not a nested repository fleet can isolate, and agents will not get their own copy",
@@ -91,7 +91,7 @@ impl Walk<'_> {
                         ));
                     }
                 }
-                Dot::Repository => {
+                DotGit::Repository => {
                     if submodules.contains(&path) {
                         continue;
                     }
@@ -117,48 +117,15 @@ fn common_dir_of(checkout: &Path) -> PathBuf {
         .unwrap_or_default()
 }
 
-enum Dot {
-    None,
-    Repository,
-    /// A linked worktree of some repository (an agent worktree, say): not ours to enter.
-    LinkedWorktree,
-}
-
-/// What the `.git` in `dir` makes it. A `.git` file names the git dir (`gitdir: X`): a
-/// linked worktree's has a `commondir` file, a separate git dir (`git init
-/// --separate-git-dir`) has none. A `.git` symlink to a git dir is a repository too.
-fn classify(dir: &Path) -> Dot {
-    let dot_git = dir.join(".git");
-    match std::fs::metadata(&dot_git) {
-        Ok(meta) if meta.is_dir() => Dot::Repository,
-        Ok(meta) if meta.is_file() => {
-            let Some(git_dir) = crate::git::gitdir_link(dir) else {
-                return Dot::None;
-            };
-            if git_dir.join("commondir").is_file() {
-                Dot::LinkedWorktree
-            } else {
-                Dot::Repository
-            }
-        }
-        _ => Dot::None,
-    }
-}
-
 /// Absolute paths of the submodules registered in the checkout at `dir`.
 fn submodule_paths(dir: &Path) -> BTreeSet<PathBuf> {
-    let mut out = BTreeSet::new();
     let Ok(repo) = Repo::open(dir) else {
-        return out;
+        return BTreeSet::new();
     };
-    if let Ok(Some(subs)) = repo.gix().submodules() {
-        for sub in subs {
-            if let Ok(path) = sub.path() {
-                out.insert(dir.join(crate::git::bstr_path(path.as_ref())));
-            }
-        }
-    }
-    out
+    repo.submodule_paths()
+        .into_iter()
+        .map(|rel| dir.join(rel))
+        .collect()
 }
 
 /// Every folder under `dir` (not `dir` itself) that holds a `.git` and is not a
@@ -173,7 +140,7 @@ pub fn repositories_under(dir: &Path) -> Vec<PathBuf> {
 
 fn collect_repositories(dir: &Path, submodules: &BTreeSet<PathBuf>, out: &mut Vec<PathBuf>) {
     for path in subfolders(dir) {
-        if is_git_dir(&path) {
+        if git::is_git_dir(&path) {
             // A bare repository, or the git dir of a repository checked out elsewhere.
             out.push(path);
         } else if std::fs::symlink_metadata(path.join(".git")).is_ok() {
@@ -185,11 +152,6 @@ fn collect_repositories(dir: &Path, submodules: &BTreeSet<PathBuf>, out: &mut Ve
             collect_repositories(&path, submodules, out);
         }
     }
-}
-
-/// Does `dir` look like a git dir itself (what git checks: `HEAD`, `objects/`, `refs/`)?
-fn is_git_dir(dir: &Path) -> bool {
-    dir.join("HEAD").is_file() && dir.join("objects").is_dir() && dir.join("refs").is_dir()
 }
 
 /// The folders directly in `dir`, without `.git` and without following symlinks.

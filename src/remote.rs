@@ -46,7 +46,7 @@ fn notes_ref(remote: &str) -> String {
 
 /// A remote name this repository knows, or a usage error naming the fix.
 pub fn check_exists(repo: &Repo, remote: &str) -> Result<()> {
-    if repo.gix().find_remote(remote).is_ok() {
+    if repo.has_remote(remote) {
         return Ok(());
     }
     Err(

@@ -411,13 +411,7 @@ fn is_checkout(path: &Path) -> bool {
 }
 
 fn has_index(repo: &Repo, id: Option<&str>) -> bool {
-    id.is_some_and(|id| {
-        repo.common_dir()
-            .join("worktrees")
-            .join(id)
-            .join("index")
-            .is_file()
-    })
+    id.is_some_and(|id| repo.worktree_record(id).has_index())
 }
 
 fn create_all(
@@ -563,13 +557,8 @@ fn populate_submodules(
 ) -> Result<Vec<String>> {
     let mut notes = Vec::new();
     let repo = Repo::open(path)?;
-    let Ok(Some(subs)) = repo.gix().submodules() else {
-        return Ok(notes);
-    };
-    for sub in subs {
-        let name = sub.name().to_string();
-        let Ok(sub_path) = sub.path() else { continue };
-        let rel = git::bstr_path(sub_path.as_ref());
+    for sub in repo.submodules() {
+        let (name, rel) = (sub.name, sub.path);
         let checkout = path.join(&rel);
         let source = shared.join(&rel);
         let Ok(source_repo) = Repo::open(&source) else {
@@ -579,8 +568,8 @@ fn populate_submodules(
             ));
             continue;
         };
-        let url = sub.url().ok().map(|u| u.to_bstring().to_string());
-        if let Ok(Some(recorded)) = sub.index_id()
+        let url = sub.url;
+        if let Some(recorded) = sub.index_id
             && !source_repo.has_object(recorded)
         {
             notes.push(format!(
@@ -635,7 +624,7 @@ fn restart_submodule(checkout: &Path) -> Result<()> {
     if let Some(repo) = &opened
         && matches!(repo.head_id(), Ok(Some(_)))
     {
-        git::wait_out_lock(&repo.git_dir().join("index.lock"));
+        git::wait_out_lock(&repo.index_lock());
         return Ok(());
     }
     let module_dir = opened
@@ -840,7 +829,7 @@ impl Removed {
 struct RmItem {
     shared: PathBuf,
     path: PathBuf,
-    /// The record's id under `<common>/worktrees/`.
+    /// The id git registered the worktree under.
     id: String,
     branch: Option<String>,
     head: Option<ObjectId>,
@@ -1109,8 +1098,7 @@ fn collect_rm_items(ctx: &Context, dest: &Path, root: &Path) -> Result<Vec<RmIte
 }
 
 fn lock_reason(repo: &Repo, id: Option<&str>) -> Option<String> {
-    let file = repo.common_dir().join("worktrees").join(id?).join("locked");
-    std::fs::read_to_string(file).ok()
+    repo.worktree_record(id?).lock_reason()
 }
 
 /// Record what removing this worktree would lose; returns whether its HEAD has landed.
@@ -1151,12 +1139,7 @@ fn submodule_losses(checkout: &Path, shared: &Path, losses: &mut Losses) -> Resu
     let Ok(repo) = Repo::open(checkout) else {
         return Ok(());
     };
-    let Ok(Some(subs)) = repo.gix().submodules() else {
-        return Ok(());
-    };
-    for sub in subs {
-        let Ok(rel) = sub.path() else { continue };
-        let rel = git::bstr_path(rel.as_ref());
+    for rel in repo.submodule_paths() {
         let Ok(clone) = Repo::open(&checkout.join(&rel)) else {
             continue;
         };
@@ -1235,8 +1218,7 @@ fn committed_in_a_member(git_dir: &Path, members: &[PathBuf]) -> bool {
     else {
         return false;
     };
-    let Ok(rel) = git_dir
-        .join("HEAD")
+    let Ok(rel) = git::head_file(git_dir)
         .strip_prefix(member)
         .map(Path::to_path_buf)
     else {

@@ -1,18 +1,26 @@
-//! Objects and in-memory merges: reading files out of commits, writing small commits
-//! (the lane registry, notes), and building landing candidates without any worktree.
+//! Objects: reading files and trees out of commits, comparing two trees, and writing
+//! blobs, trees and small commits (the lane registry, notes, landing candidates)
+//! without any worktree.
 
 use gix::bstr::ByteSlice;
 
 use super::{ObjectId, Repo};
 use crate::error::{Context, Error, Result};
 
-/// A three-way merge's result.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub enum Merged {
-    /// The merged tree (written to the object database when asked to).
-    Clean(ObjectId),
-    /// Paths that conflict.
-    Conflicts(Vec<String>),
+/// The blob id git gives `bytes` (what `git hash-object` prints, no filters applied);
+/// `None` only if hashing fails.
+pub fn blob_id(bytes: &[u8]) -> Option<ObjectId> {
+    gix::objs::compute_hash(gix::hash::Kind::Sha1, gix::objs::Kind::Blob, bytes).ok()
+}
+
+/// The id of the empty tree (sha1 repositories, which are all fleet supports).
+pub fn empty_tree_id() -> ObjectId {
+    ObjectId::empty_tree(gix::hash::Kind::Sha1)
+}
+
+/// The all-zero id git uses for "no object" (sha1).
+pub fn null_id() -> ObjectId {
+    ObjectId::null(gix::hash::Kind::Sha1)
 }
 
 /// A path that differs between two trees, with each side's blob (`None`: absent there).
@@ -286,24 +294,6 @@ impl Repo {
         self.inner.empty_tree().id
     }
 
-    /// The best common ancestor of two commits, `None` for unrelated histories.
-    pub fn merge_base(&self, a: ObjectId, b: ObjectId) -> Result<Option<ObjectId>> {
-        match self.inner.merge_base(a, b) {
-            Ok(id) => Ok(id.map(|id| id.detach())),
-            Err(_) => Ok(None),
-        }
-    }
-
-    /// Every best common ancestor of `a` and `b` (more than one after criss-cross
-    /// merges; none for unrelated histories).
-    pub fn merge_bases(&self, a: ObjectId, b: ObjectId) -> Result<Vec<ObjectId>> {
-        let bases = self
-            .inner
-            .merge_bases_many(a, &[b])
-            .context(|| format!("cannot find the merge bases of {a} and {b}"))?;
-        Ok(bases.into_iter().map(|id| id.detach()).collect())
-    }
-
     /// The bytes of a blob.
     pub fn blob(&self, id: ObjectId) -> Result<Vec<u8>> {
         let object = self
@@ -373,130 +363,31 @@ impl Repo {
         })
     }
 
-    /// Commits reachable from `tip` but not from `base`, oldest first.
-    pub fn commits_between(&self, base: ObjectId, tip: ObjectId) -> Result<Vec<ObjectId>> {
-        let what = || format!("cannot walk {base}..{tip}");
-        let walk = self
+    /// Commit time (seconds since the epoch) of `id`.
+    pub fn commit_time(&self, id: ObjectId) -> Result<i64> {
+        let commit = self
             .inner
-            .rev_walk([tip])
-            .with_hidden([base])
-            .sorting(gix::revision::walk::Sorting::BreadthFirst)
-            .all()
-            .context(what)?;
-        let mut ids = Vec::new();
-        for info in walk {
-            ids.push(info.context(what)?.id);
-        }
-        // Parents before children: reverse a topological (children-first) order.
-        let mut order = topo_sort_children_first(self, &ids)?;
-        order.reverse();
-        Ok(order)
+            .find_commit(id)
+            .context(|| format!("cannot read commit {id}"))?;
+        let time = commit
+            .time()
+            .context(|| format!("cannot read the time of commit {id}"))?;
+        Ok(time.seconds)
     }
 
-    /// Merge `theirs` into `ours` using `base` as the ancestor, all trees, in memory.
-    /// With `write`, the result tree is stored; otherwise nothing is written.
-    pub fn merge_trees(
-        &self,
-        base: ObjectId,
-        ours: ObjectId,
-        theirs: ObjectId,
-        write: bool,
-    ) -> Result<Merged> {
-        let repo = self.merge_repo(write);
-        let what = || "cannot merge in memory".to_string();
-        let options = repo.tree_merge_options().context(what)?;
-        let mut outcome = repo
-            .merge_trees(base, ours, theirs, labels(), options)
-            .context(what)?;
-        finish_merge(&mut outcome)
+    pub fn tree_of(&self, commit: ObjectId) -> Result<ObjectId> {
+        let commit = self
+            .inner
+            .find_commit(commit)
+            .context(|| format!("cannot read commit {commit}"))?;
+        Ok(commit
+            .tree_id()
+            .context(|| "cannot read tree".to_string())?
+            .detach())
     }
 
-    /// The repository a merge runs in: the real one when its result is kept, otherwise
-    /// one whose writes stay in memory.
-    fn merge_repo(&self, write: bool) -> gix::Repository {
-        if write {
-            self.inner.clone()
-        } else {
-            self.inner.clone().with_object_memory()
-        }
+    /// Does the object database have `id`?
+    pub fn has_object(&self, id: ObjectId) -> bool {
+        self.inner.has_object(id)
     }
-
-    /// Merge commit `theirs` into commit `ours` (merge base found automatically).
-    pub fn merge_commits(&self, ours: ObjectId, theirs: ObjectId, write: bool) -> Result<Merged> {
-        let repo = self.merge_repo(write);
-        let what = || "cannot merge in memory".to_string();
-        let options = repo.tree_merge_options().context(what)?;
-        let mut outcome = repo
-            .merge_commits(ours, theirs, labels(), options.into())
-            .context(what)?;
-        finish_merge(&mut outcome.tree_merge)
-    }
-}
-
-fn labels() -> gix::merge::blob::builtin_driver::text::Labels<'static> {
-    gix::merge::blob::builtin_driver::text::Labels {
-        ancestor: Some("base".into()),
-        current: Some("target".into()),
-        other: Some("lane".into()),
-    }
-}
-
-fn finish_merge(outcome: &mut gix::merge::tree::Outcome<'_>) -> Result<Merged> {
-    let how = gix::merge::tree::TreatAsUnresolved::git();
-    if outcome.has_unresolved_conflicts(how) {
-        let mut paths: Vec<String> = outcome
-            .conflicts
-            .iter()
-            .filter(|c| c.is_unresolved(how))
-            .map(|c| c.ours.location().to_str_lossy().into_owned())
-            .collect();
-        paths.sort();
-        paths.dedup();
-        return Ok(Merged::Conflicts(paths));
-    }
-    let tree = outcome
-        .tree
-        .write()
-        .context(|| "cannot write the merged tree".to_string())?;
-    Ok(Merged::Clean(tree.detach()))
-}
-
-/// Order `ids` so every commit comes before its parents (within the set).
-fn topo_sort_children_first(repo: &Repo, ids: &[ObjectId]) -> Result<Vec<ObjectId>> {
-    use std::collections::{HashMap, HashSet};
-    let set: HashSet<ObjectId> = ids.iter().copied().collect();
-    let mut parents: HashMap<ObjectId, Vec<ObjectId>> = HashMap::new();
-    for id in ids {
-        let info = repo.commit_info(*id)?;
-        parents.insert(
-            *id,
-            info.parents
-                .into_iter()
-                .filter(|p| set.contains(p))
-                .collect(),
-        );
-    }
-    // Depth-first post-order over parents gives parents before children; reverse it.
-    let mut visited = HashSet::new();
-    let mut post = Vec::new();
-    for id in ids {
-        let mut stack = vec![(*id, false)];
-        while let Some((node, expanded)) = stack.pop() {
-            if expanded {
-                post.push(node);
-                continue;
-            }
-            if !visited.insert(node) {
-                continue;
-            }
-            stack.push((node, true));
-            for p in &parents[&node] {
-                if !visited.contains(p) {
-                    stack.push((*p, false));
-                }
-            }
-        }
-    }
-    post.reverse();
-    Ok(post)
 }

@@ -195,44 +195,19 @@ fn guard_fires(ctx: &Context) -> Check {
 
 /// Lock files no live process holds: leftovers of a killed git or fleet.
 fn stale_locks(ctx: &Context) -> Result<Check> {
-    let mut problems = Vec::new();
-    let mut dirs: Vec<PathBuf> = vec![ctx.repo.common_dir()];
-    for wt in ctx.repo.worktrees()? {
-        if let Some(id) = &wt.id {
-            dirs.push(ctx.repo.common_dir().join("worktrees").join(id));
-        }
-    }
-    for dir in &dirs {
-        for file in ["index.lock", "HEAD.lock", "packed-refs.lock"] {
-            let path = dir.join(file);
-            if path.exists() && !git::is_open_by_any_process(&path) {
-                problems.push(path.display().to_string());
-            }
-        }
-    }
-    collect_ref_locks(&ctx.repo.common_dir().join("refs"), &mut problems);
+    let problems: Vec<String> = ctx
+        .repo
+        .lock_files()?
+        .into_iter()
+        .filter(|path| !git::is_open_by_any_process(path))
+        .map(|path| path.display().to_string())
+        .collect();
     Ok(check(
         "stale-locks",
         problems,
         "no leftover lock files",
         "make sure no git is running, then remove the listed files",
     ))
-}
-
-fn collect_ref_locks(dir: &Path, out: &mut Vec<String>) {
-    let Ok(entries) = std::fs::read_dir(dir) else {
-        return;
-    };
-    for entry in entries.flatten() {
-        let path = entry.path();
-        if path.is_dir() {
-            collect_ref_locks(&path, out);
-        } else if path.extension().is_some_and(|e| e == "lock")
-            && !git::is_open_by_any_process(&path)
-        {
-            out.push(path.display().to_string());
-        }
-    }
 }
 
 fn prunable_worktrees(ctx: &Context) -> Result<Check> {

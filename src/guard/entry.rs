@@ -60,11 +60,9 @@ impl Place {
     /// The branch the shared checkout has checked out (`refs/heads/...`), from the common
     /// dir's HEAD, which is the main worktree's.
     fn shared_branch(&self) -> Option<String> {
-        let head = std::fs::read_to_string(self.common.join("HEAD")).ok()?;
-        head.trim()
-            .strip_prefix("ref: ")
+        self.repo
+            .main_head_ref()
             .filter(|r| r.starts_with("refs/heads/"))
-            .map(String::from)
     }
 
     fn guarded_refs(&self) -> Vec<String> {
@@ -120,27 +118,26 @@ fn commit(place: &Place, hook: &str) -> Result<u8> {
 /// A refused merge, cherry-pick, revert, am or rebase has already changed files and left
 /// its state behind; its own `--abort` puts the checkout back (and passes the guard).
 fn print_abort_hint(place: &Place) {
-    let git_dir = place.repo.git_dir();
-    let command = if git_dir.join("rebase-apply/applying").exists() {
-        "git am --abort"
-    } else if git_dir.join("rebase-merge").exists() || git_dir.join("rebase-apply").exists() {
-        "git rebase --abort"
-    } else if git_dir.join("MERGE_HEAD").exists() {
-        "git merge --abort"
-    } else if git_dir.join("CHERRY_PICK_HEAD").exists() {
-        "git cherry-pick --abort"
-    } else if git_dir.join("REVERT_HEAD").exists() {
-        "git revert --abort"
-    } else if parent_git_subcommand(place).is_some_and(|sub| {
-        matches!(
-            sub.as_str(),
-            "merge" | "cherry-pick" | "revert" | "am" | "pull"
-        )
-    }) {
-        // Finished its work on the files without leaving a state file behind.
-        "git reset --merge"
-    } else {
-        return;
+    use crate::git::Operation as Op;
+    let command = match place.repo.operation_in_progress() {
+        Some(Op::Am) => "git am --abort",
+        Some(Op::Rebase { .. }) => "git rebase --abort",
+        Some(Op::Merge) => "git merge --abort",
+        Some(Op::CherryPick) => "git cherry-pick --abort",
+        Some(Op::Revert) => "git revert --abort",
+        // A bisect is not the refused command's doing.
+        Some(Op::Bisect) | None
+            if parent_git_subcommand(place).is_some_and(|sub| {
+                matches!(
+                    sub.as_str(),
+                    "merge" | "cherry-pick" | "revert" | "am" | "pull"
+                )
+            }) =>
+        {
+            // Finished its work on the files without leaving a state file behind.
+            "git reset --merge"
+        }
+        Some(Op::Bisect) | None => return,
     };
     if std::env::var(ALLOW_VAR).as_deref() != Ok("1") {
         eprintln!("  it left its work in progress here: `{command}` puts the checkout back");
@@ -215,11 +212,8 @@ fn moves_branch(place: &Place, update: &Update) -> bool {
     };
     // pack-refs prunes the loose file naming its value, after writing the packed copy;
     // a user's delete names none (`0000… 0000…`) unless given one on purpose.
-    let packed = std::fs::read_to_string(place.common.join("packed-refs")).unwrap_or_default();
     let housekeeping = update.old == current
-        && packed
-            .lines()
-            .any(|l| l.split_once(' ') == Some((current.as_str(), update.name)))
+        && place.repo.packed_ref_is(update.name, &current)
         && parent_git_subcommand(place)
             .is_none_or(|sub| matches!(sub.as_str(), "pack-refs" | "gc" | "maintenance"));
     !housekeeping
@@ -234,7 +228,7 @@ fn reference_transaction(place: &Place, input: &str) -> Result<u8> {
     // `main-worktree/HEAD` names the shared checkout's HEAD from any worktree.
     let moves_shared_head = updates.iter().any(|u| {
         u.old != u.new
-            && ((u.name == "HEAD" && place.shared && place.common.join("HEAD.lock").exists())
+            && ((u.name == "HEAD" && place.shared && place.repo.main_head_locked())
                 || u.name == "main-worktree/HEAD")
             && moves_head(place, u, &updates)
     });
@@ -374,12 +368,7 @@ fn parent_git_command(place: &Place) -> Option<(String, Vec<String>)> {
     if BUILTINS.contains(&sub.as_str()) {
         return Some((sub, rest));
     }
-    let alias = place
-        .repo
-        .gix()
-        .config_snapshot()
-        .string(format!("alias.{sub}").as_str())
-        .map(|v| v.to_string());
+    let alias = place.repo.config_string(&format!("alias.{sub}"));
     match alias {
         Some(expansion) if !expansion.starts_with('!') => {
             let mut words = expansion.split_whitespace().map(String::from);

@@ -117,8 +117,7 @@ fn hooks_dirs(g: &Guarded) -> Result<Vec<PathBuf>> {
 
 /// `core.hooksPath` when it is set and relative.
 fn relative_hooks_path(repo: &Repo) -> Option<String> {
-    let value = repo.gix().config_snapshot().string("core.hooksPath")?;
-    let value = value.to_string();
+    let value = repo.config_string("core.hooksPath")?;
     (!value.is_empty() && !Path::new(&value).is_absolute() && !value.starts_with('~'))
         .then_some(value)
 }
@@ -435,12 +434,7 @@ fn warnings_for(g: &Guarded) -> Vec<String> {
 
 /// Places where installing would do harm rather than guard.
 fn refuse_unsafe_target(g: &Guarded, dirs: &[PathBuf]) -> Result<()> {
-    let storage = g
-        .repo
-        .gix()
-        .config_snapshot()
-        .string("extensions.refStorage")
-        .map(|v| v.to_string());
+    let storage = g.repo.config_string("extensions.refStorage");
     if storage.as_deref() == Some("reftable") {
         return Err(Error::refused(format!(
             "{} uses the reftable ref storage, which the guard does not support yet",

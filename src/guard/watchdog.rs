@@ -211,7 +211,7 @@ fn check_one(
     let busy = operation_in_progress(&w.repo);
     // A snapshot reads the files through a temporary index: safe even mid-operation,
     // but an index lock means git is writing right now; try again next time.
-    let working = if busy.as_deref() == Some("index.lock") {
+    let working = if busy.as_deref() == Some(git::INDEX_LOCK) {
         None
     } else {
         let head_tree = match head_id {
@@ -307,10 +307,7 @@ fn clear_leftovers(repo: &Repo) {
             }
         }
     }
-    git::clear_stale_file(
-        &repo.git_dir().join("index.lock"),
-        std::time::Duration::from_secs(5),
-    );
+    git::clear_stale_file(&repo.index_lock(), std::time::Duration::from_secs(5));
 }
 
 /// The restore journal: written before the files move, removed once HEAD is back. A
@@ -503,19 +500,18 @@ fn state_commit(repo: &Repo, working: &Working, message: &str) -> Result<ObjectI
 
 /// What git is in the middle of in this checkout, if anything.
 fn operation_in_progress(repo: &Repo) -> Option<String> {
-    let git_dir = repo.git_dir();
-    [
-        ("rebase-merge", "a rebase"),
-        ("rebase-apply", "a rebase or am"),
-        ("MERGE_HEAD", "a merge"),
-        ("CHERRY_PICK_HEAD", "a cherry-pick"),
-        ("REVERT_HEAD", "a revert"),
-        ("BISECT_LOG", "a bisect"),
-        ("index.lock", "index.lock"),
-    ]
-    .iter()
-    .find(|(file, _)| git_dir.join(file).exists())
-    .map(|(_, what)| what.to_string())
+    use git::Operation as Op;
+    let what = match repo.operation_in_progress() {
+        Some(Op::Rebase { apply: false }) => "a rebase",
+        Some(Op::Rebase { apply: true } | Op::Am) => "a rebase or am",
+        Some(Op::Merge) => "a merge",
+        Some(Op::CherryPick) => "a cherry-pick",
+        Some(Op::Revert) => "a revert",
+        Some(Op::Bisect) => "a bisect",
+        None if repo.index_locked() => git::INDEX_LOCK,
+        None => return None,
+    };
+    Some(what.to_string())
 }
 
 fn working_tree(repo: &Repo, checkout: &Path, nested: &[String]) -> Result<git::cli::WorkingState> {
@@ -527,7 +523,7 @@ fn working_tree(repo: &Repo, checkout: &Path, nested: &[String]) -> Result<git::
         .map(|d| d.as_nanos())
         .unwrap_or_default();
     let tmp = dir.join(format!("snapshot-index-{}-{unique}", std::process::id()));
-    git::cli::working_tree_snapshot(checkout, &repo.git_dir().join("index"), &tmp, nested)
+    git::cli::working_tree_snapshot(checkout, &repo.index_path(), &tmp, nested)
 }
 
 /// Write a snapshot commit of the working state, unless the newest snapshot already
@@ -638,7 +634,7 @@ pub fn recover(ctx: &Context, id: &str, branch: &str) -> Result<(PathBuf, Object
         return Err(Error::usage(format!("`{id}` is not a snapshot id"))
             .with_help("`fleet recover --list` shows the snapshots and their ids"));
     }
-    if !crate::config::is_valid_branch_name(branch) || branch == "HEAD" {
+    if !crate::config::is_valid_branch_name(branch) {
         return Err(
             Error::usage(format!("`{branch}` is not a valid branch name"))
                 .with_help("pick a name git accepts, e.g. recovered/my-edits"),

@@ -278,14 +278,14 @@ pub fn run(repo: &Repo, root: &Path, selection: &Selection, rules: &Rules) -> Re
         .map_or(2, |n| n.get())
         .min(16);
     // gix repositories are per thread; each worker gets its own handle on the same one.
-    let shared = repo.gix().clone().into_sync();
+    let shared = repo.share();
     let results: Vec<(usize, Vec<Finding>, Option<ParseError>)> = std::thread::scope(|scope| {
         let handles: Vec<_> = (0..workers)
             .map(|_| {
                 let shared = &shared;
                 let (files, next, prefilter) = (&files, &next, &prefilter);
                 scope.spawn(move || {
-                    let repo = Repo::from_gix(shared.to_thread_local());
+                    let repo = shared.to_thread_local();
                     let mut out = Vec::new();
                     loop {
                         let i = next.fetch_add(1, std::sync::atomic::Ordering::Relaxed);

@@ -1,0 +1,223 @@
+//! Worktrees: listing a repository's worktrees, adding and removing linked ones, and
+//! the administrative records git keeps for them under `<common>/worktrees/<id>/`
+//! (read as files, since a record a crash left half written must be readable too).
+
+use std::path::{Path, PathBuf};
+use std::sync::atomic::AtomicBool;
+use std::time::Duration;
+
+use gix::bstr::ByteSlice;
+
+use super::{ObjectId, Repo, absolute};
+use crate::error::{Context, Error, Result};
+
+/// A worktree of a repository, main or linked, as registered with git.
+#[derive(Clone, Debug)]
+pub struct WorktreeInfo {
+    /// The checkout folder (may be gone for a prunable linked worktree).
+    pub path: PathBuf,
+    /// `None` for the main worktree; the id under `<common>/worktrees/` otherwise.
+    pub id: Option<String>,
+    /// Short branch name, `None` when detached or unreadable.
+    pub branch: Option<String>,
+    pub head: Option<ObjectId>,
+    pub is_main: bool,
+    pub locked: bool,
+    /// The folder is gone: `fleet worktree prune` would drop the record.
+    pub missing: bool,
+}
+
+/// A linked worktree's administrative folder, `<common>/worktrees/<id>/`, where git
+/// keeps its `HEAD`, `index`, `commondir`, `gitdir` and `locked` files.
+#[derive(Clone, Debug)]
+pub struct AdminRecord {
+    /// The worktree's id: the folder's name.
+    pub id: String,
+    /// The folder itself.
+    pub dir: PathBuf,
+}
+
+impl AdminRecord {
+    /// Has git finished writing it (its `commondir` and `HEAD` are there)?
+    pub fn is_complete(&self) -> bool {
+        self.dir.join("commondir").is_file() && self.dir.join("HEAD").is_file()
+    }
+
+    /// The worktree's `.git` file, as the record's `gitdir` names it; `None` when that
+    /// file is missing.
+    pub fn gitdir(&self) -> Option<PathBuf> {
+        let text = std::fs::read_to_string(self.dir.join("gitdir")).ok()?;
+        Some(PathBuf::from(text.trim()))
+    }
+
+    /// The reason given when the worktree was locked; `None` when it is not locked.
+    pub fn lock_reason(&self) -> Option<String> {
+        std::fs::read_to_string(self.dir.join("locked")).ok()
+    }
+
+    /// Has the worktree an index of its own (its checkout was written)?
+    pub fn has_index(&self) -> bool {
+        self.dir.join("index").is_file()
+    }
+
+    /// The lock git holds while it writes this worktree's index.
+    pub fn index_lock(&self) -> PathBuf {
+        self.dir.join("index.lock")
+    }
+
+    /// How long ago the folder last changed; `None` when that cannot be read.
+    pub fn age(&self) -> Option<Duration> {
+        std::fs::metadata(&self.dir)
+            .and_then(|m| m.modified())
+            .ok()
+            .and_then(|t| t.elapsed().ok())
+    }
+}
+
+impl Repo {
+    /// The record of the linked worktree `id` (whether or not git has one).
+    pub fn worktree_record(&self, id: &str) -> AdminRecord {
+        AdminRecord {
+            id: id.to_string(),
+            dir: self.common_dir().join("worktrees").join(id),
+        }
+    }
+
+    /// Every folder under `<common>/worktrees/`, finished or not (none when there is no
+    /// such folder), in the order the file system lists them.
+    pub fn worktree_records(&self) -> Vec<AdminRecord> {
+        let Ok(entries) = std::fs::read_dir(self.common_dir().join("worktrees")) else {
+            return Vec::new();
+        };
+        entries
+            .flatten()
+            .map(|entry| AdminRecord {
+                id: entry.file_name().to_string_lossy().into_owned(),
+                dir: entry.path(),
+            })
+            .collect()
+    }
+
+    /// Every worktree of this repository: the main one first, then the linked ones.
+    pub fn worktrees(&self) -> Result<Vec<WorktreeInfo>> {
+        let main = self.main_repo()?;
+        let mut out = Vec::new();
+        if let Some(path) = main.workdir() {
+            out.push(WorktreeInfo {
+                path,
+                id: None,
+                branch: main.head_branch().ok().flatten(),
+                head: main.head_id().ok().flatten(),
+                is_main: true,
+                locked: false,
+                missing: false,
+            });
+        }
+        let proxies = self
+            .inner
+            .worktrees()
+            .context(|| "cannot list worktrees".into())?;
+        for proxy in proxies {
+            let id = proxy.id().ok().map(|id| id.to_str_lossy().into_owned());
+            let path = proxy.base().map(|p| absolute(&p)).unwrap_or_default();
+            let missing = !path.exists();
+            let locked = proxy.is_locked();
+            let (branch, head) = self.read_linked_head(proxy.git_dir());
+            out.push(WorktreeInfo {
+                path,
+                id,
+                branch,
+                head,
+                is_main: false,
+                locked,
+                missing,
+            });
+        }
+        Ok(out)
+    }
+
+    /// Drop the record of the linked worktree `id` (its folder must already be gone or
+    /// moved aside): what `git worktree prune` does for one worktree. The branch stays.
+    ///
+    /// In process: gix 0.90 has no prune, and its `remove_worktree` deletes the folder
+    /// first, so a crash part way leaves a registered folder without its files.
+    pub fn drop_worktree_record(&self, id: &str) -> Result<()> {
+        let admin = self.worktree_record(id).dir;
+        crate::files::remove_tree(&admin).map_err(|e| {
+            Error::env(format!(
+                "cannot drop the worktree record {}: {e}",
+                admin.display()
+            ))
+        })
+    }
+
+    /// Add a linked worktree at `path` on the existing local branch `branch`.
+    pub fn add_worktree(&self, path: &Path, branch: &str) -> Result<()> {
+        let name: gix::refs::FullName = format!("refs/heads/{branch}")
+            .try_into()
+            .map_err(|e| Error::usage(format!("bad branch name {branch}: {e}")))?;
+        self.add_worktree_at(path, gix::worktree::add::Head::Attached(name))
+    }
+
+    /// Add a linked worktree at `path` with a detached HEAD at `commit`.
+    pub fn add_detached_worktree(&self, path: &Path, commit: ObjectId) -> Result<()> {
+        self.add_worktree_at(path, gix::worktree::add::Head::Detached(commit))
+    }
+
+    fn add_worktree_at(&self, path: &Path, head: gix::worktree::add::Head) -> Result<()> {
+        let interrupt = AtomicBool::new(false);
+        self.inner
+            .add_worktree(path, head, gix::progress::Discard, &interrupt)
+            .map_err(|e| {
+                Error::env(format!(
+                    "cannot create the worktree {}: {e}",
+                    path.display()
+                ))
+            })?;
+        Ok(())
+    }
+
+    /// Remove the linked worktree at `path`: its folder and its registration.
+    /// The branch stays. Callers have checked for unsaved work and for a user's lock
+    /// already; the lock is overridden because the one left here is fleet's own
+    /// (`initializing`, from a checkout a crash interrupted).
+    pub fn remove_worktree(&self, path: &Path) -> Result<()> {
+        self.inner
+            .remove_worktree(
+                path,
+                gix::worktree::remove::Force::OverrideLock,
+                gix::progress::Discard,
+            )
+            .map_err(|e| {
+                Error::env(format!(
+                    "cannot remove the worktree {}: {e}",
+                    path.display()
+                ))
+            })
+    }
+
+    /// Read a linked worktree's HEAD straight from its private git dir, so a worktree
+    /// whose folder is gone still reports its branch. Refs are shared, so the branch is
+    /// resolved in this repository.
+    fn read_linked_head(&self, git_dir: &Path) -> (Option<String>, Option<ObjectId>) {
+        let Ok(text) = std::fs::read_to_string(git_dir.join("HEAD")) else {
+            return (None, None);
+        };
+        let text = text.trim();
+        match text.strip_prefix("ref: ") {
+            Some(full) => {
+                let branch = full.strip_prefix("refs/heads/").unwrap_or(full).to_string();
+                (Some(branch), self.ref_target(full).ok().flatten())
+            }
+            None => (None, ObjectId::from_hex(text.as_bytes()).ok()),
+        }
+    }
+}
+
+/// The git dir a `.git` file in `checkout` names (`gitdir: X`, relative to `checkout`
+/// or absolute); `None` when there is no such file.
+pub fn gitdir_link(checkout: &Path) -> Option<PathBuf> {
+    let text = std::fs::read_to_string(checkout.join(".git")).ok()?;
+    let dir = text.trim_end().strip_prefix("gitdir: ")?;
+    Some(checkout.join(dir))
+}
