@@ -6,7 +6,7 @@ mod common;
 
 use std::path::{Path, PathBuf};
 
-use common::{Env, write};
+use common::Env;
 
 /// A guarded repository whose shared checkout is on `main`, with a branch `other`
 /// holding a file `main` lacks (so a switch there rewrites the checkout's files).
