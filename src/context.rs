@@ -5,6 +5,9 @@
 //! enclosing repository only when that one is fleet-managed (a `fleet.toml`, or a fleet
 //! project's past in its git dir), so a project that happens to sit inside an unrelated
 //! repository (a dotfiles repo in `$HOME`) is left alone.
+//!
+//! Finding the context writes nothing ([`Context::find`]). Which queue a command works on
+//! is [`crate::queue::Queue`]'s to decide.
 
 use std::path::{Path, PathBuf};
 
@@ -20,8 +23,9 @@ pub struct Context {
     pub config: Config,
     /// The file the configuration came from; `None` means defaults.
     pub config_path: Option<PathBuf>,
-    /// The remote whose target and lanes are the queue (`--remote`, `[lanes] remote`);
-    /// `None`: this repository's own.
+    /// Transitional: the remote whose target and lanes are the queue (`--remote`,
+    /// `[lanes] remote`); `None`: this repository's own. Read only by
+    /// [`crate::queue::Queue::of`], for callers that do not hold a `Queue` yet.
     pub remote: Option<String>,
     /// The checkout of a repository that holds this project's shared checkout, which
     /// fleet did not climb to (see `enclosing_checkout`): this project stands alone in it.
@@ -31,7 +35,17 @@ pub struct Context {
 }
 
 impl Context {
+    /// Transitional: [`Context::find`], then [`crate::guard::sync_target`], as every
+    /// command did before the command layer ran that step itself.
     pub fn locate(cwd: &Path) -> Result<Context> {
+        let ctx = Context::find(cwd)?;
+        crate::guard::sync_target(&ctx);
+        Ok(ctx)
+    }
+
+    /// The repository, shared checkout and configuration of the fleet project `cwd` is
+    /// in. Reads only: nothing is written, whatever the command.
+    pub fn find(cwd: &Path) -> Result<Context> {
         let mut repo = Repo::discover(cwd)?;
         // Inside a submodule, the project is the superproject around it.
         while repo.is_submodule() {
@@ -66,7 +80,6 @@ impl Context {
         };
         let repo = Repo::open(&shared)?;
         let (config, config_path) = Config::load(&shared)?;
-        crate::guard::hooks::keep_target_guarded(&repo, config.lanes.target.as_str());
         let remote = config.lanes.remote.as_ref().map(|r| r.as_str().to_string());
         Ok(Context {
             repo,
@@ -79,15 +92,13 @@ impl Context {
         })
     }
 
-    /// Take the queue from `remote` (a `--remote NAME` flag) instead of the configured
-    /// one; the remote must exist.
+    /// Transitional: take the queue from `remote` (a `--remote NAME` flag) instead of the
+    /// configured one, as [`crate::queue::Queue::choose`] decides it; the remote must exist.
     pub fn with_remote(mut self, remote: Option<String>) -> Result<Context> {
-        if remote.is_some() {
-            self.remote = remote;
-        }
-        if let Some(name) = &self.remote {
-            crate::remote::check_exists(&self.repo, name)?;
-        }
+        let flag = remote.or(self.remote.take());
+        self.remote = crate::queue::Queue::choose(&self, flag)?
+            .remote()
+            .map(String::from);
         Ok(self)
     }
 
@@ -104,7 +115,20 @@ impl Context {
     /// first call of this run and remembered: landing many lanes walks the checkout once.
     pub fn nested_repos(&self) -> &[crate::nested::Nested] {
         self.nested
-            .get_or_init(|| crate::worktree::discover_nested(self, &self.worktree_root()).0)
+            .get_or_init(|| self.discover_nested(&self.worktree_root()).0)
+    }
+
+    /// Walk the shared checkout for nested repositories (the `[worktrees] nested` ones
+    /// included), not entering `root`; warnings for listed ones that are missing.
+    pub fn discover_nested(&self, root: &Path) -> (Vec<crate::nested::Nested>, Vec<String>) {
+        let listed: Vec<PathBuf> = self
+            .config
+            .worktrees
+            .nested
+            .iter()
+            .map(|p| p.as_path().to_path_buf())
+            .collect();
+        crate::nested::discover(&self.shared, &listed, root)
     }
 
     /// Where agent worktrees go: no `..` left in it, and symlinks resolved as far as the
@@ -124,33 +148,14 @@ impl Context {
         format!("{}{name}", self.config.lanes.prefix.as_str())
     }
 
-    /// The target the lanes land on: the remote's (as last fetched) when the queue is
-    /// on a remote, else this repository's.
+    /// Transitional: [`crate::queue::Queue::target_tip`] of this context's queue.
     pub fn queue_target_tip(&self) -> Result<crate::git::ObjectId> {
-        let Some(remote) = &self.remote else {
-            return self.target_tip();
-        };
-        let target = self.target();
-        let tracking = crate::remote::tracking_ref(remote, target);
-        self.repo.ref_target(&tracking)?.ok_or_else(|| {
-            Error::usage(format!("the remote `{remote}` has no branch `{target}`"))
-                .with_help(format!("publish it first: `git push {remote} {target}`"))
-        })
+        crate::queue::Queue::of(self).target_tip(self)
     }
 
-    /// A lane branch's tip where the queue is: the remote's branch (as last fetched)
-    /// when the queue is on a remote, else the local branch.
+    /// Transitional: [`crate::queue::Queue::lane_tip`] of this context's queue.
     pub fn lane_tip(&self, branch: &str) -> Result<Option<crate::git::ObjectId>> {
-        // `HEAD` and names git would not take as a branch are no lane's branch.
-        if !config::is_valid_branch_name(branch) {
-            return Ok(None);
-        }
-        match &self.remote {
-            Some(remote) => self
-                .repo
-                .ref_target(&crate::remote::tracking_ref(remote, branch)),
-            None => self.repo.branch_tip(branch),
-        }
+        crate::queue::Queue::of(self).lane_tip(self, branch)
     }
 
     /// The tip of the target branch, or a configuration error naming the fix.
@@ -214,14 +219,9 @@ fn claims_itself(checkout: &Path) -> bool {
         || Repo::open(checkout).is_ok_and(|repo| was_a_project(&repo))
 }
 
-/// Has fleet treated `repo` as a project: `fleet init` recorded its shared checkout, or
-/// `fleet worktree new` made agent worktrees of it? (Other state, such as a watchdog run
-/// or a dry-run landing leaves, does not count.)
+/// Has fleet treated `repo` as a project (see [`crate::state::was_a_project`])?
 fn was_a_project(repo: &Repo) -> bool {
-    let state = repo.common_dir().join("fleet");
-    ["shared-checkout", "worktree.lock"]
-        .iter()
-        .any(|file| state.join(file).is_file())
+    crate::state::was_a_project(&repo.common_dir())
 }
 
 /// `path` with its longest existing ancestor resolved (symlinks followed), the rest kept.

@@ -1,49 +1,57 @@
 //! The lane registry: which branches are lanes, in which order, in which state.
 //!
 //! Stored as git data shared by every worktree: a small TOML file committed on
-//! `refs/fleet/lanes`, each change a new commit whose parent is the previous one, moved
-//! by compare-and-swap, so two fleet processes never lose each other's updates (the
-//! loser re-reads and re-applies its change). Pushable like any ref.
+//! `refs/fleet/lanes` ([`refs::LANES`]), each change a new commit whose parent is the
+//! previous one, moved by compare-and-swap, so two fleet processes never lose each
+//! other's updates (the loser re-reads and re-applies its change). Pushable like any ref.
 //!
 //! The registry is a record, not the truth about safety: whether a lane has landed,
 //! how far ahead or behind it is and whether it still applies are derived from the
 //! refs on every read.
+//!
+//! This module is the registry alone: it reads and writes it on the ref it is given.
+//! Which ref that is (this repository's own or a remote's), and how a change reaches a
+//! remote, is the queue's business ([`crate::queue`]).
 
 use serde::{Deserialize, Serialize};
 
 use crate::context::Context;
 use crate::error::{Error, Result};
 use crate::git::{ObjectId, OwnRefStep, Repo};
+use crate::queue::Queue;
+use crate::refs;
 
-pub const REF: &str = "refs/fleet/lanes";
 const FILE: &str = "lanes.toml";
 
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
-#[serde(rename_all = "lowercase")]
-pub enum LaneState {
-    /// Tracked; its worker is still at it.
-    Running,
-    Ready,
-    Testing,
-    Landed,
-    Failed,
-    Conflicted,
-    /// Touches protected paths or adds a forbidden marker.
-    Blocked,
+/// The lane states and their names, from one list: the name is what the registry stores
+/// (serde) and what `fleet status` shows ([`LaneState::as_str`]).
+macro_rules! lane_states {
+    ($($(#[$doc:meta])* $variant:ident = $name:literal,)*) => {
+        #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+        pub enum LaneState {
+            $($(#[$doc])* #[serde(rename = $name)] $variant,)*
+        }
+
+        impl LaneState {
+            pub fn as_str(self) -> &'static str {
+                match self {
+                    $(LaneState::$variant => $name,)*
+                }
+            }
+        }
+    };
 }
 
-impl LaneState {
-    pub fn as_str(self) -> &'static str {
-        match self {
-            LaneState::Running => "running",
-            LaneState::Ready => "ready",
-            LaneState::Testing => "testing",
-            LaneState::Landed => "landed",
-            LaneState::Failed => "failed",
-            LaneState::Conflicted => "conflicted",
-            LaneState::Blocked => "blocked",
-        }
-    }
+lane_states! {
+    /// Tracked; its worker is still at it.
+    Running = "running",
+    Ready = "ready",
+    Testing = "testing",
+    Landed = "landed",
+    Failed = "failed",
+    Conflicted = "conflicted",
+    /// Touches protected paths or adds a forbidden marker.
+    Blocked = "blocked",
 }
 
 /// The worker's own test run, attached by `fleet ready`.
@@ -105,23 +113,9 @@ impl Registry {
     }
 }
 
-/// The ref holding the registry of the queue `ctx` works on: this repository's own, or
-/// the remote's as last fetched (with a remote, the remote's registry is the queue and
-/// this repository's own is left alone).
-pub fn registry_ref(ctx: &Context) -> String {
-    match &ctx.remote {
-        Some(remote) => crate::remote::lanes_ref(remote),
-        None => REF.to_string(),
-    }
-}
-
-/// Read the queue's registry (empty when there is none yet) and the commit it came from.
-pub fn load(ctx: &Context) -> Result<(Registry, Option<ObjectId>)> {
-    load_ref(&ctx.repo, &registry_ref(ctx))
-}
-
-/// The registry held by `full_ref`.
-pub fn load_ref(repo: &Repo, full_ref: &str) -> Result<(Registry, Option<ObjectId>)> {
+/// The registry held by `full_ref` (empty when there is none yet) and the commit it
+/// came from.
+pub fn load_at(repo: &Repo, full_ref: &str) -> Result<(Registry, Option<ObjectId>)> {
     let commit = repo.ref_target(full_ref)?;
     Ok((read(repo, full_ref, commit)?, commit))
 }
@@ -134,13 +128,11 @@ fn read(repo: &Repo, full_ref: &str, commit: Option<ObjectId>) -> Result<Registr
     let bytes = repo.file_at(commit, FILE)?.unwrap_or_default();
     let text = String::from_utf8_lossy(&bytes);
     let registry = toml::from_str(&text).map_err(|e| {
-        let help = match full_ref.strip_prefix("refs/fleet/remotes/") {
-            Some(rest) => {
-                let remote = rest.split('/').next().unwrap_or(rest);
-                format!(
-                    "it came from the remote: inspect it with `git show {full_ref}:{FILE}`; `git push {remote} :{REF}` starts the shared queue over"
-                )
-            }
+        let help = match refs::remote_of(full_ref) {
+            Some(remote) => format!(
+                "it came from the remote: inspect it with `git show {full_ref}:{FILE}`; `git push {remote} :{}` starts the shared queue over",
+                refs::LANES
+            ),
             None => format!(
                 "inspect it with `git show {full_ref}:{FILE}`; `git update-ref -d {full_ref}` starts over"
             ),
@@ -169,27 +161,17 @@ pub fn write(
     )
 }
 
-/// Apply `change` to the registry and store it by compare-and-swap, re-reading and
-/// re-applying when another process updated it first. `change` must be idempotent
-/// over a re-read registry (it is called again on each retry).
-pub fn update<T>(
-    ctx: &Context,
-    what: &str,
-    change: impl FnMut(&mut Registry) -> Result<T>,
-) -> Result<T> {
-    match &ctx.remote {
-        Some(remote) => crate::remote::update_registry(ctx, remote, what, change),
-        None => update_here(&ctx.repo, what, change),
-    }
-}
-
-fn update_here<T>(
+/// Apply `change` to the registry on this repository's `full_ref` and store it by
+/// compare-and-swap, re-reading and re-applying when another process updated it first.
+/// `change` must be idempotent over a re-read registry (it is called again on each retry).
+pub fn update_at<T>(
     repo: &Repo,
+    full_ref: &str,
     what: &str,
     mut change: impl FnMut(&mut Registry) -> Result<T>,
 ) -> Result<T> {
-    repo.update_own_ref(REF, what, |old| {
-        let mut registry = read(repo, REF, old)?;
+    repo.update_own_ref(full_ref, what, |old| {
+        let mut registry = read(repo, full_ref, old)?;
         let result = change(&mut registry)?;
         let parents: Vec<ObjectId> = old.into_iter().collect();
         Ok(OwnRefStep::Set(
@@ -197,22 +179,6 @@ fn update_here<T>(
             result,
         ))
     })
-}
-
-/// The registry as `change` leaves it, committed on top of the current one but on no
-/// ref (a remote landing pushes it, and the local ref follows once the push is in).
-pub fn staged(ctx: &Context, what: &str, change: impl FnOnce(&mut Registry)) -> Result<ObjectId> {
-    let (mut registry, old) = load(ctx)?;
-    change(&mut registry);
-    let parents: Vec<ObjectId> = old.into_iter().collect();
-    write(&ctx.repo, &registry, what, &parents)
-}
-
-pub fn now() -> i64 {
-    std::time::SystemTime::now()
-        .duration_since(std::time::UNIX_EPOCH)
-        .map(|d| d.as_secs() as i64)
-        .unwrap_or(0)
 }
 
 /// Resolve what a user typed to a branch name: the branch itself, or an agent name
@@ -228,104 +194,6 @@ pub fn resolve_branch(repo: &Repo, prefix: &str, given: &str) -> Result<Option<S
     Ok(None)
 }
 
-/// Register branches as lanes, all or none. With the queue on a remote, the branches
-/// are looked up there.
-pub fn track(ctx: &Context, given: &[String], ready: bool) -> Result<Vec<String>> {
-    let target = ctx.target();
-    let prefix = ctx.config.lanes.prefix.as_str();
-    let mut branches = Vec::new();
-    let mut tips = Vec::new();
-    for name in given {
-        let prefixed = format!("{prefix}{name}");
-        let mut found = None;
-        for candidate in [name.as_str(), prefixed.as_str()] {
-            if let Some(tip) = ctx.lane_tip(candidate)? {
-                found = Some((candidate.to_string(), tip));
-                break;
-            }
-        }
-        let (branch, tip) = found.ok_or_else(|| match &ctx.remote {
-            Some(remote) => Error::usage(format!("there is no branch `{name}` on {remote}"))
-                .with_help(format!("push it first (`git push {remote} {name}`), or create it here and run this again")),
-            None => Error::usage(format!("there is no branch `{name}` to track"))
-                .with_help("`git branch --list` shows the branches; create the worktree with `fleet worktree new`"),
-        })?;
-        if !crate::config::is_valid_branch_name(&branch) {
-            return Err(Error::usage(format!("`{branch}` is not a branch name")));
-        }
-        if branch == target {
-            return Err(Error::usage(format!(
-                "`{branch}` is the target branch; it cannot be a lane"
-            ))
-            .with_help("track the branches that land on it"));
-        }
-        if branches.contains(&branch) {
-            return Err(Error::usage(format!("`{branch}` is given twice")));
-        }
-        branches.push(branch);
-        tips.push(tip);
-    }
-    let state = if ready {
-        LaneState::Ready
-    } else {
-        LaneState::Running
-    };
-    update(ctx, &format!("track {}", branches.join(" ")), |registry| {
-        for branch in &branches {
-            if let Some(lane) = registry.get(branch)
-                && lane.state != LaneState::Landed
-            {
-                return Err(Error::refused(format!(
-                    "`{branch}` is already a lane ({})",
-                    lane.state.as_str()
-                ))
-                .with_help("`fleet status` shows the lanes; `fleet ready` marks one ready"));
-            }
-        }
-        registry.lanes.retain(|l| !branches.contains(&l.branch));
-        for (branch, tip) in branches.iter().zip(&tips) {
-            registry.lanes.push(Lane {
-                branch: branch.clone(),
-                state,
-                tracked_at: now(),
-                tracked_tip: tip.to_string(),
-                worker: None,
-                gate: None,
-                detail: Vec::new(),
-                landed_as: None,
-                landed_tip: None,
-            });
-        }
-        Ok(())
-    })?;
-    Ok(branches)
-}
-
-/// Forget lanes. The branches themselves are not touched.
-pub fn untrack(ctx: &Context, given: &[String]) -> Result<Vec<String>> {
-    let prefix = ctx.config.lanes.prefix.as_str();
-    let (registry, _) = load(ctx)?;
-    let mut branches = Vec::new();
-    for name in given {
-        let branch = lane_name(&registry, prefix, name).ok_or_else(|| {
-            Error::usage(format!("`{name}` is not a lane"))
-                .with_help("`fleet status` lists the lanes")
-        })?;
-        if !branches.contains(&branch) {
-            branches.push(branch);
-        }
-    }
-    update(
-        ctx,
-        &format!("untrack {}", branches.join(" ")),
-        |registry| {
-            registry.lanes.retain(|l| !branches.contains(&l.branch));
-            Ok(())
-        },
-    )?;
-    Ok(branches)
-}
-
 /// The lane a user means by `given`: its branch name or its agent name.
 pub fn lane_name(registry: &Registry, prefix: &str, given: &str) -> Option<String> {
     if registry.get(given).is_some() {
@@ -335,54 +203,43 @@ pub fn lane_name(registry: &Registry, prefix: &str, given: &str) -> Option<Strin
     registry.get(&prefixed).map(|_| prefixed)
 }
 
-/// Mark lanes ready to land. A worker's own test result may come along; its exit code
-/// decides (a non-zero code leaves the lane running and refuses), never the log's words.
+// Transitional: the callers in land, status, gate_cache, guard and commands still reach the
+// queue through these with a bare `Context`. Once they hold a `Queue` (built once by the
+// command layer) and call `crate::time::now`, this block goes and `lanes` imports neither
+// `context` nor `queue`.
+
+pub use crate::time::now;
+
+/// The queue's registry and the commit it came from (see [`Queue::load`]).
+pub fn load(ctx: &Context) -> Result<(Registry, Option<ObjectId>)> {
+    Queue::of(ctx).load(ctx)
+}
+
+/// Change the queue's registry (see [`Queue::update`]).
+pub fn update<T>(
+    ctx: &Context,
+    what: &str,
+    change: impl FnMut(&mut Registry) -> Result<T>,
+) -> Result<T> {
+    Queue::of(ctx).update(ctx, what, change)
+}
+
+/// The queue's registry as `change` leaves it, on no ref (see [`Queue::staged`]).
+pub fn staged(ctx: &Context, what: &str, change: impl FnOnce(&mut Registry)) -> Result<ObjectId> {
+    Queue::of(ctx).staged(ctx, what, change)
+}
+
+/// Register branches as lanes (see [`Queue::track`]).
+pub fn track(ctx: &Context, given: &[String], ready: bool) -> Result<Vec<String>> {
+    Queue::of(ctx).track(ctx, given, ready)
+}
+
+/// Forget lanes (see [`Queue::untrack`]).
+pub fn untrack(ctx: &Context, given: &[String]) -> Result<Vec<String>> {
+    Queue::of(ctx).untrack(ctx, given)
+}
+
+/// Mark lanes ready to land (see [`Queue::ready`]).
 pub fn ready(ctx: &Context, given: &[String], worker: Option<WorkerTest>) -> Result<Vec<String>> {
-    let prefix = ctx.config.lanes.prefix.as_str();
-    let (registry, _) = load(ctx)?;
-    let mut branches = Vec::new();
-    for name in given {
-        let branch = lane_name(&registry, prefix, name).ok_or_else(|| {
-            Error::usage(format!("`{name}` is not a lane")).with_help(format!(
-                "track it and mark it at once: `fleet track --ready {name}`"
-            ))
-        })?;
-        branches.push(branch);
-    }
-    // A landed lane becomes ready again only with new commits to land.
-    for branch in &branches {
-        if let Some(lane) = registry.get(branch)
-            && lane.state == LaneState::Landed
-            && ctx.lane_tip(branch)?.map(|t| t.to_string()) == lane.landed_tip
-        {
-            return Err(Error::refused(format!(
-                "lane `{branch}` has landed and has no new commits"
-            )));
-        }
-    }
-    let failed = worker.as_ref().is_some_and(|w| w.exit_code != 0);
-    update(ctx, &format!("ready {}", branches.join(" ")), |registry| {
-        for branch in &branches {
-            if let Some(lane) = registry.get_mut(branch) {
-                lane.worker = worker.clone();
-                // The exit code decides: a failing test takes a ready lane back to running.
-                lane.state = if failed {
-                    LaneState::Running
-                } else {
-                    LaneState::Ready
-                };
-                lane.detail.clear();
-            }
-        }
-        Ok(())
-    })?;
-    if let Some(w) = worker.filter(|w| w.exit_code != 0) {
-        return Err(Error::refused(format!(
-            "not marked ready: the worker's test exited {} (recorded{})",
-            w.exit_code,
-            w.log.map(|l| format!(", log {l}")).unwrap_or_default()
-        ))
-        .with_help("fix the failure and run `fleet ready` again with a passing test"));
-    }
-    Ok(branches)
+    Queue::of(ctx).ready(ctx, given, worker)
 }

@@ -11,16 +11,19 @@
 //! (another lander won: rebuild and gate again), or only the registry or receipts moved
 //! (build them again on what was fetched and push again), or nothing moved (a real
 //! error, reported).
+//!
+//! This module is the transport only: fetching, pushing and the receipts' union. Which
+//! queue a command works on, and the registry's own compare-and-swap over the remote,
+//! live in [`crate::queue`].
 
 use crate::context::Context;
 use crate::error::{Error, Result};
-use crate::gate::{self, NOTES_REF};
 use crate::git::{self, ObjectId, OwnRefStep, Repo, cli::PushUpdate};
-use crate::lanes;
+use crate::refs;
 
 /// How often fleet's own refs are merged and pushed again when another machine pushed
 /// them first.
-const PUSH_ATTEMPTS: usize = 20;
+pub const PUSH_ATTEMPTS: usize = 20;
 
 /// What the remote held at the last fetch.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -28,20 +31,6 @@ pub struct Fetched {
     pub target: Option<ObjectId>,
     pub lanes: Option<ObjectId>,
     pub notes: Option<ObjectId>,
-}
-
-/// Where the remote's branch `branch` is tracked here.
-pub fn tracking_ref(remote: &str, branch: &str) -> String {
-    format!("refs/remotes/{remote}/{branch}")
-}
-
-/// Where the remote's lane registry is kept here (the queue, when it is on a remote).
-pub fn lanes_ref(remote: &str) -> String {
-    format!("refs/fleet/remotes/{remote}/lanes")
-}
-
-fn notes_ref(remote: &str) -> String {
-    format!("refs/fleet/remotes/{remote}/notes/fleet")
 }
 
 /// A remote name this repository knows, or a usage error naming the fix.
@@ -59,19 +48,19 @@ pub fn check_exists(repo: &Repo, remote: &str) -> Result<()> {
 /// this repository's.
 pub fn fetch(ctx: &Context, remote: &str) -> Result<Fetched> {
     let repo = &ctx.repo;
-    let refspecs = [
-        format!("+refs/heads/*:{}", tracking_ref(remote, "*")),
-        // Partial globs, so a remote without them yet is not an error.
-        format!("+refs/fleet/lane*:refs/fleet/remotes/{remote}/lane*"),
-        format!("+refs/notes/flee*:refs/fleet/remotes/{remote}/notes/flee*"),
-    ];
+    let refspecs = refs::fetch_refspecs(remote);
     // git refuses to fetch while a packed-refs.lock exists.
     repo.wait_out_packed_refs_lock();
-    git::cli::fetch(&ctx.shared, remote, &refspecs, &gate::no_hooks_dir(repo)?)?;
+    git::cli::fetch(
+        &ctx.shared,
+        remote,
+        &refspecs,
+        &crate::state::no_hooks_dir(repo)?,
+    )?;
     let fetched = Fetched {
-        target: repo.ref_target(&tracking_ref(remote, ctx.target()))?,
-        lanes: repo.ref_target(&lanes_ref(remote))?,
-        notes: repo.ref_target(&notes_ref(remote))?,
+        target: repo.ref_target(&refs::tracking(remote, ctx.target()))?,
+        lanes: repo.ref_target(&refs::remote_lanes(remote))?,
+        notes: repo.ref_target(&refs::remote_notes(remote))?,
     };
     absorb_receipts(repo, fetched.notes)?;
     Ok(fetched)
@@ -85,7 +74,7 @@ fn absorb_receipts(repo: &Repo, theirs: Option<ObjectId>) -> Result<()> {
     let Some(theirs) = theirs else {
         return Ok(());
     };
-    repo.update_own_ref(NOTES_REF, "fleet: receipts from the remote", |ours| {
+    repo.update_own_ref(refs::NOTES, "fleet: receipts from the remote", |ours| {
         let Some(ours) = ours else {
             return Ok(OwnRefStep::Set(theirs, ()));
         };
@@ -106,56 +95,30 @@ fn absorb_receipts(repo: &Repo, theirs: Option<ObjectId>) -> Result<()> {
 
 /// The push that publishes the local receipts, when they hold some the remote lacks.
 fn receipts_update(repo: &Repo, fetched: &Fetched) -> Result<Option<PushUpdate>> {
-    let Some(ours) = repo.ref_target(NOTES_REF)? else {
+    let Some(ours) = repo.ref_target(refs::NOTES)? else {
         return Ok(None);
     };
     Ok((Some(ours) != fetched.notes).then(|| PushUpdate {
-        dst: NOTES_REF.to_string(),
+        dst: refs::NOTES.to_string(),
         new: ours.to_string(),
         expect: fetched.notes.map(|id| id.to_string()),
     }))
 }
 
-/// Change the remote's lane registry (the shared queue) by compare-and-swap: fetch it,
-/// apply `change`, push with a lease on what was fetched, and start over when another
-/// machine pushed first. Nothing changes here unless the push went in.
-pub fn update_registry<T>(
-    ctx: &Context,
-    remote: &str,
-    what: &str,
-    mut change: impl FnMut(&mut lanes::Registry) -> Result<T>,
-) -> Result<T> {
-    let repo = &ctx.repo;
-    for _ in 0..PUSH_ATTEMPTS {
-        let fetched = fetch(ctx, remote)?;
-        let (mut registry, old) = lanes::load_ref(repo, &lanes_ref(remote))?;
-        let result = change(&mut registry)?;
-        let parents: Vec<ObjectId> = old.into_iter().collect();
-        let new = lanes::write(repo, &registry, what, &parents)?;
-        let update = PushUpdate {
-            dst: lanes::REF.to_string(),
-            new: new.to_string(),
-            expect: old.map(|id| id.to_string()),
-        };
-        let Some(why) =
-            git::cli::push_atomic(&ctx.shared, remote, &[update], &gate::no_hooks_dir(repo)?)?
-        else {
-            set_tracking(repo, &lanes_ref(remote), new)?;
-            return Ok(result);
-        };
-        if fetch(ctx, remote)?.lanes == fetched.lanes {
-            return Err(push_refused(remote, &why));
-        }
-    }
-    Err(Error::env(format!(
-        "{remote}'s lane registry kept changing ({PUSH_ATTEMPTS} attempts)"
-    ))
-    .with_help("other machines are updating lanes in a loop; retry in a moment"))
+/// Push `updates` to `remote` atomically, each with its lease, running no hooks here.
+/// `Some(why)` when the remote refused (a lease lost, or a hook there said no).
+pub fn push(ctx: &Context, remote: &str, updates: &[PushUpdate]) -> Result<Option<String>> {
+    git::cli::push_atomic(
+        &ctx.shared,
+        remote,
+        updates,
+        &crate::state::no_hooks_dir(&ctx.repo)?,
+    )
 }
 
 /// Record here what the remote now holds after our push went in. Best effort: the
 /// tracking refs are only a cache of the remote, refreshed by every fetch.
-fn set_tracking(repo: &Repo, tracking: &str, new: ObjectId) -> Result<()> {
+pub fn set_tracking(repo: &Repo, tracking: &str, new: ObjectId) -> Result<()> {
     let old = repo.ref_target(tracking)?;
     if old != Some(new) {
         let _ = repo.cas_update(tracking, old, new, "fleet: pushed");
@@ -196,16 +159,14 @@ pub fn push_landing(
                 expect: Some(base.to_string()),
             },
             PushUpdate {
-                dst: lanes::REF.to_string(),
+                dst: refs::LANES.to_string(),
                 new: registry(ctx)?.to_string(),
                 expect: fetched.lanes.map(|id| id.to_string()),
             },
         ];
         updates.extend(receipts_update(repo, &fetched)?);
         crate::failpoint::hit("remote-before-push")?;
-        let Some(why) =
-            git::cli::push_atomic(&ctx.shared, remote, &updates, &gate::no_hooks_dir(repo)?)?
-        else {
+        let Some(why) = push(ctx, remote, &updates)? else {
             crate::failpoint::hit("remote-after-push")?;
             // The landing is in; failing to look at the remote again must not say otherwise.
             let now = fetch(ctx, remote).unwrap_or_else(|e| {
@@ -240,7 +201,7 @@ pub fn publish_branch(ctx: &Context, remote: &str, branch: &str) -> Result<()> {
     let Some(local) = repo.branch_tip(branch)? else {
         return Ok(());
     };
-    let tracking = tracking_ref(remote, branch);
+    let tracking = refs::tracking(remote, branch);
     let theirs = repo.ref_target(&tracking)?;
     match theirs {
         Some(theirs) if theirs == local => return Ok(()),
@@ -255,13 +216,11 @@ pub fn publish_branch(ctx: &Context, remote: &str, branch: &str) -> Result<()> {
         _ => {}
     }
     let update = PushUpdate {
-        dst: format!("refs/heads/{branch}"),
+        dst: refs::branch(branch),
         new: local.to_string(),
         expect: theirs.map(|id| id.to_string()),
     };
-    if let Some(why) =
-        git::cli::push_atomic(&ctx.shared, remote, &[update], &gate::no_hooks_dir(repo)?)?
-    {
+    if let Some(why) = push(ctx, remote, &[update])? {
         return Err(push_refused(remote, &why).with_help(format!(
             "fetch and look: `git fetch {remote} && git log {tracking}`"
         )));
@@ -271,7 +230,8 @@ pub fn publish_branch(ctx: &Context, remote: &str, branch: &str) -> Result<()> {
     set_tracking(repo, &tracking, local)
 }
 
-fn push_refused(remote: &str, why: &str) -> Error {
+/// The error for a push the remote refused although nothing had moved there.
+pub fn push_refused(remote: &str, why: &str) -> Error {
     Error::refused(format!("{remote} refused the push: {why}")).with_help(
         "check that you may push to it (`git push --dry-run`), and that no server-side hook refuses fleet's refs",
     )

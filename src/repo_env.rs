@@ -12,8 +12,10 @@ use std::path::{Path, PathBuf};
 use std::sync::OnceLock;
 
 /// The variables that make git or gix look at another repository, worktree, index,
-/// object store or ref namespace than the folder's own. Not `GIT_PREFIX`: git sets it
-/// for shell aliases, and neither git nor gix reads it to find anything.
+/// object store or ref namespace than the folder's own: the one list. The binary takes
+/// them out of its own environment ([`take`]); every git command fleet starts, and every
+/// gate command, runs without them ([`FOR_CHILDREN`]). Not `GIT_PREFIX`: git sets it for
+/// shell aliases, and neither git nor gix reads it to find anything.
 pub const OVERRIDES: [&str; 7] = [
     "GIT_DIR",
     "GIT_WORK_TREE",
@@ -23,6 +25,22 @@ pub const OVERRIDES: [&str; 7] = [
     "GIT_ALTERNATE_OBJECT_DIRECTORIES",
     "GIT_NAMESPACE",
 ];
+
+/// What fleet removes from the environment of the commands it starts (git, and the
+/// gate's commands): [`OVERRIDES`], plus `GIT_PREFIX`. fleet runs git with `-C` at a
+/// checkout's top, where the subfolder a git alias was started in means nothing, and a
+/// gate command that reads `$GIT_PREFIX` (as alias scripts do) would look in the wrong
+/// folder of the candidate. fleet itself keeps it: it finds nothing with it, and the
+/// warning about ignored overrides does not name it.
+pub const FOR_CHILDREN: [&str; OVERRIDES.len() + 1] = {
+    let mut all = ["GIT_PREFIX"; OVERRIDES.len() + 1];
+    let mut i = 0;
+    while i < OVERRIDES.len() {
+        all[i] = OVERRIDES[i];
+        i += 1;
+    }
+    all
+};
 
 static TAKEN: OnceLock<Vec<(&'static str, OsString)>> = OnceLock::new();
 
@@ -149,4 +167,20 @@ fn nearest_dot_git(start: &Path) -> Option<(PathBuf, PathBuf)> {
 
 fn canon(path: &Path) -> PathBuf {
     path.canonicalize().unwrap_or_else(|_| path.to_path_buf())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn children_lose_every_override_and_the_alias_prefix() {
+        for var in OVERRIDES.iter().chain(&["GIT_PREFIX"]) {
+            assert!(FOR_CHILDREN.contains(var), "{var}");
+        }
+        assert_eq!(FOR_CHILDREN.len(), OVERRIDES.len() + 1);
+        assert_eq!(crate::git::cli::REPO_OVERRIDES, FOR_CHILDREN);
+        assert!(FOR_CHILDREN.contains(&"GIT_NAMESPACE"));
+        assert!(FOR_CHILDREN.contains(&"GIT_ALTERNATE_OBJECT_DIRECTORIES"));
+    }
 }

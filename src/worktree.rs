@@ -141,7 +141,7 @@ pub fn new(ctx: &Context, req: &NewRequest) -> Result<NewOutcome> {
     };
     check_behind(ctx, base, target_tip, req)?;
 
-    let (nested, mut notes) = discover_nested(ctx, &root);
+    let (nested, mut notes) = ctx.discover_nested(&root);
     if let Some(outer) = &ctx.inside_unmanaged {
         notes.push(format!(
             "{} sits inside the checkout of {}: it is taken as a project of its own \
@@ -281,17 +281,6 @@ fn cover_with_guard(members: &[Member], notes: &mut Vec<String>) {
             ));
         }
     }
-}
-
-pub fn discover_nested(ctx: &Context, root: &Path) -> (Vec<Nested>, Vec<String>) {
-    let listed: Vec<PathBuf> = ctx
-        .config
-        .worktrees
-        .nested
-        .iter()
-        .map(|p| p.as_path().to_path_buf())
-        .collect();
-    nested::discover(&ctx.shared, &listed, root)
 }
 
 /// A nested repository without commits cannot have a worktree; say so and go on.
@@ -648,7 +637,7 @@ fn roll_back(undo: Vec<Undo>) {
             }
             Undo::Branch { repo, name, at } => {
                 if let Ok(repo) = Repo::open(&repo) {
-                    let _ = repo.cas_delete(&format!("refs/heads/{name}"), at);
+                    let _ = repo.cas_delete(&crate::refs::branch(&name), at);
                 }
             }
             Undo::Dir(dir) => {
@@ -707,7 +696,7 @@ pub fn list(ctx: &Context) -> Result<Vec<Listed>> {
     let root = ctx.worktree_root();
     let root_canon = root.canonicalize().unwrap_or(root.clone());
     let target_tip = ctx.repo.branch_tip(ctx.target())?;
-    let (nested, _) = discover_nested(ctx, &root);
+    let (nested, _) = ctx.discover_nested(&root);
     let mut out = Vec::new();
     for wt in ctx.repo.worktrees()? {
         if wt.is_main {
@@ -938,7 +927,7 @@ pub fn rm(ctx: &Context, name: &AgentName, force: bool) -> Result<Removed> {
                     && landed[i]
                     && !is_target_branch(ctx, item, branch)? =>
             {
-                repo.cas_delete(&format!("refs/heads/{branch}"), head)?;
+                repo.cas_delete(&crate::refs::branch(branch), head)?;
                 removed
                     .branches_deleted
                     .push(format!("{branch} ({where_})"));
@@ -1006,7 +995,7 @@ fn settle_leftover_branches(ctx: &Context, dest: &Path, branch: &str) -> Result<
         let landed = has_landed(&repo, Some(tip), target_of(ctx, &repo, depth)?)?;
         let shown = format!("{branch} ({})", shared.display());
         if landed && (depth > 0 || branch != ctx.target()) {
-            repo.cas_delete(&format!("refs/heads/{branch}"), tip)?;
+            repo.cas_delete(&crate::refs::branch(branch), tip)?;
             settled.branches_deleted.push(shown);
         } else {
             settled.branches_kept.push(shown);
@@ -1071,7 +1060,7 @@ fn collect_rm_items(ctx: &Context, dest: &Path, root: &Path) -> Result<Vec<RmIte
         depth: 0,
         target: target_of(ctx, &ctx.repo, 0)?,
     });
-    let (nested, _) = discover_nested(ctx, root);
+    let (nested, _) = ctx.discover_nested(root);
     for n in nested {
         let shared = ctx.shared.join(&n.rel);
         let Ok(repo) = Repo::open(&shared) else {
@@ -1184,7 +1173,7 @@ fn commits_only_in(path: &Path, doomed: &Path) -> Option<String> {
         tips.push(("HEAD".into(), head));
     }
     let elsewhere: Vec<ObjectId> = repo
-        .refs_under("refs/remotes/")
+        .refs_under(crate::refs::REMOTE_TRACKING)
         .unwrap_or_default()
         .into_iter()
         .map(|(_, id)| id)
@@ -1237,7 +1226,7 @@ pub struct Pruned {
 /// every nested one.
 pub fn prune(ctx: &Context) -> Result<Vec<Pruned>> {
     let root = ctx.worktree_root();
-    let (nested, _) = discover_nested(ctx, &root);
+    let (nested, _) = ctx.discover_nested(&root);
     let mut repos = vec![ctx.shared.clone()];
     repos.extend(nested.iter().map(|n| ctx.shared.join(&n.rel)));
     let mut out = Vec::new();

@@ -9,15 +9,10 @@ use std::time::Duration;
 use crate::error::{Error, Result};
 use crate::proc::{self, Input};
 
-/// Variables that would make git ignore `-C` and look at another repository.
-pub const REPO_OVERRIDES: [&str; 6] = [
-    "GIT_DIR",
-    "GIT_WORK_TREE",
-    "GIT_INDEX_FILE",
-    "GIT_COMMON_DIR",
-    "GIT_PREFIX",
-    "GIT_OBJECT_DIRECTORY",
-];
+/// Variables that would make git ignore `-C` and look at another repository, object
+/// store or ref namespace: removed from every git command fleet runs (see
+/// [`crate::repo_env::FOR_CHILDREN`], the one list).
+pub use crate::repo_env::FOR_CHILDREN as REPO_OVERRIDES;
 
 /// A git command rooted at `dir`, blind to repository overrides in fleet's environment.
 fn git(dir: &Path) -> Command {

@@ -111,7 +111,7 @@ fn hooks_path_traps(ctx: &Context, status: &[hooks::RepoReport]) -> Check {
     let mut problems: Vec<String> = status.iter().flat_map(|r| r.warnings.clone()).collect();
     // The shared checkout recorded by `fleet init` should be the real path: one reached
     // through a symlink would be a second name for the same checkout.
-    let recorded = ctx.repo.common_dir().join("fleet").join("shared-checkout");
+    let recorded = crate::state::shared_checkout(&ctx.repo.common_dir());
     if let Ok(text) = std::fs::read_to_string(&recorded) {
         let path = PathBuf::from(text.trim());
         if path.canonicalize().ok().as_deref() != Some(ctx.shared.as_path()) {
@@ -152,10 +152,7 @@ fn guard_fires(ctx: &Context) -> Check {
             "fleet watchdog --once --restore",
         );
     };
-    let scratch = ctx
-        .repo
-        .common_dir()
-        .join("fleet")
+    let scratch = crate::state::dir(&ctx.repo.common_dir())
         .join(format!("doctor-probe-{}", std::process::id()));
     let probe = git::cli::hooks_dir(&ctx.shared)
         .and_then(|hooks| git::cli::probe_commit(&ctx.shared, &hooks, &scratch));
@@ -168,7 +165,7 @@ fn guard_fires(ctx: &Context) -> Check {
     if after != Some(before) {
         if let Some(after) = after {
             let _ = repo.cas_update(
-                &format!("refs/heads/{branch}"),
+                &crate::refs::branch(&branch),
                 Some(after),
                 before,
                 "doctor: undo the guard probe",

@@ -13,7 +13,7 @@ use serde::Serialize;
 
 use crate::error::{Error, Result};
 use crate::git::{ObjectId, Repo};
-use crate::guard::hooks::{GUARD_REFS, read_guard_refs};
+use crate::guard::hooks::read_guard_refs;
 
 /// The variable a human sets to get past the guard on purpose; every use is logged.
 pub const ALLOW_VAR: &str = "FLEET_ALLOW_SHARED";
@@ -37,7 +37,7 @@ impl Place {
             None => Repo::discover(&cwd)?,
         };
         let common = repo.common_dir();
-        let guarded = common.join("fleet").join(GUARD_REFS).is_file();
+        let guarded = crate::state::guard_refs(&common).is_file();
         // Not `is_submodule()`: `GIT_WORK_TREE`/`--work-tree` make gix report a configured
         // worktree, which would unguard the shared checkout. A submodule has no
         // guard-refs of its own, so it is never guarded anyway.
@@ -62,7 +62,7 @@ impl Place {
     fn shared_branch(&self) -> Option<String> {
         self.repo
             .main_head_ref()
-            .filter(|r| r.starts_with("refs/heads/"))
+            .filter(|r| crate::refs::branch_name(r).is_some())
     }
 
     fn guarded_refs(&self) -> Vec<String> {
@@ -190,12 +190,6 @@ fn moves_head(place: &Place, update: &Update, all: &[Update]) -> bool {
     }
 }
 
-/// fleet's own state (lane registry, receipts, snapshots) is written through gix only;
-/// a git command changing it would be forging a receipt or losing a snapshot.
-fn is_fleet_state(name: &str) -> bool {
-    name.starts_with("refs/fleet/") || name == "refs/notes/fleet"
-}
-
 const ZERO: &str = "0000000000000000000000000000000000000000";
 
 /// Does `update` really move or delete the branch? `git pack-refs` (and `gc`) rewrite a
@@ -235,7 +229,7 @@ fn reference_transaction(place: &Place, input: &str) -> Result<u8> {
     let moved_branches: Vec<&str> = updates
         .iter()
         .filter(|u| {
-            (guarded.iter().any(|g| g == u.name) || is_fleet_state(u.name))
+            (guarded.iter().any(|g| g == u.name) || crate::refs::is_fleet_ref(u.name))
                 && moves_branch(place, u)
         })
         .map(|u| u.name)
@@ -468,7 +462,7 @@ struct LogLine<'a> {
 /// not break the user's git command, so failures are only reported.
 fn append_log(place: &Place, file: &str, line: &LogLine) {
     use std::io::Write;
-    let dir = place.common.join("fleet");
+    let dir = crate::state::dir(&place.common);
     let path = dir.join(file);
     let written = std::fs::create_dir_all(&dir).and_then(|()| {
         let mut f = std::fs::OpenOptions::new()
@@ -491,7 +485,7 @@ fn refuse(place: &Place, hook: &str, what: &str) -> Result<u8> {
         place,
         "guard.log",
         &LogLine {
-            time: crate::lanes::now(),
+            time: crate::time::now(),
             event: if allowed { "allowed" } else { "refused" },
             worktree: place.workdir(),
             old: None,
@@ -531,7 +525,7 @@ fn post_checkout(place: &Place, args: &[String]) -> Result<u8> {
         place,
         "drift.log",
         &LogLine {
-            time: crate::lanes::now(),
+            time: crate::time::now(),
             event: "checkout",
             worktree: place.workdir(),
             old: old.map(String::as_str),

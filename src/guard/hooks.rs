@@ -16,6 +16,7 @@ use serde::Serialize;
 use crate::context::Context;
 use crate::error::{Error, Result};
 use crate::git::{self, Repo};
+use crate::state;
 
 /// The hooks the guard installs.
 pub const HOOKS: [&str; 4] = [
@@ -29,9 +30,6 @@ const TEMPLATE: &str = include_str!("../../hooks/guard.sh");
 /// The line that marks a hook script as fleet's; the number is the template version.
 const MARK: &str = "# fleet-guard-hook ";
 const CHAINED: &str = ".fleet-chained";
-/// In `<common>/fleet/`: the branches (full ref names) the guard protects, one per line,
-/// read by the hook script itself. Its presence marks the repository as guarded.
-pub const GUARD_REFS: &str = "guard-refs";
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
 #[serde(rename_all = "lowercase")]
@@ -369,23 +367,30 @@ fn guard_refs(g: &Guarded) -> Result<Vec<String>> {
     let mut refs: BTreeSet<String> = read_guard_refs(&g.repo.common_dir()).into_iter().collect();
     let main = g.repo.worktrees()?.into_iter().find(|w| w.is_main);
     if let Some(branch) = main.and_then(|w| w.branch) {
-        refs.insert(format!("refs/heads/{branch}"));
+        refs.insert(crate::refs::branch(&branch));
     }
     if let Some(target) = &g.target {
-        refs.insert(format!("refs/heads/{target}"));
+        refs.insert(crate::refs::branch(target));
     }
     Ok(refs.into_iter().collect())
 }
 
-/// A guarded repository whose `[lanes] target` changed since the hooks were installed
-/// gets the new target guarded too (any fleet command notices; the hooks read the file).
-pub fn keep_target_guarded(repo: &Repo, target: &str) {
-    let common = repo.common_dir();
-    if !common.join("fleet").join(GUARD_REFS).is_file() {
+/// Keep the guard's branch list current: a guarded repository whose `[lanes] target`
+/// changed since the hooks were installed gets the new target guarded too. Writes
+/// `<common>/fleet/guard-refs` only when the target is missing from it.
+///
+/// Every fleet command must run this step before its work, not only `fleet hooks
+/// install`: the hook script reads the guard-refs file itself, without fleet (it lets a
+/// git command through before starting fleet when the ref it moves is not listed), so a
+/// target changed in `fleet.toml` is unguarded until some fleet command writes it there.
+pub fn sync_target(ctx: &Context) {
+    let target = ctx.target();
+    let common = ctx.repo.common_dir();
+    if !state::guard_refs(&common).is_file() {
         return;
     }
     let mut refs = read_guard_refs(&common);
-    let full = format!("refs/heads/{target}");
+    let full = crate::refs::branch(target);
     if refs.contains(&full) {
         return;
     }
@@ -399,7 +404,7 @@ pub fn keep_target_guarded(repo: &Repo, target: &str) {
 }
 
 pub fn read_guard_refs(common: &Path) -> Vec<String> {
-    std::fs::read_to_string(common.join("fleet").join(GUARD_REFS))
+    std::fs::read_to_string(state::guard_refs(common))
         .map(|t| {
             t.lines()
                 .map(str::trim)
@@ -412,11 +417,7 @@ pub fn read_guard_refs(common: &Path) -> Vec<String> {
 
 fn write_guard_refs(common: &Path, refs: &[String]) -> Result<()> {
     let text: String = refs.iter().map(|r| format!("{r}\n")).collect();
-    crate::files::write_atomically(
-        &common.join("fleet").join(GUARD_REFS),
-        text.as_bytes(),
-        None,
-    )
+    crate::files::write_atomically(&state::guard_refs(common), text.as_bytes(), None)
 }
 
 fn warnings_for(g: &Guarded) -> Vec<String> {
@@ -523,7 +524,7 @@ pub fn uninstall(ctx: &Context) -> Result<Vec<RepoReport>> {
                 .collect::<Result<Vec<_>>>()?;
             dirs.push(DirReport { dir, hooks });
         }
-        let refs_file = g.repo.common_dir().join("fleet").join(GUARD_REFS);
+        let refs_file = state::guard_refs(&g.repo.common_dir());
         if refs_file.exists() {
             std::fs::remove_file(&refs_file)
                 .map_err(|e| Error::env(format!("cannot remove {}: {e}", refs_file.display())))?;
@@ -561,9 +562,7 @@ pub fn status(ctx: &Context) -> Result<Vec<RepoReport>> {
 /// Give a new worktree of a guarded repository the hooks, when a relative
 /// `core.hooksPath` means it resolves a hooks folder of its own.
 pub fn cover_new_worktree(repo: &Repo, worktree: &Path) -> Result<()> {
-    if relative_hooks_path(repo).is_none()
-        || !repo.common_dir().join("fleet").join(GUARD_REFS).is_file()
-    {
+    if relative_hooks_path(repo).is_none() || !state::guard_refs(&repo.common_dir()).is_file() {
         return Ok(());
     }
     let fleet = fleet_binary()?;

@@ -6,3 +6,5 @@ pub mod doctor;
 pub mod entry;
 pub mod hooks;
 pub mod watchdog;
+
+pub use hooks::sync_target;

@@ -18,7 +18,7 @@ use crate::context::Context;
 use crate::error::{Error, Result};
 use crate::git::{self, ObjectId, Repo};
 
-pub const SNAPSHOTS: &str = "refs/fleet/snapshots/";
+pub use crate::refs::SNAPSHOTS;
 
 #[derive(Clone, Copy, Debug)]
 pub struct Options {
@@ -106,7 +106,7 @@ fn watched(ctx: &Context) -> Result<Vec<Watched>> {
             // installed, else the one it has checked out now.
             let recorded = crate::guard::hooks::read_guard_refs(&repo.common_dir())
                 .into_iter()
-                .find_map(|r| r.strip_prefix("refs/heads/").map(String::from));
+                .find_map(|r| crate::refs::branch_name(&r).map(String::from));
             recorded.or(repo.head_branch()?)
         };
         list.push(Watched {
@@ -127,7 +127,7 @@ struct FirstSeen {
 }
 
 fn first_seen_path(repo: &Repo) -> PathBuf {
-    repo.common_dir().join("fleet").join("watchdog.toml")
+    crate::state::dir(&repo.common_dir()).join("watchdog.toml")
 }
 
 fn load_first_seen(repo: &Repo) -> FirstSeen {
@@ -190,7 +190,7 @@ fn check_one(
     keep: std::time::Duration,
     prefix: &str,
 ) -> Result<Finding> {
-    let now = crate::lanes::now();
+    let now = crate::time::now();
     clear_leftovers(&w.repo);
     let head_branch = w.repo.head_branch()?;
     let head_id = w.repo.head_id()?;
@@ -295,7 +295,7 @@ fn check_one(
 /// `index.lock` no process holds (after a few seconds, so a git between closing and
 /// renaming its lock is never raced).
 fn clear_leftovers(repo: &Repo) {
-    let dir = repo.common_dir().join("fleet");
+    let dir = crate::state::dir(&repo.common_dir());
     if let Ok(entries) = std::fs::read_dir(&dir) {
         for entry in entries.flatten() {
             if entry
@@ -444,9 +444,12 @@ fn rescue(
         ),
     )?;
     let tree = w.repo.tree_of(commit)?;
-    for (name, id) in w.repo.refs_under(&format!("refs/heads/{prefix}rescue"))? {
+    for (name, id) in w
+        .repo
+        .refs_under(&crate::refs::branch(&format!("{prefix}rescue")))?
+    {
         if w.repo.tree_of(id)? == tree {
-            return Ok(name.trim_start_matches("refs/heads/").to_string());
+            return Ok(crate::refs::branch_name(&name).unwrap_or(&name).to_string());
         }
     }
     let stamp = humantime::format_rfc3339_seconds(
@@ -515,7 +518,7 @@ fn operation_in_progress(repo: &Repo) -> Option<String> {
 }
 
 fn working_tree(repo: &Repo, checkout: &Path, nested: &[String]) -> Result<git::cli::WorkingState> {
-    let dir = repo.common_dir().join("fleet");
+    let dir = crate::state::dir(&repo.common_dir());
     std::fs::create_dir_all(&dir)
         .map_err(|e| Error::env(format!("cannot create {}: {e}", dir.display())))?;
     let unique = std::time::SystemTime::now()

@@ -1,0 +1,397 @@
+//! The queue: the target branch and the lanes waiting to land on it, either this
+//! repository's own or a shared remote's, decided once per command.
+//!
+//! With [`Queue::Remote`] the remote is the coordination point (see [`crate::remote`]):
+//! its target and lane branches as last fetched (`refs/remotes/<name>/...`) and its
+//! registry (`refs/fleet/remotes/<name>/lanes`) are the queue, every registry change is
+//! a compare-and-swap push, and a lane's branch is published to the remote before it is
+//! tracked or marked ready, so the queue never names a commit only this machine has.
+//! With [`Queue::Local`] this repository's refs are the queue and nothing is fetched or
+//! pushed. Code that needs the difference asks the queue; nothing else looks at which
+//! remote was configured.
+
+use crate::context::Context;
+use crate::error::{Error, Result};
+use crate::git::{ObjectId, cli::PushUpdate};
+use crate::lanes::{self, Lane, LaneState, Registry, WorkerTest};
+use crate::refs;
+use crate::remote::{self, Fetched};
+
+/// Where the queue is.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Queue {
+    /// This repository's own target and `refs/fleet/lanes`.
+    Local,
+    /// The named remote's, shared by every machine that pushes to it.
+    Remote(String),
+}
+
+impl Queue {
+    /// The queue a command works on: the remote named by `--remote` (`flag`), else the
+    /// configured `[lanes] remote`, else this repository's own. A named remote must exist.
+    pub fn choose(ctx: &Context, flag: Option<String>) -> Result<Queue> {
+        let queue = match flag.or_else(|| configured(ctx)) {
+            Some(name) => Queue::Remote(name),
+            None => Queue::Local,
+        };
+        if let Queue::Remote(name) = &queue {
+            remote::check_exists(&ctx.repo, name)?;
+        }
+        Ok(queue)
+    }
+
+    /// Transitional: the queue `ctx` was given by [`Context::with_remote`] (or its
+    /// configuration), for the callers that do not hold a `Queue` of their own yet.
+    pub fn of(ctx: &Context) -> Queue {
+        match &ctx.remote {
+            Some(name) => Queue::Remote(name.clone()),
+            None => Queue::Local,
+        }
+    }
+
+    /// The remote the queue is on, if any.
+    pub fn remote(&self) -> Option<&str> {
+        match self {
+            Queue::Local => None,
+            Queue::Remote(name) => Some(name),
+        }
+    }
+
+    /// The ref holding the queue's registry: this repository's own, or the remote's as
+    /// last fetched (with a remote, the remote's registry is the queue and this
+    /// repository's own is left alone).
+    pub fn registry_ref(&self) -> String {
+        match self {
+            Queue::Local => refs::LANES.to_string(),
+            Queue::Remote(name) => refs::remote_lanes(name),
+        }
+    }
+
+    /// The target the lanes land on: the remote's (as last fetched) when the queue is on
+    /// a remote, else this repository's.
+    pub fn target_tip(&self, ctx: &Context) -> Result<ObjectId> {
+        let Queue::Remote(remote) = self else {
+            return ctx.target_tip();
+        };
+        let target = ctx.target();
+        ctx.repo
+            .ref_target(&refs::tracking(remote, target))?
+            .ok_or_else(|| {
+                Error::usage(format!("the remote `{remote}` has no branch `{target}`"))
+                    .with_help(format!("publish it first: `git push {remote} {target}`"))
+            })
+    }
+
+    /// A lane branch's tip where the queue is: the remote's branch (as last fetched)
+    /// when the queue is on a remote, else the local branch.
+    pub fn lane_tip(&self, ctx: &Context, branch: &str) -> Result<Option<ObjectId>> {
+        // `HEAD` and names git would not take as a branch are no lane's branch.
+        if !crate::config::is_valid_branch_name(branch) {
+            return Ok(None);
+        }
+        match self {
+            Queue::Local => ctx.repo.branch_tip(branch),
+            Queue::Remote(remote) => ctx.repo.ref_target(&refs::tracking(remote, branch)),
+        }
+    }
+
+    /// With the queue on a remote: fetch it (its target, lanes and receipts; its
+    /// receipts are merged into the local ones). What the remote held is returned.
+    pub fn refresh(&self, ctx: &Context) -> Result<Option<Fetched>> {
+        match self {
+            Queue::Local => Ok(None),
+            Queue::Remote(name) => Ok(Some(remote::fetch(ctx, name)?)),
+        }
+    }
+
+    /// Read the queue's registry (empty when there is none yet) and the commit it came
+    /// from.
+    pub fn load(&self, ctx: &Context) -> Result<(Registry, Option<ObjectId>)> {
+        lanes::load_at(&ctx.repo, &self.registry_ref())
+    }
+
+    /// Apply `change` to the queue's registry by compare-and-swap, re-reading and
+    /// re-applying when another process (or, with a remote, another machine) updated it
+    /// first. `change` must be idempotent over a re-read registry (it is called again on
+    /// each retry). With a remote nothing changes here unless the push went in.
+    pub fn update<T>(
+        &self,
+        ctx: &Context,
+        what: &str,
+        change: impl FnMut(&mut Registry) -> Result<T>,
+    ) -> Result<T> {
+        match self {
+            Queue::Local => lanes::update_at(&ctx.repo, refs::LANES, what, change),
+            Queue::Remote(name) => update_remote(ctx, name, what, change),
+        }
+    }
+
+    /// The registry as `change` leaves it, committed on top of the current one but on no
+    /// ref (a remote landing pushes it, and the local ref follows once the push is in).
+    pub fn staged(
+        &self,
+        ctx: &Context,
+        what: &str,
+        change: impl FnOnce(&mut Registry),
+    ) -> Result<ObjectId> {
+        let (mut registry, old) = self.load(ctx)?;
+        change(&mut registry);
+        let parents: Vec<ObjectId> = old.into_iter().collect();
+        lanes::write(&ctx.repo, &registry, what, &parents)
+    }
+
+    /// With the queue on a remote: publish the local branch `branch` there when the
+    /// remote lacks it or has an older commit of it (see [`remote::publish_branch`]).
+    /// Nothing to do for a local queue.
+    pub fn publish_branch(&self, ctx: &Context, branch: &str) -> Result<()> {
+        match self {
+            Queue::Local => Ok(()),
+            Queue::Remote(name) => remote::publish_branch(ctx, name, branch),
+        }
+    }
+
+    /// The branches `fleet track` is given (branch or agent names, resolved here),
+    /// each published first when the queue is on a remote.
+    pub fn publish_to_track(&self, ctx: &Context, given: &[String]) -> Result<Vec<String>> {
+        let prefix = ctx.config.lanes.prefix.as_str();
+        let mut resolved = Vec::new();
+        for name in given {
+            let branch =
+                lanes::resolve_branch(&ctx.repo, prefix, name)?.unwrap_or_else(|| name.clone());
+            self.publish_branch(ctx, &branch)?;
+            resolved.push(branch);
+        }
+        Ok(resolved)
+    }
+
+    /// Before `fleet ready` with the queue on a remote: fetch it, and publish the
+    /// branch of each given lane, so the remote has the commits marked ready.
+    pub fn publish_lanes(&self, ctx: &Context, given: &[String]) -> Result<()> {
+        if *self == Queue::Local {
+            return Ok(());
+        }
+        self.refresh(ctx)?;
+        let (registry, _) = self.load(ctx)?;
+        let prefix = ctx.config.lanes.prefix.as_str();
+        for name in given {
+            if let Some(branch) = lanes::lane_name(&registry, prefix, name) {
+                self.publish_branch(ctx, &branch)?;
+            }
+        }
+        Ok(())
+    }
+
+    /// Register branches as lanes, all or none. With the queue on a remote, the
+    /// branches are looked up there.
+    pub fn track(&self, ctx: &Context, given: &[String], ready: bool) -> Result<Vec<String>> {
+        let target = ctx.target();
+        let prefix = ctx.config.lanes.prefix.as_str();
+        let mut branches = Vec::new();
+        let mut tips = Vec::new();
+        for name in given {
+            let prefixed = format!("{prefix}{name}");
+            let mut found = None;
+            for candidate in [name.as_str(), prefixed.as_str()] {
+                if let Some(tip) = self.lane_tip(ctx, candidate)? {
+                    found = Some((candidate.to_string(), tip));
+                    break;
+                }
+            }
+            let (branch, tip) = found.ok_or_else(|| self.no_branch(name))?;
+            if !crate::config::is_valid_branch_name(&branch) {
+                return Err(Error::usage(format!("`{branch}` is not a branch name")));
+            }
+            if branch == target {
+                return Err(Error::usage(format!(
+                    "`{branch}` is the target branch; it cannot be a lane"
+                ))
+                .with_help("track the branches that land on it"));
+            }
+            if branches.contains(&branch) {
+                return Err(Error::usage(format!("`{branch}` is given twice")));
+            }
+            branches.push(branch);
+            tips.push(tip);
+        }
+        let state = if ready {
+            LaneState::Ready
+        } else {
+            LaneState::Running
+        };
+        self.update(ctx, &format!("track {}", branches.join(" ")), |registry| {
+            for branch in &branches {
+                if let Some(lane) = registry.get(branch)
+                    && lane.state != LaneState::Landed
+                {
+                    return Err(Error::refused(format!(
+                        "`{branch}` is already a lane ({})",
+                        lane.state.as_str()
+                    ))
+                    .with_help("`fleet status` shows the lanes; `fleet ready` marks one ready"));
+                }
+            }
+            registry.lanes.retain(|l| !branches.contains(&l.branch));
+            for (branch, tip) in branches.iter().zip(&tips) {
+                registry.lanes.push(Lane {
+                    branch: branch.clone(),
+                    state,
+                    tracked_at: crate::time::now(),
+                    tracked_tip: tip.to_string(),
+                    worker: None,
+                    gate: None,
+                    detail: Vec::new(),
+                    landed_as: None,
+                    landed_tip: None,
+                });
+            }
+            Ok(())
+        })?;
+        Ok(branches)
+    }
+
+    /// The refusal for a branch `fleet track` cannot find where the queue is.
+    fn no_branch(&self, name: &str) -> Error {
+        match self {
+            Queue::Remote(remote) => {
+                Error::usage(format!("there is no branch `{name}` on {remote}")).with_help(
+                    format!(
+                        "push it first (`git push {remote} {name}`), or create it here and run this again"
+                    ),
+                )
+            }
+            Queue::Local => Error::usage(format!("there is no branch `{name}` to track"))
+                .with_help(
+                    "`git branch --list` shows the branches; create the worktree with `fleet worktree new`",
+                ),
+        }
+    }
+
+    /// Forget lanes. The branches themselves are not touched.
+    pub fn untrack(&self, ctx: &Context, given: &[String]) -> Result<Vec<String>> {
+        let prefix = ctx.config.lanes.prefix.as_str();
+        let (registry, _) = self.load(ctx)?;
+        let mut branches = Vec::new();
+        for name in given {
+            let branch = lanes::lane_name(&registry, prefix, name).ok_or_else(|| {
+                Error::usage(format!("`{name}` is not a lane"))
+                    .with_help("`fleet status` lists the lanes")
+            })?;
+            if !branches.contains(&branch) {
+                branches.push(branch);
+            }
+        }
+        self.update(
+            ctx,
+            &format!("untrack {}", branches.join(" ")),
+            |registry| {
+                registry.lanes.retain(|l| !branches.contains(&l.branch));
+                Ok(())
+            },
+        )?;
+        Ok(branches)
+    }
+
+    /// Mark lanes ready to land. A worker's own test result may come along; its exit
+    /// code decides (a non-zero code leaves the lane running and refuses), never the
+    /// log's words.
+    pub fn ready(
+        &self,
+        ctx: &Context,
+        given: &[String],
+        worker: Option<WorkerTest>,
+    ) -> Result<Vec<String>> {
+        let prefix = ctx.config.lanes.prefix.as_str();
+        let (registry, _) = self.load(ctx)?;
+        let mut branches = Vec::new();
+        for name in given {
+            let branch = lanes::lane_name(&registry, prefix, name).ok_or_else(|| {
+                Error::usage(format!("`{name}` is not a lane")).with_help(format!(
+                    "track it and mark it at once: `fleet track --ready {name}`"
+                ))
+            })?;
+            branches.push(branch);
+        }
+        // A landed lane becomes ready again only with new commits to land.
+        for branch in &branches {
+            if let Some(lane) = registry.get(branch)
+                && lane.state == LaneState::Landed
+                && self.lane_tip(ctx, branch)?.map(|t| t.to_string()) == lane.landed_tip
+            {
+                return Err(Error::refused(format!(
+                    "lane `{branch}` has landed and has no new commits"
+                )));
+            }
+        }
+        let failed = worker.as_ref().is_some_and(|w| w.exit_code != 0);
+        self.update(ctx, &format!("ready {}", branches.join(" ")), |registry| {
+            for branch in &branches {
+                if let Some(lane) = registry.get_mut(branch) {
+                    lane.worker = worker.clone();
+                    // The exit code decides: a failing test takes a ready lane back to running.
+                    lane.state = if failed {
+                        LaneState::Running
+                    } else {
+                        LaneState::Ready
+                    };
+                    lane.detail.clear();
+                }
+            }
+            Ok(())
+        })?;
+        if let Some(w) = worker.filter(|w| w.exit_code != 0) {
+            return Err(Error::refused(format!(
+                "not marked ready: the worker's test exited {} (recorded{})",
+                w.exit_code,
+                w.log.map(|l| format!(", log {l}")).unwrap_or_default()
+            ))
+            .with_help("fix the failure and run `fleet ready` again with a passing test"));
+        }
+        Ok(branches)
+    }
+}
+
+/// The configured `[lanes] remote`, if any.
+fn configured(ctx: &Context) -> Option<String> {
+    ctx.config
+        .lanes
+        .remote
+        .as_ref()
+        .map(|r| r.as_str().to_string())
+}
+
+/// Change the remote's lane registry (the shared queue) by compare-and-swap: fetch it,
+/// apply `change`, push with a lease on what was fetched, and start over when another
+/// machine pushed first. Nothing changes here unless the push went in.
+fn update_remote<T>(
+    ctx: &Context,
+    name: &str,
+    what: &str,
+    mut change: impl FnMut(&mut Registry) -> Result<T>,
+) -> Result<T> {
+    let repo = &ctx.repo;
+    let tracking = refs::remote_lanes(name);
+    for _ in 0..remote::PUSH_ATTEMPTS {
+        let fetched = remote::fetch(ctx, name)?;
+        let (mut registry, old) = lanes::load_at(repo, &tracking)?;
+        let result = change(&mut registry)?;
+        let parents: Vec<ObjectId> = old.into_iter().collect();
+        let new = lanes::write(repo, &registry, what, &parents)?;
+        let update = PushUpdate {
+            dst: refs::LANES.to_string(),
+            new: new.to_string(),
+            expect: old.map(|id| id.to_string()),
+        };
+        let Some(why) = remote::push(ctx, name, &[update])? else {
+            remote::set_tracking(repo, &tracking, new)?;
+            return Ok(result);
+        };
+        if remote::fetch(ctx, name)?.lanes == fetched.lanes {
+            return Err(remote::push_refused(name, &why));
+        }
+    }
+    Err(Error::env(format!(
+        "{name}'s lane registry kept changing ({} attempts)",
+        remote::PUSH_ATTEMPTS
+    ))
+    .with_help("other machines are updating lanes in a loop; retry in a moment"))
+}

@@ -1,0 +1,108 @@
+//! fleet's own files under the common git dir (`<common>/fleet/`), in one place.
+//!
+//! The common dir is shared by every worktree of a repository, so what fleet keeps there
+//! is seen from all of them (and by the guard's hook script, which reads the branch
+//! list itself). Everything here is plain files: the shared-checkout record, the
+//! guard's branch list, logs, journals, scratch files and the `flock` locks
+//! ([`RepoLock`]). fleet's shared git data lives in refs instead (see [`crate::refs`]).
+
+use std::path::{Path, PathBuf};
+
+use crate::error::{Context, Error, Result};
+use crate::git::Repo;
+
+/// The folder itself, `<common>/fleet`.
+pub fn dir(common: &Path) -> PathBuf {
+    common.join("fleet")
+}
+
+/// The shared checkout as `fleet init` recorded it, for linked worktrees and the hooks.
+pub fn shared_checkout(common: &Path) -> PathBuf {
+    dir(common).join("shared-checkout")
+}
+
+/// Record `shared` as the shared checkout of `repo`, in the common git dir, where every
+/// linked worktree (and the guard's hooks) can read it. Returns the file written.
+pub fn record_shared_checkout(repo: &Repo, shared: &Path) -> Result<PathBuf> {
+    let dir = dir(&repo.common_dir());
+    std::fs::create_dir_all(&dir)
+        .map_err(|e| Error::env(format!("cannot create {}: {e}", dir.display())))?;
+    let file = shared_checkout(&repo.common_dir());
+    std::fs::write(&file, format!("{}\n", shared.display()))
+        .map_err(|e| Error::env(format!("cannot write {}: {e}", file.display())))?;
+    Ok(file)
+}
+
+/// The branches (full ref names) the guard protects, one per line, read by the hook
+/// script itself. Its presence marks the repository as guarded.
+pub fn guard_refs(common: &Path) -> PathBuf {
+    dir(common).join("guard-refs")
+}
+
+/// Gate and worker logs.
+pub fn logs(common: &Path) -> PathBuf {
+    dir(common).join("logs")
+}
+
+/// The file behind the lock `name` (see [`RepoLock`]).
+pub fn lock_file(common: &Path, name: &str) -> PathBuf {
+    dir(common).join(format!("{name}.lock"))
+}
+
+/// Has fleet treated the repository with common dir `common` as a project: `fleet init`
+/// recorded its shared checkout, or `fleet worktree new` made agent worktrees of it
+/// (and so took the worktree lock)? Other state, such as a watchdog run or a dry-run
+/// landing leaves, does not count.
+pub fn was_a_project(common: &Path) -> bool {
+    shared_checkout(common).is_file() || lock_file(common, "worktree").is_file()
+}
+
+/// An empty hooks folder, so fleet's private git calls run nobody's hooks.
+pub fn no_hooks_dir(repo: &Repo) -> Result<PathBuf> {
+    let dir = dir(&repo.common_dir()).join("no-hooks");
+    std::fs::create_dir_all(&dir)
+        .map_err(|e| Error::env(format!("cannot create {}: {e}", dir.display())))?;
+    Ok(dir)
+}
+
+/// An exclusive lock on `<common dir>/fleet/<name>.lock`, held until dropped.
+///
+/// `flock(2)`, not a create-exclusive file: the kernel drops it when the holder dies,
+/// even by `kill -9`, so a crash never leaves a stale lock behind.
+pub struct RepoLock {
+    _file: std::fs::File,
+}
+
+impl Repo {
+    /// Take the named lock, waiting up to `wait` for another fleet process to finish.
+    pub fn lock(&self, name: &str, wait: std::time::Duration) -> Result<RepoLock> {
+        use std::os::fd::AsRawFd;
+        let dir = dir(&self.common_dir());
+        std::fs::create_dir_all(&dir).context(|| format!("cannot create {}", dir.display()))?;
+        let path = lock_file(&self.common_dir(), name);
+        let file = std::fs::OpenOptions::new()
+            .create(true)
+            .truncate(false)
+            .write(true)
+            .open(&path)
+            .context(|| format!("cannot open {}", path.display()))?;
+        let deadline = std::time::Instant::now() + wait;
+        loop {
+            // SAFETY: flock on a descriptor we own.
+            let rc = unsafe { libc::flock(file.as_raw_fd(), libc::LOCK_EX | libc::LOCK_NB) };
+            if rc == 0 {
+                return Ok(RepoLock { _file: file });
+            }
+            if std::time::Instant::now() >= deadline {
+                return Err(Error::env(format!(
+                    "{} is held by another fleet process",
+                    path.display()
+                ))
+                .with_help(
+                    "wait for it to finish; the lock goes away by itself when that process exits",
+                ));
+            }
+            std::thread::sleep(std::time::Duration::from_millis(20));
+        }
+    }
+}
