@@ -25,6 +25,7 @@ pub mod proc;
 pub mod remote;
 pub mod repo_env;
 pub mod status;
+pub mod sys;
 pub mod ui;
 pub mod verify;
 pub mod worktree;

@@ -965,20 +965,7 @@ pub fn clear_stale_file(path: &Path, min_age: std::time::Duration) -> bool {
 
 /// Linux: does any process hold `path` open? (Unknown elsewhere: assume not.)
 pub fn is_open_by_any_process(path: &Path) -> bool {
-    let Ok(procs) = std::fs::read_dir("/proc") else {
-        return false;
-    };
-    for proc in procs.flatten() {
-        let Ok(fds) = std::fs::read_dir(proc.path().join("fd")) else {
-            continue;
-        };
-        for fd in fds.flatten() {
-            if std::fs::read_link(fd.path()).is_ok_and(|target| target == path) {
-                return true;
-            }
-        }
-    }
-    false
+    crate::sys::procfs::is_open_by_any_process(path)
 }
 
 /// One side of a path in a three-way tree comparison.
