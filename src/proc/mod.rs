@@ -6,13 +6,13 @@
 //!
 //! One runner, three ways to wire the child's stdio: captured ([`run`], fleet's own
 //! tools), appended to a log ([`run_logged`], gate commands) and fleet's own terminal
-//! ([`run_foreground`], `fleet run`). All three wait in [`supervise`] and end in one
-//! [`Outcome`].
+//! ([`run_foreground`], `fleet run`). All three wait in one loop (`supervise`) and end
+//! in one [`Outcome`].
 //!
 //! Hand-written rather than process-wrap: its group child stops signalling the group
 //! once the leader is reaped, so it cannot kill helpers after a clean exit without a
-//! PID-reuse race. The parts: [`group`] (the group, its kill and reap), [`signals`]
-//! (what Ctrl-C does, forwarding and deferral), [`guardian`] (death with fleet).
+//! PID-reuse race. The parts: `group` (the group, its kill and reap), `signals` (what
+//! Ctrl-C does, forwarding and deferral), `guardian` (death with fleet).
 
 mod group;
 mod guardian;
@@ -192,7 +192,7 @@ fn ended(status: ExitStatus, timed_out: bool, started: Instant) -> Outcome {
     }
 }
 
-/// What [`supervise`] watches for besides the leader's exit.
+/// What `supervise` watches for besides the leader's exit.
 struct Watch<'a> {
     started: Instant,
     deadline: Option<Instant>,
