@@ -223,7 +223,7 @@ fn update_index_patiently(shared: &Path, lines: &str) -> Result<()> {
     let mut attempt = 0;
     loop {
         match git::cli::update_index_info(shared, lines) {
-            Err(e) if attempt < 40 && e.message.contains("index.lock") => {
+            Err(e) if attempt < 40 && e.kind == crate::error::Kind::Locked => {
                 attempt += 1;
                 std::thread::sleep(std::time::Duration::from_millis(50));
             }

@@ -26,6 +26,7 @@ pub mod remote;
 pub mod repo_env;
 pub mod state;
 pub mod status;
+pub mod sys;
 pub mod time;
 pub mod ui;
 pub mod verify;

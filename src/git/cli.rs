@@ -31,11 +31,19 @@ fn run(cmd: Command, what: &str) -> Result<proc::Output> {
 fn run_with_input(cmd: Command, input: Input, what: &str) -> Result<proc::Output> {
     let out = run_any_exit(cmd, input, Duration::from_secs(600), what)?;
     if !out.success() {
-        return Err(Error::env(format!(
+        let stderr = out.stderr_str();
+        // The exit status itself, also after a timeout.
+        let message = format!(
             "git failed to {what} (exit {}): {}",
-            out.code(),
-            out.stderr_str().trim()
-        )));
+            proc::shell_code(out.status, false),
+            stderr.trim()
+        );
+        // git says only in its text that another git holds the index lock.
+        return Err(if stderr.contains("index.lock") {
+            Error::locked(message)
+        } else {
+            Error::env(message)
+        });
     }
     Ok(out)
 }

@@ -295,18 +295,5 @@ pub fn bstr_path(path: &gix::bstr::BStr) -> PathBuf {
 
 /// Linux: does any process hold `path` open? (Unknown elsewhere: assume not.)
 pub fn is_open_by_any_process(path: &Path) -> bool {
-    let Ok(procs) = std::fs::read_dir("/proc") else {
-        return false;
-    };
-    for proc in procs.flatten() {
-        let Ok(fds) = std::fs::read_dir(proc.path().join("fd")) else {
-            continue;
-        };
-        for fd in fds.flatten() {
-            if std::fs::read_link(fd.path()).is_ok_and(|target| target == path) {
-                return true;
-            }
-        }
-    }
-    false
+    crate::sys::procfs::is_open_by_any_process(path)
 }

@@ -259,25 +259,12 @@ fn lane_checks(ctx: &Context) -> Result<Vec<Check>> {
 
 /// A `fleet watchdog` that loops on code older than the fleet binary now on disk.
 fn stale_watchdogs() -> Check {
+    use crate::sys::procfs;
     let mut problems = Vec::new();
-    let boot = boot_time();
-    // SAFETY: sysconf only reads a system constant.
-    let ticks = unsafe { libc::sysconf(libc::_SC_CLK_TCK) }.max(1) as u64;
-    for entry in std::fs::read_dir("/proc").into_iter().flatten().flatten() {
-        let Some(pid) = entry
-            .file_name()
-            .to_str()
-            .and_then(|p| p.parse::<u32>().ok())
-        else {
+    for pid in procfs::pids().into_iter().flatten() {
+        let Some(args) = procfs::args(pid) else {
             continue;
         };
-        let Ok(cmdline) = std::fs::read(format!("/proc/{pid}/cmdline")) else {
-            continue;
-        };
-        let args: Vec<String> = cmdline
-            .split(|b| *b == 0)
-            .map(|a| String::from_utf8_lossy(a).into_owned())
-            .collect();
         let is_fleet = args
             .first()
             .is_some_and(|a| Path::new(a).file_name().is_some_and(|n| n == "fleet"));
@@ -285,13 +272,13 @@ fn stale_watchdogs() -> Check {
         {
             continue;
         }
-        let exe = std::fs::read_link(format!("/proc/{pid}/exe")).unwrap_or_default();
+        let exe = procfs::exe(pid).unwrap_or_default();
         let exe_text = exe.display().to_string();
         if exe_text.ends_with(" (deleted)") {
             problems.push(format!("pid {pid} runs a fleet binary that was replaced"));
             continue;
         }
-        let started = process_start(pid, boot, ticks);
+        let started = procfs::started_at(pid);
         let built = std::fs::metadata(&exe)
             .and_then(|m| m.modified())
             .ok()
@@ -312,17 +299,4 @@ fn stale_watchdogs() -> Check {
         "no running watchdog older than its binary",
         "restart the watchdog (e.g. systemctl --user restart fleet-watchdog.timer)",
     )
-}
-
-fn boot_time() -> Option<u64> {
-    let stat = std::fs::read_to_string("/proc/stat").ok()?;
-    stat.lines()
-        .find_map(|l| l.strip_prefix("btime "))
-        .and_then(|t| t.trim().parse().ok())
-}
-
-fn process_start(pid: u32, boot: Option<u64>, ticks: u64) -> Option<u64> {
-    let stat = std::fs::read_to_string(format!("/proc/{pid}/stat")).ok()?;
-    let start: u64 = crate::proc::stat_fields(&stat)?.get(19)?.parse().ok()?;
-    Some(boot? + start / ticks)
 }

@@ -407,10 +407,11 @@ pub struct ProcessInfo {
 
 /// This process's ancestors, nearest first, read from /proc (empty where there is none).
 pub fn process_chain() -> Vec<ProcessInfo> {
+    use crate::sys::procfs;
     let mut chain = Vec::new();
     let mut pid = std::os::unix::process::parent_id();
     while pid > 1 && chain.len() < 8 {
-        let Ok(cmdline) = std::fs::read(format!("/proc/{pid}/cmdline")) else {
+        let Some(cmdline) = procfs::cmdline(pid) else {
             break;
         };
         // The git command in full (enough to recognise it); its ancestors by name only,
@@ -418,7 +419,7 @@ pub fn process_chain() -> Vec<ProcessInfo> {
         let cmdline = if chain.is_empty() {
             cmdline
         } else {
-            std::fs::read(format!("/proc/{pid}/comm")).unwrap_or_default()
+            procfs::comm(pid).unwrap_or_default()
         };
         let args = cmdline
             .split(|b| *b == 0 || *b == b'\n')
@@ -433,14 +434,11 @@ pub fn process_chain() -> Vec<ProcessInfo> {
             })
             .collect();
         chain.push(ProcessInfo { pid, args });
-        pid = parent_of(pid).unwrap_or(0);
+        pid = procfs::Stat::read(pid)
+            .and_then(|stat| stat.parent())
+            .unwrap_or(0);
     }
     chain
-}
-
-fn parent_of(pid: u32) -> Option<u32> {
-    let stat = std::fs::read_to_string(format!("/proc/{pid}/stat")).ok()?;
-    crate::proc::stat_fields(&stat)?.get(1)?.parse().ok()
 }
 
 #[derive(Serialize)]

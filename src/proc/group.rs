@@ -1,0 +1,264 @@
+//! A child as the leader of its own process group, and how the group is stopped.
+//!
+//! PID reuse: the group is only signalled while its leader is known to be unreaped
+//! (alive or a zombie we have not collected), so the group id is still ours. Exit is
+//! observed with `waitid(WNOWAIT)`, which leaves the zombie in place until the group has
+//! been cleaned up; only then is the leader reaped.
+
+use std::io;
+use std::os::unix::process::CommandExt;
+use std::process::{Child, Command, ExitStatus};
+use std::thread;
+use std::time::{Duration, Instant};
+
+use rustix::process::{Pid, Signal};
+
+use super::{guardian, signals};
+use crate::sys::procfs;
+
+/// A running child that leads its own process group.
+pub struct Group {
+    pub(super) child: Child,
+    pgid: i32,
+    reaped: Option<ExitStatus>,
+}
+
+impl Group {
+    /// Start `cmd` as the leader of a new process group.
+    pub fn spawn(cmd: &mut Command) -> io::Result<Group> {
+        signals::install_handlers();
+        if signals::spawning_refused() {
+            return Err(io::Error::new(
+                io::ErrorKind::Interrupted,
+                "interrupted by a signal: no new commands are started",
+            ));
+        }
+        cmd.process_group(0);
+        guardian::die_with_parent(cmd);
+        let child = cmd.spawn()?;
+        let pgid = child.id() as i32;
+        signals::register(pgid);
+        Ok(Group {
+            child,
+            pgid,
+            reaped: None,
+        })
+    }
+
+    pub fn id(&self) -> u32 {
+        self.child.id()
+    }
+
+    /// Wait until the leader exits or `deadline` passes; `true` when it exited.
+    /// The leader is left as a zombie so the group id cannot be reused yet.
+    pub fn wait_exit(&mut self, deadline: Option<Instant>) -> io::Result<bool> {
+        if self.reaped.is_some() {
+            return Ok(true);
+        }
+        wait_leader(self.pgid, deadline)
+    }
+
+    /// Send `signal` to the whole group, only while the leader is unreaped.
+    pub fn signal(&self, signal: Signal) {
+        if self.reaped.is_none() {
+            signal_group(self.pgid, signal);
+        }
+    }
+
+    /// Clean up the group after the leader exited (or to stop it): SIGTERM to every
+    /// member, SIGKILL after `grace`, then reap the leader.
+    pub fn finish(mut self, grace: Duration) -> io::Result<ExitStatus> {
+        self.terminate(grace);
+        self.reap()
+    }
+
+    /// After the leader exited: SIGKILL whatever is left in the group (the zombie leader
+    /// keeps the group id ours), then reap.
+    pub fn finish_now(mut self) -> io::Result<ExitStatus> {
+        self.signal(Signal::KILL);
+        self.reap()
+    }
+
+    fn terminate(&mut self, grace: Duration) {
+        if self.reaped.is_some() {
+            return;
+        }
+        if !group_alive(self.pgid) {
+            return;
+        }
+        self.signal(Signal::TERM);
+        let deadline = Instant::now() + grace;
+        let mut pause = Duration::from_millis(1);
+        while Instant::now() < deadline {
+            if !group_alive(self.pgid) {
+                return;
+            }
+            thread::sleep(pause);
+            pause = (pause * 2).min(Duration::from_millis(50));
+        }
+        self.signal(Signal::KILL);
+    }
+
+    fn reap(&mut self) -> io::Result<ExitStatus> {
+        if let Some(status) = self.reaped {
+            return Ok(status);
+        }
+        let _guard = signals::reap_lock();
+        signals::unregister(self.pgid);
+        let status = self.child.wait()?;
+        self.reaped = Some(status);
+        Ok(status)
+    }
+}
+
+impl Drop for Group {
+    /// On an early return or a panic the group must still die: kill and reap.
+    fn drop(&mut self) {
+        if self.reaped.is_none() {
+            self.signal(Signal::KILL);
+            let _ = self.reap();
+        }
+    }
+}
+
+/// Signal group `pgid`. The caller makes sure its leader is unreaped.
+pub(super) fn signal_group(pgid: i32, signal: Signal) {
+    if pgid > 1
+        && let Some(pgid) = Pid::from_raw(pgid)
+    {
+        let _ = rustix::process::kill_process_group(pgid, signal);
+    }
+}
+
+/// Is anything of group `pgid` (led by process `pgid`) still running: the leader, or a
+/// helper it left behind? Without `/proc` assume so, and the caller signals the group.
+pub(super) fn group_alive(pgid: i32) -> bool {
+    !leader_exited(pgid).unwrap_or(true)
+        || procfs::group_has_live_member(pgid, pgid as u32).unwrap_or(true)
+}
+
+/// Has the child `pid` exited? Does not reap it.
+pub(super) fn leader_exited(pid: i32) -> io::Result<bool> {
+    use rustix::process::{WaitId, WaitIdOptions, waitid};
+    let Some(pid) = Pid::from_raw(pid) else {
+        return Ok(true);
+    };
+    match waitid(
+        WaitId::Pid(pid),
+        WaitIdOptions::EXITED | WaitIdOptions::NOHANG | WaitIdOptions::NOWAIT,
+    ) {
+        Ok(status) => Ok(status.is_some()),
+        Err(rustix::io::Errno::CHILD) => Ok(true),
+        Err(e) => Err(e.into()),
+    }
+}
+
+/// Block until the child `pid` exits (leaving it unreaped) or `until` passes; `true`
+/// when it exited. A pidfd wakes us the moment it exits: polling with a growing pause
+/// would notice a 3 ms child up to 3 ms late, and fleet runs several per lane. Kernels
+/// without pidfds (before 5.3) get the polling.
+fn wait_leader(pid: i32, until: Option<Instant>) -> io::Result<bool> {
+    if let Some(pidfd) = PidFd::open(pid) {
+        return pidfd
+            .wait(until)
+            .map(|exited| exited || leader_exited(pid).unwrap_or(false));
+    }
+    let mut pause = Duration::from_micros(200);
+    loop {
+        if leader_exited(pid)? {
+            return Ok(true);
+        }
+        if until.is_some_and(|u| Instant::now() >= u) {
+            return Ok(false);
+        }
+        thread::sleep(pause);
+        pause = (pause * 2).min(Duration::from_millis(20));
+    }
+}
+
+/// A file descriptor that becomes readable when a process exits.
+struct PidFd(std::os::fd::OwnedFd);
+
+impl PidFd {
+    /// For our own unreaped child only, so the pid cannot have been reused.
+    #[cfg(target_os = "linux")]
+    fn open(pid: i32) -> Option<PidFd> {
+        let pid = Pid::from_raw(pid)?;
+        rustix::process::pidfd_open(pid, rustix::process::PidfdFlags::empty())
+            .ok()
+            .map(PidFd)
+    }
+
+    #[cfg(not(target_os = "linux"))]
+    fn open(_pid: i32) -> Option<PidFd> {
+        None
+    }
+
+    /// `true` once the process exited, `false` when `until` passed first.
+    fn wait(&self, until: Option<Instant>) -> io::Result<bool> {
+        use rustix::event::{PollFd, PollFlags, Timespec, poll};
+        loop {
+            let timeout = match until {
+                None => None,
+                Some(until) => {
+                    let left = until.saturating_duration_since(Instant::now());
+                    if left.is_zero() {
+                        return Ok(false);
+                    }
+                    Some(Timespec::try_from(left).unwrap_or(Timespec {
+                        tv_sec: i64::MAX,
+                        tv_nsec: 0,
+                    }))
+                }
+            };
+            let mut fds = [PollFd::new(&self.0, PollFlags::IN)];
+            match poll(&mut fds, timeout.as_ref()) {
+                Ok(0) => continue,
+                Ok(_) => return Ok(true),
+                Err(rustix::io::Errno::INTR) => continue,
+                Err(e) => return Err(e.into()),
+            }
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use std::process::Stdio;
+
+    #[test]
+    fn waiting_ends_at_the_deadline_or_the_exit_and_leaves_the_leader_unreaped() {
+        let mut group = Group::spawn(
+            Command::new("sh")
+                .args(["-c", "read x; true"])
+                .stdin(Stdio::piped()),
+        )
+        .unwrap();
+        let stdin = group.child.stdin.take();
+        let until = Instant::now() + Duration::from_millis(50);
+        assert!(
+            !group.wait_exit(Some(until)).unwrap(),
+            "exited while blocked on stdin"
+        );
+        assert!(Instant::now() >= until, "gave up before the deadline");
+        drop(stdin);
+        assert!(group.wait_exit(None).unwrap());
+        // Still a zombie we own: the group id cannot have been reused.
+        assert!(leader_exited(group.pgid).unwrap());
+        let state = procfs::Stat::read(group.pgid as u32).unwrap().state();
+        assert_eq!(state, Some('Z'));
+        assert!(group.finish_now().unwrap().success());
+        // A leader that is gone before the wait starts.
+        let mut quick = Group::spawn(&mut Command::new("true")).unwrap();
+        while !leader_exited(quick.pgid).unwrap() {
+            thread::sleep(Duration::from_millis(1));
+        }
+        assert!(
+            quick
+                .wait_exit(Some(Instant::now() + Duration::from_secs(60)))
+                .unwrap()
+        );
+        assert!(quick.finish_now().unwrap().success());
+    }
+}
