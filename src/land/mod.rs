@@ -12,15 +12,17 @@ use std::path::PathBuf;
 
 use serde::Serialize;
 
-use crate::config::{self, Config, Strategy};
+use crate::config::{Config, Strategy};
 use crate::context::Context;
 use crate::error::{Error, Result};
+use crate::gate::policy::{
+    block_reasons, commands_for, config_at, gate_commands, require_commands,
+};
 use crate::gate::{self, GateOutcome, Receipt};
-use crate::gate_cache;
 
 mod batch;
 mod unit;
-use crate::git::{self, ChangedPath, GITLINK, Merged, ObjectId, Repo};
+use crate::git::{self, ChangedPath, Merged, ObjectId, Repo};
 use crate::lanes::{self, GateRecord, LaneState};
 use crate::remote;
 
@@ -158,7 +160,12 @@ fn recover(ctx: &Context) -> Result<()> {
     drop_broken_gate_worktrees(ctx);
     finish_interrupted_checkout_move(ctx)?;
     unit::finish_interrupted(ctx)?;
-    gate::kill_leftovers(&ctx.repo);
+    let killed = gate::kill_leftovers(&ctx.repo);
+    if killed > 0 {
+        crate::ui::warn(&format!(
+            "killed {killed} process(es) left in the gate worktree by an earlier, interrupted run"
+        ));
+    }
     Ok(())
 }
 
@@ -166,10 +173,18 @@ fn recover(ctx: &Context) -> Result<()> {
 /// outer repository and in nested ones (whose gate worktrees live in the outer gate).
 fn drop_broken_gate_worktrees(ctx: &Context) {
     let fleet_folder = gate::fleet_dir(&ctx.repo);
-    gate::drop_broken_gate_worktrees(&ctx.repo, &fleet_folder);
+    let tell = |removed: Vec<PathBuf>| {
+        for admin in removed {
+            crate::ui::note(&format!(
+                "removed the half-created gate worktree record {}",
+                admin.display()
+            ));
+        }
+    };
+    tell(gate::drop_broken_gate_worktrees(&ctx.repo, &fleet_folder));
     for n in ctx.nested_repos() {
         if let Ok(repo) = Repo::open(&ctx.shared.join(&n.rel)) {
-            gate::drop_broken_gate_worktrees(&repo, &fleet_folder);
+            tell(gate::drop_broken_gate_worktrees(&repo, &fleet_folder));
         }
     }
 }
@@ -337,7 +352,7 @@ fn select_lanes(ctx: &Context, opts: &LandOptions) -> Result<Vec<String>> {
                 LaneState::Ready | LaneState::Testing => true,
                 LaneState::Running => opts.include_running,
                 LaneState::Landed => match ctx.lane_tip(&l.branch)? {
-                    Some(tip) => crate::status::landing_undone(&ctx.repo, l, tip, target)?,
+                    Some(tip) => crate::landed::landing_undone(&ctx.repo, l, tip, target)?,
                     None => false,
                 },
                 _ => false,
@@ -363,21 +378,6 @@ fn select_lanes(ctx: &Context, opts: &LandOptions) -> Result<Vec<String>> {
         }
     }
     Ok(out)
-}
-
-/// The configuration as committed in `commit` (defaults when it has no fleet.toml).
-pub fn config_at(repo: &Repo, commit: ObjectId, what: &str) -> Result<Config> {
-    match repo.file_at(commit, config::FILE_NAME)? {
-        None => Ok(Config::default()),
-        Some(bytes) => Config::parse(
-            &String::from_utf8_lossy(&bytes),
-            &format!(
-                "{what} ({}):{}",
-                commit.to_hex_with_len(12),
-                config::FILE_NAME
-            ),
-        ),
-    }
 }
 
 /// A lane's change built in memory on a base, checked, waiting for the gate.
@@ -439,7 +439,7 @@ pub(crate) fn prepare(
     let ahead = repo.count_exclusive(tip, target)?;
     // Decided from the refs, never from the registry: a landed lane with new commits
     // has something to land again.
-    if crate::status::has_landed(repo, &record, tip, target, ahead)? {
+    if crate::landed::has_landed(repo, &record, tip, target, ahead)? {
         if more {
             return Ok(Prepared::Empty);
         }
@@ -492,34 +492,6 @@ pub(crate) fn prepare(
     }))
 }
 
-/// The gate commands for `commit` (the target's, plus those its own fleet.toml adds);
-/// none configured is a usage error naming the fix.
-pub(crate) fn commands_for(
-    ctx: &Context,
-    config: &Config,
-    commit: ObjectId,
-) -> Result<Vec<String>> {
-    require_commands(
-        ctx,
-        gate_commands(&ctx.repo, config, commit)?.unwrap_or_default(),
-    )
-}
-
-/// `commands`, unless there are none: a usage error naming the fix.
-pub(crate) fn require_commands(ctx: &Context, commands: Vec<String>) -> Result<Vec<String>> {
-    if commands.is_empty() {
-        return Err(Error::usage(format!(
-            "no gate commands: [gate] commands is empty in {}'s {}",
-            ctx.target(),
-            config::FILE_NAME
-        ))
-        .with_help(
-            "commit a gate to the target first, e.g. commands = [\"cargo test --locked\"]",
-        ));
-    }
-    Ok(commands)
-}
-
 /// What the gate said about one tree, and whether it ran now or came from the cache.
 pub(crate) struct Verdict {
     pub outcome: GateOutcome,
@@ -544,9 +516,9 @@ pub(crate) fn gate_tree(
     let repo = &ctx.repo;
     let tree = repo.tree_of(commit)?;
     let env_names: Vec<String> = config.gate.env.iter().map(|n| n.as_str().into()).collect();
-    let key = gate_cache::key(tree, &unit::cache_parts(nested)?, commands, &env_names);
+    let key = gate::cache::key(tree, &unit::cache_parts(nested)?, commands, &env_names);
     if !opts.no_cache
-        && let Some(entry) = gate_cache::lookup(repo, &key)?
+        && let Some(entry) = gate::cache::lookup(repo, &key)?
     {
         ui.note(&format!(
             "{label}: tree {} was gated before ({}); using that result (--no-cache runs it again)",
@@ -560,7 +532,7 @@ pub(crate) fn gate_tree(
     }
     *runs += 1;
     let outcome = run_gate(ctx, label, base, commit, commands, config, ui, nested)?;
-    if let Err(e) = gate_cache::store(repo, &key, tree, &outcome) {
+    if let Err(e) = gate::cache::store(repo, &key, tree, &outcome) {
         crate::ui::warn(&format!("the gate result was not cached: {}", e.message));
     }
     Ok(Verdict {
@@ -964,134 +936,6 @@ fn squash_message(repo: &Repo, base: ObjectId, tip: ObjectId, lane: &str) -> Res
         }
     }
     Ok(message)
-}
-
-/// Protected paths and submodule changes (unless allowed), and forbidden markers in
-/// added lines.
-pub(crate) fn block_reasons(
-    repo: &Repo,
-    config: &Config,
-    changed: &[ChangedPath],
-    allow_protected: bool,
-) -> Result<Vec<String>> {
-    let mut reasons = Vec::new();
-    if !allow_protected {
-        let set = protected_set(&config.gate.protected)?;
-        for change in changed {
-            if set.is_match(&change.path) {
-                reasons.push(format!(
-                    "touches protected path {} (land with --allow-protected)",
-                    change.path
-                ));
-            } else if change.is_gitlink() {
-                reasons.push(format!(
-                    "changes submodule {}, which the gate cannot check out (land with --allow-protected)",
-                    change.path
-                ));
-            }
-        }
-    }
-    if !config.gate.forbid.is_empty() {
-        for change in changed.iter().filter(|c| !c.is_gitlink()) {
-            let Some(new) = change.new else { continue };
-            let new_bytes = repo.blob(new)?;
-            let old_bytes = match change.old {
-                Some(old) if change.old_mode != GITLINK => repo.blob(old)?,
-                _ => Vec::new(),
-            };
-            reasons.extend(added_markers(
-                &change.path,
-                &old_bytes,
-                &new_bytes,
-                &config.gate.forbid,
-            ));
-        }
-    }
-    Ok(reasons)
-}
-
-/// Protected patterns with gitignore-like meaning: a pattern names a path or a folder
-/// (`.ci` covers `.ci/x`), a leading `/` anchors at the root (as all patterns are), and
-/// case is ignored (so `.GITHUB/x` cannot slip past on a case-insensitive file system).
-fn protected_set(patterns: &[String]) -> Result<globset::GlobSet> {
-    let mut builder = globset::GlobSetBuilder::new();
-    for pattern in patterns {
-        let pattern = pattern.trim_start_matches('/').trim_end_matches('/');
-        for form in [pattern.to_string(), format!("{pattern}/**")] {
-            let glob = globset::GlobBuilder::new(&form)
-                .literal_separator(true)
-                .case_insensitive(true)
-                .build()
-                .map_err(|e| {
-                    Error::usage(format!("bad [gate] protected pattern `{pattern}`: {e}"))
-                })?;
-            builder.add(glob);
-        }
-    }
-    builder
-        .build()
-        .map_err(|e| Error::usage(format!("bad [gate] protected patterns: {e}")))
-}
-
-/// Markers on lines the change adds (context and removed lines never count). Binary
-/// files are compared by marker count, since they have no lines.
-fn added_markers(path: &str, old: &[u8], new: &[u8], markers: &[String]) -> Vec<String> {
-    let mut found = Vec::new();
-    if new.contains(&0) || old.contains(&0) {
-        for marker in markers {
-            let count = |bytes: &[u8]| {
-                bytes
-                    .windows(marker.len().max(1))
-                    .filter(|w| *w == marker.as_bytes())
-                    .count()
-            };
-            if count(new) > count(old) {
-                found.push(format!(
-                    "{path}: binary file adds forbidden marker {marker}"
-                ));
-            }
-        }
-        return found;
-    }
-    let (old, new) = (String::from_utf8_lossy(old), String::from_utf8_lossy(new));
-    let diff = similar::TextDiff::from_lines(old.as_ref(), new.as_ref());
-    for change in diff.iter_all_changes() {
-        if change.tag() != similar::ChangeTag::Insert {
-            continue;
-        }
-        for marker in markers {
-            if change.value().contains(marker.as_str()) {
-                let line = change.new_index().map_or(0, |i| i + 1);
-                found.push(format!("{path}:{line}: adds forbidden marker {marker}"));
-            }
-        }
-    }
-    found
-}
-
-/// The target's gate; a lane that changes the gate configuration must pass both. A
-/// lane whose own fleet.toml does not parse would stop every landing after it: `Err`
-/// carries the reason to block it.
-fn gate_commands(
-    repo: &Repo,
-    config: &Config,
-    candidate: ObjectId,
-) -> Result<std::result::Result<Vec<String>, String>> {
-    let mut commands = config.gate.commands.clone();
-    match config_at(repo, candidate, "the lane") {
-        Ok(new) => {
-            for command in new.gate.commands {
-                if !commands.contains(&command) {
-                    commands.push(command);
-                }
-            }
-            Ok(Ok(commands))
-        }
-        Err(e) if e.kind == crate::error::Kind::Usage => {
-            Ok(Err(format!("its fleet.toml is invalid: {}", e.message)))
-        }
-        Err(e) => Err(e),
-    }
 }
 
 #[allow(clippy::too_many_arguments)]
