@@ -12,6 +12,7 @@ use std::collections::HashMap;
 
 use serde::Serialize;
 
+use crate::config::Strategy;
 use crate::context::Context;
 use crate::error::{Error, Result};
 use crate::gate::{NOTES_REF, Receipt};
@@ -86,7 +87,7 @@ pub struct Verified {
     pub id: String,
     pub subject: String,
     pub lane: String,
-    pub strategy: String,
+    pub strategy: Strategy,
     /// Where the target was before it moved here.
     pub moved_from: String,
     /// First-parent commits between `moved_from` and this one (a rebased lane's chain):
@@ -174,7 +175,7 @@ pub fn verify(ctx: &Context, range: &RevRange) -> Result<Report> {
                     id: id.to_string(),
                     subject,
                     lane: receipt.lane.clone(),
-                    strategy: receipt.strategy.clone(),
+                    strategy: receipt.strategy,
                     moved_from: receipt.moved_from().to_string(),
                     skipped: from - at - 1,
                 });

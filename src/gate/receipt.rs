@@ -6,6 +6,7 @@
 use serde::{Deserialize, Serialize};
 
 use super::CommandResult;
+use crate::config::Strategy;
 use crate::error::{Error, Result};
 use crate::git::{ObjectId, OwnRefStep, Repo};
 
@@ -20,7 +21,7 @@ pub struct Receipt {
     pub base: String,
     pub candidate: String,
     pub tested_tree: String,
-    pub strategy: String,
+    pub strategy: Strategy,
     pub commands: Vec<CommandResult>,
     pub duration_ms: u64,
     pub log_digest: String,
