@@ -245,22 +245,17 @@ fn check(
         };
         return Ok(Check::Unverified(Reason::NotGreen, detail));
     }
-    if ObjectId::from_hex(receipt.tested_tree.as_bytes()).ok() != Some(tree) {
+    if receipt.tested_tree != tree {
         return Ok(Check::Unverified(
             Reason::TreeDiffers,
             format!(
                 "tested tree differs: the gate ran on tree {}, this commit has tree {}",
-                short(&receipt.tested_tree),
-                short(&tree.to_string())
+                short(receipt.tested_tree),
+                short(tree)
             ),
         ));
     }
-    let from = ObjectId::from_hex(receipt.moved_from().as_bytes()).ok();
-    let position = match from {
-        Some(from) => line.position(from)?,
-        None => None,
-    };
-    match position {
+    match line.position(receipt.moved_from())? {
         Some(from) if from > at => Ok(Check::Verified(Box::new(receipt), from)),
         _ => Ok(Check::Unverified(
             Reason::BaseNotOnLine,
@@ -293,7 +288,7 @@ fn adoption_bound(line: &mut Line, receipts: &Receipts) -> Result<Option<usize>>
         return Ok(None);
     };
     let from = match receipts.read(id)? {
-        Some(Ok(receipt)) => ObjectId::from_hex(receipt.moved_from().as_bytes()).ok(),
+        Some(Ok(receipt)) => Some(receipt.moved_from()),
         _ => None,
     };
     let position = match from {
@@ -322,8 +317,8 @@ fn no_receipts(top: &str, on_line: bool) -> Error {
     ))
 }
 
-fn short(id: &str) -> &str {
-    &id[..12.min(id.len())]
+fn short(id: ObjectId) -> String {
+    id.to_hex_with_len(12).to_string()
 }
 
 /// The annotated commits of `refs/notes/fleet`, listed once; receipts are parsed only

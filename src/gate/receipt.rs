@@ -16,11 +16,16 @@ pub const NOTES_REF: &str = "refs/notes/fleet";
 #[derive(Clone, Debug, Serialize, Deserialize)]
 pub struct Receipt {
     pub lane: String,
+    /// The lane branch's tip it was built from. Text, not an id: a unit's receipt in a
+    /// repository where the lane's branch is gone by then holds an empty one.
     pub lane_tip: String,
     /// The target commit the candidate was built on.
-    pub base: String,
-    pub candidate: String,
-    pub tested_tree: String,
+    #[serde(with = "hex")]
+    pub base: ObjectId,
+    #[serde(with = "hex")]
+    pub candidate: ObjectId,
+    #[serde(with = "hex")]
+    pub tested_tree: ObjectId,
     pub strategy: Strategy,
     pub commands: Vec<CommandResult>,
     pub duration_ms: u64,
@@ -29,11 +34,11 @@ pub struct Receipt {
     /// Where the target was before it moved, when that is not `base`: a lane landed in
     /// a batch was built on the lane before it, but the target moved from the batch's
     /// base straight to the batch's top. `fleet verify` follows this link.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub target_before: Option<String>,
+    #[serde(default, skip_serializing_if = "Option::is_none", with = "hex::option")]
+    pub target_before: Option<ObjectId>,
     /// The commit the target moved to, when that is not `candidate` (a batch's top).
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub landed_with: Option<String>,
+    #[serde(default, skip_serializing_if = "Option::is_none", with = "hex::option")]
+    pub landed_with: Option<ObjectId>,
     /// The gate did not run again: an identical tree passed before (the gate cache).
     #[serde(default, skip_serializing_if = "std::ops::Not::not")]
     pub cached: bool,
@@ -51,8 +56,10 @@ pub struct UnitMove {
     pub path: String,
     /// The target's full ref name in that repository.
     pub target: String,
-    pub base: String,
-    pub candidate: String,
+    #[serde(with = "hex")]
+    pub base: ObjectId,
+    #[serde(with = "hex")]
+    pub candidate: ObjectId,
 }
 
 impl Receipt {
@@ -62,8 +69,50 @@ impl Receipt {
     }
 
     /// The target's position before it moved to this receipt's commit.
-    pub fn moved_from(&self) -> &str {
-        self.target_before.as_deref().unwrap_or(&self.base)
+    pub fn moved_from(&self) -> ObjectId {
+        self.target_before.unwrap_or(self.base)
+    }
+}
+
+/// Object ids in the form receipts have always held them: the full hex text. A note
+/// whose id does not parse is not a receipt.
+pub(crate) mod hex {
+    use serde::{Deserialize, Deserializer, Serializer};
+
+    use crate::git::ObjectId;
+
+    pub fn serialize<S: Serializer>(id: &ObjectId, to: S) -> Result<S::Ok, S::Error> {
+        to.collect_str(id)
+    }
+
+    pub fn deserialize<'de, D: Deserializer<'de>>(from: D) -> Result<ObjectId, D::Error> {
+        let text = String::deserialize(from)?;
+        ObjectId::from_hex(text.as_bytes()).map_err(serde::de::Error::custom)
+    }
+
+    /// The same for an optional id (absent, never empty).
+    pub mod option {
+        use serde::{Deserialize, Deserializer, Serializer};
+
+        use crate::git::ObjectId;
+
+        pub fn serialize<S: Serializer>(id: &Option<ObjectId>, to: S) -> Result<S::Ok, S::Error> {
+            match id {
+                Some(id) => super::serialize(id, to),
+                None => to.serialize_none(),
+            }
+        }
+
+        pub fn deserialize<'de, D: Deserializer<'de>>(
+            from: D,
+        ) -> Result<Option<ObjectId>, D::Error> {
+            match Option::<String>::deserialize(from)? {
+                Some(text) => ObjectId::from_hex(text.as_bytes())
+                    .map(Some)
+                    .map_err(serde::de::Error::custom),
+                None => Ok(None),
+            }
+        }
     }
 }
 
@@ -74,7 +123,7 @@ pub fn write_receipt(repo: &Repo, receipt: &Receipt) -> Result<()> {
     put_file(
         repo,
         NOTES_REF,
-        &receipt.candidate,
+        &receipt.candidate.to_string(),
         text.as_bytes(),
         &format!(
             "fleet: receipt for {} ({})",
@@ -104,4 +153,98 @@ pub fn read_receipt(repo: &Repo, commit: ObjectId) -> Result<Option<Receipt>> {
         return Ok(None);
     };
     Ok(toml::from_str(&String::from_utf8_lossy(&bytes)).ok())
+}
+
+#[cfg(test)]
+mod tests {
+    use serde::{Deserialize, Serialize};
+
+    use super::*;
+
+    /// The receipt as it was written before its ids were typed: what repositories hold.
+    #[derive(Serialize, Deserialize)]
+    struct Stored {
+        lane: String,
+        lane_tip: String,
+        base: String,
+        candidate: String,
+        tested_tree: String,
+        strategy: String,
+        commands: Vec<CommandResult>,
+        duration_ms: u64,
+        log_digest: String,
+        at: i64,
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        target_before: Option<String>,
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        landed_with: Option<String>,
+        #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+        cached: bool,
+        #[serde(default, skip_serializing_if = "Vec::is_empty")]
+        unit: Vec<StoredMove>,
+    }
+
+    #[derive(Serialize, Deserialize)]
+    struct StoredMove {
+        path: String,
+        target: String,
+        base: String,
+        candidate: String,
+    }
+
+    fn id(digit: char) -> String {
+        std::iter::repeat_n(digit, 40).collect()
+    }
+
+    fn stored(batched: bool) -> Stored {
+        Stored {
+            lane: "fleet/a".into(),
+            lane_tip: id('1'),
+            base: id('2'),
+            candidate: id('3'),
+            tested_tree: id('4'),
+            strategy: "squash".into(),
+            commands: vec![CommandResult {
+                command: "true".into(),
+                exit_code: 0,
+                timed_out: false,
+                duration_ms: 5,
+            }],
+            duration_ms: 7,
+            log_digest: id('5'),
+            at: 1_700_000_000,
+            target_before: batched.then(|| id('6')),
+            landed_with: batched.then(|| id('7')),
+            cached: batched,
+            unit: if batched {
+                vec![StoredMove {
+                    path: ".".into(),
+                    target: "refs/heads/main".into(),
+                    base: id('2'),
+                    candidate: id('3'),
+                }]
+            } else {
+                Vec::new()
+            },
+        }
+    }
+
+    #[test]
+    fn stored_receipts_parse_and_are_written_back_byte_for_byte() {
+        for batched in [false, true] {
+            let text = toml::to_string(&stored(batched)).unwrap();
+            let receipt: Receipt = toml::from_str(&text).unwrap();
+            assert_eq!(receipt.strategy, Strategy::Squash);
+            assert_eq!(receipt.tested_tree.to_string(), id('4'));
+            assert_eq!(toml::to_string(&receipt).unwrap(), text);
+        }
+    }
+
+    #[test]
+    fn a_note_with_an_id_that_does_not_parse_is_not_a_receipt() {
+        let mut bad = stored(false);
+        bad.tested_tree = "not an id".into();
+        let text = toml::to_string(&bad).unwrap();
+        assert!(toml::from_str::<Receipt>(&text).is_err());
+    }
 }

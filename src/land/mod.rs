@@ -7,7 +7,6 @@
 //! candidate's exact tree. The receipt is written before the move, so every move has one.
 //! Killed at any instant, the target is at its old commit or at a gated one; lanes' own
 //! branches are never rewritten; running `fleet land` again converges.
-
 //!
 //! By job: [`session`] (the values one landing run shares, and gating a tree),
 //! [`select`] (which lanes), [`candidate`] (building a lane's commit on a base),
@@ -43,6 +42,7 @@ pub use revert::revert;
 /// Each lost race means another lander moved the target (progress for the queue): the
 /// bound only stops a lander that keeps losing to faster ones.
 const MAX_ATTEMPTS: usize = 20;
+
 #[derive(Clone, Debug, Default)]
 pub struct LandOptions {
     pub lanes: Vec<String>,

@@ -27,8 +27,7 @@ pub fn revert(ctx: &Context, given: &str, opts: &LandOptions, ui: &dyn Ui) -> Re
             "no receipt for {landed_as}: cannot tell what {lane} landed"
         ))
     })?;
-    let base = ObjectId::from_hex(receipt.base.as_bytes())
-        .map_err(|e| Error::env(format!("bad receipt: {e}")))?;
+    let base = receipt.base;
     let revert_branch = format!("revert/{lane}");
     let mut confirmed = false;
     refresh(ctx)?;

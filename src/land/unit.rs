@@ -317,8 +317,8 @@ fn moves<'a>(ctx: &'a Context, base: &'a Base, outer: Option<&'a Candidate>) -> 
                 record: UnitMove {
                     path: n.rel.to_string_lossy().into_owned(),
                     target: n.target_ref.clone(),
-                    base: n.base.to_string(),
-                    candidate: part.commit.to_string(),
+                    base: n.base,
+                    candidate: part.commit,
                 },
                 repo: &n.repo,
                 shared: ctx.shared.join(&n.rel),
@@ -333,8 +333,8 @@ fn moves<'a>(ctx: &'a Context, base: &'a Base, outer: Option<&'a Candidate>) -> 
             record: UnitMove {
                 path: ".".into(),
                 target: ctx.config.lanes.target.full_ref(),
-                base: base.commit.to_string(),
-                candidate: c.commit.to_string(),
+                base: base.commit,
+                candidate: c.commit,
             },
             repo: &ctx.repo,
             shared: ctx.shared.clone(),
@@ -400,9 +400,9 @@ fn write_receipts(
                     .branch_tip(lane)?
                     .map(|t| t.to_string())
                     .unwrap_or_default(),
-                base: m.base.to_string(),
-                candidate: m.candidate.to_string(),
-                tested_tree: m.repo.tree_of(m.candidate)?.to_string(),
+                base: m.base,
+                candidate: m.candidate,
+                tested_tree: m.repo.tree_of(m.candidate)?,
                 strategy,
                 commands: verdict.outcome.results.clone(),
                 duration_ms: verdict.outcome.duration_ms,
@@ -435,11 +435,7 @@ enum Applied {
 fn apply(ctx: &Context, ui: &dyn Ui, m: &UnitMove) -> Result<Applied> {
     let shared = ctx.shared.join(&m.path);
     let repo = Repo::open(&shared)?;
-    let parse = |id: &str| {
-        ObjectId::from_hex(id.as_bytes())
-            .map_err(|e| Error::env(format!("bad unit journal entry {id}: {e}")))
-    };
-    let (base, candidate) = (parse(&m.base)?, parse(&m.candidate)?);
+    let (base, candidate) = (m.base, m.candidate);
     let no_hooks = gate::no_hooks_dir(&ctx.repo)?;
     let follows = checked_out(&repo, &m.target)?;
     let now = repo.ref_target(&m.target)?;
