@@ -13,6 +13,7 @@ use std::path::{Path, PathBuf};
 
 use serde::Serialize;
 
+use crate::config::Config;
 use crate::error::{Error, Result};
 use crate::git::{ObjectId, Repo};
 use crate::lint::{self, Rules, Selection};
@@ -85,10 +86,46 @@ pub fn run(cwd: &Path, opts: &Options, progress: &mut dyn FnMut(&str)) -> Result
     let mut steps = Vec::new();
 
     progress("lint: lines added since the base");
+    let (lint, findings) = lint_step(&repo, &root, &config, base, head)?;
+    steps.push(lint);
+
+    progress("protected paths and forbidden markers");
+    steps.push(protected_step(
+        &repo,
+        &config,
+        base,
+        head,
+        opts.allow_protected,
+    )?);
+
+    let log = command_steps(&repo, &root, &config, progress, &mut steps)?;
+    let summary = Summary {
+        base: base.to_string(),
+        head: head.to_string(),
+        passed: steps.iter().all(|s| s.passed),
+        steps,
+        log,
+        findings,
+    };
+    if let Some(path) = &opts.junit {
+        std::fs::write(path, junit(&summary))
+            .map_err(|e| Error::env(format!("cannot write {}: {e}", path.display())))?;
+    }
+    Ok(summary)
+}
+
+/// Check 1: the spawn lint over the lines added since the base.
+fn lint_step(
+    repo: &Repo,
+    root: &Path,
+    config: &Config,
+    base: ObjectId,
+    head: ObjectId,
+) -> Result<(Step, Vec<lint::Finding>)> {
     let started = std::time::Instant::now();
     let rules = Rules::load(&config.lint.agents, &config.lint.helpers)?;
-    let report = lint::run(&repo, &root, &Selection::Diff { base, head }, &rules)?;
-    steps.push(Step {
+    let report = lint::run(repo, root, &Selection::Diff { base, head }, &rules)?;
+    let step = Step {
         name: "lint".into(),
         passed: report.findings.is_empty(),
         detail: format!(
@@ -107,12 +144,21 @@ pub fn run(cwd: &Path, opts: &Options, progress: &mut dyn FnMut(&str)) -> Result
                 )
             })
             .collect(),
-    });
+    };
+    Ok((step, report.findings))
+}
 
-    progress("protected paths and forbidden markers");
+/// Check 2: protected paths and forbidden markers, unless approved.
+fn protected_step(
+    repo: &Repo,
+    config: &Config,
+    base: ObjectId,
+    head: ObjectId,
+    allow_protected: bool,
+) -> Result<Step> {
     let started = std::time::Instant::now();
     let changed = repo.changed_paths(repo.tree_of(base)?, repo.tree_of(head)?)?;
-    let reasons = super::policy::block_reasons(&repo, &config, &changed, opts.allow_protected)?
+    let reasons = super::policy::block_reasons(repo, config, &changed, allow_protected)?
         .into_iter()
         .map(|r| {
             r.replace(
@@ -121,15 +167,24 @@ pub fn run(cwd: &Path, opts: &Options, progress: &mut dyn FnMut(&str)) -> Result
             )
         })
         .collect::<Vec<_>>();
-    steps.push(Step {
+    Ok(Step {
         name: "protected".into(),
         passed: reasons.is_empty(),
         detail: format!("{} changed path(s) checked", changed.len()),
         duration_ms: started.elapsed().as_millis() as u64,
         problems: reasons,
-    });
+    })
+}
 
-    let mut log = None;
+/// Check 3: the gate commands in the checkout itself, one step each (those after a
+/// failure listed as not run). The log, when any ran.
+fn command_steps(
+    repo: &Repo,
+    root: &Path,
+    config: &Config,
+    progress: &mut dyn FnMut(&str),
+    steps: &mut Vec<Step>,
+) -> Result<Option<PathBuf>> {
     if config.gate.commands.is_empty() {
         steps.push(Step {
             name: "commands".into(),
@@ -138,54 +193,41 @@ pub fn run(cwd: &Path, opts: &Options, progress: &mut dyn FnMut(&str)) -> Result
             duration_ms: 0,
             problems: Vec::new(),
         });
-    } else {
-        progress("gate commands");
-        let outcome = super::run(
-            &repo,
-            &root,
-            &config.gate.commands,
-            config.gate.timeout.0,
-            &[],
-            "ci",
-            |command, _| progress(command),
-        )?;
-        for result in &outcome.results {
-            steps.push(Step {
-                name: format!("command: {}", result.command),
-                passed: result.exit_code == 0,
-                detail: if result.timed_out {
-                    format!("timed out after {} ms", result.duration_ms)
-                } else {
-                    format!("exit {} after {} ms", result.exit_code, result.duration_ms)
-                },
-                duration_ms: result.duration_ms,
-                problems: Vec::new(),
-            });
-        }
-        for skipped in config.gate.commands.iter().skip(outcome.results.len()) {
-            steps.push(Step {
-                name: format!("command: {skipped}"),
-                passed: false,
-                detail: "not run: an earlier command failed".into(),
-                duration_ms: 0,
-                problems: Vec::new(),
-            });
-        }
-        log = Some(outcome.log);
+        return Ok(None);
     }
-    let summary = Summary {
-        base: base.to_string(),
-        head: head.to_string(),
-        passed: steps.iter().all(|s| s.passed),
-        steps,
-        log,
-        findings: report.findings,
-    };
-    if let Some(path) = &opts.junit {
-        std::fs::write(path, junit(&summary))
-            .map_err(|e| Error::env(format!("cannot write {}: {e}", path.display())))?;
+    progress("gate commands");
+    let outcome = super::run(
+        repo,
+        root,
+        &config.gate.commands,
+        config.gate.timeout.0,
+        &[],
+        "ci",
+        |command, _| progress(command),
+    )?;
+    for result in &outcome.results {
+        steps.push(Step {
+            name: format!("command: {}", result.command),
+            passed: result.exit_code == 0,
+            detail: if result.timed_out {
+                format!("timed out after {} ms", result.duration_ms)
+            } else {
+                format!("exit {} after {} ms", result.exit_code, result.duration_ms)
+            },
+            duration_ms: result.duration_ms,
+            problems: Vec::new(),
+        });
     }
-    Ok(summary)
+    for skipped in config.gate.commands.iter().skip(outcome.results.len()) {
+        steps.push(Step {
+            name: format!("command: {skipped}"),
+            passed: false,
+            detail: "not run: an earlier command failed".into(),
+            duration_ms: 0,
+            problems: Vec::new(),
+        });
+    }
+    Ok(Some(outcome.log))
 }
 
 /// JUnit XML, which every CI system renders: one test case per step.
