@@ -12,6 +12,7 @@ use std::collections::HashMap;
 
 use serde::Serialize;
 
+use crate::config::Strategy;
 use crate::context::Context;
 use crate::error::{Error, Result};
 use crate::gate::{NOTES_REF, Receipt};
@@ -86,7 +87,7 @@ pub struct Verified {
     pub id: String,
     pub subject: String,
     pub lane: String,
-    pub strategy: String,
+    pub strategy: Strategy,
     /// Where the target was before it moved here.
     pub moved_from: String,
     /// First-parent commits between `moved_from` and this one (a rebased lane's chain):
@@ -174,7 +175,7 @@ pub fn verify(ctx: &Context, range: &RevRange) -> Result<Report> {
                     id: id.to_string(),
                     subject,
                     lane: receipt.lane.clone(),
-                    strategy: receipt.strategy.clone(),
+                    strategy: receipt.strategy,
                     moved_from: receipt.moved_from().to_string(),
                     skipped: from - at - 1,
                 });
@@ -244,22 +245,17 @@ fn check(
         };
         return Ok(Check::Unverified(Reason::NotGreen, detail));
     }
-    if ObjectId::from_hex(receipt.tested_tree.as_bytes()).ok() != Some(tree) {
+    if receipt.tested_tree != tree {
         return Ok(Check::Unverified(
             Reason::TreeDiffers,
             format!(
                 "tested tree differs: the gate ran on tree {}, this commit has tree {}",
-                short(&receipt.tested_tree),
-                short(&tree.to_string())
+                short(receipt.tested_tree),
+                short(tree)
             ),
         ));
     }
-    let from = ObjectId::from_hex(receipt.moved_from().as_bytes()).ok();
-    let position = match from {
-        Some(from) => line.position(from)?,
-        None => None,
-    };
-    match position {
+    match line.position(receipt.moved_from())? {
         Some(from) if from > at => Ok(Check::Verified(Box::new(receipt), from)),
         _ => Ok(Check::Unverified(
             Reason::BaseNotOnLine,
@@ -292,7 +288,7 @@ fn adoption_bound(line: &mut Line, receipts: &Receipts) -> Result<Option<usize>>
         return Ok(None);
     };
     let from = match receipts.read(id)? {
-        Some(Ok(receipt)) => ObjectId::from_hex(receipt.moved_from().as_bytes()).ok(),
+        Some(Ok(receipt)) => Some(receipt.moved_from()),
         _ => None,
     };
     let position = match from {
@@ -321,8 +317,8 @@ fn no_receipts(top: &str, on_line: bool) -> Error {
     ))
 }
 
-fn short(id: &str) -> &str {
-    &id[..12.min(id.len())]
+fn short(id: ObjectId) -> String {
+    id.to_hex_with_len(12).to_string()
 }
 
 /// The annotated commits of `refs/notes/fleet`, listed once; receipts are parsed only

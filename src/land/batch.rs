@@ -11,38 +11,34 @@
 
 use std::collections::VecDeque;
 
-use super::{
-    Candidate, LandOptions, Landing, LaneReport, MAX_ATTEMPTS, Outcome, Prepared, Published,
-    TestingGuard, Ui, Verdict, config_at, gate_tree, land_one, mark, prepare, publish, record_red,
-    refresh, require_commands, summary,
-};
-use crate::context::Context;
+use super::candidate::{self, Candidate, Prepared};
+use super::publish::{self, Published};
+use super::record::{Mark, TestingGuard, record_red};
+use super::session::{Base, Lander, Verdict};
+use super::summary::summary;
+use super::{LaneReport, MAX_ATTEMPTS, Outcome, single, unit};
 use crate::error::Result;
+use crate::gate::policy::require_commands;
 use crate::git::ObjectId;
 use crate::lanes::LaneState;
 
-pub(super) fn land(
-    ctx: &Context,
-    lanes: Vec<String>,
-    opts: &LandOptions,
-    ui: &dyn Ui,
-    run: &mut Landing,
-) -> Result<()> {
+/// Land `lanes` in batches of at most `--max`, reported in the order given.
+pub(super) fn land(lander: &Lander, lanes: Vec<String>) -> Result<Vec<LaneReport>> {
     let order = lanes.clone();
-    let max = opts.max.unwrap_or(usize::MAX).max(1);
+    let max = lander.opts.max.unwrap_or(usize::MAX).max(1);
     let mut pending: VecDeque<String> = lanes.into();
     let mut reports = Vec::new();
     let mut races = 0;
-    let mut confirmed = opts.yes;
+    let mut confirmed = lander.opts.yes;
     while !pending.is_empty() {
-        let result = round(ctx, &mut pending, max, opts, ui, &mut confirmed, run);
+        let result = round(lander, &mut pending, max, &mut confirmed);
         match result {
             Ok(Round::Decided(mut decided)) => reports.append(&mut decided),
             Ok(Round::Raced(mut decided)) => {
                 reports.append(&mut decided);
                 races += 1;
                 if races >= MAX_ATTEMPTS {
-                    let target = ctx.target();
+                    let target = lander.ctx.target();
                     for lane in pending.drain(..) {
                         reports.push(LaneReport {
                             lane,
@@ -70,8 +66,7 @@ pub(super) fn land(
     }
     // Report in the order the lanes were given, whatever order they were decided in.
     reports.sort_by_key(|r| order.iter().position(|l| *l == r.lane));
-    run.lanes = reports;
-    Ok(())
+    Ok(reports)
 }
 
 enum Round {
@@ -85,62 +80,26 @@ enum Round {
 
 /// Stack up to `max` lanes from `pending` on the target, gate, bisect, land.
 fn round(
-    ctx: &Context,
+    lander: &Lander,
     pending: &mut VecDeque<String>,
     max: usize,
-    opts: &LandOptions,
-    ui: &dyn Ui,
     confirmed: &mut bool,
-    run: &mut Landing,
 ) -> Result<Round> {
-    let repo = &ctx.repo;
-    let mut fetched = refresh(ctx)?;
-    let base = ctx.queue_target_tip()?;
-    let config = config_at(repo, base, ctx.target())?;
     // The gate sees every nested repository at its target; a lane with a part in one
-    // lands as a unit, alone.
-    let nested = super::unit::states(ctx, None, &config, opts)?.unwrap_or_default();
+    // lands as a unit, alone. (Targets only: no lane's part decides anything here.)
+    let Ok(mut base) = lander.base(None)? else {
+        return Ok(Round::Decided(Vec::new()));
+    };
     let mut reports = Vec::new();
-    let mut stack: Vec<Candidate> = Vec::new();
-    let mut deferred = Vec::new();
-    while stack.len() < max {
-        let Some(lane) = pending.pop_front() else {
-            break;
-        };
-        let top = stack.last().map_or(base, |c| c.commit);
-        // A lane with parts in nested repositories lands as a unit, alone: it ends
-        // the stack, and starts the next round by itself.
-        if super::unit::spans(&nested, &lane)? {
-            if !stack.is_empty() {
-                pending.push_front(lane);
-                break;
-            }
-            let outcome = land_one(ctx, &lane, opts, ui, &mut run.gate_runs)?;
-            reports.push(LaneReport { lane, outcome });
-            return Ok(Round::Decided(reports));
-        }
-        match prepare(ctx, &lane, base, top, &config, opts, false)? {
-            Prepared::Ready(c) => stack.push(c),
-            Prepared::Empty if top == base => {
-                mark(ctx, &[&lane], LaneState::Landed, Vec::new(), None, &[])?;
-                reports.push(LaneReport {
-                    lane,
-                    outcome: Outcome::AlreadyLanded,
-                });
-            }
-            // Its changes are in a lane stacked before it: try it again once that landed.
-            Prepared::Empty | Prepared::Deferred => deferred.push(lane),
-            Prepared::Done(outcome) => reports.push(LaneReport { lane, outcome }),
-        }
-    }
-    for lane in deferred.into_iter().rev() {
-        pending.push_front(lane);
-    }
+    let stack = match stack(lander, &base, pending, max, &mut reports)? {
+        Stacked::Stack(stack) => stack,
+        Stacked::Unit => return Ok(Round::Decided(reports)),
+    };
     let Some(top) = stack.last() else {
         return Ok(Round::Decided(reports));
     };
-    let commands = require_commands(ctx, top.commands.clone())?;
-    if opts.dry_run {
+    let commands = require_commands(lander.ctx, top.commands.clone())?;
+    if lander.opts.dry_run {
         for c in &stack {
             reports.push(LaneReport {
                 lane: c.lane.clone(),
@@ -155,9 +114,7 @@ fn round(
         return Ok(Round::Decided(reports));
     }
     if !*confirmed {
-        let label = format!("a batch of {} lanes", stack.len());
-        let changed = repo.changed_paths(repo.tree_of(base)?, top.tree)?;
-        if !ui.confirm(&label, &summary(repo, &changed)?) {
+        if !confirm(lander, &base, &stack)? {
             for c in stack {
                 reports.push(LaneReport {
                     lane: c.lane,
@@ -171,19 +128,8 @@ fn round(
         *confirmed = true;
     }
     let names = stack.iter().map(|c| c.lane.clone()).collect();
-    let mut testing = TestingGuard::mark(ctx, names)?;
-    let bisected = bisect(
-        ctx,
-        &nested,
-        &mut fetched,
-        base,
-        &stack,
-        &config,
-        opts,
-        ui,
-        run,
-        &mut testing,
-    )?;
+    let mut testing = TestingGuard::mark(lander.ctx, names)?;
+    let bisected = bisect(lander, &mut base, &stack, &mut testing)?;
     reports.extend(bisected.reports);
     // Lanes after the culprit, or not yet landed when the target moved, go again.
     for c in stack[bisected.undecided_from..].iter().rev() {
@@ -194,6 +140,74 @@ fn round(
         End::Raced => Round::Raced(reports),
         End::Stop => Round::Stop(reports),
     })
+}
+
+/// What stacking found.
+enum Stacked {
+    /// The lanes built one on the other (maybe none).
+    Stack(Vec<Candidate>),
+    /// The first lane spans nested repositories: it was landed alone, as a unit.
+    Unit,
+}
+
+/// Build up to `max` lanes from `pending`, each on the one before; lanes decided on
+/// the way (landed, conflicting, blocked) are reported in `reports`, and lanes that
+/// must wait for the stack are put back in `pending`.
+fn stack(
+    lander: &Lander,
+    base: &Base,
+    pending: &mut VecDeque<String>,
+    max: usize,
+    reports: &mut Vec<LaneReport>,
+) -> Result<Stacked> {
+    let ctx = lander.ctx;
+    let mut stack: Vec<Candidate> = Vec::new();
+    let mut deferred = Vec::new();
+    while stack.len() < max {
+        let Some(lane) = pending.pop_front() else {
+            break;
+        };
+        let top = stack.last().map_or(base.commit, |c| c.commit);
+        // A lane with parts in nested repositories lands as a unit, alone: it ends
+        // the stack, and starts the next round by itself.
+        if unit::spans(&base.nested, &lane)? {
+            if !stack.is_empty() {
+                pending.push_front(lane);
+                break;
+            }
+            let outcome = single::land_one(lander, &lane)?;
+            reports.push(LaneReport { lane, outcome });
+            return Ok(Stacked::Unit);
+        }
+        match candidate::prepare(lander, base, &lane, top, false)? {
+            Prepared::Ready(c) => stack.push(c),
+            Prepared::Empty if top == base.commit => {
+                Mark::lane(&lane, LaneState::Landed).record(ctx)?;
+                reports.push(LaneReport {
+                    lane,
+                    outcome: Outcome::AlreadyLanded,
+                });
+            }
+            // Its changes are in a lane stacked before it: try it again once that landed.
+            Prepared::Empty | Prepared::Deferred => deferred.push(lane),
+            Prepared::Done(outcome) => reports.push(LaneReport { lane, outcome }),
+        }
+    }
+    for lane in deferred.into_iter().rev() {
+        pending.push_front(lane);
+    }
+    Ok(Stacked::Stack(stack))
+}
+
+/// Show what the whole stack would land, and ask.
+fn confirm(lander: &Lander, base: &Base, stack: &[Candidate]) -> Result<bool> {
+    let Some(top) = stack.last() else {
+        return Ok(true);
+    };
+    let repo = &lander.ctx.repo;
+    let label = format!("a batch of {} lanes", stack.len());
+    let changed = repo.changed_paths(repo.tree_of(base.commit)?, top.tree)?;
+    Ok(lander.ui.confirm(&label, &summary(repo, &changed)?))
 }
 
 struct Bisected {
@@ -212,125 +226,140 @@ enum End {
 /// Gate the whole stack; on red, find the first lane whose prefix is red by halving
 /// the range between the longest prefix known green (landed right away) and the
 /// shortest known red.
-#[allow(clippy::too_many_arguments)]
 fn bisect(
-    ctx: &Context,
-    nested: &[super::unit::NestedState],
-    fetched: &mut Option<crate::remote::Fetched>,
-    base: ObjectId,
+    lander: &Lander,
+    base: &mut Base,
     stack: &[Candidate],
-    config: &crate::config::Config,
-    opts: &LandOptions,
-    ui: &dyn Ui,
-    run: &mut Landing,
     testing: &mut TestingGuard,
 ) -> Result<Bisected> {
-    let mut reports = Vec::new();
-    // The target is at the top of prefix `lo` (landed); prefix `hi` is known red.
-    let (mut lo, mut hi) = (0, stack.len());
+    let mut search = Search {
+        stack,
+        lo: 0,
+        hi: stack.len(),
+        reports: Vec::new(),
+    };
     let mut try_len = stack.len();
     let mut red: Option<Verdict> = None;
     loop {
-        let from = if lo == 0 { base } else { stack[lo - 1].commit };
+        let from = search.from(base);
+        let prefix = &stack[search.lo..try_len];
+        let label = batch_label(prefix);
         let top = &stack[try_len - 1];
-        let label = batch_label(&stack[lo..try_len]);
-        let commands = require_commands(ctx, top.commands.clone())?;
-        let verdict = gate_tree(
-            ctx,
-            &label,
-            from,
-            top.commit,
-            &commands,
-            config,
-            opts,
-            ui,
-            &mut run.gate_runs,
-            nested,
-        )?;
+        let commands = require_commands(lander.ctx, top.commands.clone())?;
+        let verdict = lander.gate_tree(base, &label, from, top.commit, &commands)?;
         if verdict.outcome.green {
-            match publish(ctx, fetched, from, &stack[lo..try_len], &verdict, config)? {
-                Published::Moved => {}
+            match publish::publish(lander, base, from, prefix, &verdict)? {
+                Published::Moved => search.landed(try_len, &verdict, testing),
                 Published::Raced => {
-                    ui.note(&format!(
+                    lander.ui.note(&format!(
                         "{} moved while {label} was gated; stacking again on the new {}",
-                        ctx.target(),
-                        ctx.target()
+                        lander.ctx.target(),
+                        lander.ctx.target()
                     ));
-                    return Ok(Bisected {
-                        reports,
-                        undecided_from: lo,
-                        end: End::Raced,
-                    });
+                    let lo = search.lo;
+                    return Ok(search.end(lo, End::Raced));
                 }
                 Published::Refused(reason) => {
                     testing.disarm();
-                    for c in &stack[lo..] {
-                        reports.push(LaneReport {
-                            lane: c.lane.clone(),
-                            outcome: Outcome::Refused {
-                                reason: reason.clone(),
-                            },
-                        });
-                    }
-                    return Ok(Bisected {
-                        reports,
-                        undecided_from: stack.len(),
-                        end: End::Stop,
-                    });
+                    search.refuse_rest(&reason);
+                    return Ok(search.end(stack.len(), End::Stop));
                 }
             }
-            for c in &stack[lo..try_len] {
-                testing.disarm_lane(&c.lane);
-                reports.push(LaneReport {
-                    lane: c.lane.clone(),
-                    outcome: Outcome::Landed {
-                        candidate: c.commit.to_string(),
-                        base: c.on.to_string(),
-                        gate_ms: verdict.outcome.duration_ms,
-                        log: verdict.outcome.log.clone(),
-                        cached: verdict.cached,
-                        landed_with: (c.commit != top.commit).then(|| top.commit.to_string()),
-                    },
-                });
-            }
-            lo = try_len;
         } else {
-            hi = try_len;
+            search.hi = try_len;
             red = Some(verdict);
         }
-        if lo == stack.len() {
-            return Ok(Bisected {
-                reports,
-                undecided_from: lo,
-                end: End::Done,
-            });
+        if search.lo == stack.len() {
+            return Ok(search.end(stack.len(), End::Done));
         }
-        if hi - lo == 1 {
+        if search.hi - search.lo == 1 {
             break;
         }
-        try_len = lo + (hi - lo) / 2;
+        try_len = search.lo + (search.hi - search.lo) / 2;
     }
     // Prefix `lo` is green and prefix `hi = lo + 1` is red: lane `hi` breaks the gate.
-    let culprit = &stack[lo];
+    let lo = search.lo;
     let Some(verdict) = red else {
         // Unreachable: the range narrows only after a red gate.
-        return Ok(Bisected {
-            reports,
-            undecided_from: lo,
-            end: End::Done,
-        });
+        return Ok(search.end(lo, End::Done));
     };
-    let from = if lo == 0 { base } else { stack[lo - 1].commit };
-    let outcome = record_red(ctx, testing, &culprit.lane, &verdict, from, culprit.commit)?;
-    reports.push(LaneReport {
+    let culprit = &stack[lo];
+    let from = search.from(base);
+    let outcome = record_red(
+        lander.ctx,
+        testing,
+        &culprit.lane,
+        &verdict,
+        from,
+        culprit.commit,
+    )?;
+    search.reports.push(LaneReport {
         lane: culprit.lane.clone(),
         outcome,
     });
-    Ok(Bisected {
-        reports,
-        undecided_from: lo + 1,
-        end: End::Done,
-    })
+    Ok(search.end(lo + 1, End::Done))
+}
+
+/// Where a bisection of the stack stands.
+struct Search<'s> {
+    stack: &'s [Candidate],
+    /// The target is at the top of prefix `lo` (landed).
+    lo: usize,
+    /// Prefix `hi` is known red (or is the whole stack, not gated yet).
+    hi: usize,
+    reports: Vec<LaneReport>,
+}
+
+impl Search<'_> {
+    /// What the prefixes after `lo` are built on: the target as this round found it,
+    /// or the top of the landed prefix.
+    fn from(&self, base: &Base) -> ObjectId {
+        if self.lo == 0 {
+            base.commit
+        } else {
+            self.stack[self.lo - 1].commit
+        }
+    }
+
+    /// Prefix `len` was green and the target moved to its top: its lanes landed.
+    fn landed(&mut self, len: usize, verdict: &Verdict, testing: &mut TestingGuard) {
+        let top = &self.stack[len - 1];
+        for c in &self.stack[self.lo..len] {
+            testing.disarm_lane(&c.lane);
+            self.reports.push(LaneReport {
+                lane: c.lane.clone(),
+                outcome: Outcome::Landed {
+                    candidate: c.commit.to_string(),
+                    base: c.on.to_string(),
+                    gate_ms: verdict.outcome.duration_ms,
+                    log: verdict.outcome.log.clone(),
+                    cached: verdict.cached,
+                    landed_with: (c.commit != top.commit).then(|| top.commit.to_string()),
+                },
+            });
+        }
+        self.lo = len;
+    }
+
+    /// Nothing more moves: every lane not landed is refused for `reason`.
+    fn refuse_rest(&mut self, reason: &str) {
+        for c in &self.stack[self.lo..] {
+            self.reports.push(LaneReport {
+                lane: c.lane.clone(),
+                outcome: Outcome::Refused {
+                    reason: reason.to_string(),
+                },
+            });
+        }
+    }
+
+    fn end(self, undecided_from: usize, end: End) -> Bisected {
+        Bisected {
+            reports: self.reports,
+            undecided_from,
+            end,
+        }
+    }
 }
 
 fn batch_label(lanes: &[Candidate]) -> String {

@@ -15,14 +15,16 @@ use std::path::{Path, PathBuf};
 
 use serde::{Deserialize, Serialize};
 
-use super::{
-    Candidate, LandOptions, Outcome, TestingGuard, Ui, block_reasons, build_candidate, checked_out,
-    commands_for, gate_record, gate_tree, in_the_way, mark, move_ref, put_back, record_red,
-    summary,
-};
-use crate::config::Config;
+use super::candidate::{Candidate, build_candidate};
+use super::publish::{checked_out, in_the_way, move_ref};
+use super::record::{Mark, TestingGuard, gate_record, put_back, record_red};
+use super::session::{Base, Lander, Verdict};
+use super::summary::summary;
+use super::{Outcome, Ui};
+use crate::config::{Config, Strategy};
 use crate::context::Context;
 use crate::error::{Error, Result};
+use crate::gate::policy::{block_reasons, commands_for};
 use crate::gate::{self, Receipt, UnitMove};
 use crate::git::{ChangedPath, Merged, ObjectId, Repo};
 use crate::lanes::{self, LaneState};
@@ -51,16 +53,16 @@ impl NestedState {
 /// them (`lane: None`: targets only). A conflict or a blocked change in a part decides
 /// the lane (recorded) and comes back as `Err`.
 pub(crate) fn states(
-    ctx: &Context,
+    lander: &Lander,
     lane: Option<&str>,
     config: &Config,
-    opts: &LandOptions,
 ) -> Result<std::result::Result<Vec<NestedState>, Outcome>> {
+    let ctx = lander.ctx;
     let mut out = Vec::new();
     for n in ctx.nested_repos() {
         let rel_text = n.rel.to_string_lossy().into_owned();
         let Ok(repo) = Repo::open(&ctx.shared.join(&n.rel)) else {
-            crate::ui::warn(&format!(
+            lander.ui.warn(&format!(
                 "nested repository {rel_text} cannot be opened; the gate will not see it"
             ));
             continue;
@@ -90,14 +92,9 @@ pub(crate) fn states(
                 Err(files) => {
                     let files: Vec<String> =
                         files.iter().map(|f| format!("{rel_text}/{f}")).collect();
-                    mark(
-                        ctx,
-                        &[lane],
-                        LaneState::Conflicted,
-                        files.clone(),
-                        None,
-                        &[],
-                    )?;
+                    Mark::lane(lane, LaneState::Conflicted)
+                        .detail(files.clone())
+                        .record(ctx)?;
                     return Ok(Err(Outcome::Conflicted { files }));
                 }
             },
@@ -112,9 +109,11 @@ pub(crate) fn states(
                     ..c.clone()
                 })
                 .collect();
-            let reasons = block_reasons(&repo, config, &prefixed, opts.allow_protected)?;
+            let reasons = block_reasons(&repo, config, &prefixed, lander.opts.allow_protected)?;
             if !reasons.is_empty() {
-                mark(ctx, &[lane], LaneState::Blocked, reasons.clone(), None, &[])?;
+                Mark::lane(lane, LaneState::Blocked)
+                    .detail(reasons.clone())
+                    .record(ctx)?;
                 return Ok(Err(Outcome::Blocked { reasons }));
             }
         }
@@ -228,19 +227,13 @@ struct Move<'a> {
 
 /// Land `lane` as a unit: `outer` is its outer part (`None` when it changes only
 /// nested repositories). `Ok(None)`: a target moved under the gate; build again.
-#[allow(clippy::too_many_arguments)]
 pub(crate) fn land(
-    ctx: &Context,
+    lander: &Lander,
+    base: &Base,
     lane: &str,
-    base: ObjectId,
-    config: &Config,
     outer: Option<Candidate>,
-    nested: &[NestedState],
-    opts: &LandOptions,
-    ui: &dyn Ui,
-    runs: &mut usize,
 ) -> Result<Option<Outcome>> {
-    let repo = &ctx.repo;
+    let ctx = lander.ctx;
     if let Some(remote) = &ctx.remote {
         return Ok(Some(Outcome::Refused {
             reason: format!(
@@ -248,121 +241,30 @@ pub(crate) fn land(
             ),
         }));
     }
-    let outer_commit = outer.as_ref().map_or(base, |c| c.commit);
-    let commands = commands_for(ctx, config, outer_commit)?;
-    let mut moves: Vec<Move> = Vec::new();
-    // Deepest first, the outer repository last.
-    for n in nested.iter().rev() {
-        if let Some(part) = &n.part {
-            moves.push(Move {
-                record: UnitMove {
-                    path: n.rel.to_string_lossy().into_owned(),
-                    target: n.target_ref.clone(),
-                    base: n.base.to_string(),
-                    candidate: part.commit.to_string(),
-                },
-                repo: &n.repo,
-                shared: ctx.shared.join(&n.rel),
-                base: n.base,
-                candidate: part.commit,
-                changed: &part.changed,
-            });
-        }
+    let outer_commit = outer.as_ref().map_or(base.commit, |c| c.commit);
+    let commands = commands_for(ctx, &base.config, outer_commit)?;
+    let moves = moves(ctx, base, outer.as_ref());
+    if lander.opts.dry_run {
+        return would_land(ctx, base, outer_commit, &moves, commands).map(Some);
     }
-    if let Some(c) = &outer {
-        moves.push(Move {
-            record: UnitMove {
-                path: ".".into(),
-                target: ctx.config.lanes.target.full_ref(),
-                base: base.to_string(),
-                candidate: c.commit.to_string(),
-            },
-            repo,
-            shared: ctx.shared.clone(),
-            base,
-            candidate: c.commit,
-            changed: &c.changed,
-        });
-    }
-    let files: usize = moves.iter().map(|m| m.changed.len()).sum();
-    if opts.dry_run {
-        for m in &moves {
-            if let Some(reason) = in_the_way(m.repo, &m.shared, &m.record.target, m.changed)? {
-                return Ok(Some(Outcome::Refused {
-                    reason: format!("{reason} (in {})", m.record.path),
-                }));
-            }
-        }
-        return Ok(Some(Outcome::WouldLand {
-            base: base.to_string(),
-            candidate_tree: repo.tree_of(outer_commit)?.to_string(),
-            files,
-            commands,
+    if !lander.opts.yes && !confirm(lander.ui, lane, &moves)? {
+        return Ok(Some(Outcome::Refused {
+            reason: "declined".into(),
         }));
     }
-    if !opts.yes {
-        let mut text = String::new();
-        for m in &moves {
-            text.push_str(&format!(
-                "in {}:\n{}",
-                m.record.path,
-                summary(m.repo, m.changed)?
-            ));
-        }
-        if !ui.confirm(lane, &text) {
-            return Ok(Some(Outcome::Refused {
-                reason: "declined".into(),
-            }));
-        }
-    }
     let mut testing = TestingGuard::mark(ctx, vec![lane.to_string()])?;
-    let verdict = gate_tree(
-        ctx,
-        lane,
-        base,
-        outer_commit,
-        &commands,
-        config,
-        opts,
-        ui,
-        runs,
-        nested,
-    )?;
+    let verdict = lander.gate_tree(base, lane, base.commit, outer_commit, &commands)?;
     if !verdict.outcome.green {
-        return record_red(ctx, &mut testing, lane, &verdict, base, outer_commit).map(Some);
+        return record_red(ctx, &mut testing, lane, &verdict, base.commit, outer_commit).map(Some);
     }
-    let record = gate_record(&verdict.outcome, base, outer_commit);
+    let record = gate_record(&verdict.outcome, base.commit, outer_commit);
     let unit: Vec<UnitMove> = moves.iter().map(|m| m.record.clone()).collect();
-    for m in &moves {
-        gate::write_receipt(
-            m.repo,
-            &Receipt {
-                lane: lane.to_string(),
-                lane_tip: m
-                    .repo
-                    .branch_tip(lane)?
-                    .map(|t| t.to_string())
-                    .unwrap_or_default(),
-                base: m.base.to_string(),
-                candidate: m.candidate.to_string(),
-                tested_tree: m.repo.tree_of(m.candidate)?.to_string(),
-                strategy: format!("{:?}", config.lanes.strategy).to_lowercase(),
-                commands: verdict.outcome.results.clone(),
-                duration_ms: verdict.outcome.duration_ms,
-                log_digest: verdict.outcome.log_digest.clone(),
-                at: lanes::now(),
-                target_before: None,
-                landed_with: None,
-                cached: verdict.cached,
-                unit: unit.clone(),
-            },
-        )?;
-    }
+    write_receipts(lane, base.config.lanes.strategy, &moves, &unit, &verdict)?;
     // Nothing moves unless every target is still where the unit was built and no
     // shared checkout has something of the user's in the way.
     for m in &moves {
         if m.repo.ref_target(&m.record.target)? != Some(m.base) {
-            ui.note(&format!(
+            lander.ui.note(&format!(
                 "the target in {} moved while {lane} was gated; building again",
                 m.record.path
             ));
@@ -378,7 +280,7 @@ pub(crate) fn land(
         if i > 0 {
             crate::failpoint::hit("unit-between-moves")?;
         }
-        if let Applied::Gone(why) = apply(ctx, &m.record)? {
+        if let Applied::Gone(why) = apply(ctx, lander.ui, &m.record)? {
             // Only a move that raced another writer after the check above gets here.
             remove_journal(ctx);
             let reason = format!("{why}; the rest of the unit did not move, land it again");
@@ -390,24 +292,130 @@ pub(crate) fn land(
         .as_ref()
         .map(|c| vec![(c.commit, c.tip)])
         .unwrap_or_default();
-    mark(
-        ctx,
-        &[lane],
-        LaneState::Landed,
-        Vec::new(),
-        Some(record),
-        &landed_as,
-    )?;
+    Mark::lane(lane, LaneState::Landed)
+        .gate(record)
+        .landed(&landed_as)
+        .record(ctx)?;
     remove_journal(ctx);
     let landed = moves.last().map_or(outer_commit, |m| m.candidate);
     Ok(Some(Outcome::Landed {
         candidate: landed.to_string(),
-        base: base.to_string(),
+        base: base.commit.to_string(),
         gate_ms: verdict.outcome.duration_ms,
         log: verdict.outcome.log,
         cached: verdict.cached,
         landed_with: None,
     }))
+}
+
+/// The unit's target moves, deepest first and the outer repository last.
+fn moves<'a>(ctx: &'a Context, base: &'a Base, outer: Option<&'a Candidate>) -> Vec<Move<'a>> {
+    let mut moves: Vec<Move> = Vec::new();
+    for n in base.nested.iter().rev() {
+        if let Some(part) = &n.part {
+            moves.push(Move {
+                record: UnitMove {
+                    path: n.rel.to_string_lossy().into_owned(),
+                    target: n.target_ref.clone(),
+                    base: n.base,
+                    candidate: part.commit,
+                },
+                repo: &n.repo,
+                shared: ctx.shared.join(&n.rel),
+                base: n.base,
+                candidate: part.commit,
+                changed: &part.changed,
+            });
+        }
+    }
+    if let Some(c) = outer {
+        moves.push(Move {
+            record: UnitMove {
+                path: ".".into(),
+                target: ctx.config.lanes.target.full_ref(),
+                base: base.commit,
+                candidate: c.commit,
+            },
+            repo: &ctx.repo,
+            shared: ctx.shared.clone(),
+            base: base.commit,
+            candidate: c.commit,
+            changed: &c.changed,
+        });
+    }
+    moves
+}
+
+/// What a dry run reports: the unit would land, unless a shared checkout is in the way.
+fn would_land(
+    ctx: &Context,
+    base: &Base,
+    outer_commit: ObjectId,
+    moves: &[Move],
+    commands: Vec<String>,
+) -> Result<Outcome> {
+    for m in moves {
+        if let Some(reason) = in_the_way(m.repo, &m.shared, &m.record.target, m.changed)? {
+            return Ok(Outcome::Refused {
+                reason: format!("{reason} (in {})", m.record.path),
+            });
+        }
+    }
+    Ok(Outcome::WouldLand {
+        base: base.commit.to_string(),
+        candidate_tree: ctx.repo.tree_of(outer_commit)?.to_string(),
+        files: moves.iter().map(|m| m.changed.len()).sum(),
+        commands,
+    })
+}
+
+/// Show what every move would change, repository by repository, and ask.
+fn confirm(ui: &dyn Ui, lane: &str, moves: &[Move]) -> Result<bool> {
+    let mut text = String::new();
+    for m in moves {
+        text.push_str(&format!(
+            "in {}:\n{}",
+            m.record.path,
+            summary(m.repo, m.changed)?
+        ));
+    }
+    Ok(ui.confirm(lane, &text))
+}
+
+/// One receipt in each repository the unit moves, each listing the whole unit.
+fn write_receipts(
+    lane: &str,
+    strategy: Strategy,
+    moves: &[Move],
+    unit: &[UnitMove],
+    verdict: &Verdict,
+) -> Result<()> {
+    for m in moves {
+        gate::write_receipt(
+            m.repo,
+            &Receipt {
+                lane: lane.to_string(),
+                lane_tip: m
+                    .repo
+                    .branch_tip(lane)?
+                    .map(|t| t.to_string())
+                    .unwrap_or_default(),
+                base: m.base,
+                candidate: m.candidate,
+                tested_tree: m.repo.tree_of(m.candidate)?,
+                strategy,
+                commands: verdict.outcome.results.clone(),
+                duration_ms: verdict.outcome.duration_ms,
+                log_digest: verdict.outcome.log_digest.clone(),
+                at: lanes::now(),
+                target_before: None,
+                landed_with: None,
+                cached: verdict.cached,
+                unit: unit.to_vec(),
+            },
+        )?;
+    }
+    Ok(())
 }
 
 /// How one move of a unit went.
@@ -424,21 +432,17 @@ enum Applied {
 /// interrupted run already made gets its shared checkout repaired (its files may have
 /// stopped half way). Something of the user's in the way, or a held ref lock, is an
 /// error and nothing moves.
-fn apply(ctx: &Context, m: &UnitMove) -> Result<Applied> {
+fn apply(ctx: &Context, ui: &dyn Ui, m: &UnitMove) -> Result<Applied> {
     let shared = ctx.shared.join(&m.path);
     let repo = Repo::open(&shared)?;
-    let parse = |id: &str| {
-        ObjectId::from_hex(id.as_bytes())
-            .map_err(|e| Error::env(format!("bad unit journal entry {id}: {e}")))
-    };
-    let (base, candidate) = (parse(&m.base)?, parse(&m.candidate)?);
+    let (base, candidate) = (m.base, m.candidate);
     let no_hooks = gate::no_hooks_dir(&ctx.repo)?;
     let follows = checked_out(&repo, &m.target)?;
     let now = repo.ref_target(&m.target)?;
     if now == Some(candidate) {
         if follows {
             for path in crate::checkout::repair(&repo, &shared, base, candidate, &no_hooks)? {
-                crate::ui::warn(&format!(
+                ui.warn(&format!(
                     "{}/{path}: kept the shared checkout's own version (it was edited during an interrupted landing)",
                     m.path
                 ));
@@ -470,7 +474,7 @@ fn apply(ctx: &Context, m: &UnitMove) -> Result<Applied> {
         "fleet: land a nested unit",
     )? {
         // Someone moved it between the look above and now: look again.
-        return apply(ctx, m);
+        return apply(ctx, ui, m);
     }
     crate::failpoint::hit("unit-after-cas")?;
     if follows {
@@ -509,7 +513,7 @@ fn remove_journal(ctx: &Context) {
 /// of those already made. A move that can no longer happen stops the rest (the outer
 /// target never moves without its nested parts) and puts the lane back to ready. Something
 /// in the way keeps the journal and is an error, so nothing is skipped.
-pub(crate) fn finish_interrupted(ctx: &Context) -> Result<()> {
+pub(crate) fn finish_interrupted(ctx: &Context, ui: &dyn Ui) -> Result<()> {
     let path = journal_path(ctx);
     let Ok(text) = std::fs::read_to_string(&path) else {
         return Ok(());
@@ -522,28 +526,21 @@ pub(crate) fn finish_interrupted(ctx: &Context) -> Result<()> {
             ))
     })?;
     for (i, m) in journal.moves.iter().enumerate() {
-        if let Applied::Gone(why) = apply(ctx, m)? {
+        if let Applied::Gone(why) = apply(ctx, ui, m)? {
             let rest: Vec<&str> = journal.moves[i..].iter().map(|m| m.path.as_str()).collect();
-            crate::ui::warn(&format!(
+            ui.warn(&format!(
                 "{why}: lane {} did not finish landing (not moved: {}); it is ready to land again",
                 journal.lane,
                 rest.join(", ")
             ));
             if !journal.lane.is_empty() {
-                mark(
-                    ctx,
-                    &[&journal.lane],
-                    LaneState::Ready,
-                    Vec::new(),
-                    None,
-                    &[],
-                )?;
+                Mark::lane(&journal.lane, LaneState::Ready).record(ctx)?;
             }
             remove_journal(ctx);
             return Ok(());
         }
     }
     remove_journal(ctx);
-    crate::ui::note("finished a nested unit landing that was interrupted");
+    ui.note("finished a nested unit landing that was interrupted");
     Ok(())
 }

@@ -1,0 +1,79 @@
+//! The gate: run the configured commands on the exact tree that would land, in a
+//! private worktree, and keep the evidence.
+//!
+//! Promises: the commands see exactly the candidate commit (the gate worktree is forced
+//! to it and cleaned of untracked files, ignored build caches kept); every command runs
+//! through [`crate::proc`] in its own process group, killed as a whole on timeout and
+//! after it exits; the full output goes to a log in the common git dir; a receipt for
+//! every landing is written as a git note on `refs/notes/fleet` before the target moves.
+//!
+//! By job: [`policy`] (what the base's configuration asks of a change), [`worktree`]
+//! (the private gate worktree), [`run`] (running the commands), [`receipt`] (the
+//! evidence as notes), [`cache`] (results of trees gated before) and [`ci`] (the
+//! `fleet gate` step a CI job runs).
+
+use std::path::{Path, PathBuf};
+
+use serde::{Deserialize, Serialize};
+
+use crate::error::{Error, Result};
+use crate::git::Repo;
+
+pub mod cache;
+pub mod ci;
+pub mod policy;
+pub mod receipt;
+pub mod run;
+pub mod worktree;
+
+pub use receipt::{NOTES_REF, Receipt, UnitMove, read_receipt, write_receipt};
+pub use run::run;
+pub use worktree::{
+    drop_broken_gate_worktrees, kill_leftovers, prepare_worktree, prepare_worktree_at,
+    worktree_path,
+};
+
+/// One gate command's result.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct CommandResult {
+    pub command: String,
+    pub exit_code: i32,
+    pub timed_out: bool,
+    pub duration_ms: u64,
+}
+
+#[derive(Clone, Debug, Serialize, Deserialize)]
+pub struct GateOutcome {
+    pub green: bool,
+    pub results: Vec<CommandResult>,
+    pub duration_ms: u64,
+    pub log: PathBuf,
+    /// Hash of the log's bytes (git's blob id), so a receipt pins the exact output.
+    pub log_digest: String,
+}
+
+/// fleet's private folders in the common git dir.
+pub fn fleet_dir(repo: &Repo) -> PathBuf {
+    repo.common_dir().join("fleet")
+}
+
+/// An empty hooks folder, so fleet's private git calls run nobody's hooks.
+pub fn no_hooks_dir(repo: &Repo) -> Result<PathBuf> {
+    let dir = fleet_dir(repo).join("no-hooks");
+    std::fs::create_dir_all(&dir)
+        .map_err(|e| Error::env(format!("cannot create {}: {e}", dir.display())))?;
+    Ok(dir)
+}
+
+/// The last `lines` lines of a log, for the terminal.
+pub fn log_tail(path: &Path, lines: usize) -> String {
+    let text = std::fs::read_to_string(path).unwrap_or_default();
+    let all: Vec<&str> = text.lines().collect();
+    all[all.len().saturating_sub(lines)..].join("\n")
+}
+
+pub fn blob_digest(bytes: &[u8]) -> String {
+    gix::objs::compute_hash(gix::hash::Kind::Sha1, gix::objs::Kind::Blob, bytes)
+        .map(|id| id.to_string())
+        .unwrap_or_default()
+}

@@ -1,0 +1,180 @@
+//! The gate's policy: what the configuration committed in the base asks of a change
+//! (protected paths, forbidden markers, the gate commands). Always read from the base,
+//! never from the lane or a working directory, so a change cannot weaken its own gate;
+//! a lane may only add commands to it. Shared by `fleet land` and `fleet gate`.
+
+use crate::config::{self, Config};
+use crate::context::Context;
+use crate::error::{Error, Result};
+use crate::git::{ChangedPath, GITLINK, ObjectId, Repo};
+
+/// The configuration as committed in `commit` (defaults when it has no fleet.toml).
+pub fn config_at(repo: &Repo, commit: ObjectId, what: &str) -> Result<Config> {
+    match repo.file_at(commit, config::FILE_NAME)? {
+        None => Ok(Config::default()),
+        Some(bytes) => Config::parse(
+            &String::from_utf8_lossy(&bytes),
+            &format!(
+                "{what} ({}):{}",
+                commit.to_hex_with_len(12),
+                config::FILE_NAME
+            ),
+        ),
+    }
+}
+
+/// Protected paths and submodule changes (unless allowed), and forbidden markers in
+/// added lines.
+pub fn block_reasons(
+    repo: &Repo,
+    config: &Config,
+    changed: &[ChangedPath],
+    allow_protected: bool,
+) -> Result<Vec<String>> {
+    let mut reasons = Vec::new();
+    if !allow_protected {
+        let set = protected_set(&config.gate.protected)?;
+        for change in changed {
+            if set.is_match(&change.path) {
+                reasons.push(format!(
+                    "touches protected path {} (land with --allow-protected)",
+                    change.path
+                ));
+            } else if change.is_gitlink() {
+                reasons.push(format!(
+                    "changes submodule {}, which the gate cannot check out (land with --allow-protected)",
+                    change.path
+                ));
+            }
+        }
+    }
+    if !config.gate.forbid.is_empty() {
+        for change in changed.iter().filter(|c| !c.is_gitlink()) {
+            let Some(new) = change.new else { continue };
+            let new_bytes = repo.blob(new)?;
+            let old_bytes = match change.old {
+                Some(old) if change.old_mode != GITLINK => repo.blob(old)?,
+                _ => Vec::new(),
+            };
+            reasons.extend(added_markers(
+                &change.path,
+                &old_bytes,
+                &new_bytes,
+                &config.gate.forbid,
+            ));
+        }
+    }
+    Ok(reasons)
+}
+
+/// Protected patterns with gitignore-like meaning: a pattern names a path or a folder
+/// (`.ci` covers `.ci/x`), a leading `/` anchors at the root (as all patterns are), and
+/// case is ignored (so `.GITHUB/x` cannot slip past on a case-insensitive file system).
+fn protected_set(patterns: &[String]) -> Result<globset::GlobSet> {
+    let mut builder = globset::GlobSetBuilder::new();
+    for pattern in patterns {
+        let pattern = pattern.trim_start_matches('/').trim_end_matches('/');
+        for form in [pattern.to_string(), format!("{pattern}/**")] {
+            let glob = globset::GlobBuilder::new(&form)
+                .literal_separator(true)
+                .case_insensitive(true)
+                .build()
+                .map_err(|e| {
+                    Error::usage(format!("bad [gate] protected pattern `{pattern}`: {e}"))
+                })?;
+            builder.add(glob);
+        }
+    }
+    builder
+        .build()
+        .map_err(|e| Error::usage(format!("bad [gate] protected patterns: {e}")))
+}
+
+/// Markers on lines the change adds (context and removed lines never count). Binary
+/// files are compared by marker count, since they have no lines.
+fn added_markers(path: &str, old: &[u8], new: &[u8], markers: &[String]) -> Vec<String> {
+    let mut found = Vec::new();
+    if new.contains(&0) || old.contains(&0) {
+        for marker in markers {
+            let count = |bytes: &[u8]| {
+                bytes
+                    .windows(marker.len().max(1))
+                    .filter(|w| *w == marker.as_bytes())
+                    .count()
+            };
+            if count(new) > count(old) {
+                found.push(format!(
+                    "{path}: binary file adds forbidden marker {marker}"
+                ));
+            }
+        }
+        return found;
+    }
+    let (old, new) = (String::from_utf8_lossy(old), String::from_utf8_lossy(new));
+    let diff = similar::TextDiff::from_lines(old.as_ref(), new.as_ref());
+    for change in diff.iter_all_changes() {
+        if change.tag() != similar::ChangeTag::Insert {
+            continue;
+        }
+        for marker in markers {
+            if change.value().contains(marker.as_str()) {
+                let line = change.new_index().map_or(0, |i| i + 1);
+                found.push(format!("{path}:{line}: adds forbidden marker {marker}"));
+            }
+        }
+    }
+    found
+}
+
+/// The target's gate; a lane that changes the gate configuration must pass both. A
+/// lane whose own fleet.toml does not parse would stop every landing after it: `Err`
+/// carries the reason to block it.
+pub(crate) fn gate_commands(
+    repo: &Repo,
+    config: &Config,
+    candidate: ObjectId,
+) -> Result<std::result::Result<Vec<String>, String>> {
+    let mut commands = config.gate.commands.clone();
+    match config_at(repo, candidate, "the lane") {
+        Ok(new) => {
+            for command in new.gate.commands {
+                if !commands.contains(&command) {
+                    commands.push(command);
+                }
+            }
+            Ok(Ok(commands))
+        }
+        Err(e) if e.kind == crate::error::Kind::Usage => {
+            Ok(Err(format!("its fleet.toml is invalid: {}", e.message)))
+        }
+        Err(e) => Err(e),
+    }
+}
+
+/// The gate commands for `commit` (the target's, plus those its own fleet.toml adds);
+/// none configured is a usage error naming the fix.
+pub(crate) fn commands_for(
+    ctx: &Context,
+    config: &Config,
+    commit: ObjectId,
+) -> Result<Vec<String>> {
+    require_commands(
+        ctx,
+        gate_commands(&ctx.repo, config, commit)?.unwrap_or_default(),
+    )
+}
+
+/// `commands`, unless there are none: a usage error naming the fix.
+pub(crate) fn require_commands(ctx: &Context, commands: Vec<String>) -> Result<Vec<String>> {
+    if commands.is_empty() {
+        return Err(Error::usage(format!(
+            "no gate commands: [gate] commands is empty in {}'s {}",
+            ctx.target(),
+            config::FILE_NAME
+        ))
+        .with_help(
+            "commit a gate to the target first, e.g. commands = [\"cargo test --locked\"]",
+        ));
+    }
+    Ok(commands)
+}

@@ -1,0 +1,103 @@
+//! Running the gate commands: one after another in a worktree, each through
+//! [`crate::proc`] in its own process group (killed as a whole on timeout and after it
+//! exits), stopping at the first failure, all output to one log in the common git dir
+//! whose digest a receipt pins.
+
+use std::io::Write;
+use std::path::Path;
+use std::time::Duration;
+
+use super::{CommandResult, GateOutcome, blob_digest, fleet_dir};
+use crate::error::{Error, Result};
+use crate::git::{self, Repo};
+
+/// Run `commands` one after another in `worktree` (stopping at the first failure),
+/// all output to one log. `progress` gets the command and its elapsed time.
+pub fn run(
+    repo: &Repo,
+    worktree: &Path,
+    commands: &[String],
+    timeout: Duration,
+    env: &[(&str, String)],
+    lane: &str,
+    mut progress: impl FnMut(&str, Duration),
+) -> Result<GateOutcome> {
+    let logs = fleet_dir(repo).join("logs");
+    std::fs::create_dir_all(&logs)
+        .map_err(|e| Error::env(format!("cannot create {}: {e}", logs.display())))?;
+    let log_path = logs.join(format!("gate-{}-{}.log", sanitize(lane), unique_suffix()));
+    let mut log = std::fs::File::create(&log_path)
+        .map_err(|e| Error::env(format!("cannot create {}: {e}", log_path.display())))?;
+    let mut results = Vec::new();
+    let started = std::time::Instant::now();
+    for command in commands {
+        let _ = writeln!(log, "$ {command}");
+        let mut cmd = std::process::Command::new("sh");
+        cmd.arg("-c").arg(command).current_dir(worktree);
+        // The gate sees the candidate's worktree, not whatever repository fleet was
+        // started from.
+        for var in git::cli::REPO_OVERRIDES {
+            cmd.env_remove(var);
+        }
+        for (k, v) in env {
+            cmd.env(k, v);
+        }
+        let remaining = timeout.saturating_sub(started.elapsed());
+        let outcome = crate::proc::run_logged(
+            &mut cmd,
+            &log,
+            Some(remaining),
+            crate::proc::DEFAULT_GRACE,
+            |t| progress(command, t),
+        )
+        .map_err(|e| Error::env(format!("cannot run the gate command `{command}`: {e}")))?;
+        let result = CommandResult {
+            command: command.clone(),
+            exit_code: outcome.code(),
+            timed_out: outcome.timed_out,
+            duration_ms: outcome.duration.as_millis() as u64,
+        };
+        let _ = writeln!(
+            log,
+            "[fleet] `{command}` exited {}{} after {} ms",
+            result.exit_code,
+            if result.timed_out { " (timed out)" } else { "" },
+            result.duration_ms
+        );
+        let failed = result.exit_code != 0;
+        results.push(result);
+        if failed {
+            break;
+        }
+    }
+    drop(log);
+    let bytes = std::fs::read(&log_path).unwrap_or_default();
+    Ok(GateOutcome {
+        green: results.iter().all(|r| r.exit_code == 0),
+        results,
+        duration_ms: started.elapsed().as_millis() as u64,
+        log: log_path,
+        log_digest: blob_digest(&bytes),
+    })
+}
+
+/// A lane name safe as part of a file name.
+fn sanitize(name: &str) -> String {
+    name.chars()
+        .map(|c| {
+            if c.is_ascii_alphanumeric() || c == '-' || c == '_' || c == '.' {
+                c
+            } else {
+                '_'
+            }
+        })
+        .collect()
+}
+
+fn unique_suffix() -> String {
+    let nanos = std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .map(|d| d.as_nanos())
+        .unwrap_or(0);
+    format!("{nanos}-{}", std::process::id())
+}

@@ -1,0 +1,50 @@
+//! Which lanes a landing takes, in which order: the named ones, or with `--all` every
+//! ready (or testing) lane, running ones on request, and landed ones whose landing was
+//! undone.
+
+use super::LandOptions;
+use crate::context::Context;
+use crate::error::{Error, Result};
+use crate::lanes::{self, LaneState};
+
+pub(crate) fn lanes(ctx: &Context, opts: &LandOptions) -> Result<Vec<String>> {
+    let (registry, _) = lanes::load(ctx)?;
+    let prefix = ctx.config.lanes.prefix.as_str();
+    if opts.all {
+        if !opts.lanes.is_empty() {
+            return Err(Error::usage("give lanes or --all, not both"));
+        }
+        let target = ctx.queue_target_tip()?;
+        let mut selected = Vec::new();
+        for l in &registry.lanes {
+            let take = match l.state {
+                LaneState::Ready | LaneState::Testing => true,
+                LaneState::Running => opts.include_running,
+                LaneState::Landed => match ctx.lane_tip(&l.branch)? {
+                    Some(tip) => crate::landed::landing_undone(&ctx.repo, l, tip, target)?,
+                    None => false,
+                },
+                _ => false,
+            };
+            if take {
+                selected.push(l.branch.clone());
+            }
+        }
+        return Ok(selected);
+    }
+    if opts.lanes.is_empty() {
+        return Err(Error::usage("which lanes? name them, or pass --all")
+            .with_help("`fleet status` lists the lanes"));
+    }
+    let mut out = Vec::new();
+    for given in &opts.lanes {
+        let lane = lanes::lane_name(&registry, prefix, given).ok_or_else(|| {
+            Error::usage(format!("`{given}` is not a lane"))
+                .with_help(format!("track it first: `fleet track {given}`"))
+        })?;
+        if !out.contains(&lane) {
+            out.push(lane);
+        }
+    }
+    Ok(out)
+}
