@@ -2,11 +2,9 @@
 //! commands fleet starts (not even under `fleet hook`, which keeps its environment), and
 //! read-only commands write nothing in the common git dir.
 
-mod common;
-
 use std::path::{Path, PathBuf};
 
-use common::Env;
+use crate::common::Env;
 
 /// A guarded repository whose shared checkout is on `main`, with a branch `other`
 /// holding a file `main` lacks (so a switch there rewrites the checkout's files).
@@ -68,15 +66,14 @@ fn git_commands_fleet_starts_under_a_hook_do_not_see_alternate_object_directorie
     // git's trace2 records, for every git process, whether the variable was set.
     // (Not GIT_NAMESPACE here: gix in the hook process honours it too and then cannot
     // read HEAD, so nothing would be put back; that is the binary's environment policy.)
-    let run = env.git_env(
-        &repo,
-        &["switch", "other"],
-        &[
+    let run = env
+        .git_cmd(&repo, &["switch", "other"])
+        .envs(&[
             (VAR, alternates.to_str().unwrap()),
             ("GIT_TRACE2_EVENT", trace.to_str().unwrap()),
             ("GIT_TRACE2_ENV_VARS", VAR),
-        ],
-    );
+        ])
+        .run();
     assert_ne!(run.code, 0, "the switch was not refused: {}", run.stderr);
     assert!(run.stderr.contains("fleet guard"), "{}", run.stderr);
     assert_eq!(
