@@ -44,6 +44,17 @@ pub fn logs(common: &Path) -> PathBuf {
     dir(common).join("logs")
 }
 
+/// The gate's private worktree (see [`crate::gate::worktree`]).
+pub fn gate_worktree(common: &Path) -> PathBuf {
+    dir(common).join("gate")
+}
+
+/// The crash journal of a landing's last steps (`base candidate`), which the next
+/// landing finishes or drops.
+pub fn land_journal(common: &Path) -> PathBuf {
+    dir(common).join("land-journal")
+}
+
 /// The file behind the lock `name` (see [`RepoLock`]).
 pub fn lock_file(common: &Path, name: &str) -> PathBuf {
     dir(common).join(format!("{name}.lock"))

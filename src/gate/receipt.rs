@@ -1,4 +1,4 @@
-//! Receipts: the evidence, kept as a git note on [`NOTES_REF`] for every commit the
+//! Receipts: the evidence, kept as a git note on [`refs::NOTES`] for every commit the
 //! target moved to, that its exact tree passed the gate. Written before the target
 //! moves; read by `fleet verify` and `fleet revert`. The TOML form is persisted in
 //! repositories, so a field's name or form never changes.
@@ -9,8 +9,7 @@ use super::CommandResult;
 use crate::config::Strategy;
 use crate::error::{Error, Result};
 use crate::git::{ObjectId, OwnRefStep, Repo};
-
-pub const NOTES_REF: &str = "refs/notes/fleet";
+use crate::refs;
 
 /// The evidence that a commit the target moved to passed the gate.
 #[derive(Clone, Debug, Serialize, Deserialize)]
@@ -116,13 +115,13 @@ pub(crate) mod hex {
     }
 }
 
-/// Attach `receipt` to its candidate as a note on [`NOTES_REF`].
+/// Attach `receipt` to its candidate as a note on [`refs::NOTES`].
 pub fn write_receipt(repo: &Repo, receipt: &Receipt) -> Result<()> {
     let text =
         toml::to_string(receipt).map_err(|e| Error::env(format!("cannot write a receipt: {e}")))?;
     put_file(
         repo,
-        NOTES_REF,
+        refs::NOTES,
         &receipt.candidate.to_string(),
         text.as_bytes(),
         &format!(
@@ -146,7 +145,7 @@ fn put_file(repo: &Repo, full_ref: &str, path: &str, bytes: &[u8], message: &str
 
 /// The receipt for `commit`, if it has one.
 pub fn read_receipt(repo: &Repo, commit: ObjectId) -> Result<Option<Receipt>> {
-    let Some(notes) = repo.ref_target(NOTES_REF)? else {
+    let Some(notes) = repo.ref_target(refs::NOTES)? else {
         return Ok(None);
     };
     let Some(bytes) = repo.file_at(notes, &commit.to_string())? else {
