@@ -73,47 +73,9 @@ impl Receipt {
     }
 }
 
-/// Object ids in the form receipts have always held them: the full hex text. A note
-/// whose id does not parse is not a receipt.
-pub(crate) mod hex {
-    use serde::{Deserialize, Deserializer, Serializer};
-
-    use crate::git::ObjectId;
-
-    pub fn serialize<S: Serializer>(id: &ObjectId, to: S) -> Result<S::Ok, S::Error> {
-        to.collect_str(id)
-    }
-
-    pub fn deserialize<'de, D: Deserializer<'de>>(from: D) -> Result<ObjectId, D::Error> {
-        let text = String::deserialize(from)?;
-        ObjectId::from_hex(text.as_bytes()).map_err(serde::de::Error::custom)
-    }
-
-    /// The same for an optional id (absent, never empty).
-    pub mod option {
-        use serde::{Deserialize, Deserializer, Serializer};
-
-        use crate::git::ObjectId;
-
-        pub fn serialize<S: Serializer>(id: &Option<ObjectId>, to: S) -> Result<S::Ok, S::Error> {
-            match id {
-                Some(id) => super::serialize(id, to),
-                None => to.serialize_none(),
-            }
-        }
-
-        pub fn deserialize<'de, D: Deserializer<'de>>(
-            from: D,
-        ) -> Result<Option<ObjectId>, D::Error> {
-            match Option::<String>::deserialize(from)? {
-                Some(text) => ObjectId::from_hex(text.as_bytes())
-                    .map(Some)
-                    .map_err(serde::de::Error::custom),
-                None => Ok(None),
-            }
-        }
-    }
-}
+/// Object ids as receipts have always held them (full hex text), shared with the other
+/// TOML records fleet keeps.
+pub use crate::git::hex;
 
 /// Attach `receipt` to its candidate as a note on [`refs::NOTES`].
 pub fn write_receipt(repo: &Repo, receipt: &Receipt) -> Result<()> {
