@@ -87,7 +87,7 @@ pub struct RepoLock {
 impl Repo {
     /// Take the named lock, waiting up to `wait` for another fleet process to finish.
     pub fn lock(&self, name: &str, wait: std::time::Duration) -> Result<RepoLock> {
-        use std::os::fd::AsRawFd;
+        use rustix::fs::{FlockOperation, flock};
         let dir = dir(&self.common_dir());
         std::fs::create_dir_all(&dir).context(|| format!("cannot create {}", dir.display()))?;
         let path = lock_file(&self.common_dir(), name);
@@ -99,13 +99,11 @@ impl Repo {
             .context(|| format!("cannot open {}", path.display()))?;
         let deadline = std::time::Instant::now() + wait;
         loop {
-            // SAFETY: flock on a descriptor we own.
-            let rc = unsafe { libc::flock(file.as_raw_fd(), libc::LOCK_EX | libc::LOCK_NB) };
-            if rc == 0 {
+            if flock(&file, FlockOperation::NonBlockingLockExclusive).is_ok() {
                 return Ok(RepoLock { _file: file });
             }
             if std::time::Instant::now() >= deadline {
-                return Err(Error::env(format!(
+                return Err(Error::locked(format!(
                     "{} is held by another fleet process",
                     path.display()
                 ))
