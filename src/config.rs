@@ -292,7 +292,7 @@ impl BranchName {
         &self.0
     }
     pub fn full_ref(&self) -> String {
-        format!("refs/heads/{}", self.0)
+        crate::refs::branch(&self.0)
     }
 }
 

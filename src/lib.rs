@@ -16,7 +16,6 @@ pub mod land;
 pub mod landed;
 pub mod lanes;
 pub mod lint;
-pub mod merge_gate;
 pub mod nested;
 pub mod preflight;
 pub mod proc;

@@ -179,7 +179,6 @@ mod tests {
             assert!(FOR_CHILDREN.contains(var), "{var}");
         }
         assert_eq!(FOR_CHILDREN.len(), OVERRIDES.len() + 1);
-        assert_eq!(crate::git::cli::REPO_OVERRIDES, FOR_CHILDREN);
         assert!(FOR_CHILDREN.contains(&"GIT_NAMESPACE"));
         assert!(FOR_CHILDREN.contains(&"GIT_ALTERNATE_OBJECT_DIRECTORIES"));
     }

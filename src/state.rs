@@ -44,6 +44,49 @@ pub fn logs(common: &Path) -> PathBuf {
     dir(common).join("logs")
 }
 
+/// Copy a worker's log (`fleet ready --log`) into [`logs`], where every worktree can
+/// read it; returns the copy's path as text. A log that cannot be read is the caller's
+/// mistake (a usage error).
+pub fn keep_worker_log(repo: &Repo, log: &Path) -> Result<String> {
+    let dir = logs(&repo.common_dir());
+    std::fs::create_dir_all(&dir)
+        .map_err(|e| Error::env(format!("cannot create {}: {e}", dir.display())))?;
+    let name = format!(
+        "worker-{}-{}.log",
+        log.file_stem().unwrap_or_default().to_string_lossy(),
+        crate::time::now()
+    );
+    let dest = dir.join(name);
+    std::fs::copy(log, &dest).map_err(|e| {
+        Error::usage(format!("cannot read the log {}: {e}", log.display()))
+            .with_help("pass an existing file to --log")
+    })?;
+    Ok(dest.display().to_string())
+}
+
+/// The status report's cache of facts about lanes (by tip and target), which any
+/// worktree may reuse.
+pub fn status_cache(common: &Path) -> PathBuf {
+    dir(common).join("cache").join("status-facts-v1.json")
+}
+
+/// The crash journal of a landing that spans nested repositories, written before its
+/// first move and read back by the next landing when one was killed between moves.
+pub fn unit_journal(common: &Path) -> PathBuf {
+    dir(common).join("unit-journal")
+}
+
+/// The gate's private worktree (see [`crate::gate::worktree`]).
+pub fn gate_worktree(common: &Path) -> PathBuf {
+    dir(common).join("gate")
+}
+
+/// The crash journal of a landing's last steps (`base candidate`), which the next
+/// landing finishes or drops.
+pub fn land_journal(common: &Path) -> PathBuf {
+    dir(common).join("land-journal")
+}
+
 /// The file behind the lock `name` (see [`RepoLock`]).
 pub fn lock_file(common: &Path, name: &str) -> PathBuf {
     dir(common).join(format!("{name}.lock"))
@@ -76,7 +119,7 @@ pub struct RepoLock {
 impl Repo {
     /// Take the named lock, waiting up to `wait` for another fleet process to finish.
     pub fn lock(&self, name: &str, wait: std::time::Duration) -> Result<RepoLock> {
-        use std::os::fd::AsRawFd;
+        use rustix::fs::{FlockOperation, flock};
         let dir = dir(&self.common_dir());
         std::fs::create_dir_all(&dir).context(|| format!("cannot create {}", dir.display()))?;
         let path = lock_file(&self.common_dir(), name);
@@ -88,13 +131,11 @@ impl Repo {
             .context(|| format!("cannot open {}", path.display()))?;
         let deadline = std::time::Instant::now() + wait;
         loop {
-            // SAFETY: flock on a descriptor we own.
-            let rc = unsafe { libc::flock(file.as_raw_fd(), libc::LOCK_EX | libc::LOCK_NB) };
-            if rc == 0 {
+            if flock(&file, FlockOperation::NonBlockingLockExclusive).is_ok() {
                 return Ok(RepoLock { _file: file });
             }
             if std::time::Instant::now() >= deadline {
-                return Err(Error::env(format!(
+                return Err(Error::locked(format!(
                     "{} is held by another fleet process",
                     path.display()
                 ))

@@ -4,7 +4,7 @@
 use std::path::PathBuf;
 
 use fleet::error::{Error, Result};
-use fleet::merge_gate;
+use fleet::gate::ci as merge_gate;
 
 use super::CommandEnv;
 use crate::cli::args::Output;

@@ -16,8 +16,7 @@ use serde::{Deserialize, Serialize};
 use crate::error::Result;
 use crate::gate::{self, CommandResult, GateOutcome};
 use crate::git::{ObjectId, OwnRefStep, Repo};
-
-pub const REF: &str = "refs/fleet/gate-cache";
+use crate::refs::GATE_CACHE;
 
 /// At most this many results share a key's first two hex digits, so the cache holds at
 /// most 256 × 32 = 8,192: a full bucket drops its oldest entry to make room.
@@ -84,7 +83,7 @@ fn path_of(key: &str) -> String {
 
 /// The remembered result for `key`; an unreadable entry is a miss, never an error.
 pub fn lookup(repo: &Repo, key: &str) -> Result<Option<Entry>> {
-    let Some(commit) = repo.ref_target(REF)? else {
+    let Some(commit) = repo.ref_target(GATE_CACHE)? else {
         return Ok(None);
     };
     Ok(repo
@@ -115,7 +114,7 @@ pub fn store(repo: &Repo, key: &str, tree: ObjectId, outcome: &GateOutcome) -> R
         "fleet: gate {} for tree {tree}",
         if outcome.green { "passed" } else { "failed" }
     );
-    repo.update_own_ref(REF, &message, |old| {
+    repo.update_own_ref(GATE_CACHE, &message, |old| {
         let evicted = match old {
             Some(old) => to_evict(repo, old, key)?,
             None => Vec::new(),
@@ -184,7 +183,7 @@ mod tests {
             .unwrap();
         assert!(ok.success());
         let repo = Repo::open(dir.path()).unwrap();
-        let tree = ObjectId::empty_tree(gix::hash::Kind::Sha1);
+        let tree = crate::git::empty_tree_id();
         let key = |i: usize| format!("ab{i:038x}");
         store(
             &repo,
@@ -196,7 +195,7 @@ mod tests {
         for i in 0..PER_BUCKET + 8 {
             store(&repo, &key(i), tree, &outcome()).unwrap();
         }
-        let head = repo.ref_target(REF).unwrap().unwrap();
+        let head = repo.ref_target(GATE_CACHE).unwrap().unwrap();
         let bucket = repo.files_in_folder(head, "ab").unwrap();
         assert_eq!(bucket.len(), PER_BUCKET);
         // Keys grow in the order they were written, as their times do.
@@ -210,7 +209,7 @@ mod tests {
         );
         // Storing a key the full bucket already holds drops nothing.
         store(&repo, &key(8), tree, &outcome()).unwrap();
-        let head = repo.ref_target(REF).unwrap().unwrap();
+        let head = repo.ref_target(GATE_CACHE).unwrap().unwrap();
         assert_eq!(repo.files_in_folder(head, "ab").unwrap().len(), PER_BUCKET);
         assert_eq!(repo.first_parent(head).unwrap(), None);
     }

@@ -16,9 +16,6 @@ use std::path::{Path, PathBuf};
 
 use serde::{Deserialize, Serialize};
 
-use crate::error::{Error, Result};
-use crate::git::Repo;
-
 pub mod cache;
 pub mod ci;
 pub mod policy;
@@ -26,7 +23,9 @@ pub mod receipt;
 pub mod run;
 pub mod worktree;
 
-pub use receipt::{NOTES_REF, Receipt, UnitMove, read_receipt, write_receipt};
+/// The receipts' ref under the name the gate's callers knew it by ([`crate::refs::NOTES`]).
+pub use crate::refs::NOTES as NOTES_REF;
+pub use receipt::{Receipt, UnitMove, read_receipt, write_receipt};
 pub use run::run;
 pub use worktree::{
     drop_broken_gate_worktrees, kill_leftovers, prepare_worktree, prepare_worktree_at,
@@ -52,19 +51,6 @@ pub struct GateOutcome {
     pub log_digest: String,
 }
 
-/// fleet's private folders in the common git dir.
-pub fn fleet_dir(repo: &Repo) -> PathBuf {
-    repo.common_dir().join("fleet")
-}
-
-/// An empty hooks folder, so fleet's private git calls run nobody's hooks.
-pub fn no_hooks_dir(repo: &Repo) -> Result<PathBuf> {
-    let dir = fleet_dir(repo).join("no-hooks");
-    std::fs::create_dir_all(&dir)
-        .map_err(|e| Error::env(format!("cannot create {}: {e}", dir.display())))?;
-    Ok(dir)
-}
-
 /// The last `lines` lines of a log, for the terminal.
 pub fn log_tail(path: &Path, lines: usize) -> String {
     let text = std::fs::read_to_string(path).unwrap_or_default();
@@ -72,8 +58,10 @@ pub fn log_tail(path: &Path, lines: usize) -> String {
     all[all.len().saturating_sub(lines)..].join("\n")
 }
 
+/// The digest a receipt and the cache keep of some bytes: git's blob id as hex (empty
+/// only if hashing fails).
 pub fn blob_digest(bytes: &[u8]) -> String {
-    gix::objs::compute_hash(gix::hash::Kind::Sha1, gix::objs::Kind::Blob, bytes)
+    crate::git::blob_id(bytes)
         .map(|id| id.to_string())
         .unwrap_or_default()
 }

@@ -1,4 +1,4 @@
-//! Receipts: the evidence, kept as a git note on [`NOTES_REF`] for every commit the
+//! Receipts: the evidence, kept as a git note on [`refs::NOTES`] for every commit the
 //! target moved to, that its exact tree passed the gate. Written before the target
 //! moves; read by `fleet verify` and `fleet revert`. The TOML form is persisted in
 //! repositories, so a field's name or form never changes.
@@ -9,8 +9,7 @@ use super::CommandResult;
 use crate::config::Strategy;
 use crate::error::{Error, Result};
 use crate::git::{ObjectId, OwnRefStep, Repo};
-
-pub const NOTES_REF: &str = "refs/notes/fleet";
+use crate::refs;
 
 /// The evidence that a commit the target moved to passed the gate.
 #[derive(Clone, Debug, Serialize, Deserialize)]
@@ -74,55 +73,17 @@ impl Receipt {
     }
 }
 
-/// Object ids in the form receipts have always held them: the full hex text. A note
-/// whose id does not parse is not a receipt.
-pub(crate) mod hex {
-    use serde::{Deserialize, Deserializer, Serializer};
+/// Object ids as receipts have always held them (full hex text), shared with the other
+/// TOML records fleet keeps.
+pub use crate::git::hex;
 
-    use crate::git::ObjectId;
-
-    pub fn serialize<S: Serializer>(id: &ObjectId, to: S) -> Result<S::Ok, S::Error> {
-        to.collect_str(id)
-    }
-
-    pub fn deserialize<'de, D: Deserializer<'de>>(from: D) -> Result<ObjectId, D::Error> {
-        let text = String::deserialize(from)?;
-        ObjectId::from_hex(text.as_bytes()).map_err(serde::de::Error::custom)
-    }
-
-    /// The same for an optional id (absent, never empty).
-    pub mod option {
-        use serde::{Deserialize, Deserializer, Serializer};
-
-        use crate::git::ObjectId;
-
-        pub fn serialize<S: Serializer>(id: &Option<ObjectId>, to: S) -> Result<S::Ok, S::Error> {
-            match id {
-                Some(id) => super::serialize(id, to),
-                None => to.serialize_none(),
-            }
-        }
-
-        pub fn deserialize<'de, D: Deserializer<'de>>(
-            from: D,
-        ) -> Result<Option<ObjectId>, D::Error> {
-            match Option::<String>::deserialize(from)? {
-                Some(text) => ObjectId::from_hex(text.as_bytes())
-                    .map(Some)
-                    .map_err(serde::de::Error::custom),
-                None => Ok(None),
-            }
-        }
-    }
-}
-
-/// Attach `receipt` to its candidate as a note on [`NOTES_REF`].
+/// Attach `receipt` to its candidate as a note on [`refs::NOTES`].
 pub fn write_receipt(repo: &Repo, receipt: &Receipt) -> Result<()> {
     let text =
         toml::to_string(receipt).map_err(|e| Error::env(format!("cannot write a receipt: {e}")))?;
     put_file(
         repo,
-        NOTES_REF,
+        refs::NOTES,
         &receipt.candidate.to_string(),
         text.as_bytes(),
         &format!(
@@ -146,7 +107,7 @@ fn put_file(repo: &Repo, full_ref: &str, path: &str, bytes: &[u8], message: &str
 
 /// The receipt for `commit`, if it has one.
 pub fn read_receipt(repo: &Repo, commit: ObjectId) -> Result<Option<Receipt>> {
-    let Some(notes) = repo.ref_target(NOTES_REF)? else {
+    let Some(notes) = repo.ref_target(refs::NOTES)? else {
         return Ok(None);
     };
     let Some(bytes) = repo.file_at(notes, &commit.to_string())? else {

@@ -7,9 +7,9 @@ use std::io::Write;
 use std::path::Path;
 use std::time::Duration;
 
-use super::{CommandResult, GateOutcome, blob_digest, fleet_dir};
+use super::{CommandResult, GateOutcome, blob_digest};
 use crate::error::{Error, Result};
-use crate::git::{self, Repo};
+use crate::git::Repo;
 
 /// Run `commands` one after another in `worktree` (stopping at the first failure),
 /// all output to one log. `progress` gets the command and its elapsed time.
@@ -22,7 +22,7 @@ pub fn run(
     lane: &str,
     mut progress: impl FnMut(&str, Duration),
 ) -> Result<GateOutcome> {
-    let logs = fleet_dir(repo).join("logs");
+    let logs = crate::state::logs(&repo.common_dir());
     std::fs::create_dir_all(&logs)
         .map_err(|e| Error::env(format!("cannot create {}: {e}", logs.display())))?;
     let log_path = logs.join(format!("gate-{}-{}.log", sanitize(lane), unique_suffix()));
@@ -36,7 +36,7 @@ pub fn run(
         cmd.arg("-c").arg(command).current_dir(worktree);
         // The gate sees the candidate's worktree, not whatever repository fleet was
         // started from.
-        for var in git::cli::REPO_OVERRIDES {
+        for var in crate::repo_env::FOR_CHILDREN {
             cmd.env_remove(var);
         }
         for (k, v) in env {

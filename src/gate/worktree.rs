@@ -6,13 +6,13 @@
 use std::path::{Path, PathBuf};
 use std::time::Duration;
 
-use super::{fleet_dir, no_hooks_dir};
 use crate::error::{Error, Result};
 use crate::git::{self, ObjectId, Repo};
+use crate::state::no_hooks_dir;
 
 /// Where the gate worktree of `repo` lives.
 pub fn worktree_path(repo: &Repo) -> PathBuf {
-    fleet_dir(repo).join("gate")
+    crate::state::gate_worktree(&repo.common_dir())
 }
 
 /// A gate run whose fleet was killed with -9 may have left processes working in the
@@ -30,34 +30,28 @@ pub fn kill_leftovers(repo: &Repo) -> usize {
 /// records removed come back, for the caller to tell.
 pub fn drop_broken_gate_worktrees(repo: &Repo, fleet_folder: &Path) -> Vec<PathBuf> {
     let mut removed = Vec::new();
-    let Ok(entries) = std::fs::read_dir(repo.common_dir().join("worktrees")) else {
-        return removed;
-    };
-    for entry in entries.flatten() {
-        let admin = entry.path();
-        if admin.join("commondir").is_file() && admin.join("HEAD").is_file() {
+    for record in repo.worktree_records() {
+        if record.is_complete() {
             continue;
         }
-        let gitdir = std::fs::read_to_string(admin.join("gitdir")).ok();
+        let gitdir = record.gitdir();
         let ours = match &gitdir {
-            Some(text) => Path::new(text.trim()).starts_with(fleet_folder),
+            Some(gitdir) => gitdir.starts_with(fleet_folder),
             None => {
-                let old = std::fs::metadata(&admin)
-                    .and_then(|m| m.modified())
-                    .ok()
-                    .and_then(|t| t.elapsed().ok())
+                let old = record
+                    .age()
                     .is_some_and(|age| age > Duration::from_secs(10));
-                entry.file_name().to_string_lossy().starts_with("gate") && old
+                record.id.starts_with("gate") && old
             }
         };
         if !ours {
             continue;
         }
-        if let Some(folder) = gitdir.as_deref().and_then(|t| Path::new(t.trim()).parent()) {
+        if let Some(folder) = gitdir.as_deref().and_then(Path::parent) {
             let _ = std::fs::remove_dir_all(folder);
         }
-        if std::fs::remove_dir_all(&admin).is_ok() {
-            removed.push(admin);
+        if std::fs::remove_dir_all(&record.dir).is_ok() {
+            removed.push(record.dir);
         }
     }
     removed
@@ -82,7 +76,7 @@ pub fn prepare_worktree_at(repo: &Repo, path: &Path, candidate: ObjectId) -> Res
         // Only the holder of the land lock uses this worktree: an index lock here is
         // a leftover of a killed run, not someone's live operation.
         if let Some(id) = &wt.id {
-            let _ = std::fs::remove_file(admin_dir(repo, id).join("index.lock"));
+            let _ = std::fs::remove_file(repo.worktree_record(id).index_lock());
         }
         let reset = reset_gate(&path, candidate, &no_hooks_dir(repo)?);
         if reset.is_ok() {
@@ -94,7 +88,7 @@ pub fn prepare_worktree_at(repo: &Repo, path: &Path, candidate: ObjectId) -> Res
     // Registered but gone or broken: drop the registration (fleet's own; a run killed
     // while creating it leaves it locked, which `git worktree prune` would keep).
     if let Some(id) = registered.as_ref().and_then(|wt| wt.id.as_ref()) {
-        let admin = admin_dir(repo, id);
+        let admin = repo.worktree_record(id).dir;
         std::fs::remove_dir_all(&admin)
             .map_err(|e| Error::env(format!("cannot clear {}: {e}", admin.display())))?;
     }
@@ -117,9 +111,4 @@ fn reset_gate(path: &Path, candidate: ObjectId, no_hooks: &Path) -> Result<()> {
         git::cli::clean_gate_worktree(path)?;
     }
     Ok(())
-}
-
-/// A linked worktree's administrative folder in the common git dir.
-fn admin_dir(repo: &Repo, id: &str) -> PathBuf {
-    repo.common_dir().join("worktrees").join(id)
 }

@@ -9,26 +9,23 @@ use std::time::Duration;
 use crate::error::{Error, Result};
 use crate::proc::{self, Input};
 
-/// Variables that would make git ignore `-C` and look at another repository, object
-/// store or ref namespace: removed from every git command fleet runs (see
-/// [`crate::repo_env::FOR_CHILDREN`], the one list).
-pub use crate::repo_env::FOR_CHILDREN as REPO_OVERRIDES;
-
-/// A git command rooted at `dir`, blind to repository overrides in fleet's environment.
+/// A git command rooted at `dir`, blind to repository overrides in fleet's environment:
+/// the variables that would make git ignore `-C` and look at another repository, object
+/// store or ref namespace ([`crate::repo_env::FOR_CHILDREN`], the one list).
 fn git(dir: &Path) -> Command {
     let mut cmd = Command::new("git");
     cmd.arg("-C").arg(dir);
-    for var in REPO_OVERRIDES {
+    for var in crate::repo_env::FOR_CHILDREN {
         cmd.env_remove(var);
     }
     cmd
 }
 
-fn run(cmd: Command, what: &str) -> Result<proc::Output> {
+fn run(cmd: Command, what: &str) -> Result<proc::Outcome> {
     run_with_input(cmd, Input::Closed, what)
 }
 
-fn run_with_input(cmd: Command, input: Input, what: &str) -> Result<proc::Output> {
+fn run_with_input(cmd: Command, input: Input, what: &str) -> Result<proc::Outcome> {
     let out = run_any_exit(cmd, input, Duration::from_secs(600), what)?;
     if !out.success() {
         let stderr = out.stderr_str();
@@ -55,7 +52,7 @@ fn run_any_exit(
     input: Input,
     timeout: Duration,
     what: &str,
-) -> Result<proc::Output> {
+) -> Result<proc::Outcome> {
     proc::run(&mut cmd, input, Some(timeout), proc::DEFAULT_GRACE).map_err(|e| {
         if e.kind() == std::io::ErrorKind::NotFound {
             Error::env("the git binary was not found on PATH")

@@ -12,9 +12,11 @@
 //! commits, `merge.rs` merges in memory and compares histories, `status.rs` reads the
 //! index and the worktree, `worktrees.rs` lists, adds and removes linked worktrees and
 //! reads their records, `submodules.rs` lists a checkout's submodules, and `layout.rs`
-//! knows git's files (state files, lock files, what a `.git` entry is).
+//! knows git's files (state files, lock files, what a `.git` entry is); `hex` writes
+//! object ids into serde records.
 
 pub mod cli;
+pub mod hex;
 mod layout;
 mod merge;
 mod objects;

@@ -139,12 +139,17 @@ impl Repo {
             .any(|l| l.split_once(' ') == Some((hex, full_name)))
     }
 
+    /// The lock file git and gix hold while they update the ref `full_name`
+    /// (`<common>/<ref>.lock`; a packed ref is locked there too).
+    pub fn ref_lock(&self, full_name: &str) -> std::path::PathBuf {
+        self.common_dir().join(format!("{full_name}.lock"))
+    }
+
     /// Remove `<ref>.lock` when it is older than `min_age`: the leftover of a process
     /// killed while it updated the ref (git and gix write a ref lock for milliseconds).
     /// Returns whether a lock was removed.
     pub fn clear_stale_ref_lock(&self, full_name: &str, min_age: std::time::Duration) -> bool {
-        let lock = self.common_dir().join(format!("{full_name}.lock"));
-        clear_stale_file(&lock, min_age)
+        clear_stale_file(&self.ref_lock(full_name), min_age)
     }
 
     /// Remove `packed-refs.lock` when it is at least ten seconds old and nobody has it
@@ -251,7 +256,7 @@ impl Repo {
     ) -> std::result::Result<(), String> {
         self.edit(full_name, new, expected.clone(), reason)
             .or_else(|first| {
-                let lock = self.common_dir().join(format!("{full_name}.lock"));
+                let lock = self.ref_lock(full_name);
                 if !lock.exists() {
                     return Err(first);
                 }

@@ -377,7 +377,7 @@ fn restore(
             .is_some_and(|t| t.trim() == format!("{head} {target}"));
         if interrupted {
             // A restore killed half way: finish it path by path, never overwriting.
-            let no_hooks = crate::gate::no_hooks_dir(&w.repo)?;
+            let no_hooks = crate::state::no_hooks_dir(&w.repo)?;
             crate::checkout::repair(&w.repo, &w.checkout, head, target, &no_hooks)?;
         } else {
             let changed = w
@@ -396,7 +396,7 @@ fn restore(
                 return Ok(());
             }
             write_atomically(&journal, &format!("{head} {target}\n"))?;
-            let no_hooks = crate::gate::no_hooks_dir(&w.repo)?;
+            let no_hooks = crate::state::no_hooks_dir(&w.repo)?;
             if let Err(e) = git::cli::move_checkout(
                 &w.checkout,
                 &head.to_string(),

@@ -11,8 +11,6 @@ use crate::error::{Error, Result};
 use crate::gate;
 use crate::git::{self, ObjectId, Repo};
 
-const JOURNAL: &str = "land-journal";
-
 /// Finish or clean up what an interrupted landing left, holding the land lock: broken
 /// gate worktree records, a half-done move of the shared checkout's files, a unit
 /// landing stopped between its moves, processes left in the gate worktree.
@@ -32,7 +30,7 @@ pub(crate) fn recover(ctx: &Context, ui: &dyn Ui) -> Result<()> {
 /// Registrations of gate worktrees a killed run left half written break git, in the
 /// outer repository and in nested ones (whose gate worktrees live in the outer gate).
 fn drop_broken_gate_worktrees(ctx: &Context, ui: &dyn Ui) {
-    let fleet_folder = gate::fleet_dir(&ctx.repo);
+    let fleet_folder = crate::state::dir(&ctx.repo.common_dir());
     let tell = |removed: Vec<PathBuf>| {
         for admin in removed {
             ui.note(&format!(
@@ -50,7 +48,7 @@ fn drop_broken_gate_worktrees(ctx: &Context, ui: &dyn Ui) {
 }
 
 fn path(ctx: &Context) -> PathBuf {
-    gate::fleet_dir(&ctx.repo).join(JOURNAL)
+    crate::state::land_journal(&ctx.repo.common_dir())
 }
 
 pub(crate) fn write(ctx: &Context, base: ObjectId, candidate: ObjectId) -> Result<()> {
@@ -75,7 +73,7 @@ fn finish_interrupted_checkout_move(ctx: &Context, ui: &dyn Ui) -> Result<()> {
     let target_ref = ctx.config.lanes.target.full_ref();
     // Our own killed compare-and-swap may have left the target's lock: once it is old
     // enough that no live update could still hold it, it goes.
-    let lock = ctx.repo.common_dir().join(format!("{target_ref}.lock"));
+    let lock = ctx.repo.ref_lock(&target_ref);
     let waited = std::time::Instant::now();
     while lock.exists() && waited.elapsed() < settle + std::time::Duration::from_secs(1) {
         if ctx.repo.clear_stale_ref_lock(&target_ref, settle) {
@@ -90,7 +88,7 @@ fn finish_interrupted_checkout_move(ctx: &Context, ui: &dyn Ui) -> Result<()> {
     }
     ctx.repo.wait_out_packed_refs_lock();
     // git keeps an index lock open while it holds it: one nobody has open is stale.
-    let index_lock = ctx.repo.git_dir().join("index.lock");
+    let index_lock = ctx.repo.index_lock();
     if git::clear_stale_file(&index_lock, std::time::Duration::ZERO) {
         ui.note(&format!(
             "removed a stale {} left by a killed landing",
@@ -109,7 +107,7 @@ fn finish_interrupted_checkout_move(ctx: &Context, ui: &dyn Ui) -> Result<()> {
             &ctx.shared,
             base,
             candidate,
-            &gate::no_hooks_dir(&ctx.repo)?,
+            &crate::state::no_hooks_dir(&ctx.repo)?,
         )?;
         for path in kept {
             ui.warn(&format!(

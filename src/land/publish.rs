@@ -142,7 +142,12 @@ fn publish_here(
     crate::failpoint::hit("land-after-cas")?;
     mark.record(ctx)?;
     if moves_checkout {
-        crate::checkout::follow(&ctx.shared, from, top.commit, &gate::no_hooks_dir(repo)?)?;
+        crate::checkout::follow(
+            &ctx.shared,
+            from,
+            top.commit,
+            &crate::state::no_hooks_dir(repo)?,
+        )?;
     }
     journal::remove(ctx);
     Ok(Published::Moved)
@@ -177,7 +182,12 @@ fn follow_remote_landing(lander: &Lander, candidate: ObjectId) -> Result<()> {
     let moves_checkout = shared_has_target(ctx)?;
     journal::write(ctx, local, candidate)?;
     if move_target(ctx, local, candidate, "follow the remote")? && moves_checkout {
-        crate::checkout::follow(&ctx.shared, local, candidate, &gate::no_hooks_dir(repo)?)?;
+        crate::checkout::follow(
+            &ctx.shared,
+            local,
+            candidate,
+            &crate::state::no_hooks_dir(repo)?,
+        )?;
     }
     journal::remove(ctx);
     Ok(())

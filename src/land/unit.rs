@@ -436,7 +436,7 @@ fn apply(ctx: &Context, ui: &dyn Ui, m: &UnitMove) -> Result<Applied> {
     let shared = ctx.shared.join(&m.path);
     let repo = Repo::open(&shared)?;
     let (base, candidate) = (m.base, m.candidate);
-    let no_hooks = gate::no_hooks_dir(&ctx.repo)?;
+    let no_hooks = crate::state::no_hooks_dir(&ctx.repo)?;
     let follows = checked_out(&repo, &m.target)?;
     let now = repo.ref_target(&m.target)?;
     if now == Some(candidate) {
@@ -492,7 +492,7 @@ struct Journal {
 }
 
 fn journal_path(ctx: &Context) -> PathBuf {
-    gate::fleet_dir(&ctx.repo).join(JOURNAL)
+    crate::state::dir(&ctx.repo.common_dir()).join(JOURNAL)
 }
 
 fn write_journal(ctx: &Context, lane: &str, moves: &[UnitMove]) -> Result<()> {

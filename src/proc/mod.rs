@@ -58,9 +58,6 @@ pub struct Outcome {
     pub stderr: Vec<u8>,
 }
 
-/// The name [`run`]'s callers know its outcome by.
-pub type Output = Outcome;
-
 /// The code a shell would report: the command's own, 124 on timeout (like `timeout`),
 /// 128+N for a death by signal N.
 pub fn shell_code(status: ExitStatus, timed_out: bool) -> i32 {
@@ -95,7 +92,7 @@ pub fn run(
     input: Input,
     timeout: Option<Duration>,
     grace: Duration,
-) -> io::Result<Output> {
+) -> io::Result<Outcome> {
     cmd.stdout(Stdio::piped()).stderr(Stdio::piped());
     match input {
         Input::Inherit => cmd.stdin(Stdio::inherit()),
