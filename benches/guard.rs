@@ -26,31 +26,27 @@
 //! hooks, the same way. A tool that `.ci/install-hook-managers` did not install is
 //! skipped, loudly.
 
+mod common;
+
 use std::path::{Path, PathBuf};
-use std::process::{Command, Stdio};
-use std::time::{Duration, Instant};
+use std::process::{Command, Output};
+use std::time::Duration;
+
+use common::{Env, median, ms};
 
 const SHELL_GUARD: &str = "#!/bin/sh\n\
     [ \"$(git rev-parse --git-dir)\" = \"$(git rev-parse --git-common-dir)\" ] && exit 1; exit 0\n";
 
 fn main() {
-    let runs: usize = std::env::var("FLEET_BENCH_RUNS")
-        .ok()
-        .and_then(|v| v.parse().ok())
-        .unwrap_or(41);
-    let fleet = PathBuf::from(env!("CARGO_BIN_EXE_fleet"));
-    let tmp = tempfile::tempdir().expect("tempdir");
-    let base = tmp.path().canonicalize().unwrap();
-    let home = base.join("home");
-    std::fs::create_dir_all(&home).unwrap();
-    std::fs::write(home.join(".gitconfig"), "").unwrap();
-    let env = Env { home, fleet };
+    let runs = common::runs(41);
+    let env = Env::new();
+    let base = &env.base;
     let tools = managers_dir();
 
     let mut cases: Vec<Case> = Vec::new();
-    cases.push(env.case(&base, "no hooks", |_| {}, &[]));
+    cases.push(env.case(base, "no hooks", |_| {}, &[]));
     cases.push(env.case(
-        &base,
+        base,
         "fleet hooks",
         |repo| env.fleet(repo, &["hooks", "install"]),
         &[],
@@ -78,7 +74,7 @@ fn main() {
              always_run: true\n    pass_filenames: false\n"
         );
         cases.push(env.case(
-            &base,
+            base,
             label,
             |repo| {
                 std::fs::write(repo.join(".pre-commit-config.yaml"), &config).unwrap();
@@ -91,7 +87,7 @@ fn main() {
     if let Some(prek) = tool(&venv.join("prek"), "prek") {
         let config = "repos:\n- repo: builtin\n  hooks:\n  - id: no-commit-to-branch\n";
         cases.push(env.case(
-            &base,
+            base,
             "prek, builtin `no-commit-to-branch`",
             |repo| {
                 std::fs::write(repo.join(".pre-commit-config.yaml"), config).unwrap();
@@ -109,7 +105,7 @@ fn main() {
     ) {
         let bin = lefthook.display().to_string();
         cases.push(env.case(
-            &base,
+            base,
             "lefthook, one trivial script",
             |repo| {
                 std::fs::create_dir_all(repo.join(".lefthook/pre-commit")).unwrap();
@@ -126,7 +122,7 @@ fn main() {
         ));
     }
     cases.push(env.case(
-        &base,
+        base,
         "one-line shell guard",
         |repo| {
             let hook = repo.join(".git/hooks/pre-commit");
@@ -141,7 +137,7 @@ fn main() {
     // starting `#!/bin/sh` with `exit 0` for each of them (a commit runs pre-commit,
     // prepare-commit-msg and reference-transaction, the last once per state).
     cases.push(env.case(
-        &base,
+        base,
         "no-op sh in fleet's 4 hooks",
         |repo| {
             use std::os::unix::fs::PermissionsExt;
@@ -163,7 +159,7 @@ fn main() {
     // which git 2.47 runs five times per commit (HEAD and the branch prepared and
     // committed; AUTO_MERGE's deletion aborted, prepared and committed).
     cases.push(env.case(
-        &base,
+        base,
         "no-op sh in reference-transaction alone",
         |repo| {
             use std::os::unix::fs::PermissionsExt;
@@ -239,7 +235,7 @@ fn main() {
     // A fetch of one new ref into the shared checkout: fleet's reference-transaction
     // hook runs for it (prepared and committed) and lets it through.
     let source = base.join("source");
-    env.base_repo(&source);
+    env.base_repo(&source, "");
     env.git(
         &source,
         &["commit", "--allow-empty", "-q", "-m", "to fetch"],
@@ -286,11 +282,7 @@ struct Case {
 
 /// `<target>/hook-managers`, where `.ci/install-hook-managers` puts the tools.
 fn managers_dir() -> PathBuf {
-    let manifest = Path::new(env!("CARGO_MANIFEST_DIR"));
-    let target = std::env::var_os("CARGO_TARGET_DIR")
-        .map(|t| manifest.join(t))
-        .unwrap_or_else(|| manifest.join("target"));
-    target.join("hook-managers")
+    common::target_dir().join("hook-managers")
 }
 
 fn skip(name: &str, path: &Path, what: &str) {
@@ -323,64 +315,25 @@ fn lefthook_native(node_modules: &Path) -> Option<PathBuf> {
     found.into_iter().next()
 }
 
-struct Env {
-    home: PathBuf,
-    fleet: PathBuf,
+/// `cmd` with a case's extra variables (lefthook's `LEFTHOOK_BIN`).
+fn with(mut cmd: Command, extra: &[(String, String)]) -> Command {
+    cmd.envs(extra.iter().map(|(k, v)| (k, v)));
+    cmd
 }
 
 impl Env {
-    fn cmd(
-        &self,
-        program: &Path,
-        dir: &Path,
-        args: &[&str],
-        extra: &[(String, String)],
-    ) -> Command {
-        let mut cmd = Command::new(program);
-        cmd.current_dir(dir)
-            .args(args)
-            .env_clear()
-            .env("PATH", std::env::var_os("PATH").unwrap_or_default())
-            .env("HOME", &self.home)
-            .env("GIT_CONFIG_NOSYSTEM", "1")
-            .env("GIT_CONFIG_GLOBAL", self.home.join(".gitconfig"))
-            .env("GIT_AUTHOR_NAME", "Bench")
-            .env("GIT_AUTHOR_EMAIL", "bench@example.invalid")
-            .env("GIT_COMMITTER_NAME", "Bench")
-            .env("GIT_COMMITTER_EMAIL", "bench@example.invalid")
-            .env("NO_COLOR", "1")
-            .stdin(Stdio::piped())
-            .stdout(Stdio::piped())
-            .stderr(Stdio::piped());
-        for (k, v) in extra {
-            cmd.env(k, v);
-        }
-        cmd
-    }
-
     fn output(
         &self,
         program: &Path,
         dir: &Path,
         args: &[&str],
         extra: &[(String, String)],
-    ) -> std::process::Output {
-        self.cmd(program, dir, args, extra)
-            .spawn()
-            .and_then(|c| c.wait_with_output())
-            .unwrap_or_else(|e| panic!("cannot run {}: {e}", program.display()))
+    ) -> Output {
+        common::output(with(self.cmd(program, dir, args), extra))
     }
 
     fn run(&self, program: &Path, dir: &Path, args: &[&str], extra: &[(String, String)]) {
-        let out = self.output(program, dir, args, extra);
-        assert!(
-            out.status.success(),
-            "{} {args:?} in {}: {}{}",
-            program.display(),
-            dir.display(),
-            String::from_utf8_lossy(&out.stdout),
-            String::from_utf8_lossy(&out.stderr)
-        );
+        common::check(with(self.cmd(program, dir, args), extra));
     }
 
     fn status(&self, dir: &Path, args: &[&str], extra: &[(String, String)]) -> bool {
@@ -389,45 +342,14 @@ impl Env {
             .success()
     }
 
-    fn git(&self, dir: &Path, args: &[&str]) {
-        self.run(Path::new("git"), dir, args, &[]);
-    }
-
-    fn fleet(&self, dir: &Path, args: &[&str]) {
-        self.run(&self.fleet, dir, args, &[]);
-    }
-
     /// Wall time of one git command, which must succeed.
     fn time(&self, dir: &Path, args: &[&str], extra: &[(String, String)]) -> Duration {
-        let started = Instant::now();
-        let out = self.output(Path::new("git"), dir, args, extra);
-        let took = started.elapsed();
-        assert!(
-            out.status.success(),
-            "git {args:?} in {}: {}",
-            dir.display(),
-            String::from_utf8_lossy(&out.stderr)
-        );
-        took
+        common::timed(with(self.git_cmd(dir, args), extra))
     }
 
     fn commit_all(&self, dir: &Path) {
         self.git(dir, &["add", "-A"]);
         self.git(dir, &["commit", "-q", "--no-verify", "-m", "hooks config"]);
-    }
-
-    /// 200 files and an empty `fleet.toml`, on `main`.
-    fn base_repo(&self, dir: &Path) {
-        std::fs::create_dir_all(dir).unwrap();
-        self.git(dir, &["init", "-q", "-b", "main"]);
-        for i in 0..200 {
-            let path = dir.join(format!("src/d{}/f{i}.txt", i % 10));
-            std::fs::create_dir_all(path.parent().unwrap()).unwrap();
-            std::fs::write(path, format!("file {i}\n").repeat(20)).unwrap();
-        }
-        std::fs::write(dir.join("fleet.toml"), "").unwrap();
-        self.git(dir, &["add", "-A"]);
-        self.git(dir, &["commit", "-q", "-m", "base"]);
     }
 
     /// A repository set up by `setup` (in its shared checkout), then an agent worktree.
@@ -443,7 +365,7 @@ impl Env {
             .map(|c| if c.is_ascii_alphanumeric() { c } else { '-' })
             .collect();
         let repo = base.join(&slug).join("repo");
-        self.base_repo(&repo);
+        self.base_repo(&repo, "");
         setup(&repo);
         let out = self.output(&self.fleet, &repo, &["worktree", "new", "agent"], &[]);
         assert!(
@@ -462,14 +384,4 @@ impl Env {
                 .collect(),
         }
     }
-}
-
-fn median(times: &[Duration]) -> Duration {
-    let mut sorted = times.to_vec();
-    sorted.sort();
-    sorted[sorted.len() / 2]
-}
-
-fn ms(d: Duration) -> String {
-    format!("{:.1} ms", d.as_secs_f64() * 1000.0)
 }

@@ -14,18 +14,16 @@
 //!    (`land --all`) against `land --all --batch`, all green and with lane 5 breaking
 //!    the gate: wall time and gate runs, median of 3 runs.
 
-use std::path::{Path, PathBuf};
-use std::process::{Command, Stdio};
-use std::time::{Duration, Instant};
+mod common;
+
+use std::path::Path;
+use std::time::Instant;
+
+use common::{Env, median, report};
 
 fn main() {
-    let fleet = PathBuf::from(env!("CARGO_BIN_EXE_fleet"));
-    let tmp = tempfile::tempdir().expect("tempdir");
-    let base = tmp.path().canonicalize().unwrap();
-    let home = base.join("home");
-    std::fs::create_dir_all(&home).unwrap();
-    std::fs::write(home.join(".gitconfig"), "").unwrap();
-    let env = Env { home, fleet };
+    let env = Env::new();
+    let base = &env.base;
 
     println!("| case | shell / git | fleet | ratio fleet/other |");
     println!("| --- | ---: | ---: | ---: |");
@@ -37,20 +35,19 @@ fn main() {
             let (a, b) = (dir.join("fleet"), dir.join("shell"));
             env.make_repo_with_lanes(&a, lanes);
             env.make_repo_with_lanes(&b, lanes);
-            env.fleet(&a, &["track", "--ready"], &lane_names(lanes));
+            track(&env, &a, &["--ready"], lanes);
             let started = Instant::now();
-            env.fleet(&a, &["land", "--all", "--yes"], &[]);
+            env.fleet(&a, &["land", "--all", "--yes"]);
             ours.push(started.elapsed() / lanes as u32);
             let started = Instant::now();
             for lane in lane_names(lanes) {
                 env.git(&b, &["checkout", "-q", "main"]);
                 env.git(&b, &["merge", "-q", "--no-ff", "--no-edit", &lane]);
-                env.run(Path::new("true"), &b, &[]);
+                common::check(env.cmd(Path::new("true"), &b, &[]));
             }
             shell.push(started.elapsed() / lanes as u32);
             assert_eq!(
-                env.output(&a, "git", &["rev-list", "--count", "main"])
-                    .trim(),
+                env.git_stdout(&a, &["rev-list", "--count", "main"]).trim(),
                 (lanes + 1).to_string()
             );
         }
@@ -59,7 +56,7 @@ fn main() {
 
     let dir = base.join("status");
     env.make_repo_with_branches(&dir, 1000);
-    env.fleet(&dir, &["track"], &lane_names(1000));
+    track(&env, &dir, &[], 1000);
     let for_each_ref = || {
         let started = Instant::now();
         env.git(
@@ -80,7 +77,7 @@ fn main() {
             let _ = std::fs::remove_file(&memo);
         }
         let started = Instant::now();
-        env.fleet(&dir, &["status", "--json"], &[]);
+        env.fleet(&dir, &["status", "--json"]);
         started.elapsed()
     };
     let (mut first, mut warm, mut git) = (Vec::new(), Vec::new(), Vec::new());
@@ -115,7 +112,7 @@ fn main() {
         &moved,
     );
 
-    batches(&env, &base);
+    batches(&env, base);
 }
 
 /// Section 3: one by one against --batch, with a 2 s gate.
@@ -132,11 +129,11 @@ fn batches(env: &Env, base: &Path) {
             let timed = |name: &str, extra: &[&str]| {
                 let dir = base.join(format!("batch-{}-{name}-{run}", bad.is_some()));
                 env.make_repo_with_lanes_gate(&dir, LANES, gate, bad);
-                env.fleet(&dir, &["track", "--ready"], &lane_names(LANES));
+                track(env, &dir, &["--ready"], LANES);
                 let mut args = vec!["land", "--all", "--yes", "--json"];
                 args.extend_from_slice(extra);
                 let started = Instant::now();
-                let out = env.output_any(&dir, &args);
+                let out = fleet_stdout(env, &dir, &args);
                 let took = started.elapsed();
                 let v: serde_json::Value = serde_json::from_str(&out).expect("json");
                 let runs = v["gate_runs"].as_u64().unwrap_or_else(|| {
@@ -172,77 +169,26 @@ fn lane_names(n: usize) -> Vec<String> {
     (0..n).map(|i| format!("lane-{i}")).collect()
 }
 
-struct Env {
-    home: PathBuf,
-    fleet: PathBuf,
+/// A `fleet.toml` whose gate is the one command `gate`.
+fn gate_toml(gate: &str) -> String {
+    format!("[gate]\ncommands = [{gate:?}]\n")
+}
+
+/// `fleet track FLAGS lane-0 .. lane-(n-1)`, which must succeed.
+fn track(env: &Env, dir: &Path, flags: &[&str], n: usize) {
+    let names = lane_names(n);
+    let mut args = vec!["track"];
+    args.extend_from_slice(flags);
+    args.extend(names.iter().map(String::as_str));
+    env.fleet(dir, &args);
+}
+
+/// fleet's stdout, whatever its exit code (a red lane exits 1).
+fn fleet_stdout(env: &Env, dir: &Path, args: &[&str]) -> String {
+    String::from_utf8_lossy(&common::output(env.fleet_cmd(dir, args)).stdout).into_owned()
 }
 
 impl Env {
-    fn cmd(&self, program: &Path, dir: &Path, args: &[&str]) -> Command {
-        let mut cmd = Command::new(program);
-        cmd.current_dir(dir)
-            .args(args)
-            .env("HOME", &self.home)
-            .env("GIT_CONFIG_NOSYSTEM", "1")
-            .env("GIT_CONFIG_GLOBAL", self.home.join(".gitconfig"))
-            .env("GIT_AUTHOR_NAME", "Bench")
-            .env("GIT_AUTHOR_EMAIL", "bench@example.invalid")
-            .env("GIT_COMMITTER_NAME", "Bench")
-            .env("GIT_COMMITTER_EMAIL", "bench@example.invalid")
-            .stdin(Stdio::piped())
-            .stdout(Stdio::piped())
-            .stderr(Stdio::piped());
-        cmd
-    }
-
-    fn output(&self, dir: &Path, program: &str, args: &[&str]) -> String {
-        let out = self
-            .cmd(Path::new(program), dir, args)
-            .spawn()
-            .and_then(|c| c.wait_with_output())
-            .expect("spawn");
-        assert!(
-            out.status.success(),
-            "{program} {args:?}: {}",
-            String::from_utf8_lossy(&out.stderr)
-        );
-        String::from_utf8_lossy(&out.stdout).into_owned()
-    }
-
-    fn run(&self, program: &Path, dir: &Path, args: &[&str]) {
-        let out = self
-            .cmd(program, dir, args)
-            .spawn()
-            .and_then(|c| c.wait_with_output())
-            .expect("spawn");
-        assert!(
-            out.status.success(),
-            "{} {args:?}: {}",
-            program.display(),
-            String::from_utf8_lossy(&out.stderr)
-        );
-    }
-
-    /// fleet's stdout, whatever its exit code (a red lane exits 1).
-    fn output_any(&self, dir: &Path, args: &[&str]) -> String {
-        let out = self
-            .cmd(&self.fleet, dir, args)
-            .spawn()
-            .and_then(|c| c.wait_with_output())
-            .expect("spawn");
-        String::from_utf8_lossy(&out.stdout).into_owned()
-    }
-
-    fn git(&self, dir: &Path, args: &[&str]) {
-        self.run(Path::new("git"), dir, args);
-    }
-
-    fn fleet(&self, dir: &Path, args: &[&str], more: &[String]) {
-        let mut all: Vec<&str> = args.to_vec();
-        all.extend(more.iter().map(String::as_str));
-        self.run(&self.fleet, dir, &all);
-    }
-
     /// 200 files, a trivial gate, and `lanes` branches of one commit each (one new file).
     fn make_repo_with_lanes(&self, dir: &Path, lanes: usize) {
         self.make_repo_with_lanes_gate(dir, lanes, "true", None);
@@ -251,7 +197,7 @@ impl Env {
     /// As `make_repo_with_lanes`, with `gate` as the gate command; lane `bad` (when
     /// given) also adds a file named `bad`.
     fn make_repo_with_lanes_gate(&self, dir: &Path, lanes: usize, gate: &str, bad: Option<usize>) {
-        self.base_repo(dir, gate);
+        self.base_repo(dir, &gate_toml(gate));
         let scratch = dir.with_extension("scratch");
         self.git(
             dir,
@@ -284,8 +230,8 @@ impl Env {
     /// `n` branches, each one commit ahead of main adding its own file, made in one
     /// `git fast-import`.
     fn make_repo_with_branches(&self, dir: &Path, n: usize) {
-        self.base_repo(dir, "true");
-        let main = self.output(dir, "git", &["rev-parse", "main"]);
+        self.base_repo(dir, &gate_toml("true"));
+        let main = self.git_stdout(dir, &["rev-parse", "main"]);
         let mut stream = String::new();
         for i in 0..n {
             let text = format!("lane {i}\n");
@@ -297,7 +243,7 @@ impl Env {
             ));
         }
         let mut child = self
-            .cmd(Path::new("git"), dir, &["fast-import", "--quiet"])
+            .git_cmd(dir, &["fast-import", "--quiet"])
             .spawn()
             .unwrap();
         use std::io::Write;
@@ -309,41 +255,4 @@ impl Env {
             .unwrap();
         assert!(child.wait_with_output().unwrap().status.success());
     }
-
-    fn base_repo(&self, dir: &Path, gate: &str) {
-        std::fs::create_dir_all(dir).unwrap();
-        self.git(dir, &["init", "-q", "-b", "main"]);
-        for i in 0..200 {
-            let path = dir.join(format!("src/d{}/f{i}.txt", i % 10));
-            std::fs::create_dir_all(path.parent().unwrap()).unwrap();
-            std::fs::write(path, format!("file {i}\n").repeat(20)).unwrap();
-        }
-        std::fs::write(
-            dir.join("fleet.toml"),
-            format!("[gate]\ncommands = [{gate:?}]\n"),
-        )
-        .unwrap();
-        self.git(dir, &["add", "-A"]);
-        self.git(dir, &["commit", "-q", "-m", "base"]);
-    }
-}
-
-fn median(times: &[Duration]) -> Duration {
-    let mut sorted = times.to_vec();
-    sorted.sort();
-    sorted[sorted.len() / 2]
-}
-
-fn ms(d: Duration) -> String {
-    format!("{:.1} ms", d.as_secs_f64() * 1000.0)
-}
-
-fn report(case: &str, other: &[Duration], fleet: &[Duration]) {
-    let (o, f) = (median(other), median(fleet));
-    println!(
-        "| {case} | {} | {} | {:.2} |",
-        ms(o),
-        ms(f),
-        f.as_secs_f64() / o.as_secs_f64()
-    );
 }

@@ -22,6 +22,8 @@
 //! other and with the `# finding` marks; any difference is printed. No corpus or no
 //! semgrep: SKIPPED and why, exit 0.
 
+mod common;
+
 use std::collections::BTreeSet;
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output, Stdio};
@@ -30,16 +32,9 @@ use std::time::{Duration, Instant};
 const PLANTED: &str = "planted/";
 
 fn main() {
-    let runs: usize = std::env::var("FLEET_BENCH_RUNS")
-        .ok()
-        .and_then(|v| v.parse().ok())
-        .filter(|n| *n > 0)
-        .unwrap_or(5);
+    let runs = common::runs(5);
     let manifest = Path::new(env!("CARGO_MANIFEST_DIR"));
-    let target = std::env::var_os("CARGO_TARGET_DIR")
-        .map(|t| manifest.join(t))
-        .unwrap_or_else(|| manifest.join("target"));
-    let bench = target.join("lint-bench");
+    let bench = common::target_dir().join("lint-bench");
     let tree = bench.join("tree");
     let semgrep = bench.join("venv/bin/semgrep");
     let rule = manifest.join("benches/semgrep-agent-spawn.yml");
@@ -142,7 +137,7 @@ fn main() {
             );
         }
     }
-    let [fleet_t, semgrep_t, start_t] = [0, 1, 2].map(|i| median(&times[i]));
+    let [fleet_t, semgrep_t, start_t] = [0, 1, 2].map(|i| common::median(&times[i]));
 
     let fleet_json: serde_json::Value =
         serde_json::from_slice(&fleet_out.stdout).expect("fleet lint --json is JSON");
@@ -323,6 +318,8 @@ fn findings(
         .collect()
 }
 
+/// Both tools' environment in the corpus, not `common::Env`'s: semgrep gets a UTF-8
+/// locale, and neither tool writes to the tree, so no identity and no git config.
 fn hermetic(cmd: &mut Command, home: &Path, dir: &Path) {
     cmd.env_clear()
         .env("PATH", std::env::var_os("PATH").unwrap_or_default())
@@ -368,16 +365,11 @@ fn text(out: &Output) -> String {
     String::from_utf8_lossy(&out.stdout).into_owned()
 }
 
-fn median(v: &[Duration]) -> Duration {
-    let mut v = v.to_vec();
-    v.sort();
-    v[v.len() / 2]
-}
-
 fn ratio(a: Duration, b: Duration) -> f64 {
     a.as_secs_f64() / b.as_secs_f64().max(1e-9)
 }
 
+/// Whole milliseconds: a lint of the corpus takes seconds (`common::ms` has tenths).
 fn ms(d: Duration) -> String {
     format!("{:.0} ms", d.as_secs_f64() * 1000.0)
 }

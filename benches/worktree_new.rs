@@ -12,25 +12,19 @@
 //! after all timed runs: this machine's file system slows file creation right after a
 //! mass deletion.
 
-use std::path::{Path, PathBuf};
-use std::process::{Command, Stdio};
-use std::time::{Duration, Instant};
+mod common;
+
+use std::path::Path;
+
+use common::{Env, median, ms, report};
 
 const OUTER_FILES: usize = 24_000;
 const NESTED_FILES: usize = 4_000;
 
 fn main() {
-    let runs: usize = std::env::var("FLEET_BENCH_RUNS")
-        .ok()
-        .and_then(|v| v.parse().ok())
-        .unwrap_or(5);
-    let fleet = PathBuf::from(env!("CARGO_BIN_EXE_fleet"));
-    let tmp = tempfile::tempdir().expect("tempdir");
-    let base = tmp.path().canonicalize().unwrap();
-    let home = base.join("home");
-    std::fs::create_dir_all(&home).unwrap();
-    std::fs::write(home.join(".gitconfig"), "").unwrap();
-    let env = Env { home };
+    let runs = common::runs(5);
+    let env = Env::new();
+    let base = &env.base;
 
     eprintln!("building a {OUTER_FILES}-file repository ...");
     let outer = base.join("outer");
@@ -51,9 +45,8 @@ fn main() {
     let mut fleet_times = Vec::new();
     for i in 0..runs {
         let git_case = || {
-            env.time(
+            env.time_git(
                 &outer,
-                "git",
                 &[
                     "worktree",
                     "add",
@@ -65,7 +58,7 @@ fn main() {
                 ],
             )
         };
-        let fleet_case = || env.time_bin(&outer, &fleet, &["worktree", "new", &format!("f{i}")]);
+        let fleet_case = || env.time_fleet(&outer, &["worktree", "new", &format!("f{i}")]);
         if i % 2 == 0 {
             git_times.push(git_case());
             fleet_times.push(fleet_case());
@@ -91,9 +84,8 @@ fn main() {
     for i in 0..runs {
         let git_case = || {
             let dest = base.join(format!("git-wt/n{i}"));
-            let mut total = env.time(
+            let mut total = env.time_git(
                 &outer,
-                "git",
                 &[
                     "worktree",
                     "add",
@@ -105,9 +97,8 @@ fn main() {
                 ],
             );
             for name in nested {
-                total += env.time(
+                total += env.time_git(
                     &outer.join(name),
-                    "git",
                     &[
                         "worktree",
                         "add",
@@ -120,7 +111,7 @@ fn main() {
             }
             total
         };
-        let fleet_case = || env.time_bin(&outer, &fleet, &["worktree", "new", &format!("m{i}")]);
+        let fleet_case = || env.time_fleet(&outer, &["worktree", "new", &format!("m{i}")]);
         if i % 2 == 0 {
             git_times.push(git_case());
             fleet_times.push(fleet_case());
@@ -145,8 +136,8 @@ fn main() {
     let mut pre = Vec::new();
     let mut status = Vec::new();
     for _ in 0..31 {
-        pre.push(env.time_bin_code(&agent, &fleet, &["preflight"], 0));
-        status.push(env.time(&agent, "git", &["rev-parse", "--abbrev-ref", "HEAD"]));
+        pre.push(env.time_fleet(&agent, &["preflight"]));
+        status.push(env.time_git(&agent, &["rev-parse", "--abbrev-ref", "HEAD"]));
     }
     println!(
         "| `fleet preflight` (vs `git rev-parse --abbrev-ref HEAD`) | {} | {} | {:.2} |",
@@ -157,62 +148,7 @@ fn main() {
     eprintln!("runs per case: {runs} (preflight: 31); cleaning up ...");
 }
 
-struct Env {
-    home: PathBuf,
-}
-
 impl Env {
-    fn cmd(&self, program: &Path, dir: &Path, args: &[&str]) -> Command {
-        let mut cmd = Command::new(program);
-        cmd.current_dir(dir)
-            .args(args)
-            .env("HOME", &self.home)
-            .env("GIT_CONFIG_NOSYSTEM", "1")
-            .env("GIT_CONFIG_GLOBAL", self.home.join(".gitconfig"))
-            .env("GIT_AUTHOR_NAME", "Bench")
-            .env("GIT_AUTHOR_EMAIL", "bench@example.invalid")
-            .env("GIT_COMMITTER_NAME", "Bench")
-            .env("GIT_COMMITTER_EMAIL", "bench@example.invalid")
-            .stdin(Stdio::piped())
-            .stdout(Stdio::piped())
-            .stderr(Stdio::piped());
-        cmd
-    }
-
-    fn run(&self, program: &Path, dir: &Path, args: &[&str], code: i32) -> Duration {
-        let started = Instant::now();
-        let out = self
-            .cmd(program, dir, args)
-            .spawn()
-            .and_then(|c| c.wait_with_output())
-            .expect("spawn");
-        let took = started.elapsed();
-        assert_eq!(
-            out.status.code(),
-            Some(code),
-            "{} {args:?}: {}",
-            program.display(),
-            String::from_utf8_lossy(&out.stderr)
-        );
-        took
-    }
-
-    fn git(&self, dir: &Path, args: &[&str]) {
-        self.run(Path::new("git"), dir, args, 0);
-    }
-
-    fn time(&self, dir: &Path, program: &str, args: &[&str]) -> Duration {
-        self.run(Path::new(program), dir, args, 0)
-    }
-
-    fn time_bin(&self, dir: &Path, bin: &Path, args: &[&str]) -> Duration {
-        self.run(bin, dir, args, 0)
-    }
-
-    fn time_bin_code(&self, dir: &Path, bin: &Path, args: &[&str], code: i32) -> Duration {
-        self.run(bin, dir, args, code)
-    }
-
     /// A repository of `files` files of source-like text (200 B to 16 KiB) spread over
     /// nested folders, in one commit.
     fn make_repo(&self, dir: &Path, files: usize, seed: u64) {
@@ -249,24 +185,4 @@ impl Env {
         self.git(dir, &["add", "-A"]);
         self.git(dir, &["commit", "-q", "-m", "import"]);
     }
-}
-
-fn median(times: &[Duration]) -> Duration {
-    let mut sorted = times.to_vec();
-    sorted.sort();
-    sorted[sorted.len() / 2]
-}
-
-fn ms(d: Duration) -> String {
-    format!("{:.1} ms", d.as_secs_f64() * 1000.0)
-}
-
-fn report(case: &str, git: &[Duration], fleet: &[Duration]) {
-    let (g, f) = (median(git), median(fleet));
-    println!(
-        "| {case} | {} | {} | {:.2} |",
-        ms(g),
-        ms(f),
-        f.as_secs_f64() / g.as_secs_f64()
-    );
 }

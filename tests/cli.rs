@@ -175,12 +175,12 @@ fn usage_errors_exit_2_and_outside_a_repo_is_refused() {
     let env = Env::new();
     env.fleet(&env.path(), &["worktree", "new"]).code(2);
     env.fleet(&env.path(), &["no-such-command"]).code(2);
-    let run = env.fleet(&env.path(), &["worktree", "list"]).code(1);
-    assert!(
-        run.stderr.contains("not inside a git repository") && run.stderr.contains("help:"),
-        "{}",
-        run.stderr
+    let run = env.refused(
+        &env.path(),
+        &["worktree", "list"],
+        "not inside a git repository",
     );
+    assert!(run.stderr.contains("help:"), "{}", run.stderr);
 }
 
 #[test]

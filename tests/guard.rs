@@ -598,8 +598,7 @@ fn install_refuses_where_it_would_do_harm_and_changes_nothing() {
             global.to_str().unwrap(),
         ],
     );
-    let run = env.fleet(&repo, &["hooks", "install"]).code(1);
-    assert!(run.stderr.contains("global git config"), "{}", run.stderr);
+    env.refused(&repo, &["hooks", "install"], "global git config");
     assert!(!global.exists());
     assert!(!repo.join(".git/fleet/guard-refs").exists());
 
@@ -613,8 +612,7 @@ fn install_refuses_where_it_would_do_harm_and_changes_nothing() {
     );
     env.git(&repo, &["config", "core.hooksPath", ".githooks"]);
     let before = env.snapshot(&repo);
-    let run = env.fleet(&repo, &["hooks", "install"]).code(1);
-    assert!(run.stderr.contains("tracks"), "{}", run.stderr);
+    env.refused(&repo, &["hooks", "install"], "tracks");
     assert_eq!(env.snapshot(&repo), before);
 
     // reftable: not supported yet, said plainly.

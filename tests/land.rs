@@ -51,8 +51,7 @@ fn only_the_green_lane_lands_and_the_target_is_its_tested_tree() {
     env.fleet(&repo, &["track", "running"]).ok();
     let old = env.git(&repo, &["rev-parse", "main"]);
 
-    let run = env.fleet(&repo, &["land", "--all", "--yes"]).code(1);
-    assert!(run.stderr.contains("landed fleet/green"), "{}", run.stderr);
+    let run = env.refused(&repo, &["land", "--all", "--yes"], "landed fleet/green");
     assert!(run.stderr.contains("gate failed"), "{}", run.stderr);
     assert!(
         run.stderr
@@ -121,11 +120,10 @@ fn a_lane_cannot_weaken_its_own_gate() {
     env.fleet(&repo, &["track", "--ready", "sneaky"]).ok();
     let old = env.git(&repo, &["rev-parse", "main"]);
     // Protected by default, and even when allowed, the target's gate still runs.
-    let run = env.fleet(&repo, &["land", "sneaky", "--yes"]).code(1);
-    assert!(
-        run.stderr.contains("protected path fleet.toml"),
-        "{}",
-        run.stderr
+    env.refused(
+        &repo,
+        &["land", "sneaky", "--yes"],
+        "protected path fleet.toml",
     );
     env.refused_and_unchanged(
         &repo,
@@ -147,13 +145,10 @@ fn a_lane_changing_the_gate_must_pass_the_old_and_the_new_one() {
     env.git(&lane, &["add", "-A"]);
     env.git(&lane, &["commit", "-q", "-m", "stricter gate, no proof"]);
     env.fleet(&repo, &["track", "--ready", "stricter"]).ok();
-    let run = env
-        .fleet(&repo, &["land", "stricter", "--yes", "--allow-protected"])
-        .code(1);
-    assert!(
-        run.stderr.contains("`test -e proof` exited 1"),
-        "{}",
-        run.stderr
+    env.refused(
+        &repo,
+        &["land", "stricter", "--yes", "--allow-protected"],
+        "`test -e proof` exited 1",
     );
     env.commit_file(&lane, "proof", "p\n", "proof");
     env.fleet(&repo, &["ready", "stricter"]).ok();
@@ -193,8 +188,7 @@ fn forbidden_markers_in_added_lines_block_with_file_and_line() {
     );
     env.fleet(&repo, &["track", "--ready", "clean", "dirty"])
         .ok();
-    let run = env.fleet(&repo, &["land", "--all", "--yes"]).code(1);
-    assert!(run.stderr.contains("landed fleet/clean"), "{}", run.stderr);
+    let run = env.refused(&repo, &["land", "--all", "--yes"], "landed fleet/clean");
     assert!(
         run.stderr
             .contains("new.txt:2: adds forbidden marker TODO_SCRUB"),
@@ -340,8 +334,7 @@ fn bad_input_changes_nothing() {
     env.fleet(&repo, &["land", "--yes"]).code(2);
     env.fleet(&repo, &["land", "main", "--yes"]).code(2);
     // No terminal and no --yes: refuse rather than guess.
-    let run = env.fleet(&repo, &["land", "a"]).code(1);
-    assert!(run.stderr.contains("--yes"), "{}", run.stderr);
+    env.refused(&repo, &["land", "a"], "--yes");
     // An unparsable fleet.toml on the target.
     write(&repo.join("fleet.toml"), "[gate\ncommands = 1\n");
     env.git(&repo, &["commit", "-q", "-am", "broken config"]);
@@ -425,12 +418,7 @@ fn the_gate_config_comes_from_the_target_commit_not_the_working_tree() {
     env.fleet(&repo, &["track", "--ready", "a"]).ok();
     // The shared checkout's file on disk says anything goes: it is not what gates.
     write(&repo.join("fleet.toml"), "[gate]\ncommands = [\"true\"]\n");
-    let run = env.fleet(&repo, &["land", "a", "--yes"]).code(1);
-    assert!(
-        run.stderr.contains("`test ! -e red` exited 1"),
-        "{}",
-        run.stderr
-    );
+    env.refused(&repo, &["land", "a", "--yes"], "`test ! -e red` exited 1");
     // A broken fleet.toml on the target is reported as the target's, even when the
     // shared checkout (on another branch) has a valid one.
     env.git(&repo, &["checkout", "--", "fleet.toml"]);
@@ -527,13 +515,11 @@ fn ignored_or_untracked_files_in_the_shared_checkout_are_never_overwritten() {
     env.fleet(&repo, &["track", "--ready", "a"]).ok();
     write(&repo.join("ign/x"), "MYPRECIOUS\n");
     let old = env.git(&repo, &["rev-parse", "main"]);
-    let run = env.fleet(&repo, &["land", "a", "--yes"]).code(1);
-    assert!(run.stderr.contains("ign/x"), "{}", run.stderr);
+    env.refused_and_unchanged(&repo, &["land", "a", "--yes"], "ign/x", &old);
     assert_eq!(
         std::fs::read_to_string(repo.join("ign/x")).unwrap(),
         "MYPRECIOUS\n"
     );
-    assert_eq!(env.git(&repo, &["rev-parse", "main"]), old);
 }
 
 #[test]
@@ -733,12 +719,7 @@ fn submodule_pointer_changes_are_blocked_unless_allowed() {
     );
     env.git(&a, &["commit", "-q", "-m", "add a gitlink"]);
     env.fleet(&repo, &["track", "--ready", "a"]).ok();
-    let run = env.fleet(&repo, &["land", "a", "--yes"]).code(1);
-    assert!(
-        run.stderr.contains("changes submodule sub"),
-        "{}",
-        run.stderr
-    );
+    env.refused(&repo, &["land", "a", "--yes"], "changes submodule sub");
 }
 
 #[test]
@@ -822,8 +803,7 @@ fn revert_dry_run_creates_nothing() {
         lanes_before
     );
     // Nothing new on a landed lane: `ready` refuses rather than pretend.
-    let run = env.fleet(&repo, &["ready", "a"]).code(1);
-    assert!(run.stderr.contains("no new commits"), "{}", run.stderr);
+    env.refused(&repo, &["ready", "a"], "no new commits");
 }
 
 #[test]
@@ -849,16 +829,13 @@ fn an_untracked_file_where_the_lane_needs_a_folder_stops_the_landing() {
     env.fleet(&repo, &["track", "--ready", "a"]).ok();
     write(&repo.join("notes"), "my scratch file\n");
     let old = env.git(&repo, &["rev-parse", "main"]);
-    let run = env.fleet(&repo, &["land", "a", "--yes"]).code(1);
-    assert!(run.stderr.contains("notes/today.txt"), "{}", run.stderr);
+    env.refused_and_unchanged(&repo, &["land", "a", "--yes"], "notes/today.txt", &old);
     assert_eq!(
         std::fs::read_to_string(repo.join("notes")).unwrap(),
         "my scratch file\n"
     );
-    assert_eq!(env.git(&repo, &["rev-parse", "main"]), old);
     // Dry runs report it before any gate runs.
-    let run = env.fleet(&repo, &["land", "a", "--dry-run"]).code(1);
-    assert!(run.stderr.contains("notes/today.txt"), "{}", run.stderr);
+    env.refused(&repo, &["land", "a", "--dry-run"], "notes/today.txt");
 }
 
 /// Edits the shared checkout's `shared.txt` to `content` of the same size, with the

@@ -20,8 +20,7 @@ fn track_refuses_unknown_branches_the_target_and_duplicates_changing_nothing() {
     assert!(run.stderr.contains("no branch `nope`"), "{}", run.stderr);
     let run = env.fleet(&repo, &["track", "main"]).code(2);
     assert!(run.stderr.contains("target branch"), "{}", run.stderr);
-    let run = env.fleet(&repo, &["track", "fleet/t1", "fleet/t0"]).code(1);
-    assert!(run.stderr.contains("already a lane"), "{}", run.stderr);
+    env.refused(&repo, &["track", "fleet/t1", "fleet/t0"], "already a lane");
     env.fleet(&repo, &["track", "t1", "fleet/t1"]).code(2);
     assert_eq!(
         env.git(&repo, &["rev-parse", "refs/fleet/lanes"]),
@@ -101,13 +100,11 @@ fn ready_uses_the_worker_exit_code_not_the_log_words() {
     env.fleet(&repo, &["track", "fleet/t0"]).ok();
     let log = env.path().join("test.log");
     write(&log, "all tests passed! SUCCESS\n");
-    let run = env
-        .fleet(
-            &wts[0],
-            &["ready", "--exit-code", "1", "--log", log.to_str().unwrap()],
-        )
-        .code(1);
-    assert!(run.stderr.contains("exited 1"), "{}", run.stderr);
+    env.refused(
+        &wts[0],
+        &["ready", "--exit-code", "1", "--log", log.to_str().unwrap()],
+        "exited 1",
+    );
     let lane = &status(&env, &repo)[0];
     assert_eq!(lane["state"], "running");
     assert_eq!(lane["worker"]["exit_code"], 1);

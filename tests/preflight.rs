@@ -73,12 +73,7 @@ fn fails_in_the_shared_checkouts() {
     );
     assert_eq!(r["place"], "nested-shared");
     assert_eq!(r["nested"], "cockpit/engine");
-    let run = env.fleet(&outer, &["preflight"]).code(1);
-    assert!(
-        run.stderr.contains("this is the shared checkout"),
-        "{}",
-        run.stderr
-    );
+    let run = env.refused(&outer, &["preflight"], "this is the shared checkout");
     assert!(run.stderr.contains("fleet worktree new"), "{}", run.stderr);
 }
 
@@ -86,15 +81,15 @@ fn fails_in_the_shared_checkouts() {
 fn agent_flag_prints_the_path_and_create_makes_it() {
     let env = Env::new();
     let outer = env.outer_with_nested();
-    let run = env.fleet(&outer, &["preflight", "--agent", "z"]).code(1);
-    assert!(run.stderr.contains("--create"), "{}", run.stderr);
+    let run = env.refused(&outer, &["preflight", "--agent", "z"], "--create");
     assert_eq!(run.stdout, "");
     // A plain folder where the worktree would be is not the agent's worktree.
     std::fs::create_dir_all(env.path().join(".fleet-work/ghost")).unwrap();
-    let run = env
-        .fleet(&outer, &["preflight", "--agent", "ghost"])
-        .code(1);
-    assert!(run.stderr.contains("is not a worktree"), "{}", run.stderr);
+    let run = env.refused(
+        &outer,
+        &["preflight", "--agent", "ghost"],
+        "is not a worktree",
+    );
     assert_eq!(run.stdout, "");
     let run = env
         .fleet(&outer, &["preflight", "--agent", "z", "--create"])
@@ -123,15 +118,12 @@ fn fails_on_a_detached_head_and_on_a_foreign_branch() {
     )
     .to_path_buf();
     env.git(&wt, &["switch", "-q", "--detach"]);
-    let run = env.fleet(&wt, &["preflight"]).code(1);
-    assert!(run.stderr.contains("HEAD is detached"), "{}", run.stderr);
+    env.refused(&wt, &["preflight"], "HEAD is detached");
     env.git(&wt, &["switch", "-q", "-c", "elsewhere"]);
-    let run = env.fleet(&wt, &["preflight"]).code(1);
-    assert!(
-        run.stderr
-            .contains("on elsewhere, but agent d's lane branch is fleet/d"),
-        "{}",
-        run.stderr
+    env.refused(
+        &wt,
+        &["preflight"],
+        "on elsewhere, but agent d's lane branch is fleet/d",
     );
     env.git(&wt.join("cockpit"), &["switch", "-q", "--detach"]);
     env.fleet(&wt.join("cockpit"), &["preflight"]).code(1);
@@ -142,19 +134,13 @@ fn fails_outside_any_repository_and_in_a_bare_one() {
     let env = Env::new();
     let plain = env.path().join("plain");
     std::fs::create_dir_all(&plain).unwrap();
-    let run = env.fleet(&plain, &["preflight"]).code(1);
-    assert!(
-        run.stderr.contains("not inside a git repository"),
-        "{}",
-        run.stderr
-    );
+    env.refused(&plain, &["preflight"], "not inside a git repository");
     let bare = env.path().join("bare.git");
     env.git(
         &env.path(),
         &["init", "-q", "--bare", bare.to_str().unwrap()],
     );
-    let run = env.fleet(&bare, &["preflight"]).code(1);
-    assert!(run.stderr.contains("bare repository"), "{}", run.stderr);
+    env.refused(&bare, &["preflight"], "bare repository");
 }
 
 #[test]
@@ -253,12 +239,7 @@ fn fails_in_a_linked_worktree_that_is_not_an_agents() {
             stray.to_str().unwrap(),
         ],
     );
-    let run = env.fleet(&stray, &["preflight"]).code(1);
-    assert!(
-        run.stderr.contains("not an agent worktree"),
-        "{}",
-        run.stderr
-    );
+    env.refused(&stray, &["preflight"], "not an agent worktree");
     // A nested repo's worktree outside any agent worktree.
     let nested_stray = env.path().join("nested-stray");
     env.git(
@@ -338,8 +319,7 @@ fn a_submodule_is_not_an_agent_worktree() {
             .trim(),
     );
     env.git(&wt.join("vendor/lib"), &["switch", "-q", "-c", "fleet/a"]);
-    let run = env.fleet(&wt.join("vendor/lib"), &["preflight"]).code(1);
-    assert!(run.stderr.contains("submodule"), "{}", run.stderr);
+    env.refused(&wt.join("vendor/lib"), &["preflight"], "submodule");
 }
 
 #[test]
@@ -347,13 +327,10 @@ fn fails_inside_a_git_directory() {
     let env = Env::new();
     let outer = env.outer_with_nested();
     env.fleet(&outer, &["worktree", "new", "g"]).ok();
-    let run = env
-        .fleet(&outer.join(".git/worktrees/g"), &["preflight"])
-        .code(1);
-    assert!(
-        run.stderr.contains("inside a git directory"),
-        "{}",
-        run.stderr
+    env.refused(
+        &outer.join(".git/worktrees/g"),
+        &["preflight"],
+        "inside a git directory",
     );
 }
 
@@ -365,10 +342,11 @@ fn agent_flag_in_another_agents_worktree_fails_and_points_to_the_right_one() {
     let outer = env.outer_with_nested();
     let alice = env.agent(&outer, "alice");
     env.fleet(&alice, &["preflight", "--agent", "alice"]).ok();
-    let run = env
-        .fleet(&alice.join("cockpit"), &["preflight", "--agent", "bob"])
-        .code(1);
-    assert!(run.stderr.contains("not bob's"), "{}", run.stderr);
+    let run = env.refused(
+        &alice.join("cockpit"),
+        &["preflight", "--agent", "bob"],
+        "not bob's",
+    );
     assert!(run.stderr.contains("--create"), "{}", run.stderr);
     let run = env
         .fleet(&alice, &["preflight", "--agent", "bob", "--create"])
@@ -386,8 +364,7 @@ fn an_unborn_lane_branch_is_no_pass() {
     let outer = env.outer_with_nested();
     let a = env.agent(&outer, "a");
     env.git(&a, &["update-ref", "-d", "refs/heads/fleet/a"]);
-    let run = env.fleet(&a, &["preflight"]).code(1);
-    assert!(run.stderr.contains("has no commits"), "{}", run.stderr);
+    env.refused(&a, &["preflight"], "has no commits");
 }
 
 #[test]
@@ -404,11 +381,9 @@ fn a_worktree_of_a_bare_repository_is_named_as_such() {
         &bare,
         &["worktree", "add", "-q", wt.to_str().unwrap(), "main"],
     );
-    let run = env.fleet(&wt, &["preflight"]).code(1);
-    assert!(
-        run.stderr
-            .contains("is a linked worktree of the bare repository"),
-        "{}",
-        run.stderr
+    env.refused(
+        &wt,
+        &["preflight"],
+        "is a linked worktree of the bare repository",
     );
 }

@@ -1,8 +1,12 @@
 //! Snapshots of what people read after a run: the status table and its JSON, the
-//! worktree list, land's refusals, and the `error:`/`help:` shape. Run-dependent bits
-//! are filtered (common/snap.rs); state is still asserted where the other modules do.
+//! worktree list, land's refusals, the `error:`/`help:` shape, verify's report, doctor's
+//! checks, lint's findings and SARIF, the hooks table and preflight's answer.
+//! Run-dependent bits are filtered (common/snap.rs); state is still asserted where the
+//! other modules do.
 
-use crate::common::{Env, snap, write};
+use std::path::{Path, PathBuf};
+
+use crate::common::{Env, snap, write, write_stale};
 
 #[test]
 fn status_and_worktree_list_read_the_same_run_after_run() {
@@ -73,4 +77,93 @@ fn errors_say_error_then_help() {
     env.git(&repo, &["commit", "-q", "-am", "broken config"]);
     let run = env.fleet(&repo, &["config"]);
     insta::assert_snapshot!("error_bad_config", snap::run(&run));
+}
+
+#[test]
+fn verify_reads_the_same_run_after_run() {
+    let env = Env::new();
+    let _snap = snap::settings(&env).bind_to_scope();
+    let repo = env.gated_repo("true");
+    let wt = env.agent(&repo, "a");
+    env.commit_file(&wt, "a.txt", "a\n", "lane work");
+    env.fleet(&repo, &["track", "--ready", "a"]).ok();
+    env.fleet(&repo, &["land", "a", "--yes"]).ok();
+    // No guard hooks here: a plain commit moves main without a receipt.
+    env.commit_file(&repo, "sneak.txt", "s\n", "sneak in a fix");
+    let run = env.fleet(&repo, &["verify"]).code(1);
+    insta::assert_snapshot!("verify", snap::run(&run));
+    let run = env.fleet(&repo, &["verify", "--json"]).code(1);
+    insta::assert_snapshot!("verify_json", snap::run(&run));
+}
+
+/// repo/ with fleet adopted (`fleet init`: guard hooks installed) and an empty fleet.toml.
+fn adopted(env: &Env) -> PathBuf {
+    let repo = env.path().join("repo");
+    env.repo(&repo, "main", &[("fleet.toml", "")]);
+    env.fleet(&repo, &["init"]).ok();
+    repo
+}
+
+#[test]
+fn doctor_and_hooks_status_read_the_same_run_after_run() {
+    let env = Env::new();
+    let _snap = snap::settings(&env).bind_to_scope();
+    let repo = adopted(&env);
+    let healthy = env.fleet(&repo, &["doctor"]).ok();
+    insta::assert_snapshot!("doctor_healthy", snap::run(&healthy));
+    let hooks = env.fleet(&repo, &["hooks", "status"]).ok();
+    insta::assert_snapshot!("hooks_status", snap::run(&hooks));
+    // Two problems: a lock file a killed git left, and a guard hook gone.
+    write_stale(&repo.join(".git/index.lock"));
+    std::fs::remove_file(repo.join(".git/hooks/post-checkout")).unwrap();
+    let sick = env.fleet(&repo, &["doctor"]).code(1);
+    insta::assert_snapshot!("doctor_problems", snap::run(&sick));
+    let hooks = env.fleet(&repo, &["hooks", "status"]).code(1);
+    insta::assert_snapshot!("hooks_status_missing", snap::run(&hooks));
+}
+
+/// repo/ holding three files of tests/lint_corpus/ (five findings of both rules).
+fn lint_fixture(env: &Env) -> PathBuf {
+    let corpus = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/lint_corpus");
+    let files = [
+        "python/keyword_none.py",
+        "shell/background_claude.sh",
+        "shell/suppressions.sh",
+    ]
+    .map(|f| (f, std::fs::read_to_string(corpus.join(f)).unwrap()));
+    let files: Vec<(&str, &str)> = files.iter().map(|(f, t)| (*f, t.as_str())).collect();
+    let repo = env.path().join("repo");
+    env.repo(&repo, "main", &files);
+    repo
+}
+
+#[test]
+fn lint_findings_and_sarif_read_the_same_run_after_run() {
+    let env = Env::new();
+    let mut settings = snap::settings(&env);
+    // The release, not the findings: bumping the version must not touch this snapshot.
+    settings.add_filter(
+        &format!(r#""semanticVersion": "{}""#, env!("CARGO_PKG_VERSION")),
+        r#""semanticVersion": "[VERSION]""#,
+    );
+    let _snap = settings.bind_to_scope();
+    let repo = lint_fixture(&env);
+    let run = env.fleet(&repo, &["lint"]).code(1);
+    insta::assert_snapshot!("lint", snap::run(&run));
+    let run = env.fleet(&repo, &["lint", "--format", "sarif"]).code(1);
+    insta::assert_snapshot!("lint_sarif", snap::run(&run));
+}
+
+#[test]
+fn preflight_reads_the_same_run_after_run() {
+    let env = Env::new();
+    let _snap = snap::settings(&env).bind_to_scope();
+    let repo = adopted(&env);
+    let wt = env.agent(&repo, "a");
+    for (dir, name, code) in [(&wt, "agent", 0), (&repo, "blind", 1)] {
+        let run = env.fleet(dir, &["preflight"]).code(code);
+        insta::assert_snapshot!(format!("preflight_{name}"), snap::run(&run));
+        let run = env.fleet(dir, &["preflight", "--json"]).code(code);
+        insta::assert_snapshot!(format!("preflight_{name}_json"), snap::run(&run));
+    }
 }

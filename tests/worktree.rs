@@ -130,11 +130,10 @@ fn new_refuses_inconsistent_leftovers_and_changes_nothing() {
             other.to_str().unwrap(),
         ],
     );
-    let run = env.fleet(&outer, &["worktree", "new", "taken"]).code(1);
-    assert!(
-        run.stderr.contains("branch fleet/taken is checked out at"),
-        "{}",
-        run.stderr
+    env.refused(
+        &outer,
+        &["worktree", "new", "taken"],
+        "branch fleet/taken is checked out at",
     );
     assert!(!env.path().join(".fleet-work/taken").exists());
     assert!(
@@ -144,12 +143,10 @@ fn new_refuses_inconsistent_leftovers_and_changes_nothing() {
 
     // A folder in the way.
     write(&env.path().join(".fleet-work/busy/file"), "mine");
-    let run = env.fleet(&outer, &["worktree", "new", "busy"]).code(1);
-    assert!(
-        run.stderr
-            .contains("already exists and is not an agent worktree"),
-        "{}",
-        run.stderr
+    env.refused(
+        &outer,
+        &["worktree", "new", "busy"],
+        "already exists and is not an agent worktree",
     );
     assert_eq!(
         std::fs::read_to_string(env.path().join(".fleet-work/busy/file")).unwrap(),
@@ -166,11 +163,10 @@ fn new_refuses_inconsistent_leftovers_and_changes_nothing() {
         &outer,
         &["worktree", "add", "-q", "-b", "other", wt.to_str().unwrap()],
     );
-    let run = env.fleet(&outer, &["worktree", "new", "wrong"]).code(1);
-    assert!(
-        run.stderr.contains("on other instead of fleet/wrong"),
-        "{}",
-        run.stderr
+    env.refused(
+        &outer,
+        &["worktree", "new", "wrong"],
+        "on other instead of fleet/wrong",
     );
     assert!(
         !env.branches(&outer.join("cockpit"))
@@ -222,14 +218,10 @@ fn new_refuses_a_base_too_far_behind_unless_forced() {
     for i in 0..3 {
         env.commit_file(&outer, "n.txt", &i.to_string(), "move on");
     }
-    let run = env
-        .fleet(&outer, &["worktree", "new", "old", "--base", &old])
-        .code(1);
-    assert!(
-        run.stderr
-            .contains("3 commits behind `main` (max_behind is 2)"),
-        "{}",
-        run.stderr
+    env.refused(
+        &outer,
+        &["worktree", "new", "old", "--base", &old],
+        "3 commits behind `main` (max_behind is 2)",
     );
     assert!(!env.branches(&outer).iter().any(|b| b.contains("old")));
     let run = env
@@ -475,14 +467,12 @@ fn rm_refuses_to_lose_uncommitted_or_unlanded_work() {
     .to_path_buf();
 
     write(&wt.join("cockpit/engine/new.txt"), "unsaved");
-    let run = env.fleet(&outer, &["worktree", "rm", "r"]).code(1);
-    assert!(run.stderr.contains("uncommitted changes"), "{}", run.stderr);
+    env.refused(&outer, &["worktree", "rm", "r"], "uncommitted changes");
     assert!(wt.join("cockpit/engine/new.txt").exists());
     std::fs::remove_file(wt.join("cockpit/engine/new.txt")).unwrap();
 
     let tip = env.commit_file(&wt.join("cockpit"), "work.txt", "w", "nested work");
-    let run = env.fleet(&outer, &["worktree", "rm", "r"]).code(1);
-    assert!(run.stderr.contains("not in its target"), "{}", run.stderr);
+    env.refused(&outer, &["worktree", "rm", "r"], "not in its target");
     assert!(wt.join("cockpit/work.txt").exists());
 
     // --force removes the worktrees but keeps the unlanded branch.
@@ -539,11 +529,10 @@ fn rm_counts_a_squash_landed_branch_as_landed() {
 fn rm_of_an_unknown_agent_is_refused() {
     let env = Env::new();
     let outer = env.outer_with_nested();
-    let run = env.fleet(&outer, &["worktree", "rm", "ghost"]).code(1);
-    assert!(
-        run.stderr.contains("no agent worktree `ghost`"),
-        "{}",
-        run.stderr
+    env.refused(
+        &outer,
+        &["worktree", "rm", "ghost"],
+        "no agent worktree `ghost`",
     );
 }
 
@@ -719,10 +708,7 @@ fn rm_refuses_a_locked_worktree_even_with_force() {
     )
     .to_path_buf();
     env.git(&outer, &["worktree", "lock", wt.to_str().unwrap()]);
-    let run = env
-        .fleet(&outer, &["worktree", "rm", "lk", "--force"])
-        .code(1);
-    assert!(run.stderr.contains("is locked"), "{}", run.stderr);
+    env.refused(&outer, &["worktree", "rm", "lk", "--force"], "is locked");
     assert!(wt.join("cockpit/engine/e.txt").exists());
 }
 
@@ -812,11 +798,10 @@ fn an_unfinished_checkout_holding_other_worktrees_is_refused_not_deleted() {
     std::fs::remove_file(cockpit_git.join("index")).unwrap();
     std::fs::write(cockpit_git.join("locked"), "initializing\n").unwrap();
     write(&wt.join("cockpit/engine/precious.txt"), "work");
-    let run = env.fleet(&outer, &["worktree", "new", "odd"]).code(1);
-    assert!(
-        run.stderr.contains("never fully checked out"),
-        "{}",
-        run.stderr
+    env.refused(
+        &outer,
+        &["worktree", "new", "odd"],
+        "never fully checked out",
     );
     assert!(wt.join("cockpit/engine/precious.txt").exists());
 }
@@ -867,13 +852,10 @@ fn rm_never_drops_detached_commits_even_with_force() {
     .to_path_buf();
     env.git(&wt.join("cockpit/engine"), &["switch", "-q", "--detach"]);
     let orphan = env.commit_file(&wt.join("cockpit/engine"), "d.txt", "d", "detached work");
-    let run = env
-        .fleet(&outer, &["worktree", "rm", "det", "--force"])
-        .code(1);
-    assert!(
-        run.stderr.contains("detached HEAD has commits"),
-        "{}",
-        run.stderr
+    let run = env.refused(
+        &outer,
+        &["worktree", "rm", "det", "--force"],
+        "detached HEAD has commits",
     );
     assert!(run.stderr.contains("git switch -c"), "{}", run.stderr);
     assert_eq!(
@@ -899,12 +881,10 @@ fn rm_refuses_to_delete_a_repository_it_does_not_manage() {
     std::fs::create_dir_all(wt.join("scratch")).unwrap();
     env.git(&wt.join("scratch"), &["init", "-q"]);
     write(&wt.join("scratch/s.txt"), "s");
-    let run = env.fleet(&outer, &["worktree", "rm", "scr"]).code(1);
-    assert!(
-        run.stderr
-            .contains("scratch is a git repository fleet does not manage"),
-        "{}",
-        run.stderr
+    env.refused(
+        &outer,
+        &["worktree", "rm", "scr"],
+        "scratch is a git repository fleet does not manage",
     );
     assert!(wt.join("scratch/s.txt").exists());
     env.fleet(&outer, &["worktree", "rm", "scr", "--force"])
@@ -927,13 +907,10 @@ fn rm_refuses_to_drop_commits_that_exist_only_in_a_submodule_clone() {
     env.git(&sub, &["switch", "-q", "-c", "fleet/sm"]);
     let work = env.commit_file(&sub, "new.txt", "n", "submodule work");
     env.git(&sub, &["switch", "-q", "--detach", "HEAD~1"]);
-    let run = env
-        .fleet(&outer, &["worktree", "rm", "sm", "--force"])
-        .code(1);
-    assert!(
-        run.stderr.contains("has commits only in this worktree"),
-        "{}",
-        run.stderr
+    env.refused(
+        &outer,
+        &["worktree", "rm", "sm", "--force"],
+        "has commits only in this worktree",
     );
     assert_eq!(env.git(&sub, &["rev-parse", "fleet/sm"]), work);
 }
@@ -982,8 +959,7 @@ fn rm_sees_untracked_files_even_when_status_hides_them() {
     )
     .to_path_buf();
     write(&wt.join("precious.txt"), "p");
-    let run = env.fleet(&outer, &["worktree", "rm", "hid"]).code(1);
-    assert!(run.stderr.contains("precious.txt"), "{}", run.stderr);
+    env.refused(&outer, &["worktree", "rm", "hid"], "precious.txt");
     assert!(wt.join("precious.txt").exists());
 }
 
@@ -1030,10 +1006,7 @@ fn rm_refuses_to_drop_a_stash_in_a_submodule_clone() {
     .to_path_buf();
     write(&wt.join("vendor/lib/lib.txt"), "stashed\n");
     env.git(&wt.join("vendor/lib"), &["stash", "-q"]);
-    let run = env
-        .fleet(&outer, &["worktree", "rm", "st", "--force"])
-        .code(1);
-    assert!(run.stderr.contains("refs/stash"), "{}", run.stderr);
+    env.refused(&outer, &["worktree", "rm", "st", "--force"], "refs/stash");
     assert!(wt.exists());
 }
 
@@ -1077,13 +1050,10 @@ fn an_agent_name_that_would_be_the_target_branch_is_refused() {
         &outer.join("cockpit"),
         &["switch", "-q", "-c", "cockpit-own"],
     );
-    let run = env
-        .fleet(&outer, &["worktree", "new", "cockpit-own"])
-        .code(1);
-    assert!(
-        run.stderr.contains("an agent cannot work on it"),
-        "{}",
-        run.stderr
+    env.refused(
+        &outer,
+        &["worktree", "new", "cockpit-own"],
+        "an agent cannot work on it",
     );
     assert!(
         env.branches(&outer)
@@ -1114,8 +1084,7 @@ fn a_users_checkoutless_worktree_is_never_taken_for_a_crash_leftover() {
         &outer,
         &["worktree", "lock", "--reason", "usb", wt.to_str().unwrap()],
     );
-    let run = env.fleet(&outer, &["worktree", "new", "mine"]).code(1);
-    assert!(run.stderr.contains("without a checkout"), "{}", run.stderr);
+    env.refused(&outer, &["worktree", "new", "mine"], "without a checkout");
     assert_eq!(
         std::fs::read_to_string(wt.join("notes.txt")).unwrap(),
         "mine"
@@ -1197,14 +1166,8 @@ fn a_removal_cut_short_at_any_step_converges() {
     // `rm` refuses without --force, and `rm --force` clears it.
     let c = env.agent(&outer, "c");
     std::fs::remove_file(c.join(".git")).unwrap();
-    let run = env.fleet(&outer, &["worktree", "new", "c"]).code(1);
-    assert!(
-        run.stderr.contains("has no `.git` any more"),
-        "{}",
-        run.stderr
-    );
-    let run = env.fleet(&outer, &["worktree", "rm", "c"]).code(1);
-    assert!(run.stderr.contains("lost its `.git`"), "{}", run.stderr);
+    env.refused(&outer, &["worktree", "new", "c"], "has no `.git` any more");
+    env.refused(&outer, &["worktree", "rm", "c"], "lost its `.git`");
     assert!(c.join("README").exists(), "refused rm deleted files");
     env.fleet(&outer, &["worktree", "rm", "c", "--force"]).ok();
     env.assert_no_agent(&outer, "c");
@@ -1228,13 +1191,10 @@ fn rm_never_deletes_commits_of_a_repository_made_inside_the_worktree() {
     let b = env.agent(&outer, "b");
     env.git(&b, &["clone", "-q", lib.to_str().unwrap(), "vendor-fix"]);
     let fix = env.commit_file(&b.join("vendor-fix"), "l.txt", "fixed\n", "precious fix");
-    let run = env
-        .fleet(&outer, &["worktree", "rm", "b", "--force"])
-        .code(1);
-    assert!(
-        run.stderr.contains("commits that exist only there"),
-        "{}",
-        run.stderr
+    env.refused(
+        &outer,
+        &["worktree", "rm", "b", "--force"],
+        "commits that exist only there",
     );
     assert_eq!(env.git(&b.join("vendor-fix"), &["rev-parse", "HEAD"]), fix);
     // And a fresh repository with a commit and no remote at all.
@@ -1296,10 +1256,7 @@ fn rm_of_a_name_that_is_a_symlink_to_another_agent_is_refused() {
     let outer = env.outer_with_nested();
     let a = env.agent(&outer, "a");
     std::os::unix::fs::symlink(&a, env.path().join(".fleet-work/x")).unwrap();
-    let run = env
-        .fleet(&outer, &["worktree", "rm", "x", "--force"])
-        .code(1);
-    assert!(run.stderr.contains("symbolic link"), "{}", run.stderr);
+    env.refused(&outer, &["worktree", "rm", "x", "--force"], "symbolic link");
     assert!(a.join("cockpit/c.txt").exists());
     assert!(
         env.branches(&outer)
@@ -1384,10 +1341,13 @@ fn a_branch_in_the_way_in_a_nested_repository_is_named_and_nothing_is_left() {
     let env = Env::new();
     let outer = env.outer_with_nested();
     env.git(&outer.join("cockpit"), &["branch", "fleet"]);
-    let run = env.fleet(&outer, &["worktree", "new", "x"]).code(1);
+    let run = env.refused(
+        &outer,
+        &["worktree", "new", "x"],
+        "nested repository cockpit",
+    );
     assert!(
-        run.stderr.contains("nested repository cockpit")
-            && run.stderr.contains("branch `fleet` exists"),
+        run.stderr.contains("branch `fleet` exists"),
         "{}",
         run.stderr
     );
@@ -1570,10 +1530,7 @@ fn rm_never_deletes_a_bare_repository_or_a_separate_git_dir_inside_the_worktree(
     );
     env.commit_file(&clone, "w.txt", "w", "work");
     env.git(&clone, &["push", "-q", "origin", "HEAD:main"]);
-    let run = env
-        .fleet(&outer, &["worktree", "rm", "a", "--force"])
-        .code(1);
-    assert!(run.stderr.contains("store.git"), "{}", run.stderr);
+    env.refused(&outer, &["worktree", "rm", "a", "--force"], "store.git");
     assert!(a.join("store.git/HEAD").exists());
     std::fs::remove_dir_all(a.join("store.git")).unwrap();
     // A repository checked out elsewhere whose git dir is inside the worktree.

@@ -6,11 +6,17 @@ use std::path::Path;
 use super::{Env, Run};
 
 impl Env {
+    /// `fleet args` in `dir` is refused: exit 1, and stderr says `says`.
+    pub fn refused(&self, dir: &Path, args: &[&str], says: &str) -> Run {
+        let run = self.fleet(dir, args).code(1);
+        assert!(run.stderr.contains(says), "{}", run.stderr);
+        run
+    }
+
     /// `fleet args` in `repo` is refused: exit 1, stderr says `says`, and main is still
     /// at `old`.
     pub fn refused_and_unchanged(&self, repo: &Path, args: &[&str], says: &str, old: &str) -> Run {
-        let run = self.fleet(repo, args).code(1);
-        assert!(run.stderr.contains(says), "{}", run.stderr);
+        let run = self.refused(repo, args, says);
         assert_eq!(self.git(repo, &["rev-parse", "main"]), old);
         run
     }

@@ -1,6 +1,7 @@
-//! insta settings for snapshots of what people read: run-to-run noise (temp paths,
-//! object ids, durations, times, pids) becomes a placeholder, the rest is pinned byte
-//! for byte. Snapshots live in tests/snapshots/; a missing or different one fails.
+//! insta settings for snapshots of what people read: run-to-run noise (temp paths, the
+//! binary's path, object ids, durations, times, pids) becomes a placeholder, the rest is
+//! pinned byte for byte. Snapshots live in tests/snapshots/; a missing or different one
+//! fails.
 
 use super::Env;
 
@@ -24,6 +25,12 @@ pub fn settings(env: &Env) -> insta::Settings {
         s.add_filter(&escape(&path), "[TMP]");
     }
     s.add_filter(r"/tmp/\.tmp[A-Za-z0-9]+", "[TMP]");
+    // The binary under test, which hook scripts name: it lives where the checkout is built.
+    let bin = env!("CARGO_BIN_EXE_fleet");
+    let canonical = std::fs::canonicalize(bin).unwrap().display().to_string();
+    for path in [canonical, bin.to_string()] {
+        s.add_filter(&escape(&path), "[FLEET]");
+    }
     // Gate logs are named after the time (ns) and pid; then epoch seconds.
     s.add_filter(r"-\d{10,}-\d+\.log\b", "-[TIME]-[PID].log");
     s.add_filter(r"\b1\d{9}\b", "[TIME]");
