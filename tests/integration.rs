@@ -26,6 +26,7 @@ mod lint_sarif;
 mod preflight;
 mod reads;
 mod remote;
+mod repo_env_overrides;
 mod run;
 mod verify;
 mod watchdog;
