@@ -24,6 +24,7 @@ pub mod queue;
 pub mod refs;
 pub mod remote;
 pub mod repo_env;
+pub mod report;
 pub mod state;
 pub mod status;
 pub mod sys;

@@ -110,6 +110,7 @@ fn finish_interrupted_checkout_move(ctx: &Context, ui: &dyn Ui) -> Result<()> {
             base,
             candidate,
             &gate::no_hooks_dir(&ctx.repo)?,
+            ui,
         )?;
         for path in kept {
             ui.warn(&format!(
