@@ -2,8 +2,8 @@
 //!
 //! The command layer lives here, in the binary, not in the library: `cli` parses,
 //! `commands` runs one command each, `render` is what a person reads. The library
-//! cannot reach them, so it reports through returned values and `land::Ui` (and, for
-//! now, the small `fleet::ui` some of its modules still narrate through).
+//! cannot reach them, so it reports through returned values and the reporter
+//! `fleet::report::Ui` (re-exported as `land::Ui`) that a command passes in.
 
 mod cli;
 mod commands;
