@@ -37,10 +37,11 @@ fn main() -> ExitCode {
 /// mattered. `fleet run` keeps them all (a wrapper: its command gets the environment
 /// fleet was given). `fleet hook` keeps those that say where git is working (git runs
 /// hooks with them, and the hook reads GIT_DIR; a commit made with GIT_OBJECT_DIRECTORY
-/// set is only readable there) but not `GIT_NAMESPACE`: a namespace is a view of the refs
-/// that git's own HEAD and branches do not move in, and gix would apply it to the guard's
-/// reads, which then find no HEAD and cannot put the files back. That one is dropped
-/// silently: the hook's text reaches the user through git, and nothing is amiss.
+/// set is only readable there) but not `GIT_NAMESPACE`: git applies a namespace to the
+/// refs it serves (upload-pack, receive-pack), while `git switch` and `git commit` move
+/// the real HEAD and branches; gix would apply it to every read of the guard, which then
+/// finds no HEAD and cannot put the files back. That one is dropped silently: the hook's
+/// text reaches the user through git, and nothing is amiss.
 /// `fleet lint` keeps `GIT_INDEX_FILE` (as a pre-commit hook of `git commit -a`,
 /// `--staged` must read the temporary index git hands the hook, in that one repository);
 /// preflight judges the values it was started with, and says so itself.
