@@ -12,6 +12,7 @@ use std::path::Path;
 
 use crate::error::Result;
 use crate::git::{self, ChangedPath, GITLINK, ObjectId, Repo};
+use crate::report::Ui;
 
 /// Paths the landing would change that the shared checkout holds something of its own
 /// in: a modification, an untracked or an ignored file (as `git status` sees them, with
@@ -87,12 +88,14 @@ fn wait_out_index_lock(shared: &Path) {
 /// content get the new index entry; the rest are moved by `follow`. A path whose file
 /// is neither the old nor the new version (edited in the meantime) keeps the file and
 /// gets the new index entry, so the edit shows as a local change; those are returned.
+/// Files the last step could not move are a warning to `ui`, not an error.
 pub fn repair(
     repo: &Repo,
     shared: &Path,
     base: ObjectId,
     candidate: ObjectId,
     no_hooks: &Path,
+    ui: &dyn Ui,
 ) -> Result<Vec<String>> {
     wait_out_index_lock(shared);
     let changed = repo.changed_paths(repo.tree_of(base)?, repo.tree_of(candidate)?)?;
@@ -129,7 +132,7 @@ pub fn repair(
     // are still at the old version, on disk and in the index, and move now.
     git::cli::refresh_index(shared)?;
     if let Err(e) = follow(shared, base, candidate, no_hooks) {
-        crate::ui::warn(&format!(
+        ui.warn(&format!(
             "some files of the shared checkout could not be updated: {}",
             e.message
         ));

@@ -143,22 +143,32 @@ impl Queue {
     /// With the queue on a remote: publish the local branch `branch` there when the
     /// remote lacks it or has an older commit of it (see [`remote::publish_branch`]).
     /// Nothing to do for a local queue.
-    pub fn publish_branch(&self, ctx: &Context, branch: &str) -> Result<()> {
+    pub fn publish_branch(
+        &self,
+        ctx: &Context,
+        branch: &str,
+        ui: &dyn crate::report::Ui,
+    ) -> Result<()> {
         match self {
             Queue::Local => Ok(()),
-            Queue::Remote(name) => remote::publish_branch(ctx, name, branch),
+            Queue::Remote(name) => remote::publish_branch(ctx, name, branch, ui),
         }
     }
 
     /// The branches `fleet track` is given (branch or agent names, resolved here),
     /// each published first when the queue is on a remote.
-    pub fn publish_to_track(&self, ctx: &Context, given: &[String]) -> Result<Vec<String>> {
+    pub fn publish_to_track(
+        &self,
+        ctx: &Context,
+        given: &[String],
+        ui: &dyn crate::report::Ui,
+    ) -> Result<Vec<String>> {
         let prefix = ctx.config.lanes.prefix.as_str();
         let mut resolved = Vec::new();
         for name in given {
             let branch =
                 lanes::resolve_branch(&ctx.repo, prefix, name)?.unwrap_or_else(|| name.clone());
-            self.publish_branch(ctx, &branch)?;
+            self.publish_branch(ctx, &branch, ui)?;
             resolved.push(branch);
         }
         Ok(resolved)
@@ -166,7 +176,12 @@ impl Queue {
 
     /// Before `fleet ready` with the queue on a remote: fetch it, and publish the
     /// branch of each given lane, so the remote has the commits marked ready.
-    pub fn publish_lanes(&self, ctx: &Context, given: &[String]) -> Result<()> {
+    pub fn publish_lanes(
+        &self,
+        ctx: &Context,
+        given: &[String],
+        ui: &dyn crate::report::Ui,
+    ) -> Result<()> {
         if *self == Queue::Local {
             return Ok(());
         }
@@ -175,7 +190,7 @@ impl Queue {
         let prefix = ctx.config.lanes.prefix.as_str();
         for name in given {
             if let Some(branch) = lanes::lane_name(&registry, prefix, name) {
-                self.publish_branch(ctx, &branch)?;
+                self.publish_branch(ctx, &branch, ui)?;
             }
         }
         Ok(())

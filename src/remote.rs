@@ -20,6 +20,7 @@ use crate::context::Context;
 use crate::error::{Error, Result};
 use crate::git::{self, ObjectId, OwnRefStep, Repo, cli::PushUpdate};
 use crate::refs;
+use crate::report::Ui;
 
 /// How often fleet's own refs are merged and pushed again when another machine pushed
 /// them first.
@@ -137,7 +138,8 @@ pub enum Landed {
 /// Move the remote's target from `base` to `candidate` in one atomic push, together
 /// with the landing's registry (`registry` builds it on the fetched one, on no ref yet)
 /// and the local receipts. Retries while only the registry or receipts moved; `Raced`
-/// once the target moved. On success what the remote now holds is fetched again.
+/// once the target moved. On success what the remote now holds is fetched again (when
+/// that fails, `ui` is warned: the landing is in all the same).
 pub fn push_landing(
     ctx: &Context,
     remote: &str,
@@ -145,6 +147,7 @@ pub fn push_landing(
     base: ObjectId,
     candidate: ObjectId,
     registry: &dyn Fn(&Context) -> Result<ObjectId>,
+    ui: &dyn Ui,
 ) -> Result<Landed> {
     let repo = &ctx.repo;
     let target_ref = ctx.config.lanes.target.full_ref();
@@ -170,7 +173,7 @@ pub fn push_landing(
             crate::failpoint::hit("remote-after-push")?;
             // The landing is in; failing to look at the remote again must not say otherwise.
             let now = fetch(ctx, remote).unwrap_or_else(|e| {
-                crate::ui::warn(&format!(
+                ui.warn(&format!(
                     "landed, but could not fetch from {remote} again: {}",
                     e.message
                 ));
@@ -195,8 +198,9 @@ pub fn push_landing(
 
 /// Publish the local branch `branch` to the remote when the remote lacks it or has an
 /// older commit of it (a fast-forward, by compare-and-swap). A remote branch that went
-/// its own way is refused: landing it would leave this machine's commits out.
-pub fn publish_branch(ctx: &Context, remote: &str, branch: &str) -> Result<()> {
+/// its own way is refused: landing it would leave this machine's commits out. A push
+/// is told to `ui`.
+pub fn publish_branch(ctx: &Context, remote: &str, branch: &str, ui: &dyn Ui) -> Result<()> {
     let repo = &ctx.repo;
     let Some(local) = repo.branch_tip(branch)? else {
         return Ok(());
@@ -225,7 +229,7 @@ pub fn publish_branch(ctx: &Context, remote: &str, branch: &str) -> Result<()> {
             "fetch and look: `git fetch {remote} && git log {tracking}`"
         )));
     }
-    crate::ui::note(&format!("pushed {branch} to {remote}"));
+    ui.note(&format!("pushed {branch} to {remote}"));
     // git may have updated the tracking ref itself (the remote's fetch refspec).
     set_tracking(repo, &tracking, local)
 }

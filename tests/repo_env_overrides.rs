@@ -64,8 +64,8 @@ fn git_commands_fleet_starts_under_a_hook_do_not_see_alternate_object_directorie
     // git runs the guard's hooks with its environment; the refused switch has already
     // rewritten the files, so the hook puts them back with git commands of its own.
     // git's trace2 records, for every git process, whether the variable was set.
-    // (Not GIT_NAMESPACE here: gix in the hook process honours it too and then cannot
-    // read HEAD, so nothing would be put back; that is the binary's environment policy.)
+    // (Not GIT_NAMESPACE here: `fleet hook` takes that one out of its own environment,
+    // see the next test.)
     let run = env
         .git_cmd(&repo, &["switch", "other"])
         .envs(&[
@@ -102,6 +102,57 @@ fn git_commands_fleet_starts_under_a_hook_do_not_see_alternate_object_directorie
             .any(|(argv, saw)| *saw && argv.iter().any(|a| a == "switch")),
         "the user's own git did not get {VAR}, so this test shows nothing: {processes:?}"
     );
+}
+
+/// `GIT_NAMESPACE` changes which refs git shows a client, not which HEAD `git switch`
+/// moves: the guard must read the real refs, or it cannot tell what moved and cannot
+/// put the files back.
+#[test]
+fn a_refused_switch_or_commit_with_a_namespace_set_is_refused_and_put_back() {
+    let env = Env::new();
+    let repo = guarded(&env);
+    let before = env.snapshot(&repo);
+    let namespace = [("GIT_NAMESPACE", "team")];
+
+    let switch = env
+        .git_cmd(&repo, &["switch", "other"])
+        .envs(&namespace)
+        .run();
+    assert_ne!(
+        switch.code, 0,
+        "the switch was not refused: {}",
+        switch.stderr
+    );
+    assert!(
+        switch.stderr.contains("fleet guard: refusing to move HEAD"),
+        "{}",
+        switch.stderr
+    );
+    assert_eq!(
+        env.snapshot(&repo),
+        before,
+        "the files were not put back: {}",
+        switch.stderr
+    );
+
+    std::fs::write(repo.join("a.txt"), "one\nedited\n").unwrap();
+    env.git(&repo, &["add", "a.txt"]);
+    let staged = env.snapshot(&repo);
+    let commit = env
+        .git_cmd(&repo, &["commit", "-m", "in the shared checkout"])
+        .envs(&namespace)
+        .run();
+    assert_ne!(
+        commit.code, 0,
+        "the commit was not refused: {}",
+        commit.stderr
+    );
+    assert!(
+        commit.stderr.contains("fleet guard: refusing to commit"),
+        "{}",
+        commit.stderr
+    );
+    assert_eq!(env.snapshot(&repo), staged, "{}", commit.stderr);
 }
 
 /// Every file under `dir` with its size and modification time, sorted.

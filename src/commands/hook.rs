@@ -30,5 +30,9 @@ pub struct Args {
 /// git runs the hook in the repository it is working on, so the hook finds it itself
 /// (from the current folder and git's environment), not from `env`.
 pub fn run(_env: &CommandEnv, args: Args) -> Result<u8> {
-    fleet::guard::entry::run(&args.name, &args.args)
+    fleet::guard::entry::run(
+        &args.name,
+        &args.args,
+        &crate::render::term::TermUi::plain(),
+    )
 }

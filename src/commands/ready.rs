@@ -84,7 +84,7 @@ fn publish_lanes(ctx: &Context, remote: &str, given: &[String]) -> Result<()> {
     let prefix = ctx.config.lanes.prefix.as_str();
     for name in given {
         if let Some(branch) = lanes::lane_name(&registry, prefix, name) {
-            fleet::remote::publish_branch(ctx, remote, &branch)?;
+            fleet::remote::publish_branch(ctx, remote, &branch, &render::term::TermUi::plain())?;
         }
     }
     Ok(())

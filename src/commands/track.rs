@@ -54,7 +54,7 @@ fn resolve_and_publish(ctx: &Context, given: &[String]) -> Result<Vec<String>> {
         let branch =
             lanes::resolve_branch(&ctx.repo, prefix, name)?.unwrap_or_else(|| name.clone());
         if let Some(remote) = &ctx.remote {
-            fleet::remote::publish_branch(ctx, remote, &branch)?;
+            fleet::remote::publish_branch(ctx, remote, &branch, &render::term::TermUi::plain())?;
         }
         resolved.push(branch);
     }

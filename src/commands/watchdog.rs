@@ -52,7 +52,7 @@ pub fn run(env: &CommandEnv, args: Args) -> Result<u8> {
     loop {
         // Re-read each time: the configuration and the nested repositories may change.
         let ctx = env.context()?;
-        let findings = watchdog::check(&ctx, opts)?;
+        let findings = watchdog::check(&ctx, opts, &render::term::TermUi::plain())?;
         let mut code = 0;
         for f in &findings {
             if !matches!(f.verdict, Verdict::Ok | Verdict::Restored) {

@@ -5,6 +5,9 @@
 //! a guarded branch from anywhere. fleet's own ref updates go through gix, which runs no
 //! hooks, so `fleet land` and the watchdog's restore never meet this guard: there is no
 //! token to forge, and every `git` command, whoever runs it, is checked.
+//!
+//! git shows the hook's stderr to the user: what the guard says goes through the
+//! reporter the command passes in.
 
 use std::io::Read;
 use std::path::{Path, PathBuf};
@@ -14,6 +17,7 @@ use serde::Serialize;
 use crate::error::{Error, Result};
 use crate::git::{ObjectId, Repo};
 use crate::guard::hooks::read_guard_refs;
+use crate::report::Ui;
 
 /// The variable a human sets to get past the guard on purpose; every use is logged.
 pub const ALLOW_VAR: &str = "FLEET_ALLOW_SHARED";
@@ -72,13 +76,15 @@ impl Place {
     }
 }
 
-pub fn run(name: &str, args: &[String]) -> Result<u8> {
+/// Run the hook `name` with git's `args`; refusals and their fixes are told to `ui`.
+/// The exit code is the hook's.
+pub fn run(name: &str, args: &[String], ui: &dyn Ui) -> Result<u8> {
     let place = Place::find()?;
     if !place.guarded {
         return Ok(0);
     }
     match name {
-        "pre-commit" | "prepare-commit-msg" => commit(&place, name),
+        "pre-commit" | "prepare-commit-msg" => commit(&place, name, ui),
         "reference-transaction" => {
             if args.first().map(String::as_str) != Some("prepared") {
                 return Ok(0);
@@ -87,9 +93,9 @@ pub fn run(name: &str, args: &[String]) -> Result<u8> {
             std::io::stdin()
                 .read_to_end(&mut input)
                 .map_err(|e| Error::env(format!("cannot read the ref updates: {e}")))?;
-            reference_transaction(&place, &String::from_utf8_lossy(&input))
+            reference_transaction(&place, &String::from_utf8_lossy(&input), ui)
         }
-        "post-checkout" => post_checkout(&place, args),
+        "post-checkout" => post_checkout(&place, args, ui),
         other => Err(
             Error::usage(format!("unknown hook `{other}`")).with_help(format!(
                 "fleet handles {}",
@@ -99,7 +105,7 @@ pub fn run(name: &str, args: &[String]) -> Result<u8> {
     }
 }
 
-fn commit(place: &Place, hook: &str) -> Result<u8> {
+fn commit(place: &Place, hook: &str, ui: &dyn Ui) -> Result<u8> {
     if !place.shared {
         return Ok(0);
     }
@@ -110,14 +116,15 @@ fn commit(place: &Place, hook: &str) -> Result<u8> {
             "refusing to commit in the shared checkout {}",
             place.workdir()
         ),
+        ui,
     )?;
-    print_abort_hint(place);
+    abort_hint(place, ui);
     Ok(code)
 }
 
 /// A refused merge, cherry-pick, revert, am or rebase has already changed files and left
 /// its state behind; its own `--abort` puts the checkout back (and passes the guard).
-fn print_abort_hint(place: &Place) {
+fn abort_hint(place: &Place, ui: &dyn Ui) {
     use crate::git::Operation as Op;
     let command = match place.repo.operation_in_progress() {
         Some(Op::Am) => "git am --abort",
@@ -140,7 +147,9 @@ fn print_abort_hint(place: &Place) {
         Some(Op::Bisect) | None => return,
     };
     if std::env::var(ALLOW_VAR).as_deref() != Ok("1") {
-        eprintln!("  it left its work in progress here: `{command}` puts the checkout back");
+        ui.note(&format!(
+            "  it left its work in progress here: `{command}` puts the checkout back"
+        ));
     }
 }
 
@@ -213,7 +222,7 @@ fn moves_branch(place: &Place, update: &Update) -> bool {
     !housekeeping
 }
 
-fn reference_transaction(place: &Place, input: &str) -> Result<u8> {
+fn reference_transaction(place: &Place, input: &str, ui: &dyn Ui) -> Result<u8> {
     let updates = parse_updates(input);
     let guarded = place.guarded_refs();
     // git holds `<common>/HEAD.lock` while it updates the shared checkout's own HEAD;
@@ -249,7 +258,7 @@ fn reference_transaction(place: &Place, input: &str) -> Result<u8> {
         )
     };
     if std::env::var(ALLOW_VAR).as_deref() == Ok("1") {
-        return refuse(place, "reference-transaction", &what);
+        return refuse(place, "reference-transaction", &what, ui);
     }
     let mut put_back = Vec::new();
     if moves_shared_head
@@ -258,20 +267,20 @@ fn reference_transaction(place: &Place, input: &str) -> Result<u8> {
         && !leaves_files_alone(place, head)
     {
         put_back = undo_file_changes(place, head).unwrap_or_else(|e| {
-            crate::ui::warn(&format!(
+            ui.warn(&format!(
                 "could not put the shared checkout's files back: {}",
                 e.message
             ));
             Vec::new()
         });
     }
-    let code = refuse(place, "reference-transaction", &what)?;
-    print_abort_hint(place);
+    let code = refuse(place, "reference-transaction", &what, ui)?;
+    abort_hint(place, ui);
     if !put_back.is_empty() {
-        eprintln!(
+        ui.note(&format!(
             "fleet guard: put back {} file(s) the refused command had already changed",
             put_back.len()
-        );
+        ));
     }
     Ok(code)
 }
@@ -458,7 +467,7 @@ struct LogLine<'a> {
 
 /// Append one JSON line to `<common>/fleet/<file>`; a log that cannot be written must
 /// not break the user's git command, so failures are only reported.
-fn append_log(place: &Place, file: &str, line: &LogLine) {
+fn append_log(place: &Place, file: &str, line: &LogLine, ui: &dyn Ui) {
     use std::io::Write;
     let dir = crate::state::dir(&place.common);
     let path = dir.join(file);
@@ -471,13 +480,13 @@ fn append_log(place: &Place, file: &str, line: &LogLine) {
         f.write_all(format!("{text}\n").as_bytes())
     });
     if let Err(e) = written {
-        crate::ui::warn(&format!("cannot append to {}: {e}", path.display()));
+        ui.warn(&format!("cannot append to {}: {e}", path.display()));
     }
 }
 
 /// Refuse (exit 1) with a message that says where to work instead, unless a human set
 /// the escape hatch: then allow, and log it.
-fn refuse(place: &Place, hook: &str, what: &str) -> Result<u8> {
+fn refuse(place: &Place, hook: &str, what: &str, ui: &dyn Ui) -> Result<u8> {
     let allowed = std::env::var(ALLOW_VAR).as_deref() == Ok("1");
     append_log(
         place,
@@ -492,28 +501,33 @@ fn refuse(place: &Place, hook: &str, what: &str) -> Result<u8> {
             detail: &format!("{hook}: {what}"),
             processes: process_chain(),
         },
+        ui,
     );
     if allowed {
-        eprintln!("fleet guard: {ALLOW_VAR}=1: allowed (and logged): {what}");
+        ui.note(&format!(
+            "fleet guard: {ALLOW_VAR}=1: allowed (and logged): {what}"
+        ));
         return Ok(0);
     }
     if let Ok(value) = std::env::var(ALLOW_VAR) {
-        eprintln!("fleet guard: {ALLOW_VAR}={value:?} does not let anything through; only 1 does");
+        ui.note(&format!(
+            "fleet guard: {ALLOW_VAR}={value:?} does not let anything through; only 1 does"
+        ));
     }
-    eprintln!("fleet guard: {what}.");
-    eprintln!(
+    ui.note(&format!("fleet guard: {what}."));
+    ui.note(
         "  The shared checkout and its branch belong to everyone: a commit, switch or reset here \
-         lands on the wrong branch or wipes someone's work."
+         lands on the wrong branch or wipes someone's work.",
     );
-    eprintln!("  fix: work in your own worktree:  cd \"$(fleet worktree new NAME)\"");
-    eprintln!(
-        "       land finished work with:     fleet track --ready BRANCH && fleet land BRANCH"
-    );
-    eprintln!("  a human who means it:  {ALLOW_VAR}=1 git ...  (logged)");
+    ui.note("  fix: work in your own worktree:  cd \"$(fleet worktree new NAME)\"");
+    ui.note("       land finished work with:     fleet track --ready BRANCH && fleet land BRANCH");
+    ui.note(&format!(
+        "  a human who means it:  {ALLOW_VAR}=1 git ...  (logged)"
+    ));
     Ok(1)
 }
 
-fn post_checkout(place: &Place, args: &[String]) -> Result<u8> {
+fn post_checkout(place: &Place, args: &[String], ui: &dyn Ui) -> Result<u8> {
     let (old, new) = (args.first(), args.get(1));
     if !place.shared || old == new {
         return Ok(0);
@@ -536,6 +550,7 @@ fn post_checkout(place: &Place, args: &[String]) -> Result<u8> {
             },
             processes: process_chain(),
         },
+        ui,
     );
     Ok(0)
 }

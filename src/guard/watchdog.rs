@@ -17,6 +17,7 @@ use serde::{Deserialize, Serialize};
 use crate::context::Context;
 use crate::error::{Error, Result};
 use crate::git::{self, ObjectId, Repo};
+use crate::report::Ui;
 
 pub use crate::refs::SNAPSHOTS;
 
@@ -149,14 +150,15 @@ fn write_atomically(path: &Path, text: &str) -> Result<()> {
 }
 
 /// One pass over every shared checkout. A checkout that cannot be checked is reported
-/// as stuck; the others are still checked (and snapshotted).
-pub fn check(ctx: &Context, opts: Options) -> Result<Vec<Finding>> {
+/// as stuck; the others are still checked (and snapshotted). What goes wrong without
+/// making a checkout stuck is a warning to `ui`.
+pub fn check(ctx: &Context, opts: Options, ui: &dyn Ui) -> Result<Vec<Finding>> {
     let keep = ctx.config.guard.snapshot_keep.0;
     let prefix = ctx.config.lanes.prefix.as_str().to_string();
     Ok(watched(ctx)?
         .iter()
         .map(|w| {
-            check_one(w, opts, keep, &prefix).unwrap_or_else(|e| Finding {
+            check_one(w, opts, keep, &prefix, ui).unwrap_or_else(|e| Finding {
                 checkout: w.checkout.clone(),
                 branch: w.branch.clone().unwrap_or_default(),
                 verdict: Verdict::Stuck,
@@ -189,6 +191,7 @@ fn check_one(
     opts: Options,
     keep: std::time::Duration,
     prefix: &str,
+    ui: &dyn Ui,
 ) -> Result<Finding> {
     let now = crate::time::now();
     clear_leftovers(&w.repo);
@@ -287,7 +290,7 @@ fn check_one(
     let Some(working) = working else {
         return Ok(finding);
     };
-    restore(w, &branch, &working, prefix, now, &mut finding)?;
+    restore(w, &branch, &working, prefix, now, &mut finding, ui)?;
     Ok(finding)
 }
 
@@ -330,6 +333,7 @@ fn restore(
     prefix: &str,
     now: i64,
     finding: &mut Finding,
+    ui: &dyn Ui,
 ) -> Result<()> {
     let stuck = |finding: &mut Finding, why: String| {
         finding.verdict = Verdict::Stuck;
@@ -378,7 +382,7 @@ fn restore(
         if interrupted {
             // A restore killed half way: finish it path by path, never overwriting.
             let no_hooks = crate::state::no_hooks_dir(&w.repo)?;
-            crate::checkout::repair(&w.repo, &w.checkout, head, target, &no_hooks)?;
+            crate::checkout::repair(&w.repo, &w.checkout, head, target, &no_hooks, ui)?;
         } else {
             let changed = w
                 .repo

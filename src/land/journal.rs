@@ -108,6 +108,7 @@ fn finish_interrupted_checkout_move(ctx: &Context, ui: &dyn Ui) -> Result<()> {
             base,
             candidate,
             &crate::state::no_hooks_dir(&ctx.repo)?,
+            ui,
         )?;
         for path in kept {
             ui.warn(&format!(

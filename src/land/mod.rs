@@ -142,17 +142,7 @@ pub struct Landing {
 
 /// What the engine tells the person watching, and asks them: the one way the landing
 /// engine reports (it prints nothing itself).
-pub trait Ui {
-    fn note(&self, message: &str);
-    /// Something went wrong that does not stop the landing. The default prints it, for
-    /// implementors written before warnings came through here.
-    fn warn(&self, message: &str) {
-        crate::ui::warn(message);
-    }
-    fn progress(&self, lane: &str, command: &str, elapsed: std::time::Duration);
-    /// Show what would land and ask; `false` declines.
-    fn confirm(&self, lane: &str, summary: &str) -> bool;
-}
+pub use crate::report::Ui;
 
 pub fn land(ctx: &Context, opts: &LandOptions, ui: &dyn Ui) -> Result<Landing> {
     let _lock = ctx

@@ -53,7 +53,9 @@ pub(crate) fn publish(
                 |registry| mark.apply(registry),
             )
         };
-        return match remote::push_landing(ctx, remote, seen, from, top.commit, &registry)? {
+        return match remote::push_landing(
+            ctx, remote, seen, from, top.commit, &registry, lander.ui,
+        )? {
             remote::Landed::Moved(now) => {
                 base.fetched = Some(now);
                 follow_remote_landing(lander, top.commit)?;

@@ -47,7 +47,7 @@ pub fn revert(ctx: &Context, given: &str, opts: &LandOptions, ui: &dyn Ui) -> Re
         }
         confirmed = true;
     }
-    track(ctx, &revert_branch)?;
+    track(ctx, &revert_branch, ui)?;
     let opts = LandOptions {
         lanes: Vec::new(),
         all: false,
@@ -152,14 +152,14 @@ impl Reversal<'_> {
 
 /// Track the revert branch as a ready lane (published first when the queue is on a
 /// remote), unless it is tracked and not yet landed.
-fn track(ctx: &Context, branch: &str) -> Result<()> {
+fn track(ctx: &Context, branch: &str, ui: &dyn Ui) -> Result<()> {
     if lanes::load(ctx)?
         .0
         .get(branch)
         .is_none_or(|l| l.state == LaneState::Landed)
     {
         if let Some(remote) = &ctx.remote {
-            remote::publish_branch(ctx, remote, branch)?;
+            remote::publish_branch(ctx, remote, branch, ui)?;
         }
         lanes::track(ctx, &[branch.to_string()], true)?;
     }

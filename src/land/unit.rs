@@ -441,7 +441,7 @@ fn apply(ctx: &Context, ui: &dyn Ui, m: &UnitMove) -> Result<Applied> {
     let now = repo.ref_target(&m.target)?;
     if now == Some(candidate) {
         if follows {
-            for path in crate::checkout::repair(&repo, &shared, base, candidate, &no_hooks)? {
+            for path in crate::checkout::repair(&repo, &shared, base, candidate, &no_hooks, ui)? {
                 ui.warn(&format!(
                     "{}/{path}: kept the shared checkout's own version (it was edited during an interrupted landing)",
                     m.path

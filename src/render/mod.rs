@@ -1,9 +1,10 @@
 //! What a person reads: stdout carries the answer, stderr the narration.
 //! Colour only on a terminal, and never when `NO_COLOR` is set (anstream decides).
-//!
-//! `note` and `warn` come from the library's `fleet::ui`, which some library modules
-//! still call directly; once they report through a reporter passed in, those two move
-//! here and `fleet::ui` goes.
+//! The library prints nothing: it returns values, or narrates through the reporter
+//! the command passes in ([`term::TermUi`], which prints with `note` and `warn`).
+
+// Here is where fleet prints: clippy.toml disallows anstream's print macros elsewhere.
+#![allow(clippy::disallowed_macros)]
 
 pub mod findings;
 pub mod land;
@@ -14,12 +15,21 @@ use anstyle::{AnsiColor, Style};
 use serde::Serialize;
 
 use fleet::error::Error;
-pub use fleet::ui::{note, warn};
 
 const ERROR: Style = AnsiColor::Red.on_default().bold();
 const HELP: Style = AnsiColor::Cyan.on_default().bold();
 const OK: Style = AnsiColor::Green.on_default().bold();
+const WARN: Style = AnsiColor::Yellow.on_default().bold();
 pub const DIM: Style = Style::new().dimmed();
+
+/// A line of narration on stderr.
+pub fn note(message: &str) {
+    anstream::eprintln!("{message}");
+}
+
+pub fn warn(message: &str) {
+    anstream::eprintln!("{WARN}warning{WARN:#}: {message}");
+}
 
 pub fn ok(message: &str) {
     anstream::eprintln!("{OK}ok{OK:#}: {message}");

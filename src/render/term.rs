@@ -1,5 +1,6 @@
-//! The terminal side of landing (the library's `land::Ui`): progress on stderr, as a
-//! live line on a terminal, and the question before each landing.
+//! The terminal side of the library's reporter (`fleet::report::Ui`): narration and
+//! warnings on stderr, a landing's progress as a live line on a terminal, and the
+//! question before each landing.
 
 use std::io::IsTerminal;
 
@@ -26,6 +27,12 @@ impl TermUi {
         })
     }
 
+    /// The reporter of a command that does not land (the remote's pushes, the guard's
+    /// hook, the watchdog): narration and warnings, no live line.
+    pub fn plain() -> TermUi {
+        TermUi { live: false }
+    }
+
     /// Clear the live progress line, if there is one, before the report.
     pub fn clear_progress(&self) {
         if self.live {
@@ -34,9 +41,13 @@ impl TermUi {
     }
 }
 
-impl fleet::land::Ui for TermUi {
+impl fleet::report::Ui for TermUi {
     fn note(&self, message: &str) {
         super::note(message);
+    }
+
+    fn warn(&self, message: &str) {
+        super::warn(message);
     }
 
     fn progress(&self, lane: &str, command: &str, elapsed: std::time::Duration) {
