@@ -13,7 +13,6 @@ pub mod gate;
 pub mod git;
 pub mod guard;
 pub mod land;
-pub mod landed;
 pub mod lanes;
 pub mod lint;
 pub mod merge_gate;

@@ -13,6 +13,7 @@ use serde::Serialize;
 use crate::context::Context;
 use crate::error::{Error, Result};
 use crate::git::{self, ObjectId, Repo};
+use crate::lanes::landed::head_landed;
 use crate::nested::{self, Nested};
 
 /// A validated agent name: one branch-name component that cannot leave the root.
@@ -660,6 +661,23 @@ fn is_empty_dir(path: &Path) -> bool {
 }
 
 // ---------------------------------------------------------------------------------
+// path_of
+
+/// Where agent `name`'s worktree is: `Ok(path)` when that folder is a linked worktree
+/// registered with the repository and there (a symlink to one does not count),
+/// `Err(path)` with the folder it would be at when it is not.
+pub fn path_of(ctx: &Context, name: &AgentName) -> Result<std::result::Result<PathBuf, PathBuf>> {
+    let path = ctx.worktree_root().join(name.as_str());
+    let registered = ctx.repo.worktrees()?.into_iter().any(|w| {
+        !w.is_main && !w.missing && w.path.canonicalize().ok() == path.canonicalize().ok()
+    });
+    if !registered || std::fs::read_link(&path).is_ok() {
+        return Ok(Err(path));
+    }
+    Ok(Ok(path))
+}
+
+// ---------------------------------------------------------------------------------
 // list
 
 #[derive(Debug, Serialize)]
@@ -992,7 +1010,7 @@ fn settle_leftover_branches(ctx: &Context, dest: &Path, branch: &str) -> Result<
         if checked_out {
             continue;
         }
-        let landed = has_landed(&repo, Some(tip), target_of(ctx, &repo, depth)?)?;
+        let landed = head_landed(&repo, Some(tip), target_of(ctx, &repo, depth)?)?;
         let shown = format!("{branch} ({})", shared.display());
         if landed && (depth > 0 || branch != ctx.target()) {
             repo.cas_delete(&crate::refs::branch(branch), tip)?;
@@ -1012,16 +1030,6 @@ fn target_of(ctx: &Context, repo: &Repo, depth: usize) -> Result<Option<ObjectId
         return ctx.target_tip().map(Some);
     }
     repo.head_id()
-}
-
-/// Are the changes of `head` in `target`? No HEAD has nothing to land; no target
-/// cannot hold anything.
-fn has_landed(repo: &Repo, head: Option<ObjectId>, target: Option<ObjectId>) -> Result<bool> {
-    match (head, target) {
-        (Some(head), Some(target)) => repo.changes_already_in(head, target),
-        (None, _) => Ok(true),
-        (Some(_), None) => Ok(false),
-    }
 }
 
 /// The outer target, or the branch a nested repository's shared checkout has out.
@@ -1108,7 +1116,7 @@ fn inspect_for_rm(item: &RmItem, losses: &mut Losses) -> Result<bool> {
         submodule_losses(&item.path, &item.shared, losses)?;
     }
     let repo = Repo::open(&item.shared)?;
-    let landed = has_landed(&repo, item.head, item.target)?;
+    let landed = head_landed(&repo, item.head, item.target)?;
     if !landed {
         match &item.branch {
             Some(branch) => losses.forceable.push(format!(

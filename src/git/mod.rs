@@ -14,6 +14,7 @@
 //! reads their records, `submodules.rs` lists a checkout's submodules, and `layout.rs`
 //! knows git's files (state files, lock files, what a `.git` entry is).
 
+mod branch;
 pub mod cli;
 mod layout;
 mod merge;

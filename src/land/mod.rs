@@ -22,7 +22,7 @@ use serde::Serialize;
 
 use crate::context::Context;
 use crate::error::{Error, Result};
-use crate::remote;
+use crate::queue::Queue;
 
 mod batch;
 mod candidate;
@@ -154,14 +154,16 @@ pub trait Ui {
     fn confirm(&self, lane: &str, summary: &str) -> bool;
 }
 
-pub fn land(ctx: &Context, opts: &LandOptions, ui: &dyn Ui) -> Result<Landing> {
+/// Land the lanes `opts` names on `queue`'s target (fetched here, under the landing
+/// lock, when the queue is on a remote).
+pub fn land(ctx: &Context, queue: &Queue, opts: &LandOptions, ui: &dyn Ui) -> Result<Landing> {
     let _lock = ctx
         .repo
         .lock("land", std::time::Duration::from_secs(24 * 3600))?;
     journal::recover(ctx, ui)?;
-    refresh(ctx)?;
-    let lanes = select::lanes(ctx, opts)?;
-    let lander = session::Lander::new(ctx, opts.clone(), ui);
+    queue.refresh(ctx)?;
+    let lanes = select::lanes(ctx, queue, opts)?;
+    let lander = session::Lander::new(ctx, queue, opts.clone(), ui);
     let lanes = if opts.batch {
         batch::land(&lander, lanes)?
     } else {
@@ -171,13 +173,4 @@ pub fn land(ctx: &Context, opts: &LandOptions, ui: &dyn Ui) -> Result<Landing> {
         lanes,
         gate_runs: lander.runs(),
     })
-}
-
-/// With the queue on a remote: fetch it (its target, lanes and receipts; its receipts
-/// are merged into the local ones). What the remote held is returned.
-pub(crate) fn refresh(ctx: &Context) -> Result<Option<remote::Fetched>> {
-    match &ctx.remote {
-        Some(name) => Ok(Some(remote::fetch(ctx, name)?)),
-        None => Ok(None),
-    }
 }

@@ -11,14 +11,17 @@
 //!
 //! This module is the registry alone: it reads and writes it on the ref it is given.
 //! Which ref that is (this repository's own or a remote's), and how a change reaches a
-//! remote, is the queue's business ([`crate::queue`]).
+//! remote, is the queue's business (the `queue` module, which uses this one). When a
+//! lane counts as landed is [`landed`]'s one rule.
+
+use std::path::Path;
 
 use serde::{Deserialize, Serialize};
 
-use crate::context::Context;
+pub mod landed;
+
 use crate::error::{Error, Result};
 use crate::git::{ObjectId, OwnRefStep, Repo};
-use crate::queue::Queue;
 use crate::refs;
 
 const FILE: &str = "lanes.toml";
@@ -61,6 +64,37 @@ pub struct WorkerTest {
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub log: Option<String>,
     pub at: i64,
+}
+
+impl WorkerTest {
+    /// A worker's test run as `fleet ready` attaches it: the log (when given) copied
+    /// into the common git dir, where every worktree can read it.
+    pub fn record(repo: &Repo, exit_code: i32, log: Option<&Path>) -> Result<WorkerTest> {
+        let log = log.map(|l| keep_log(repo, l)).transpose()?;
+        Ok(WorkerTest {
+            exit_code,
+            log,
+            at: crate::time::now(),
+        })
+    }
+}
+
+/// Copy a worker's log into fleet's logs folder; its new path.
+fn keep_log(repo: &Repo, log: &Path) -> Result<String> {
+    let dir = crate::state::logs(&repo.common_dir());
+    std::fs::create_dir_all(&dir)
+        .map_err(|e| Error::env(format!("cannot create {}: {e}", dir.display())))?;
+    let name = format!(
+        "worker-{}-{}.log",
+        log.file_stem().unwrap_or_default().to_string_lossy(),
+        crate::time::now()
+    );
+    let dest = dir.join(name);
+    std::fs::copy(log, &dest).map_err(|e| {
+        Error::usage(format!("cannot read the log {}: {e}", log.display()))
+            .with_help("pass an existing file to --log")
+    })?;
+    Ok(dest.display().to_string())
 }
 
 /// The last gate run for a lane.
@@ -203,43 +237,6 @@ pub fn lane_name(registry: &Registry, prefix: &str, given: &str) -> Option<Strin
     registry.get(&prefixed).map(|_| prefixed)
 }
 
-// Transitional: the callers in land, status, gate_cache, guard and commands still reach the
-// queue through these with a bare `Context`. Once they hold a `Queue` (built once by the
-// command layer) and call `crate::time::now`, this block goes and `lanes` imports neither
-// `context` nor `queue`.
-
+/// Kept for `gate::cache`, the one caller left outside this module's owners: the clock
+/// is [`crate::time::now`], and this re-export goes once that caller names it.
 pub use crate::time::now;
-
-/// The queue's registry and the commit it came from (see [`Queue::load`]).
-pub fn load(ctx: &Context) -> Result<(Registry, Option<ObjectId>)> {
-    Queue::of(ctx).load(ctx)
-}
-
-/// Change the queue's registry (see [`Queue::update`]).
-pub fn update<T>(
-    ctx: &Context,
-    what: &str,
-    change: impl FnMut(&mut Registry) -> Result<T>,
-) -> Result<T> {
-    Queue::of(ctx).update(ctx, what, change)
-}
-
-/// The queue's registry as `change` leaves it, on no ref (see [`Queue::staged`]).
-pub fn staged(ctx: &Context, what: &str, change: impl FnOnce(&mut Registry)) -> Result<ObjectId> {
-    Queue::of(ctx).staged(ctx, what, change)
-}
-
-/// Register branches as lanes (see [`Queue::track`]).
-pub fn track(ctx: &Context, given: &[String], ready: bool) -> Result<Vec<String>> {
-    Queue::of(ctx).track(ctx, given, ready)
-}
-
-/// Forget lanes (see [`Queue::untrack`]).
-pub fn untrack(ctx: &Context, given: &[String]) -> Result<Vec<String>> {
-    Queue::of(ctx).untrack(ctx, given)
-}
-
-/// Mark lanes ready to land (see [`Queue::ready`]).
-pub fn ready(ctx: &Context, given: &[String], worker: Option<WorkerTest>) -> Result<Vec<String>> {
-    Queue::of(ctx).ready(ctx, given, worker)
-}
