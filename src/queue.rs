@@ -237,7 +237,7 @@ impl Queue {
                     branch: branch.clone(),
                     state,
                     tracked_at: crate::time::now(),
-                    tracked_tip: tip.to_string(),
+                    tracked_tip: *tip,
                     worker: None,
                     gate: None,
                     detail: Vec::new(),
@@ -316,7 +316,7 @@ impl Queue {
         for branch in &branches {
             if let Some(lane) = registry.get(branch)
                 && lane.state == LaneState::Landed
-                && self.lane_tip(ctx, branch)?.map(|t| t.to_string()) == lane.landed_tip
+                && self.lane_tip(ctx, branch)? == lane.landed_tip
             {
                 return Err(Error::refused(format!(
                     "lane `{branch}` has landed and has no new commits"

@@ -104,8 +104,8 @@ fn round(
             reports.push(LaneReport {
                 lane: c.lane.clone(),
                 outcome: Outcome::WouldLand {
-                    base: c.on.to_string(),
-                    candidate_tree: c.tree.to_string(),
+                    base: c.on,
+                    candidate_tree: c.tree,
                     files: c.changed.len(),
                     commands: commands.clone(),
                 },
@@ -329,12 +329,12 @@ impl Search<'_> {
             self.reports.push(LaneReport {
                 lane: c.lane.clone(),
                 outcome: Outcome::Landed {
-                    candidate: c.commit.to_string(),
-                    base: c.on.to_string(),
+                    candidate: c.commit,
+                    base: c.on,
                     gate_ms: verdict.outcome.duration_ms,
                     log: verdict.outcome.log.clone(),
                     cached: verdict.cached,
-                    landed_with: (c.commit != top.commit).then(|| top.commit.to_string()),
+                    landed_with: (c.commit != top.commit).then_some(top.commit),
                 },
             });
         }

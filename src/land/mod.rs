@@ -22,6 +22,9 @@ use serde::Serialize;
 
 use crate::context::Context;
 use crate::error::{Error, Result};
+// Ids in the JSON report are full hex strings, as in the receipts.
+use crate::gate::receipt::hex;
+use crate::git::ObjectId;
 use crate::queue::Queue;
 
 mod batch;
@@ -63,16 +66,18 @@ pub struct LandOptions {
 #[serde(tag = "result", rename_all = "kebab-case")]
 pub enum Outcome {
     Landed {
-        candidate: String,
-        base: String,
+        #[serde(with = "hex")]
+        candidate: ObjectId,
+        #[serde(with = "hex")]
+        base: ObjectId,
         gate_ms: u64,
         log: PathBuf,
         /// The gate result came from the cache (an identical tree passed before).
         #[serde(skip_serializing_if = "std::ops::Not::not")]
         cached: bool,
         /// Landed in a batch whose top (the commit the target moved to) is this.
-        #[serde(skip_serializing_if = "Option::is_none")]
-        landed_with: Option<String>,
+        #[serde(skip_serializing_if = "Option::is_none", with = "hex::option")]
+        landed_with: Option<ObjectId>,
     },
     AlreadyLanded,
     Failed {
@@ -98,8 +103,10 @@ pub enum Outcome {
         exit_code: u8,
     },
     WouldLand {
-        base: String,
-        candidate_tree: String,
+        #[serde(with = "hex")]
+        base: ObjectId,
+        #[serde(with = "hex")]
+        candidate_tree: ObjectId,
         files: usize,
         commands: Vec<String>,
     },

@@ -118,8 +118,8 @@ impl<'l> Mark<'l> {
                     record.gate = Some(gate.clone());
                 }
                 if let Some((candidate, tip)) = self.landed.get(i) {
-                    record.landed_as = Some(candidate.to_string());
-                    record.landed_tip = Some(tip.to_string());
+                    record.landed_as = Some(*candidate);
+                    record.landed_tip = Some(*tip);
                 }
             }
         }
@@ -137,8 +137,8 @@ pub(crate) fn gate_record(
         duration_ms: outcome.duration_ms,
         log: outcome.log.display().to_string(),
         at: crate::time::now(),
-        base: base.to_string(),
-        candidate: candidate.to_string(),
+        base,
+        candidate,
     }
 }
 

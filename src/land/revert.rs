@@ -93,16 +93,12 @@ fn landed_lane(ctx: &Context, queue: &Queue, given: &str) -> Result<(String, Obj
             .with_help("revert each part on a branch of the same name in each repository and land that lane"));
         }
     }
-    let landed_as = record
-        .landed_as
-        .as_deref()
-        .and_then(|id| ObjectId::from_hex(id.as_bytes()).ok())
-        .ok_or_else(|| {
-            Error::refused(format!(
-                "lane `{lane}` was not landed by fleet, so there is nothing recorded to revert"
-            ))
-            .with_help("revert its commits by hand on a branch and land that branch")
-        })?;
+    let landed_as = record.landed_as.ok_or_else(|| {
+        Error::refused(format!(
+            "lane `{lane}` was not landed by fleet, so there is nothing recorded to revert"
+        ))
+        .with_help("revert its commits by hand on a branch and land that branch")
+    })?;
     Ok((lane, landed_as))
 }
 
@@ -140,8 +136,8 @@ impl Reversal<'_> {
         let changed = repo.changed_paths(repo.tree_of(target)?, tree)?;
         if opts.dry_run {
             return Ok(Some(Outcome::WouldLand {
-                base: target.to_string(),
-                candidate_tree: tree.to_string(),
+                base: target,
+                candidate_tree: tree,
                 files: changed.len(),
                 commands: config_at(repo, target, ctx.target())?.gate.commands,
             }));

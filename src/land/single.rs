@@ -78,8 +78,8 @@ fn attempt(lander: &Lander, lane: &str, confirmed: &mut bool) -> Result<Option<O
             return Ok(Some(Outcome::Refused { reason }));
         }
         return Ok(Some(Outcome::WouldLand {
-            base: base.commit.to_string(),
-            candidate_tree: c.tree.to_string(),
+            base: base.commit,
+            candidate_tree: c.tree,
             files: c.changed.len(),
             commands,
         }));
@@ -117,8 +117,8 @@ fn gate_and_publish(
         Published::Moved => {
             testing.disarm();
             Ok(Some(Outcome::Landed {
-                candidate: c.commit.to_string(),
-                base: from.to_string(),
+                candidate: c.commit,
+                base: from,
                 gate_ms: verdict.outcome.duration_ms,
                 log: verdict.outcome.log,
                 cached: verdict.cached,

@@ -308,8 +308,8 @@ pub(crate) fn land(
     remove_journal(ctx);
     let landed = moves.last().map_or(outer_commit, |m| m.candidate);
     Ok(Some(Outcome::Landed {
-        candidate: landed.to_string(),
-        base: base.commit.to_string(),
+        candidate: landed,
+        base: base.commit,
         gate_ms: verdict.outcome.duration_ms,
         log: verdict.outcome.log,
         cached: verdict.cached,
@@ -371,8 +371,8 @@ fn would_land(
         }
     }
     Ok(Outcome::WouldLand {
-        base: base.commit.to_string(),
-        candidate_tree: ctx.repo.tree_of(outer_commit)?.to_string(),
+        base: base.commit,
+        candidate_tree: ctx.repo.tree_of(outer_commit)?,
         files: moves.iter().map(|m| m.changed.len()).sum(),
         commands,
     })

@@ -42,7 +42,7 @@ pub fn head_landed(repo: &Repo, head: Option<ObjectId>, target: Option<ObjectId>
 /// [`has_landed`] from facts already computed (`changes_in` only matters when ahead).
 pub(crate) fn landed_by(lane: &Lane, tip: ObjectId, ahead: usize, changes_in: bool) -> bool {
     if ahead == 0 {
-        return tip.to_hex() != lane.tracked_tip;
+        return tip != lane.tracked_tip;
     }
     changes_in
 }
@@ -54,10 +54,7 @@ pub fn landing_undone(repo: &Repo, lane: &Lane, tip: ObjectId, target: ObjectId)
     if !recorded_landed_at(lane, tip) {
         return Ok(false);
     }
-    if let Some(landed_as) = lane
-        .landed_as
-        .as_deref()
-        .and_then(|id| ObjectId::from_hex(id.as_bytes()).ok())
+    if let Some(landed_as) = lane.landed_as
         && repo.has_object(landed_as)
         && repo.merge_base(landed_as, target)? == Some(landed_as)
     {
@@ -77,5 +74,5 @@ pub(crate) fn undone_by(lane: &Lane, tip: ObjectId, ahead: usize, changes_in: bo
 
 /// The registry says the lane landed, and its branch has not moved since.
 fn recorded_landed_at(lane: &Lane, tip: ObjectId) -> bool {
-    lane.state == LaneState::Landed && lane.landed_tip.as_deref() == Some(tip.to_string().as_str())
+    lane.state == LaneState::Landed && lane.landed_tip == Some(tip)
 }

@@ -21,6 +21,8 @@ use serde::{Deserialize, Serialize};
 pub mod landed;
 
 use crate::error::{Error, Result};
+// Ids are stored as full hex strings, as the receipts store theirs.
+use crate::gate::receipt::hex;
 use crate::git::{ObjectId, OwnRefStep, Repo};
 use crate::refs;
 
@@ -105,8 +107,10 @@ pub struct GateRecord {
     pub log: String,
     pub at: i64,
     /// The target commit the candidate was built on, and the candidate itself.
-    pub base: String,
-    pub candidate: String,
+    #[serde(with = "hex")]
+    pub base: ObjectId,
+    #[serde(with = "hex")]
+    pub candidate: ObjectId,
 }
 
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
@@ -116,7 +120,8 @@ pub struct Lane {
     pub tracked_at: i64,
     /// The branch tip when it was tracked: a lane whose tip moved and is now in the
     /// target has landed, even by a plain merge.
-    pub tracked_tip: String,
+    #[serde(with = "hex")]
+    pub tracked_tip: ObjectId,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub worker: Option<WorkerTest>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -125,11 +130,11 @@ pub struct Lane {
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub detail: Vec<String>,
     /// The target commit this lane landed as.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub landed_as: Option<String>,
+    #[serde(default, skip_serializing_if = "Option::is_none", with = "hex::option")]
+    pub landed_as: Option<ObjectId>,
     /// The lane's own tip when it landed.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub landed_tip: Option<String>,
+    #[serde(default, skip_serializing_if = "Option::is_none", with = "hex::option")]
+    pub landed_tip: Option<ObjectId>,
 }
 
 #[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
