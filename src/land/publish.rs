@@ -194,7 +194,7 @@ pub(crate) fn shared_has_target(ctx: &Context) -> Result<bool> {
 pub(crate) fn checked_out(repo: &Repo, target: &str) -> Result<bool> {
     Ok(repo
         .head_branch()?
-        .map(|b| format!("refs/heads/{b}"))
+        .map(|b| crate::refs::branch(&b))
         .as_deref()
         == Some(target))
 }

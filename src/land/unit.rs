@@ -121,7 +121,7 @@ pub(crate) fn states(
         out.push(NestedState {
             rel: n.rel.clone(),
             repo,
-            target_ref: format!("refs/heads/{target}"),
+            target_ref: crate::refs::branch(&target),
             base,
             part,
         });
