@@ -129,7 +129,7 @@ impl CommandEnv {
 /// this before its work, whatever it does: the hook script reads that list itself,
 /// without starting fleet, so a new target stays unguarded until some fleet command
 /// writes it there. A failure is a warning; the command goes on.
-pub fn sync_guard(ctx: &Context) {
+fn sync_guard(ctx: &Context) {
     if let Err(e) = fleet::guard::sync_target(ctx) {
         render::warn(&format!(
             "the guard does not know the new target yet: {}",
