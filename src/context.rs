@@ -7,7 +7,7 @@
 //! repository (a dotfiles repo in `$HOME`) is left alone.
 //!
 //! Finding the context writes nothing ([`Context::find`]). Which queue a command works on
-//! is [`crate::queue::Queue`]'s to decide.
+//! is for the `queue` module to decide (it builds on this one, never the other way).
 
 use std::path::{Path, PathBuf};
 
@@ -23,10 +23,6 @@ pub struct Context {
     pub config: Config,
     /// The file the configuration came from; `None` means defaults.
     pub config_path: Option<PathBuf>,
-    /// Transitional: the remote whose target and lanes are the queue (`--remote`,
-    /// `[lanes] remote`); `None`: this repository's own. Read only by
-    /// [`crate::queue::Queue::of`], for callers that do not hold a `Queue` yet.
-    pub remote: Option<String>,
     /// The checkout of a repository that holds this project's shared checkout, which
     /// fleet did not climb to (see `enclosing_checkout`): this project stands alone in it.
     pub inside_unmanaged: Option<PathBuf>,
@@ -35,14 +31,6 @@ pub struct Context {
 }
 
 impl Context {
-    /// Transitional: [`Context::find`], then [`crate::guard::sync_target`], as every
-    /// command did before the command layer ran that step itself.
-    pub fn locate(cwd: &Path) -> Result<Context> {
-        let ctx = Context::find(cwd)?;
-        crate::guard::sync_target(&ctx);
-        Ok(ctx)
-    }
-
     /// The repository, shared checkout and configuration of the fleet project `cwd` is
     /// in. Reads only: nothing is written, whatever the command.
     pub fn find(cwd: &Path) -> Result<Context> {
@@ -80,26 +68,14 @@ impl Context {
         };
         let repo = Repo::open(&shared)?;
         let (config, config_path) = Config::load(&shared)?;
-        let remote = config.lanes.remote.as_ref().map(|r| r.as_str().to_string());
         Ok(Context {
             repo,
             shared,
             config,
             config_path,
-            remote,
             inside_unmanaged,
             nested: std::cell::OnceCell::new(),
         })
-    }
-
-    /// Transitional: take the queue from `remote` (a `--remote NAME` flag) instead of the
-    /// configured one, as [`crate::queue::Queue::choose`] decides it; the remote must exist.
-    pub fn with_remote(mut self, remote: Option<String>) -> Result<Context> {
-        let flag = remote.or(self.remote.take());
-        self.remote = crate::queue::Queue::choose(&self, flag)?
-            .remote()
-            .map(String::from);
-        Ok(self)
     }
 
     /// Every shared checkout: the outer one (`.`) and each nested repository's, as paths
@@ -146,16 +122,6 @@ impl Context {
 
     pub fn branch_for(&self, name: &str) -> String {
         format!("{}{name}", self.config.lanes.prefix.as_str())
-    }
-
-    /// Transitional: [`crate::queue::Queue::target_tip`] of this context's queue.
-    pub fn queue_target_tip(&self) -> Result<crate::git::ObjectId> {
-        crate::queue::Queue::of(self).target_tip(self)
-    }
-
-    /// Transitional: [`crate::queue::Queue::lane_tip`] of this context's queue.
-    pub fn lane_tip(&self, branch: &str) -> Result<Option<crate::git::ObjectId>> {
-        crate::queue::Queue::of(self).lane_tip(self, branch)
     }
 
     /// The tip of the target branch, or a configuration error naming the fix.

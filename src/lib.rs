@@ -1,7 +1,8 @@
 //! fleet: git-native worktrees, landing and merge gate for teams of coding agents.
 //!
-//! The binary is a thin shell over this library: [`commands::run`] takes a parsed
-//! command line and returns the exit code.
+//! The library does the work and prints nothing; the binary (`src/main.rs` with its
+//! `cli`, `commands` and `render` modules) parses the command line, calls into it and
+//! shows the result. The README's design section has the map of the modules.
 
 // The library prints nothing: it returns values, or reports through `report::Ui`.
 // (anstream's print macros, which these lints do not see, are disallowed in clippy.toml.)
@@ -17,7 +18,6 @@ pub mod gate;
 pub mod git;
 pub mod guard;
 pub mod land;
-pub mod landed;
 pub mod lanes;
 pub mod lint;
 pub mod nested;
@@ -32,6 +32,5 @@ pub mod state;
 pub mod status;
 pub mod sys;
 pub mod time;
-pub mod ui;
 pub mod verify;
 pub mod worktree;

@@ -183,8 +183,8 @@ fn redirect_problem() -> Option<String> {
 }
 
 fn shared_report(workdir: &Path, branch: Option<String>) -> Report {
-    // The project is what every other command takes it to be (see `Context::locate`).
-    let project = Context::locate(workdir).map(|ctx| canon(&ctx.shared));
+    // The project is what every other command takes it to be (see `Context::find`).
+    let project = Context::find(workdir).map(|ctx| canon(&ctx.shared));
     let (place, repo, nested) = match project {
         Ok(outer) if outer != workdir => match workdir.strip_prefix(&outer) {
             Ok(rel) => (Place::NestedShared, outer.clone(), Some(rel.to_path_buf())),
@@ -260,7 +260,7 @@ fn agent_report(workdir: &Path, shared: &Path) -> Result<Report> {
 /// A nested repository's linked worktree: it must sit at `rel` inside an agent
 /// worktree of the outer repository, on that agent's branch.
 fn nested_report(workdir: &Path, outer: &Path, rel: &Path) -> Result<Report> {
-    let ctx = Context::locate(outer)?;
+    let ctx = Context::find(outer)?;
     let target = Some(ctx.target().to_string());
     let root = canon(&ctx.worktree_root());
     let agent_dir = strip_suffix(workdir, rel);

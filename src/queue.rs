@@ -30,7 +30,7 @@ impl Queue {
     /// The queue a command works on: the remote named by `--remote` (`flag`), else the
     /// configured `[lanes] remote`, else this repository's own. A named remote must exist.
     pub fn choose(ctx: &Context, flag: Option<String>) -> Result<Queue> {
-        let queue = match flag.or_else(|| configured(ctx)) {
+        let queue = match flag.or_else(|| configured_remote(ctx)) {
             Some(name) => Queue::Remote(name),
             None => Queue::Local,
         };
@@ -40,11 +40,12 @@ impl Queue {
         Ok(queue)
     }
 
-    /// Transitional: the queue `ctx` was given by [`Context::with_remote`] (or its
-    /// configuration), for the callers that do not hold a `Queue` of their own yet.
-    pub fn of(ctx: &Context) -> Queue {
-        match &ctx.remote {
-            Some(name) => Queue::Remote(name.clone()),
+    /// The configured queue (`[lanes] remote`, else this repository's own), for the
+    /// commands that take no `--remote` (`fleet revert`, `fleet doctor`): taken as
+    /// configured, the remote not checked here (a missing one fails where it is read).
+    pub fn configured(ctx: &Context) -> Queue {
+        match configured_remote(ctx) {
+            Some(name) => Queue::Remote(name),
             None => Queue::Local,
         }
     }
@@ -251,7 +252,7 @@ impl Queue {
                     branch: branch.clone(),
                     state,
                     tracked_at: crate::time::now(),
-                    tracked_tip: tip.to_string(),
+                    tracked_tip: *tip,
                     worker: None,
                     gate: None,
                     detail: Vec::new(),
@@ -330,7 +331,7 @@ impl Queue {
         for branch in &branches {
             if let Some(lane) = registry.get(branch)
                 && lane.state == LaneState::Landed
-                && self.lane_tip(ctx, branch)?.map(|t| t.to_string()) == lane.landed_tip
+                && self.lane_tip(ctx, branch)? == lane.landed_tip
             {
                 return Err(Error::refused(format!(
                     "lane `{branch}` has landed and has no new commits"
@@ -366,7 +367,7 @@ impl Queue {
 }
 
 /// The configured `[lanes] remote`, if any.
-fn configured(ctx: &Context) -> Option<String> {
+fn configured_remote(ctx: &Context) -> Option<String> {
     ctx.config
         .lanes
         .remote

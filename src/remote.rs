@@ -14,7 +14,7 @@
 //!
 //! This module is the transport only: fetching, pushing and the receipts' union. Which
 //! queue a command works on, and the registry's own compare-and-swap over the remote,
-//! live in [`crate::queue`].
+//! live in the `queue` module, the one caller.
 
 use crate::context::Context;
 use crate::error::{Error, Result};

@@ -4,7 +4,8 @@
 //! variables: gix applies them to every repository it opens, so with `GIT_WORK_TREE`
 //! set, the dirty check of another agent's worktree would look at the wrong tree. The
 //! binary takes them out of its environment before anything else runs ([`take`]),
-//! except for `fleet hook`, which git runs with them on purpose. `fleet preflight`
+//! except for `fleet hook`, which git runs with them on purpose (it takes out only
+//! `GIT_NAMESPACE`, which gix would apply to its own reads of HEAD: see `main.rs`). `fleet preflight`
 //! still judges the values fleet was started with, through [`started_with`].
 
 use std::ffi::{OsStr, OsString};

@@ -76,6 +76,21 @@ pub fn unit_journal(common: &Path) -> PathBuf {
     dir(common).join("unit-journal")
 }
 
+/// The watchdog's restore journal in one worktree's own git dir (`git_dir`): written
+/// before a drifted shared checkout's files move, removed once HEAD is back, so a journal
+/// still there means a restore was killed half way. Per worktree, not under the common
+/// dir: each shared checkout is restored on its own.
+pub fn watchdog_restore_journal(git_dir: &Path) -> PathBuf {
+    git_dir.join("fleet-watchdog-restore")
+}
+
+/// A folder in an agent worktree's own git dir (`git_dir`) holding one marker per
+/// submodule whose checkout `worktree new` has started and not finished; a crash leaves
+/// the marker there, and the next run checks that submodule out again.
+pub fn submodule_markers(git_dir: &Path) -> PathBuf {
+    git_dir.join("fleet-populating")
+}
+
 /// The gate's private worktree (see [`crate::gate::worktree`]).
 pub fn gate_worktree(common: &Path) -> PathBuf {
     dir(common).join("gate")

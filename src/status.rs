@@ -12,8 +12,9 @@ use serde::{Deserialize, Serialize};
 use crate::context::Context;
 use crate::error::Result;
 use crate::git::{ChangedPath, Merged, ObjectId, Repo, WorktreeInfo};
-use crate::landed::{landed_by, undone_by};
-use crate::lanes::{self, GateRecord, Lane, LaneState, WorkerTest};
+use crate::lanes::landed::{self, landed_by, undone_by};
+use crate::lanes::{GateRecord, Lane, LaneState, WorkerTest};
+use crate::queue::Queue;
 
 #[derive(Debug, Serialize)]
 pub struct LaneView {
@@ -38,9 +39,10 @@ pub struct LaneView {
     pub detail: Vec<String>,
 }
 
-pub fn lanes(ctx: &Context) -> Result<Vec<LaneView>> {
-    let (registry, _) = lanes::load(ctx)?;
-    let target = ctx.queue_target_tip()?;
+/// Every lane of `queue`, as the refs say it is now.
+pub fn lanes(ctx: &Context, queue: &Queue) -> Result<Vec<LaneView>> {
+    let (registry, _) = queue.load(ctx)?;
+    let target = queue.target_tip(ctx)?;
     let worktrees = ctx.repo.worktrees()?;
     let stale_after = ctx.config.lanes.stale_after.0;
     let mut memo = Memo::load(&ctx.repo);
@@ -48,7 +50,7 @@ pub fn lanes(ctx: &Context) -> Result<Vec<LaneView>> {
         .lanes
         .iter()
         .map(|lane| {
-            let tip = ctx.lane_tip(&lane.branch)?;
+            let tip = queue.lane_tip(ctx, &lane.branch)?;
             view(
                 &ctx.repo,
                 lane,
@@ -87,7 +89,7 @@ struct Memo {
 
 impl Memo {
     fn path(repo: &Repo) -> PathBuf {
-        repo.common_dir().join("fleet/cache/status-facts-v1.json")
+        crate::state::status_cache(&repo.common_dir())
     }
 
     fn load(repo: &Repo) -> Memo {
@@ -118,7 +120,7 @@ impl Memo {
             return Ok(facts.clone());
         }
         let (ahead, behind) = repo.ahead_behind(tip, target)?;
-        let changes_in = ahead > 0 && repo.changes_already_in(tip, target)?;
+        let changes_in = ahead > 0 && landed::changes_in(repo, tip, target)?;
         let conflicts = if ahead > 0 && behind > 0 && !changes_in {
             self.predicted_conflicts(repo, tip, target)?
         } else {
@@ -291,7 +293,7 @@ fn is_stale(
     worktree: Option<&std::path::Path>,
     stale_after: Duration,
 ) -> bool {
-    let limit = lanes::now() - stale_after.as_secs() as i64;
+    let limit = crate::time::now() - stale_after.as_secs() as i64;
     if repo.commit_time(tip).unwrap_or(0) > limit {
         return false;
     }
@@ -306,7 +308,7 @@ fn is_stale(
             .and_then(|t| t.duration_since(std::time::UNIX_EPOCH).ok())
             .is_some_and(|t| t.as_secs() as i64 > limit)
     };
-    if recent(&wt.git_dir().join("index")) {
+    if recent(&wt.index_path()) {
         return false;
     }
     !wt.dirty_paths(200)

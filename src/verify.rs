@@ -15,8 +15,10 @@ use serde::Serialize;
 use crate::config::Strategy;
 use crate::context::Context;
 use crate::error::{Error, Result};
-use crate::gate::{NOTES_REF, Receipt};
+use crate::gate::Receipt;
 use crate::git::{ObjectId, Repo};
+use crate::queue::Queue;
+use crate::refs::NOTES as NOTES_REF;
 
 /// Which part of history to check, as given on the command line: `A..B`, `..B`, `A..`,
 /// `REV`, or nothing (the target since fleet was adopted).
@@ -131,8 +133,8 @@ impl Report {
     }
 }
 
-/// Check `range` (default: the target since fleet was adopted).
-pub fn verify(ctx: &Context, range: &RevRange) -> Result<Report> {
+/// Check `range` (default: `queue`'s target since fleet was adopted).
+pub fn verify(ctx: &Context, queue: &Queue, range: &RevRange) -> Result<Report> {
     let repo = &ctx.repo;
     let resolve = |rev: &str| {
         repo.resolve_commit(rev).map_err(|e| {
@@ -143,7 +145,7 @@ pub fn verify(ctx: &Context, range: &RevRange) -> Result<Report> {
     };
     let top = match &range.to {
         Some(rev) => resolve(rev)?,
-        None => ctx.queue_target_tip()?,
+        None => queue.target_tip(ctx)?,
     };
     let hide = range.from.as_deref().map(resolve).transpose()?;
     let top_name = range.to.as_deref().unwrap_or(ctx.target());

@@ -13,6 +13,7 @@ use serde::Serialize;
 use crate::context::Context;
 use crate::error::{Error, Result};
 use crate::git::{self, ObjectId, Repo};
+use crate::lanes::landed::head_landed;
 use crate::nested::{self, Nested};
 
 /// A validated agent name: one branch-name component that cannot leave the root.
@@ -522,15 +523,11 @@ fn create_member_steps(
     complete_submodules(member)
 }
 
-/// A folder in a worktree's private git dir holding one marker per submodule whose
-/// checkout fleet has started and not finished; a crash leaves the marker there.
-const POPULATING: &str = "fleet-populating";
-
 /// Populate the submodules of a member's worktree that are not checked out yet, and
 /// finish the ones a cut-short run left a marker for. Submodules without a marker are
 /// never touched again: they may hold the agent's work.
 fn complete_submodules(member: &Member) -> Result<Vec<String>> {
-    let markers = Repo::open(&member.path)?.git_dir().join(POPULATING);
+    let markers = crate::state::submodule_markers(&Repo::open(&member.path)?.git_dir());
     let notes = populate_submodules(&markers, &member.path, &member.path, &member.shared)?;
     let _ = std::fs::remove_dir(&markers);
     Ok(notes)
@@ -657,6 +654,23 @@ fn same_path(a: &Path, b: &Path) -> bool {
 
 fn is_empty_dir(path: &Path) -> bool {
     std::fs::read_dir(path).is_ok_and(|mut d| d.next().is_none())
+}
+
+// ---------------------------------------------------------------------------------
+// path_of
+
+/// Where agent `name`'s worktree is: `Ok(path)` when that folder is a linked worktree
+/// registered with the repository and there (a symlink to one does not count),
+/// `Err(path)` with the folder it would be at when it is not.
+pub fn path_of(ctx: &Context, name: &AgentName) -> Result<std::result::Result<PathBuf, PathBuf>> {
+    let path = ctx.worktree_root().join(name.as_str());
+    let registered = ctx.repo.worktrees()?.into_iter().any(|w| {
+        !w.is_main && !w.missing && w.path.canonicalize().ok() == path.canonicalize().ok()
+    });
+    if !registered || std::fs::read_link(&path).is_ok() {
+        return Ok(Err(path));
+    }
+    Ok(Ok(path))
 }
 
 // ---------------------------------------------------------------------------------
@@ -992,7 +1006,7 @@ fn settle_leftover_branches(ctx: &Context, dest: &Path, branch: &str) -> Result<
         if checked_out {
             continue;
         }
-        let landed = has_landed(&repo, Some(tip), target_of(ctx, &repo, depth)?)?;
+        let landed = head_landed(&repo, Some(tip), target_of(ctx, &repo, depth)?)?;
         let shown = format!("{branch} ({})", shared.display());
         if landed && (depth > 0 || branch != ctx.target()) {
             repo.cas_delete(&crate::refs::branch(branch), tip)?;
@@ -1012,16 +1026,6 @@ fn target_of(ctx: &Context, repo: &Repo, depth: usize) -> Result<Option<ObjectId
         return ctx.target_tip().map(Some);
     }
     repo.head_id()
-}
-
-/// Are the changes of `head` in `target`? No HEAD has nothing to land; no target
-/// cannot hold anything.
-fn has_landed(repo: &Repo, head: Option<ObjectId>, target: Option<ObjectId>) -> Result<bool> {
-    match (head, target) {
-        (Some(head), Some(target)) => repo.changes_already_in(head, target),
-        (None, _) => Ok(true),
-        (Some(_), None) => Ok(false),
-    }
 }
 
 /// The outer target, or the branch a nested repository's shared checkout has out.
@@ -1108,7 +1112,7 @@ fn inspect_for_rm(item: &RmItem, losses: &mut Losses) -> Result<bool> {
         submodule_losses(&item.path, &item.shared, losses)?;
     }
     let repo = Repo::open(&item.shared)?;
-    let landed = has_landed(&repo, item.head, item.target)?;
+    let landed = head_landed(&repo, item.head, item.target)?;
     if !landed {
         match &item.branch {
             Some(branch) => losses.forceable.push(format!(

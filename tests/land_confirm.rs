@@ -6,6 +6,7 @@ use std::cell::RefCell;
 use crate::common::Env;
 use fleet::context::Context;
 use fleet::land::{self, LandOptions, Outcome, Ui};
+use fleet::queue::Queue;
 
 struct Scripted {
     answer: bool,
@@ -33,12 +34,14 @@ fn declining_shows_the_diff_and_changes_nothing() {
     let env = Env::new();
     let repo = env.one_ready_lane_editing_readme();
     let old = env.git(&repo, &["rev-parse", "main"]);
-    let ctx = Context::locate(&repo).unwrap();
+    let ctx = Context::find(&repo).unwrap();
     let ui = Scripted {
         answer: false,
         shown: RefCell::new(Vec::new()),
     };
-    let reports = land::land(&ctx, &options(), &ui).unwrap().lanes;
+    let reports = land::land(&ctx, &Queue::Local, &options(), &ui)
+        .unwrap()
+        .lanes;
     assert!(matches!(reports[0].outcome, Outcome::Refused { .. }));
     let shown = ui.shown.borrow().join("\n");
     assert!(shown.contains("M README (+1 -1)"), "{shown}");
@@ -53,12 +56,14 @@ fn declining_shows_the_diff_and_changes_nothing() {
 fn accepting_lands() {
     let env = Env::new();
     let repo = env.one_ready_lane_editing_readme();
-    let ctx = Context::locate(&repo).unwrap();
+    let ctx = Context::find(&repo).unwrap();
     let ui = Scripted {
         answer: true,
         shown: RefCell::new(Vec::new()),
     };
-    let reports = land::land(&ctx, &options(), &ui).unwrap().lanes;
+    let reports = land::land(&ctx, &Queue::Local, &options(), &ui)
+        .unwrap()
+        .lanes;
     assert!(
         matches!(reports[0].outcome, Outcome::Landed { .. }),
         "{:?}",

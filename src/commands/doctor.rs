@@ -27,8 +27,8 @@ pub struct Args {
 }
 
 pub fn run(env: &CommandEnv, args: Args) -> Result<u8> {
-    let ctx = env.context()?;
-    let checks = doctor::run(&ctx)?;
+    let (ctx, queue) = env.configured_queue()?;
+    let checks = doctor::run(&ctx, &queue)?;
     let failed = checks.iter().any(|c| c.verdict == Verdict::Fail);
     if args.out.json {
         render::json(&checks);

@@ -4,7 +4,7 @@
 use std::path::PathBuf;
 
 use fleet::error::{Error, Result};
-use fleet::gate::ci as merge_gate;
+use fleet::gate::ci;
 
 use super::CommandEnv;
 use crate::cli::args::Output;
@@ -38,12 +38,12 @@ pub struct Args {
 
 pub fn run(env: &CommandEnv, args: Args) -> Result<u8> {
     let json = args.out.json;
-    let opts = merge_gate::Options {
+    let opts = ci::Options {
         base: args.base,
         allow_protected: args.allow_protected,
         junit: args.junit,
     };
-    let summary = merge_gate::run(env.cwd(), &opts, &mut |step| {
+    let summary = ci::run(env.cwd(), &opts, &mut |step| {
         if !json {
             render::note(&format!("fleet gate: {step} ..."));
         }

@@ -6,7 +6,6 @@ use std::path::{Path, PathBuf};
 use serde::Serialize;
 
 use fleet::config;
-use fleet::context::Context;
 use fleet::error::{Error, Result};
 use fleet::guard::hooks::{self, RepoReport};
 
@@ -45,7 +44,7 @@ pub fn run(env: &CommandEnv, args: Args) -> Result<u8> {
     let ctx = env.context()?;
     let config_path = ctx.shared.join(config::FILE_NAME);
     let written = write_new_file(&config_path, config::TEMPLATE)?;
-    let recorded = record_shared_checkout(&ctx)?;
+    let recorded = fleet::state::record_shared_checkout(&ctx.repo, &ctx.shared)?;
     let hooks = hooks::install(&ctx)?;
     if args.out.json {
         render::json(&InitReport {
@@ -90,17 +89,4 @@ fn write_new_file(path: &Path, text: &str) -> Result<bool> {
         Err(e) if e.kind() == std::io::ErrorKind::AlreadyExists => Ok(false),
         Err(e) => Err(Error::env(format!("cannot create {}: {e}", path.display()))),
     }
-}
-
-/// The shared checkout is recorded in the common git dir, where every linked worktree
-/// (and the guard's hooks) can read it. Belongs with the other files fleet keeps there
-/// (state.rs); kept here until it moves.
-fn record_shared_checkout(ctx: &Context) -> Result<PathBuf> {
-    let dir = ctx.repo.common_dir().join("fleet");
-    std::fs::create_dir_all(&dir)
-        .map_err(|e| Error::env(format!("cannot create {}: {e}", dir.display())))?;
-    let file = dir.join("shared-checkout");
-    std::fs::write(&file, format!("{}\n", ctx.shared.display()))
-        .map_err(|e| Error::env(format!("cannot write {}: {e}", file.display())))?;
-    Ok(file)
 }

@@ -77,9 +77,9 @@ pub fn run(env: &CommandEnv, args: Args) -> Result<u8> {
         no_cache: args.no_cache,
     };
     // The library fetches a remote queue itself, under its landing lock.
-    let ctx = env.queue(&args.queue)?;
+    let (ctx, queue) = env.queue(&args.queue)?;
     let term = TermUi::for_landing(&opts, json)?;
-    let landing = fleet::land::land(&ctx, &opts, &term)?;
+    let landing = fleet::land::land(&ctx, &queue, &opts, &term)?;
     if opts.batch && !opts.dry_run {
         if json {
             render::json(&landing);

@@ -26,9 +26,11 @@ use std::path::{Path, PathBuf};
 
 use fleet::context::Context;
 use fleet::error::{Error, Result};
+use fleet::queue::Queue;
 
 use crate::cli::args::QueueArgs;
 use crate::cli::{Cli, Command};
+use crate::render;
 
 /// Run a parsed command line; the returned code is the process exit code.
 pub fn run(cli: Cli) -> Result<u8> {
@@ -83,31 +85,55 @@ impl CommandEnv {
         &self.cwd
     }
 
-    /// The repository, shared checkout and configuration around the folder.
+    /// The repository, shared checkout and configuration around the folder, the
+    /// guard's branch list brought up to date first ([`sync_guard`]).
     pub fn context(&self) -> Result<Context> {
-        Context::locate(&self.cwd)
-    }
-
-    /// The context with the queue `--remote` names (else the configured one).
-    pub fn queue(&self, queue: &QueueArgs) -> Result<Context> {
-        self.context()?.with_remote(queue.remote.clone())
-    }
-
-    /// The context with its queue, brought up to date ([`refresh`]) before the
-    /// command reads it.
-    pub fn refreshed_queue(&self, queue: &QueueArgs) -> Result<Context> {
-        let ctx = self.queue(queue)?;
-        refresh(&ctx)?;
+        let ctx = Context::find(&self.cwd)?;
+        sync_guard(&ctx);
         Ok(ctx)
+    }
+
+    /// The guard step alone ([`sync_guard`]), for the project around the folder if there
+    /// is one: for a command that must run outside any project too.
+    pub fn sync_guard(&self) {
+        if let Ok(ctx) = Context::find(&self.cwd) {
+            sync_guard(&ctx);
+        }
+    }
+
+    /// The context and the queue `--remote` names (else the configured one), which
+    /// must exist.
+    pub fn queue(&self, args: &QueueArgs) -> Result<(Context, Queue)> {
+        let ctx = self.context()?;
+        let queue = Queue::choose(&ctx, args.remote.clone())?;
+        Ok((ctx, queue))
+    }
+
+    /// The context and its queue, fetched first when it is on a remote, so the command
+    /// sees what every machine pushed (a local queue is already current).
+    pub fn refreshed_queue(&self, args: &QueueArgs) -> Result<(Context, Queue)> {
+        let (ctx, queue) = self.queue(args)?;
+        queue.refresh(&ctx)?;
+        Ok((ctx, queue))
+    }
+
+    /// For the commands that take no `--remote`: the context and the configured queue.
+    pub fn configured_queue(&self) -> Result<(Context, Queue)> {
+        let ctx = self.context()?;
+        let queue = Queue::configured(&ctx);
+        Ok((ctx, queue))
     }
 }
 
-/// With the queue on a remote, fetch it (its target, lanes and receipts) so the command
-/// sees what every machine pushed; a local queue is already current. The same step as
-/// the library's `land::refresh`, which the binary cannot reach.
-pub fn refresh(ctx: &Context) -> Result<()> {
-    if let Some(remote) = &ctx.remote {
-        fleet::remote::fetch(ctx, remote)?;
+/// Add a target changed in `fleet.toml` to the guard's branch list. Every command runs
+/// this before its work, whatever it does: the hook script reads that list itself,
+/// without starting fleet, so a new target stays unguarded until some fleet command
+/// writes it there. A failure is a warning; the command goes on.
+fn sync_guard(ctx: &Context) {
+    if let Err(e) = fleet::guard::sync_target(ctx) {
+        render::warn(&format!(
+            "the guard does not know the new target yet: {}",
+            e.message
+        ));
     }
-    Ok(())
 }

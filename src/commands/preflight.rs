@@ -36,6 +36,9 @@ pub struct Args {
 }
 
 pub fn run(env: &CommandEnv, args: Args) -> Result<u8> {
+    // Outside any project preflight still answers (blind), so it takes the guard step
+    // on its own, without failing where there is no context.
+    env.sync_guard();
     let mut report = preflight::inspect(env.cwd());
     let mut agent_path = None;
     if let Some(agent) = args.agent.as_deref() {
@@ -89,8 +92,7 @@ pub fn run(env: &CommandEnv, args: Args) -> Result<u8> {
     Ok(if report.ok { 0 } else { 1 })
 }
 
-/// The path of `agent`'s worktree, creating it with `create`. Whether a folder is a
-/// registered agent worktree belongs in the worktree module; kept here until it moves.
+/// The path of `agent`'s worktree, creating it with `create`.
 fn agent_worktree(env: &CommandEnv, agent: &str, create: bool) -> Result<PathBuf> {
     let ctx = env.context()?;
     let name = AgentName::parse(agent)?;
@@ -103,23 +105,18 @@ fn agent_worktree(env: &CommandEnv, agent: &str, create: bool) -> Result<PathBuf
         };
         return Ok(worktree::new(&ctx, &req)?.path);
     }
-    let path = ctx.worktree_root().join(name.as_str());
-    let registered = ctx.repo.worktrees()?.into_iter().any(|w| {
-        !w.is_main && !w.missing && w.path.canonicalize().ok() == path.canonicalize().ok()
-    });
-    if !registered || std::fs::read_link(&path).is_ok() {
+    worktree::path_of(&ctx, &name)?.map_err(|path| {
         let why = if path.exists() {
             "is not a worktree of this repository"
         } else {
             "does not exist"
         };
-        return Err(Error::refused(format!(
+        Error::refused(format!(
             "agent {agent} has no worktree yet ({} {why})",
             path.display()
         ))
-        .with_help(format!("add --create, or run `fleet worktree new {agent}`")));
-    }
-    Ok(path)
+        .with_help(format!("add --create, or run `fleet worktree new {agent}`"))
+    })
 }
 
 fn render_report(r: &preflight::Report) {

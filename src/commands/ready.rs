@@ -1,10 +1,10 @@
 //! `fleet ready`: mark lanes ready to land, optionally with the worker's own test run.
 
-use std::path::{Path, PathBuf};
+use std::path::PathBuf;
 
-use fleet::context::Context;
 use fleet::error::{Error, Result};
-use fleet::lanes;
+use fleet::git::Repo;
+use fleet::lanes::WorkerTest;
 
 use super::CommandEnv;
 use crate::cli::args::{Output, QueueArgs};
@@ -35,9 +35,12 @@ pub struct Args {
 }
 
 pub fn run(env: &CommandEnv, args: Args) -> Result<u8> {
-    let ctx = env.queue(&args.queue)?;
+    let (ctx, queue) = env.queue(&args.queue)?;
     let lanes: Vec<String> = if args.lanes.is_empty() {
-        let branch = current_branch(env.cwd())?;
+        let branch = Repo::branch_at(env.cwd())?.ok_or_else(|| {
+            Error::refused("HEAD is detached here, so there is no lane to mark")
+                .with_help("name the lane: `fleet ready LANE`")
+        })?;
         if branch == ctx.target() {
             return Err(Error::usage(format!(
                 "this checkout is on `{branch}`, the target branch, not on a lane"
@@ -51,22 +54,12 @@ pub fn run(env: &CommandEnv, args: Args) -> Result<u8> {
         args.lanes
     };
     let log = args.log.map(|l| env.cwd().join(l));
-    let worker = match args.exit_code {
-        None => None,
-        Some(code) => Some(lanes::WorkerTest {
-            exit_code: code,
-            log: log
-                .as_deref()
-                .map(|l| keep_worker_log(&ctx, l))
-                .transpose()?,
-            at: lanes::now(),
-        }),
-    };
-    if let Some(remote) = &ctx.remote {
-        super::refresh(&ctx)?;
-        publish_lanes(&ctx, remote, &lanes)?;
-    }
-    let marked = lanes::ready(&ctx, &lanes, worker)?;
+    let worker = args
+        .exit_code
+        .map(|code| WorkerTest::record(&ctx.repo, code, log.as_deref()))
+        .transpose()?;
+    queue.publish_lanes(&ctx, &lanes, &crate::render::term::TermUi::plain())?;
+    let marked = queue.ready(&ctx, &lanes, worker)?;
     if args.out.json {
         render::json(&marked);
     } else {
@@ -75,46 +68,4 @@ pub fn run(env: &CommandEnv, args: Args) -> Result<u8> {
         }
     }
     Ok(0)
-}
-
-/// Push each tracked lane's branch to the queue's `remote`, so every machine lands what
-/// this one marked. Belongs with the queue (queue.rs); kept here until it moves.
-fn publish_lanes(ctx: &Context, remote: &str, given: &[String]) -> Result<()> {
-    let (registry, _) = lanes::load(ctx)?;
-    let prefix = ctx.config.lanes.prefix.as_str();
-    for name in given {
-        if let Some(branch) = lanes::lane_name(&registry, prefix, name) {
-            fleet::remote::publish_branch(ctx, remote, &branch, &render::term::TermUi::plain())?;
-        }
-    }
-    Ok(())
-}
-
-/// The branch checked out where the user stands. Belongs in the git layer; kept here
-/// until it moves.
-fn current_branch(cwd: &Path) -> Result<String> {
-    let repo = fleet::git::Repo::discover(cwd)?;
-    repo.head_branch()?.ok_or_else(|| {
-        Error::refused("HEAD is detached here, so there is no lane to mark")
-            .with_help("name the lane: `fleet ready LANE`")
-    })
-}
-
-/// Copy a worker's log into the common git dir, where every worktree can read it.
-/// Belongs with the other files fleet keeps there (state.rs); kept here until it moves.
-fn keep_worker_log(ctx: &Context, log: &Path) -> Result<String> {
-    let dir = ctx.repo.common_dir().join("fleet/logs");
-    std::fs::create_dir_all(&dir)
-        .map_err(|e| Error::env(format!("cannot create {}: {e}", dir.display())))?;
-    let name = format!(
-        "worker-{}-{}.log",
-        log.file_stem().unwrap_or_default().to_string_lossy(),
-        lanes::now()
-    );
-    let dest = dir.join(name);
-    std::fs::copy(log, &dest).map_err(|e| {
-        Error::usage(format!("cannot read the log {}: {e}", log.display()))
-            .with_help("pass an existing file to --log")
-    })?;
-    Ok(dest.display().to_string())
 }

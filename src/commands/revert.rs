@@ -37,8 +37,8 @@ pub fn run(env: &CommandEnv, args: Args) -> Result<u8> {
         allow_protected: args.flags.allow_protected,
         ..Default::default()
     };
-    let ctx = env.context()?;
+    let (ctx, queue) = env.configured_queue()?;
     let term = TermUi::for_landing(&opts, json)?;
-    let report = fleet::land::revert(&ctx, &args.lane, &opts, &term)?;
+    let report = fleet::land::revert(&ctx, &queue, &args.lane, &opts, &term)?;
     Ok(render::land::lanes(&[report], &term, json))
 }

@@ -20,8 +20,8 @@ pub struct Args {
 }
 
 pub fn run(env: &CommandEnv, args: Args) -> Result<u8> {
-    let ctx = env.refreshed_queue(&args.queue)?;
-    let views = fleet::status::lanes(&ctx)?;
+    let (ctx, queue) = env.refreshed_queue(&args.queue)?;
+    let views = fleet::status::lanes(&ctx, &queue)?;
     if args.out.json {
         render::json(&views);
         return Ok(0);

@@ -1,8 +1,6 @@
 //! `fleet track`: register branches as lanes (all or none).
 
-use fleet::context::Context;
 use fleet::error::Result;
-use fleet::lanes;
 
 use super::CommandEnv;
 use crate::cli::args::{Output, QueueArgs};
@@ -30,9 +28,10 @@ pub struct Args {
 }
 
 pub fn run(env: &CommandEnv, args: Args) -> Result<u8> {
-    let ctx = env.refreshed_queue(&args.queue)?;
-    let resolved = resolve_and_publish(&ctx, &args.branches)?;
-    let tracked = lanes::track(&ctx, &resolved, args.ready)?;
+    let (ctx, queue) = env.refreshed_queue(&args.queue)?;
+    let resolved =
+        queue.publish_to_track(&ctx, &args.branches, &crate::render::term::TermUi::plain())?;
+    let tracked = queue.track(&ctx, &resolved, args.ready)?;
     if args.out.json {
         render::json(&tracked);
     } else {
@@ -42,21 +41,4 @@ pub fn run(env: &CommandEnv, args: Args) -> Result<u8> {
         }
     }
     Ok(0)
-}
-
-/// The branches the names stand for, each pushed to the queue's remote first when the
-/// queue is on one (every machine must see a lane's branch). Belongs with the queue
-/// (queue.rs); kept here until it moves.
-fn resolve_and_publish(ctx: &Context, given: &[String]) -> Result<Vec<String>> {
-    let prefix = ctx.config.lanes.prefix.as_str();
-    let mut resolved = Vec::new();
-    for name in given {
-        let branch =
-            lanes::resolve_branch(&ctx.repo, prefix, name)?.unwrap_or_else(|| name.clone());
-        if let Some(remote) = &ctx.remote {
-            fleet::remote::publish_branch(ctx, remote, &branch, &render::term::TermUi::plain())?;
-        }
-        resolved.push(branch);
-    }
-    Ok(resolved)
 }

@@ -20,8 +20,8 @@ pub struct Args {
 }
 
 pub fn run(env: &CommandEnv, args: Args) -> Result<u8> {
-    let ctx = env.queue(&args.queue)?;
-    let gone = fleet::lanes::untrack(&ctx, &args.lanes)?;
+    let (ctx, queue) = env.queue(&args.queue)?;
+    let gone = queue.untrack(&ctx, &args.lanes)?;
     if args.out.json {
         render::json(&gone);
     } else {

@@ -39,8 +39,8 @@ pub struct Args {
 
 pub fn run(env: &CommandEnv, args: Args) -> Result<u8> {
     let range = args.range.unwrap_or_default();
-    let ctx = env.refreshed_queue(&args.queue)?;
-    let report = fleet::verify::verify(&ctx, &range)?;
+    let (ctx, queue) = env.refreshed_queue(&args.queue)?;
+    let report = fleet::verify::verify(&ctx, &queue, &range)?;
     let code = u8::from(!report.ok());
     if args.out.json {
         render::json(&report);

@@ -105,7 +105,7 @@ pub fn store(repo: &Repo, key: &str, tree: ObjectId, outcome: &GateOutcome) -> R
         duration_ms: outcome.duration_ms,
         log: outcome.log.display().to_string(),
         log_digest: outcome.log_digest.clone(),
-        at: crate::lanes::now(),
+        at: crate::time::now(),
     };
     let text = toml::to_string(&entry)
         .map_err(|e| crate::error::Error::env(format!("cannot write a gate cache entry: {e}")))?;

@@ -23,8 +23,6 @@ pub mod receipt;
 pub mod run;
 pub mod worktree;
 
-/// The receipts' ref under the name the gate's callers knew it by ([`crate::refs::NOTES`]).
-pub use crate::refs::NOTES as NOTES_REF;
 pub use receipt::{Receipt, UnitMove, read_receipt, write_receipt};
 pub use run::run;
 pub use worktree::{

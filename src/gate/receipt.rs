@@ -180,7 +180,7 @@ mod tests {
             unit: if batched {
                 vec![StoredMove {
                     path: ".".into(),
-                    target: "refs/heads/main".into(),
+                    target: crate::refs::branch("main"),
                     base: id('2'),
                     candidate: id('3'),
                 }]

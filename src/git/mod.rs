@@ -15,6 +15,7 @@
 //! knows git's files (state files, lock files, what a `.git` entry is); `hex` writes
 //! object ids into serde records.
 
+mod branch;
 pub mod cli;
 pub mod hex;
 mod layout;

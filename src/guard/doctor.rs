@@ -9,6 +9,7 @@ use crate::context::Context;
 use crate::error::Result;
 use crate::git::{self, Repo};
 use crate::guard::hooks::{self, HookState};
+use crate::queue::Queue;
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
 #[serde(rename_all = "lowercase")]
@@ -46,7 +47,7 @@ fn check(name: &'static str, problems: Vec<String>, ok: &str, fix: &str) -> Chec
     }
 }
 
-pub fn run(ctx: &Context) -> Result<Vec<Check>> {
+pub fn run(ctx: &Context, queue: &Queue) -> Result<Vec<Check>> {
     let status = hooks::status(ctx)?;
     let mut checks = vec![
         hooks_installed(&status),
@@ -56,7 +57,7 @@ pub fn run(ctx: &Context) -> Result<Vec<Check>> {
         stale_locks(ctx)?,
         prunable_worktrees(ctx)?,
     ];
-    checks.extend(lane_checks(ctx)?);
+    checks.extend(lane_checks(ctx, queue)?);
     checks.push(stale_watchdogs());
     Ok(checks)
 }
@@ -225,8 +226,8 @@ fn prunable_worktrees(ctx: &Context) -> Result<Check> {
     ))
 }
 
-fn lane_checks(ctx: &Context) -> Result<Vec<Check>> {
-    let lanes = crate::status::lanes(ctx)?;
+fn lane_checks(ctx: &Context, queue: &Queue) -> Result<Vec<Check>> {
+    let lanes = crate::status::lanes(ctx, queue)?;
     let gone: Vec<String> = lanes
         .iter()
         .filter(|l| l.missing)

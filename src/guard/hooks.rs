@@ -383,24 +383,20 @@ fn guard_refs(g: &Guarded) -> Result<Vec<String>> {
 /// install`: the hook script reads the guard-refs file itself, without fleet (it lets a
 /// git command through before starting fleet when the ref it moves is not listed), so a
 /// target changed in `fleet.toml` is unguarded until some fleet command writes it there.
-pub fn sync_target(ctx: &Context) {
+/// A failure to write is the caller's to report: the command it runs still goes on.
+pub fn sync_target(ctx: &Context) -> Result<()> {
     let target = ctx.target();
     let common = ctx.repo.common_dir();
     if !state::guard_refs(&common).is_file() {
-        return;
+        return Ok(());
     }
     let mut refs = read_guard_refs(&common);
     let full = crate::refs::branch(target);
     if refs.contains(&full) {
-        return;
+        return Ok(());
     }
     refs.push(full);
-    if let Err(e) = write_guard_refs(&common, &refs) {
-        crate::ui::warn(&format!(
-            "the guard does not know the new target yet: {}",
-            e.message
-        ));
-    }
+    write_guard_refs(&common, &refs)
 }
 
 pub fn read_guard_refs(common: &Path) -> Vec<String> {

@@ -313,10 +313,9 @@ fn clear_leftovers(repo: &Repo) {
     git::clear_stale_file(&repo.index_lock(), std::time::Duration::from_secs(5));
 }
 
-/// The restore journal: written before the files move, removed once HEAD is back. A
-/// journal still there means a restore was killed half way.
+/// The restore journal (see [`crate::state::watchdog_restore_journal`]).
 fn journal_path(repo: &Repo) -> PathBuf {
-    repo.git_dir().join("fleet-watchdog-restore")
+    crate::state::watchdog_restore_journal(&repo.git_dir())
 }
 
 fn restore_interrupted(repo: &Repo) -> bool {

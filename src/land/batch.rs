@@ -104,8 +104,8 @@ fn round(
             reports.push(LaneReport {
                 lane: c.lane.clone(),
                 outcome: Outcome::WouldLand {
-                    base: c.on.to_string(),
-                    candidate_tree: c.tree.to_string(),
+                    base: c.on,
+                    candidate_tree: c.tree,
                     files: c.changed.len(),
                     commands: commands.clone(),
                 },
@@ -128,7 +128,7 @@ fn round(
         *confirmed = true;
     }
     let names = stack.iter().map(|c| c.lane.clone()).collect();
-    let mut testing = TestingGuard::mark(lander.ctx, names)?;
+    let mut testing = TestingGuard::mark(lander, names)?;
     let bisected = bisect(lander, &mut base, &stack, &mut testing)?;
     reports.extend(bisected.reports);
     // Lanes after the culprit, or not yet landed when the target moved, go again.
@@ -182,7 +182,7 @@ fn stack(
         match candidate::prepare(lander, base, &lane, top, false)? {
             Prepared::Ready(c) => stack.push(c),
             Prepared::Empty if top == base.commit => {
-                Mark::lane(&lane, LaneState::Landed).record(ctx)?;
+                Mark::lane(&lane, LaneState::Landed).record(ctx, lander.queue)?;
                 reports.push(LaneReport {
                     lane,
                     outcome: Outcome::AlreadyLanded,
@@ -286,7 +286,7 @@ fn bisect(
     let culprit = &stack[lo];
     let from = search.from(base);
     let outcome = record_red(
-        lander.ctx,
+        lander,
         testing,
         &culprit.lane,
         &verdict,
@@ -329,12 +329,12 @@ impl Search<'_> {
             self.reports.push(LaneReport {
                 lane: c.lane.clone(),
                 outcome: Outcome::Landed {
-                    candidate: c.commit.to_string(),
-                    base: c.on.to_string(),
+                    candidate: c.commit,
+                    base: c.on,
                     gate_ms: verdict.outcome.duration_ms,
                     log: verdict.outcome.log.clone(),
                     cached: verdict.cached,
-                    landed_with: (c.commit != top.commit).then(|| top.commit.to_string()),
+                    landed_with: (c.commit != top.commit).then_some(top.commit),
                 },
             });
         }

@@ -10,7 +10,8 @@ use crate::context::Context;
 use crate::error::Result;
 use crate::gate::policy::{block_reasons, gate_commands};
 use crate::git::{ChangedPath, Merged, ObjectId, Repo};
-use crate::lanes::{self, LaneState};
+use crate::lanes::LaneState;
+use crate::queue::Queue;
 
 /// A lane's change built in memory on a base, checked, waiting for the gate.
 pub(crate) struct Candidate {
@@ -49,14 +50,14 @@ pub(crate) fn prepare(
     on: ObjectId,
     more: bool,
 ) -> Result<Prepared> {
-    let ctx = lander.ctx;
+    let (ctx, queue) = (lander.ctx, lander.queue);
     let repo = &ctx.repo;
     let (target, config) = (base.commit, &base.config);
-    let tip = match lane_tip(ctx, lane)? {
+    let tip = match lane_tip(ctx, queue, lane)? {
         Ok(tip) => tip,
         Err(outcome) => return Ok(Prepared::Done(outcome)),
     };
-    let (registry, _) = lanes::load(ctx)?;
+    let (registry, _) = queue.load(ctx)?;
     let Some(record) = registry.get(lane).cloned() else {
         return Ok(Prepared::Done(Outcome::Refused {
             reason: "not a lane any more".into(),
@@ -65,11 +66,11 @@ pub(crate) fn prepare(
     let ahead = repo.count_exclusive(tip, target)?;
     // Decided from the refs, never from the registry: a landed lane with new commits
     // has something to land again.
-    if crate::landed::has_landed(repo, &record, tip, target, ahead)? {
+    if crate::lanes::landed::has_landed(repo, &record, tip, target, ahead)? {
         if more {
             return Ok(Prepared::Empty);
         }
-        Mark::lane(lane, LaneState::Landed).record(ctx)?;
+        Mark::lane(lane, LaneState::Landed).record(ctx, queue)?;
         return Ok(Prepared::Done(Outcome::AlreadyLanded));
     }
     let commit = match build_candidate(repo, config.lanes.strategy, on, tip, lane, ctx.target())? {
@@ -78,7 +79,7 @@ pub(crate) fn prepare(
         Merged::Conflicts(files) => {
             Mark::lane(lane, LaneState::Conflicted)
                 .detail(files.clone())
-                .record(ctx)?;
+                .record(ctx, queue)?;
             return Ok(Prepared::Done(Outcome::Conflicted { files }));
         }
     };
@@ -93,7 +94,7 @@ pub(crate) fn prepare(
         Err(reasons) => {
             Mark::lane(lane, LaneState::Blocked)
                 .detail(reasons.clone())
-                .record(ctx)?;
+                .record(ctx, queue)?;
             return Ok(Prepared::Done(Outcome::Blocked { reasons }));
         }
     };
@@ -109,16 +110,20 @@ pub(crate) fn prepare(
 }
 
 /// The lane's tip where the queue is, or why there is none to land.
-fn lane_tip(ctx: &Context, lane: &str) -> Result<std::result::Result<ObjectId, Outcome>> {
-    if let Some(tip) = ctx.lane_tip(lane)? {
+fn lane_tip(
+    ctx: &Context,
+    queue: &Queue,
+    lane: &str,
+) -> Result<std::result::Result<ObjectId, Outcome>> {
+    if let Some(tip) = queue.lane_tip(ctx, lane)? {
         return Ok(Ok(tip));
     }
-    let reason = match &ctx.remote {
-        Some(remote) if ctx.repo.branch_tip(lane)?.is_some() => format!(
+    let reason = match queue {
+        Queue::Remote(remote) if ctx.repo.branch_tip(lane)?.is_some() => format!(
             "branch {lane} is not on {remote}: publish it with `git push {remote} {lane}` or `fleet ready --remote {remote} {lane}`"
         ),
-        Some(remote) => format!("branch {lane} is not on {remote} (any more)"),
-        None => format!("branch {lane} does not exist any more"),
+        Queue::Remote(remote) => format!("branch {lane} is not on {remote} (any more)"),
+        Queue::Local => format!("branch {lane} does not exist any more"),
     };
     Ok(Err(Outcome::Refused { reason }))
 }

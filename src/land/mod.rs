@@ -22,7 +22,10 @@ use serde::Serialize;
 
 use crate::context::Context;
 use crate::error::{Error, Result};
-use crate::remote;
+// Ids in the JSON report are full hex strings, as in the receipts.
+use crate::gate::receipt::hex;
+use crate::git::ObjectId;
+use crate::queue::Queue;
 
 mod batch;
 mod candidate;
@@ -63,16 +66,18 @@ pub struct LandOptions {
 #[serde(tag = "result", rename_all = "kebab-case")]
 pub enum Outcome {
     Landed {
-        candidate: String,
-        base: String,
+        #[serde(with = "hex")]
+        candidate: ObjectId,
+        #[serde(with = "hex")]
+        base: ObjectId,
         gate_ms: u64,
         log: PathBuf,
         /// The gate result came from the cache (an identical tree passed before).
         #[serde(skip_serializing_if = "std::ops::Not::not")]
         cached: bool,
         /// Landed in a batch whose top (the commit the target moved to) is this.
-        #[serde(skip_serializing_if = "Option::is_none")]
-        landed_with: Option<String>,
+        #[serde(skip_serializing_if = "Option::is_none", with = "hex::option")]
+        landed_with: Option<ObjectId>,
     },
     AlreadyLanded,
     Failed {
@@ -98,8 +103,10 @@ pub enum Outcome {
         exit_code: u8,
     },
     WouldLand {
-        base: String,
-        candidate_tree: String,
+        #[serde(with = "hex")]
+        base: ObjectId,
+        #[serde(with = "hex")]
+        candidate_tree: ObjectId,
         files: usize,
         commands: Vec<String>,
     },
@@ -144,14 +151,16 @@ pub struct Landing {
 /// engine reports (it prints nothing itself).
 pub use crate::report::Ui;
 
-pub fn land(ctx: &Context, opts: &LandOptions, ui: &dyn Ui) -> Result<Landing> {
+/// Land the lanes `opts` names on `queue`'s target (fetched here, under the landing
+/// lock, when the queue is on a remote).
+pub fn land(ctx: &Context, queue: &Queue, opts: &LandOptions, ui: &dyn Ui) -> Result<Landing> {
     let _lock = ctx
         .repo
         .lock("land", std::time::Duration::from_secs(24 * 3600))?;
     journal::recover(ctx, ui)?;
-    refresh(ctx)?;
-    let lanes = select::lanes(ctx, opts)?;
-    let lander = session::Lander::new(ctx, opts.clone(), ui);
+    queue.refresh(ctx)?;
+    let lanes = select::lanes(ctx, queue, opts)?;
+    let lander = session::Lander::new(ctx, queue, opts.clone(), ui);
     let lanes = if opts.batch {
         batch::land(&lander, lanes)?
     } else {
@@ -161,13 +170,4 @@ pub fn land(ctx: &Context, opts: &LandOptions, ui: &dyn Ui) -> Result<Landing> {
         lanes,
         gate_runs: lander.runs(),
     })
-}
-
-/// With the queue on a remote: fetch it (its target, lanes and receipts; its receipts
-/// are merged into the local ones). What the remote held is returned.
-pub(crate) fn refresh(ctx: &Context) -> Result<Option<remote::Fetched>> {
-    match &ctx.remote {
-        Some(name) => Ok(Some(remote::fetch(ctx, name)?)),
-        None => Ok(None),
-    }
 }

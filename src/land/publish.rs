@@ -11,7 +11,8 @@ use crate::context::Context;
 use crate::error::{Error, Result};
 use crate::gate::{self, Receipt};
 use crate::git::{ChangedPath, ObjectId, Repo};
-use crate::lanes::{self, LaneState};
+use crate::lanes::LaneState;
+use crate::queue::Queue;
 use crate::remote;
 
 /// How publishing a gated candidate went.
@@ -45,9 +46,9 @@ pub(crate) fn publish(
     let mark = Mark::lanes(names, LaneState::Landed)
         .gate(record)
         .landed(&as_landed);
-    if let (Some(remote), Some(seen)) = (&ctx.remote, base.fetched) {
+    if let (Queue::Remote(remote), Some(seen)) = (lander.queue, base.fetched) {
         let registry = |ctx: &Context| {
-            lanes::staged(
+            lander.queue.staged(
                 ctx,
                 &format!("{}: landed", mark_label(landed)),
                 |registry| mark.apply(registry),
@@ -64,7 +65,7 @@ pub(crate) fn publish(
             remote::Landed::Raced => Ok(Published::Raced),
         };
     }
-    publish_here(ctx, from, landed, mark)
+    publish_here(ctx, lander.queue, from, landed, mark)
 }
 
 /// The lanes' names as the registry's update message lists them.
@@ -102,7 +103,7 @@ fn write_receipts(
                 commands: verdict.outcome.results.clone(),
                 duration_ms: verdict.outcome.duration_ms,
                 log_digest: verdict.outcome.log_digest.clone(),
-                at: lanes::now(),
+                at: crate::time::now(),
                 target_before: (c.on != from).then_some(from),
                 landed_with: (batched && c.commit != top.commit).then_some(top.commit),
                 cached: verdict.cached,
@@ -117,6 +118,7 @@ fn write_receipts(
 /// bring the shared checkout's files along, a journal covering the steps after the move.
 fn publish_here(
     ctx: &Context,
+    queue: &Queue,
     from: ObjectId,
     landed: &[Candidate],
     mark: Mark,
@@ -142,7 +144,7 @@ fn publish_here(
         return Ok(Published::Raced);
     }
     crate::failpoint::hit("land-after-cas")?;
-    mark.record(ctx)?;
+    mark.record(ctx, queue)?;
     if moves_checkout {
         crate::checkout::follow(
             &ctx.shared,
@@ -204,7 +206,7 @@ pub(crate) fn shared_has_target(ctx: &Context) -> Result<bool> {
 pub(crate) fn checked_out(repo: &Repo, target: &str) -> Result<bool> {
     Ok(repo
         .head_branch()?
-        .map(|b| format!("refs/heads/{b}"))
+        .map(|b| crate::refs::branch(&b))
         .as_deref()
         == Some(target))
 }

@@ -3,25 +3,28 @@
 //! `testing` back to `ready` when a landing stops without a verdict.
 
 use super::Outcome;
-use super::session::Verdict;
+use super::session::{Lander, Verdict};
 use crate::context::Context;
 use crate::error::Result;
 use crate::gate::GateOutcome;
 use crate::git::ObjectId;
-use crate::lanes::{self, GateRecord, LaneState};
+use crate::lanes::{GateRecord, LaneState, Registry};
+use crate::queue::Queue;
 
 /// Marks lanes `testing`, and puts them back to `ready` unless the landing reached a
 /// verdict (disarmed) — an error must not leave a lane looking like it is being tested.
 pub(crate) struct TestingGuard<'a> {
     ctx: &'a Context,
+    queue: &'a Queue,
     lanes: Vec<String>,
 }
 
 impl<'a> TestingGuard<'a> {
-    pub(crate) fn mark(ctx: &'a Context, lanes: Vec<String>) -> Result<TestingGuard<'a>> {
+    pub(crate) fn mark(lander: &'a Lander, lanes: Vec<String>) -> Result<TestingGuard<'a>> {
+        let (ctx, queue) = (lander.ctx, lander.queue);
         let names: Vec<&str> = lanes.iter().map(String::as_str).collect();
-        Mark::lanes(names, LaneState::Testing).record(ctx)?;
-        Ok(TestingGuard { ctx, lanes })
+        Mark::lanes(names, LaneState::Testing).record(ctx, queue)?;
+        Ok(TestingGuard { ctx, queue, lanes })
     }
 
     /// The lanes reached a verdict; `lane` alone when given.
@@ -38,14 +41,14 @@ impl Drop for TestingGuard<'_> {
     fn drop(&mut self) {
         if !self.lanes.is_empty() {
             let names: Vec<&str> = self.lanes.iter().map(String::as_str).collect();
-            let _ = Mark::lanes(names, LaneState::Ready).record(self.ctx);
+            let _ = Mark::lanes(names, LaneState::Ready).record(self.ctx, self.queue);
         }
     }
 }
 
 /// A change of lanes' state (and gate result) in the registry, made in one update:
 /// `Mark::lane(lane, state)`, with `.detail(..)`, `.gate(..)` and `.landed(..)` as the
-/// change needs, then `.record(ctx)`.
+/// change needs, then `.record(ctx, queue)`.
 pub(crate) struct Mark<'l> {
     lanes: Vec<&'l str>,
     state: LaneState,
@@ -87,17 +90,17 @@ impl<'l> Mark<'l> {
         self
     }
 
-    /// Make the change in the registry.
-    pub(crate) fn record(self, ctx: &Context) -> Result<()> {
+    /// Make the change in the queue's registry.
+    pub(crate) fn record(self, ctx: &Context, queue: &Queue) -> Result<()> {
         let what = format!("{}: {}", self.lanes.join(" "), self.state.as_str());
-        lanes::update(ctx, &what, |registry| {
+        queue.update(ctx, &what, |registry| {
             self.apply(registry);
             Ok(())
         })
     }
 
     /// Make the change in `registry` as loaded (for an update the caller stages).
-    pub(crate) fn apply(&self, registry: &mut lanes::Registry) {
+    pub(crate) fn apply(&self, registry: &mut Registry) {
         for (i, lane) in self.lanes.iter().enumerate() {
             if let Some(record) = registry.get_mut(lane) {
                 // Marked ready again while its gate ran (new commits): it landed as it
@@ -115,8 +118,8 @@ impl<'l> Mark<'l> {
                     record.gate = Some(gate.clone());
                 }
                 if let Some((candidate, tip)) = self.landed.get(i) {
-                    record.landed_as = Some(candidate.to_string());
-                    record.landed_tip = Some(tip.to_string());
+                    record.landed_as = Some(*candidate);
+                    record.landed_tip = Some(*tip);
                 }
             }
         }
@@ -133,16 +136,16 @@ pub(crate) fn gate_record(
         green: outcome.green,
         duration_ms: outcome.duration_ms,
         log: outcome.log.display().to_string(),
-        at: lanes::now(),
-        base: base.to_string(),
-        candidate: candidate.to_string(),
+        at: crate::time::now(),
+        base,
+        candidate,
     }
 }
 
 /// A red gate decides the lane: `failed` in the registry (with the gate's record) and in
 /// the report.
 pub(crate) fn record_red(
-    ctx: &Context,
+    lander: &Lander,
     testing: &mut TestingGuard,
     lane: &str,
     verdict: &Verdict,
@@ -153,14 +156,14 @@ pub(crate) fn record_red(
     let record = gate_record(&verdict.outcome, base, candidate);
     Mark::lane(lane, LaneState::Failed)
         .gate(record)
-        .record(ctx)?;
+        .record(lander.ctx, lander.queue)?;
     Ok(failed(verdict))
 }
 
 /// Green, but something stopped the move: the lane goes back to `ready` (its gate
 /// result kept) with the reason.
 pub(crate) fn put_back(
-    ctx: &Context,
+    lander: &Lander,
     testing: &mut TestingGuard,
     lane: &str,
     record: GateRecord,
@@ -169,7 +172,7 @@ pub(crate) fn put_back(
     testing.disarm_lane(lane);
     Mark::lane(lane, LaneState::Ready)
         .gate(record)
-        .record(ctx)?;
+        .record(lander.ctx, lander.queue)?;
     Ok(Outcome::Refused { reason })
 }
 

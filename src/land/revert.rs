@@ -4,24 +4,30 @@
 
 use super::session::Lander;
 use super::summary::summary;
-use super::{LandOptions, LaneReport, Outcome, Ui, journal, refresh, single};
+use super::{LandOptions, LaneReport, Outcome, Ui, journal, single};
 use crate::context::Context;
 use crate::error::{Error, Result};
 use crate::gate::policy::config_at;
 use crate::gate::{self, Receipt};
 use crate::git::{Merged, ObjectId, Repo};
 use crate::lanes::{self, LaneState};
-use crate::remote;
+use crate::queue::Queue;
 
 /// Undo a landed lane: a commit reversing what it landed, built on the current target,
 /// tracked as the lane `revert/<lane>` and landed like any lane (same gate, same
-/// compare-and-swap, its own receipt).
-pub fn revert(ctx: &Context, given: &str, opts: &LandOptions, ui: &dyn Ui) -> Result<LaneReport> {
+/// compare-and-swap, its own receipt), through `queue`.
+pub fn revert(
+    ctx: &Context,
+    queue: &Queue,
+    given: &str,
+    opts: &LandOptions,
+    ui: &dyn Ui,
+) -> Result<LaneReport> {
     let _lock = ctx
         .repo
         .lock("land", std::time::Duration::from_secs(24 * 3600))?;
     journal::recover(ctx, ui)?;
-    let (lane, landed_as) = landed_lane(ctx, given)?;
+    let (lane, landed_as) = landed_lane(ctx, queue, given)?;
     let receipt = gate::read_receipt(&ctx.repo, landed_as)?.ok_or_else(|| {
         Error::refused(format!(
             "no receipt for {landed_as}: cannot tell what {lane} landed"
@@ -30,7 +36,7 @@ pub fn revert(ctx: &Context, given: &str, opts: &LandOptions, ui: &dyn Ui) -> Re
     let base = receipt.base;
     let revert_branch = format!("revert/{lane}");
     let mut confirmed = false;
-    refresh(ctx)?;
+    queue.refresh(ctx)?;
     if ctx.repo.branch_tip(&revert_branch)?.is_none() {
         let reversal = Reversal {
             lane: &lane,
@@ -39,7 +45,7 @@ pub fn revert(ctx: &Context, given: &str, opts: &LandOptions, ui: &dyn Ui) -> Re
             base,
             receipt: &receipt,
         };
-        if let Some(outcome) = reversal.create(ctx, opts, ui)? {
+        if let Some(outcome) = reversal.create(ctx, queue, opts, ui)? {
             return Ok(LaneReport {
                 lane: revert_branch,
                 outcome,
@@ -47,14 +53,14 @@ pub fn revert(ctx: &Context, given: &str, opts: &LandOptions, ui: &dyn Ui) -> Re
         }
         confirmed = true;
     }
-    track(ctx, &revert_branch, ui)?;
+    track(ctx, queue, &revert_branch, ui)?;
     let opts = LandOptions {
         lanes: Vec::new(),
         all: false,
         yes: opts.yes || confirmed,
         ..opts.clone()
     };
-    let lander = Lander::new(ctx, opts, ui);
+    let lander = Lander::new(ctx, queue, opts, ui);
     let outcome = single::land_one(&lander, &revert_branch)?;
     Ok(LaneReport {
         lane: revert_branch,
@@ -64,8 +70,8 @@ pub fn revert(ctx: &Context, given: &str, opts: &LandOptions, ui: &dyn Ui) -> Re
 
 /// The lane `given` names, and the commit fleet landed it as; refused for a lane that
 /// spans nested repositories or that fleet did not land.
-fn landed_lane(ctx: &Context, given: &str) -> Result<(String, ObjectId)> {
-    let (registry, _) = lanes::load(ctx)?;
+fn landed_lane(ctx: &Context, queue: &Queue, given: &str) -> Result<(String, ObjectId)> {
+    let (registry, _) = queue.load(ctx)?;
     let lane =
         lanes::lane_name(&registry, ctx.config.lanes.prefix.as_str(), given).ok_or_else(|| {
             Error::usage(format!("`{given}` is not a lane"))
@@ -87,16 +93,12 @@ fn landed_lane(ctx: &Context, given: &str) -> Result<(String, ObjectId)> {
             .with_help("revert each part on a branch of the same name in each repository and land that lane"));
         }
     }
-    let landed_as = record
-        .landed_as
-        .as_deref()
-        .and_then(|id| ObjectId::from_hex(id.as_bytes()).ok())
-        .ok_or_else(|| {
-            Error::refused(format!(
-                "lane `{lane}` was not landed by fleet, so there is nothing recorded to revert"
-            ))
-            .with_help("revert its commits by hand on a branch and land that branch")
-        })?;
+    let landed_as = record.landed_as.ok_or_else(|| {
+        Error::refused(format!(
+            "lane `{lane}` was not landed by fleet, so there is nothing recorded to revert"
+        ))
+        .with_help("revert its commits by hand on a branch and land that branch")
+    })?;
     Ok((lane, landed_as))
 }
 
@@ -113,9 +115,15 @@ struct Reversal<'r> {
 impl Reversal<'_> {
     /// Build the reversal on the target and create its branch, once the person agreed.
     /// Nothing is created for a conflict, a dry run or a "no": that outcome comes back.
-    fn create(&self, ctx: &Context, opts: &LandOptions, ui: &dyn Ui) -> Result<Option<Outcome>> {
+    fn create(
+        &self,
+        ctx: &Context,
+        queue: &Queue,
+        opts: &LandOptions,
+        ui: &dyn Ui,
+    ) -> Result<Option<Outcome>> {
         let repo = &ctx.repo;
-        let target = ctx.queue_target_tip()?;
+        let target = queue.target_tip(ctx)?;
         let tree = match repo.merge_trees(
             repo.tree_of(self.landed_as)?,
             repo.tree_of(target)?,
@@ -128,8 +136,8 @@ impl Reversal<'_> {
         let changed = repo.changed_paths(repo.tree_of(target)?, tree)?;
         if opts.dry_run {
             return Ok(Some(Outcome::WouldLand {
-                base: target.to_string(),
-                candidate_tree: tree.to_string(),
+                base: target,
+                candidate_tree: tree,
                 files: changed.len(),
                 commands: config_at(repo, target, ctx.target())?.gate.commands,
             }));
@@ -152,16 +160,15 @@ impl Reversal<'_> {
 
 /// Track the revert branch as a ready lane (published first when the queue is on a
 /// remote), unless it is tracked and not yet landed.
-fn track(ctx: &Context, branch: &str, ui: &dyn Ui) -> Result<()> {
-    if lanes::load(ctx)?
+fn track(ctx: &Context, queue: &Queue, branch: &str, ui: &dyn Ui) -> Result<()> {
+    if queue
+        .load(ctx)?
         .0
         .get(branch)
         .is_none_or(|l| l.state == LaneState::Landed)
     {
-        if let Some(remote) = &ctx.remote {
-            remote::publish_branch(ctx, remote, branch, ui)?;
-        }
-        lanes::track(ctx, &[branch.to_string()], true)?;
+        queue.publish_branch(ctx, branch, ui)?;
+        queue.track(ctx, &[branch.to_string()], true)?;
     }
     Ok(())
 }

@@ -6,22 +6,23 @@ use super::LandOptions;
 use crate::context::Context;
 use crate::error::{Error, Result};
 use crate::lanes::{self, LaneState};
+use crate::queue::Queue;
 
-pub(crate) fn lanes(ctx: &Context, opts: &LandOptions) -> Result<Vec<String>> {
-    let (registry, _) = lanes::load(ctx)?;
+pub(crate) fn lanes(ctx: &Context, queue: &Queue, opts: &LandOptions) -> Result<Vec<String>> {
+    let (registry, _) = queue.load(ctx)?;
     let prefix = ctx.config.lanes.prefix.as_str();
     if opts.all {
         if !opts.lanes.is_empty() {
             return Err(Error::usage("give lanes or --all, not both"));
         }
-        let target = ctx.queue_target_tip()?;
+        let target = queue.target_tip(ctx)?;
         let mut selected = Vec::new();
         for l in &registry.lanes {
             let take = match l.state {
                 LaneState::Ready | LaneState::Testing => true,
                 LaneState::Running => opts.include_running,
-                LaneState::Landed => match ctx.lane_tip(&l.branch)? {
-                    Some(tip) => crate::landed::landing_undone(&ctx.repo, l, tip, target)?,
+                LaneState::Landed => match queue.lane_tip(ctx, &l.branch)? {
+                    Some(tip) => crate::lanes::landed::landing_undone(&ctx.repo, l, tip, target)?,
                     None => false,
                 },
                 _ => false,

@@ -1,22 +1,25 @@
-//! One landing run's shared values: the context, the options, the person watching and
-//! the count of gate runs started ([`Lander`]); the target as one attempt found it
+//! One landing run's shared values: the context, the queue, the options, the person
+//! watching and the count of gate runs started ([`Lander`]); the target as one attempt found it
 //! ([`Base`]); and gating a tree, through the cache.
 
 use std::cell::Cell;
 
 use super::unit::{self, NestedState};
-use super::{LandOptions, Outcome, Ui, refresh};
+use super::{LandOptions, Outcome, Ui};
 use crate::config::Config;
 use crate::context::Context;
 use crate::error::Result;
 use crate::gate::policy::config_at;
 use crate::gate::{self, GateOutcome};
 use crate::git::ObjectId;
+use crate::queue::Queue;
 use crate::remote;
 
 /// What every step of one `fleet land` (or `fleet revert`) needs.
 pub(crate) struct Lander<'a> {
     pub ctx: &'a Context,
+    /// The queue the lanes land through, chosen once by the command.
+    pub queue: &'a Queue,
     pub opts: LandOptions,
     pub ui: &'a dyn Ui,
     /// Gate runs started (results taken from the cache are not runs).
@@ -41,9 +44,15 @@ pub(crate) struct Verdict {
 }
 
 impl<'a> Lander<'a> {
-    pub fn new(ctx: &'a Context, opts: LandOptions, ui: &'a dyn Ui) -> Lander<'a> {
+    pub fn new(
+        ctx: &'a Context,
+        queue: &'a Queue,
+        opts: LandOptions,
+        ui: &'a dyn Ui,
+    ) -> Lander<'a> {
         Lander {
             ctx,
+            queue,
             opts,
             ui,
             runs: Cell::new(0),
@@ -60,8 +69,8 @@ impl<'a> Lander<'a> {
     /// and comes back as `Err`.
     pub fn base(&self, lane: Option<&str>) -> Result<std::result::Result<Base, Outcome>> {
         let ctx = self.ctx;
-        let fetched = refresh(ctx)?;
-        let commit = ctx.queue_target_tip()?;
+        let fetched = self.queue.refresh(ctx)?;
+        let commit = self.queue.target_tip(ctx)?;
         let config = config_at(&ctx.repo, commit, ctx.target())?;
         let nested = match unit::states(self, lane, &config)? {
             Ok(nested) => nested,

@@ -67,7 +67,7 @@ fn attempt(lander: &Lander, lane: &str, confirmed: &mut bool) -> Result<Option<O
     let c = match prepared {
         Prepared::Ready(c) => c,
         Prepared::Empty | Prepared::Deferred => {
-            Mark::lane(lane, LaneState::Landed).record(ctx)?;
+            Mark::lane(lane, LaneState::Landed).record(ctx, lander.queue)?;
             return Ok(Some(Outcome::AlreadyLanded));
         }
         Prepared::Done(outcome) => return Ok(Some(outcome)),
@@ -78,8 +78,8 @@ fn attempt(lander: &Lander, lane: &str, confirmed: &mut bool) -> Result<Option<O
             return Ok(Some(Outcome::Refused { reason }));
         }
         return Ok(Some(Outcome::WouldLand {
-            base: base.commit.to_string(),
-            candidate_tree: c.tree.to_string(),
+            base: base.commit,
+            candidate_tree: c.tree,
             files: c.changed.len(),
             commands,
         }));
@@ -107,18 +107,18 @@ fn gate_and_publish(
     let (lane, from) = (c.lane.as_str(), base.commit);
     // An error from here on (a locked ref, a git failure) must not leave the lane
     // looking like it is being tested: it goes back to ready.
-    let mut testing = TestingGuard::mark(ctx, vec![lane.to_string()])?;
+    let mut testing = TestingGuard::mark(lander, vec![lane.to_string()])?;
     let verdict = lander.gate_tree(base, lane, from, c.commit, commands)?;
     if !verdict.outcome.green {
-        return record_red(ctx, &mut testing, lane, &verdict, from, c.commit).map(Some);
+        return record_red(lander, &mut testing, lane, &verdict, from, c.commit).map(Some);
     }
     let record = gate_record(&verdict.outcome, from, c.commit);
     match publish::publish(lander, base, from, std::slice::from_ref(c), &verdict)? {
         Published::Moved => {
             testing.disarm();
             Ok(Some(Outcome::Landed {
-                candidate: c.commit.to_string(),
-                base: from.to_string(),
+                candidate: c.commit,
+                base: from,
                 gate_ms: verdict.outcome.duration_ms,
                 log: verdict.outcome.log,
                 cached: verdict.cached,
@@ -132,6 +132,8 @@ fn gate_and_publish(
             ));
             Ok(None)
         }
-        Published::Refused(reason) => put_back(ctx, &mut testing, lane, record, reason).map(Some),
+        Published::Refused(reason) => {
+            put_back(lander, &mut testing, lane, record, reason).map(Some)
+        }
     }
 }

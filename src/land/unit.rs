@@ -27,9 +27,8 @@ use crate::error::{Error, Result};
 use crate::gate::policy::{block_reasons, commands_for};
 use crate::gate::{self, Receipt, UnitMove};
 use crate::git::{ChangedPath, Merged, ObjectId, Repo};
-use crate::lanes::{self, LaneState};
-
-const JOURNAL: &str = "unit-journal";
+use crate::lanes::LaneState;
+use crate::queue::Queue;
 
 /// A nested repository as a landing sees it: its target, and the lane's part in it.
 pub(crate) struct NestedState {
@@ -94,7 +93,7 @@ pub(crate) fn states(
                         files.iter().map(|f| format!("{rel_text}/{f}")).collect();
                     Mark::lane(lane, LaneState::Conflicted)
                         .detail(files.clone())
-                        .record(ctx)?;
+                        .record(ctx, lander.queue)?;
                     return Ok(Err(Outcome::Conflicted { files }));
                 }
             },
@@ -113,14 +112,14 @@ pub(crate) fn states(
             if !reasons.is_empty() {
                 Mark::lane(lane, LaneState::Blocked)
                     .detail(reasons.clone())
-                    .record(ctx)?;
+                    .record(ctx, lander.queue)?;
                 return Ok(Err(Outcome::Blocked { reasons }));
             }
         }
         out.push(NestedState {
             rel: n.rel.clone(),
             repo,
-            target_ref: format!("refs/heads/{target}"),
+            target_ref: crate::refs::branch(&target),
             base,
             part,
         });
@@ -234,7 +233,7 @@ pub(crate) fn land(
     outer: Option<Candidate>,
 ) -> Result<Option<Outcome>> {
     let ctx = lander.ctx;
-    if let Some(remote) = &ctx.remote {
+    if let Some(remote) = lander.queue.remote() {
         return Ok(Some(Outcome::Refused {
             reason: format!(
                 "it spans nested repositories, which cannot land through a remote ({remote}) yet; land it without --remote"
@@ -252,10 +251,18 @@ pub(crate) fn land(
             reason: "declined".into(),
         }));
     }
-    let mut testing = TestingGuard::mark(ctx, vec![lane.to_string()])?;
+    let mut testing = TestingGuard::mark(lander, vec![lane.to_string()])?;
     let verdict = lander.gate_tree(base, lane, base.commit, outer_commit, &commands)?;
     if !verdict.outcome.green {
-        return record_red(ctx, &mut testing, lane, &verdict, base.commit, outer_commit).map(Some);
+        return record_red(
+            lander,
+            &mut testing,
+            lane,
+            &verdict,
+            base.commit,
+            outer_commit,
+        )
+        .map(Some);
     }
     let record = gate_record(&verdict.outcome, base.commit, outer_commit);
     let unit: Vec<UnitMove> = moves.iter().map(|m| m.record.clone()).collect();
@@ -272,7 +279,7 @@ pub(crate) fn land(
         }
         if let Some(reason) = in_the_way(m.repo, &m.shared, &m.record.target, m.changed)? {
             let reason = format!("{reason} (in {})", m.record.path);
-            return put_back(ctx, &mut testing, lane, record, reason).map(Some);
+            return put_back(lander, &mut testing, lane, record, reason).map(Some);
         }
     }
     write_journal(ctx, lane, &unit)?;
@@ -284,7 +291,7 @@ pub(crate) fn land(
             // Only a move that raced another writer after the check above gets here.
             remove_journal(ctx);
             let reason = format!("{why}; the rest of the unit did not move, land it again");
-            return put_back(ctx, &mut testing, lane, record, reason).map(Some);
+            return put_back(lander, &mut testing, lane, record, reason).map(Some);
         }
     }
     testing.disarm();
@@ -295,12 +302,12 @@ pub(crate) fn land(
     Mark::lane(lane, LaneState::Landed)
         .gate(record)
         .landed(&landed_as)
-        .record(ctx)?;
+        .record(ctx, lander.queue)?;
     remove_journal(ctx);
     let landed = moves.last().map_or(outer_commit, |m| m.candidate);
     Ok(Some(Outcome::Landed {
-        candidate: landed.to_string(),
-        base: base.commit.to_string(),
+        candidate: landed,
+        base: base.commit,
         gate_ms: verdict.outcome.duration_ms,
         log: verdict.outcome.log,
         cached: verdict.cached,
@@ -362,8 +369,8 @@ fn would_land(
         }
     }
     Ok(Outcome::WouldLand {
-        base: base.commit.to_string(),
-        candidate_tree: ctx.repo.tree_of(outer_commit)?.to_string(),
+        base: base.commit,
+        candidate_tree: ctx.repo.tree_of(outer_commit)?,
         files: moves.iter().map(|m| m.changed.len()).sum(),
         commands,
     })
@@ -407,7 +414,7 @@ fn write_receipts(
                 commands: verdict.outcome.results.clone(),
                 duration_ms: verdict.outcome.duration_ms,
                 log_digest: verdict.outcome.log_digest.clone(),
-                at: lanes::now(),
+                at: crate::time::now(),
                 target_before: None,
                 landed_with: None,
                 cached: verdict.cached,
@@ -492,7 +499,7 @@ struct Journal {
 }
 
 fn journal_path(ctx: &Context) -> PathBuf {
-    crate::state::dir(&ctx.repo.common_dir()).join(JOURNAL)
+    crate::state::unit_journal(&ctx.repo.common_dir())
 }
 
 fn write_journal(ctx: &Context, lane: &str, moves: &[UnitMove]) -> Result<()> {
@@ -513,6 +520,8 @@ fn remove_journal(ctx: &Context) {
 /// of those already made. A move that can no longer happen stops the rest (the outer
 /// target never moves without its nested parts) and puts the lane back to ready. Something
 /// in the way keeps the journal and is an error, so nothing is skipped.
+/// A unit landing never goes through a remote ([`land`] refuses that), so the lane it
+/// puts back is in this repository's own registry ([`Queue::Local`]).
 pub(crate) fn finish_interrupted(ctx: &Context, ui: &dyn Ui) -> Result<()> {
     let path = journal_path(ctx);
     let Ok(text) = std::fs::read_to_string(&path) else {
@@ -534,7 +543,7 @@ pub(crate) fn finish_interrupted(ctx: &Context, ui: &dyn Ui) -> Result<()> {
                 rest.join(", ")
             ));
             if !journal.lane.is_empty() {
-                Mark::lane(&journal.lane, LaneState::Ready).record(ctx)?;
+                Mark::lane(&journal.lane, LaneState::Ready).record(ctx, &Queue::Local)?;
             }
             remove_journal(ctx);
             return Ok(());

@@ -6,7 +6,7 @@ use fleet::error::Error;
 use fleet::land::{LaneReport, Outcome};
 
 use super::term::TermUi;
-use super::{error, json, note, ok, short_id};
+use super::{error, json, note, ok};
 
 /// 0 when every lane landed (or would), the stopping error's code, else 1.
 pub fn exit_code(reports: &[LaneReport]) -> u8 {
@@ -38,7 +38,7 @@ pub fn lanes(reports: &[LaneReport], term: &TermUi, as_json: bool) -> u8 {
             } => ok(&format!(
                 "landed {} as {} (gate {:.1}s{})",
                 r.lane,
-                short_id(candidate),
+                candidate.to_hex_with_len(12),
                 *gate_ms as f64 / 1000.0,
                 if *cached { ", cached" } else { "" }
             )),
@@ -85,7 +85,7 @@ pub fn lanes(reports: &[LaneReport], term: &TermUi, as_json: bool) -> u8 {
             } => note(&format!(
                 "{}: would land on {} ({files} files), gate: {}",
                 r.lane,
-                short_id(base),
+                base.to_hex_with_len(12),
                 commands.join(" && ")
             )),
         }

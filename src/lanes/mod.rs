@@ -11,14 +11,19 @@
 //!
 //! This module is the registry alone: it reads and writes it on the ref it is given.
 //! Which ref that is (this repository's own or a remote's), and how a change reaches a
-//! remote, is the queue's business ([`crate::queue`]).
+//! remote, is the queue's business (the `queue` module, which uses this one). When a
+//! lane counts as landed is [`landed`]'s one rule.
+
+use std::path::Path;
 
 use serde::{Deserialize, Serialize};
 
-use crate::context::Context;
+pub mod landed;
+
 use crate::error::{Error, Result};
+// Ids are stored as full hex strings, as the receipts store theirs.
+use crate::gate::receipt::hex;
 use crate::git::{ObjectId, OwnRefStep, Repo};
-use crate::queue::Queue;
 use crate::refs;
 
 const FILE: &str = "lanes.toml";
@@ -63,6 +68,21 @@ pub struct WorkerTest {
     pub at: i64,
 }
 
+impl WorkerTest {
+    /// A worker's test run as `fleet ready` attaches it: the log (when given) copied
+    /// into the common git dir, where every worktree can read it.
+    pub fn record(repo: &Repo, exit_code: i32, log: Option<&Path>) -> Result<WorkerTest> {
+        let log = log
+            .map(|l| crate::state::keep_worker_log(repo, l))
+            .transpose()?;
+        Ok(WorkerTest {
+            exit_code,
+            log,
+            at: crate::time::now(),
+        })
+    }
+}
+
 /// The last gate run for a lane.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
 pub struct GateRecord {
@@ -71,8 +91,10 @@ pub struct GateRecord {
     pub log: String,
     pub at: i64,
     /// The target commit the candidate was built on, and the candidate itself.
-    pub base: String,
-    pub candidate: String,
+    #[serde(with = "hex")]
+    pub base: ObjectId,
+    #[serde(with = "hex")]
+    pub candidate: ObjectId,
 }
 
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
@@ -82,7 +104,8 @@ pub struct Lane {
     pub tracked_at: i64,
     /// The branch tip when it was tracked: a lane whose tip moved and is now in the
     /// target has landed, even by a plain merge.
-    pub tracked_tip: String,
+    #[serde(with = "hex")]
+    pub tracked_tip: ObjectId,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub worker: Option<WorkerTest>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -91,11 +114,11 @@ pub struct Lane {
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub detail: Vec<String>,
     /// The target commit this lane landed as.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub landed_as: Option<String>,
+    #[serde(default, skip_serializing_if = "Option::is_none", with = "hex::option")]
+    pub landed_as: Option<ObjectId>,
     /// The lane's own tip when it landed.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub landed_tip: Option<String>,
+    #[serde(default, skip_serializing_if = "Option::is_none", with = "hex::option")]
+    pub landed_tip: Option<ObjectId>,
 }
 
 #[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
@@ -201,45 +224,4 @@ pub fn lane_name(registry: &Registry, prefix: &str, given: &str) -> Option<Strin
     }
     let prefixed = format!("{prefix}{given}");
     registry.get(&prefixed).map(|_| prefixed)
-}
-
-// Transitional: the callers in land, status, gate_cache, guard and commands still reach the
-// queue through these with a bare `Context`. Once they hold a `Queue` (built once by the
-// command layer) and call `crate::time::now`, this block goes and `lanes` imports neither
-// `context` nor `queue`.
-
-pub use crate::time::now;
-
-/// The queue's registry and the commit it came from (see [`Queue::load`]).
-pub fn load(ctx: &Context) -> Result<(Registry, Option<ObjectId>)> {
-    Queue::of(ctx).load(ctx)
-}
-
-/// Change the queue's registry (see [`Queue::update`]).
-pub fn update<T>(
-    ctx: &Context,
-    what: &str,
-    change: impl FnMut(&mut Registry) -> Result<T>,
-) -> Result<T> {
-    Queue::of(ctx).update(ctx, what, change)
-}
-
-/// The queue's registry as `change` leaves it, on no ref (see [`Queue::staged`]).
-pub fn staged(ctx: &Context, what: &str, change: impl FnOnce(&mut Registry)) -> Result<ObjectId> {
-    Queue::of(ctx).staged(ctx, what, change)
-}
-
-/// Register branches as lanes (see [`Queue::track`]).
-pub fn track(ctx: &Context, given: &[String], ready: bool) -> Result<Vec<String>> {
-    Queue::of(ctx).track(ctx, given, ready)
-}
-
-/// Forget lanes (see [`Queue::untrack`]).
-pub fn untrack(ctx: &Context, given: &[String]) -> Result<Vec<String>> {
-    Queue::of(ctx).untrack(ctx, given)
-}
-
-/// Mark lanes ready to land (see [`Queue::ready`]).
-pub fn ready(ctx: &Context, given: &[String], worker: Option<WorkerTest>) -> Result<Vec<String>> {
-    Queue::of(ctx).ready(ctx, given, worker)
 }
