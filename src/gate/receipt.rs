@@ -3,6 +3,7 @@
 //! moves; read by `fleet verify` and `fleet revert`. The TOML form is persisted in
 //! repositories, so a field's name or form never changes.
 
+use crate::git::hex;
 use serde::{Deserialize, Serialize};
 
 use super::CommandResult;
@@ -72,10 +73,6 @@ impl Receipt {
         self.target_before.unwrap_or(self.base)
     }
 }
-
-/// Object ids as receipts have always held them (full hex text), shared with the other
-/// TOML records fleet keeps.
-pub use crate::git::hex;
 
 /// Attach `receipt` to its candidate as a note on [`refs::NOTES`].
 pub fn write_receipt(repo: &Repo, receipt: &Receipt) -> Result<()> {

@@ -23,8 +23,8 @@ use serde::Serialize;
 use crate::context::Context;
 use crate::error::{Error, Result};
 // Ids in the JSON report are full hex strings, as in the receipts.
-use crate::gate::receipt::hex;
 use crate::git::ObjectId;
+use crate::git::hex;
 use crate::queue::Queue;
 
 mod batch;

@@ -22,7 +22,7 @@ pub mod landed;
 
 use crate::error::{Error, Result};
 // Ids are stored as full hex strings, as the receipts store theirs.
-use crate::gate::receipt::hex;
+use crate::git::hex;
 use crate::git::{ObjectId, OwnRefStep, Repo};
 use crate::refs;
 
