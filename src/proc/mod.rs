@@ -373,14 +373,10 @@ mod tests {
     /// Alive and not a zombie waiting for init to reap it.
     fn process_alive(pid: i32) -> bool {
         for _ in 0..100 {
-            match std::fs::read_to_string(format!("/proc/{pid}/stat")) {
-                Err(_) => return false,
-                Ok(stat) => {
-                    let state = stat[stat.rfind(')').unwrap() + 2..].chars().next();
-                    if state == Some('Z') {
-                        return false;
-                    }
-                }
+            match crate::sys::procfs::Stat::read(pid as u32) {
+                None => return false,
+                Some(stat) if stat.state() == Some('Z') => return false,
+                Some(_) => {}
             }
             thread::sleep(Duration::from_millis(20));
         }
