@@ -218,6 +218,9 @@ impl Repo {
     }
 
     fn add_worktree_at(&self, path: &Path, head: gix::worktree::add::Head) -> Result<()> {
+        // gix refuses to add a worktree beside a record a killed add left without its
+        // `gitdir` written, this one's own earlier attempt included.
+        self.drop_unwritten_worktree_records();
         let interrupt = AtomicBool::new(false);
         self.inner
             .add_worktree(path, head, gix::progress::Discard, &interrupt)
@@ -273,4 +276,50 @@ pub fn gitdir_link(checkout: &Path) -> Option<PathBuf> {
     let text = std::fs::read_to_string(checkout.join(".git")).ok()?;
     let dir = text.trim_end().strip_prefix("gitdir: ")?;
     Some(checkout.join(dir))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn git(dir: &Path, args: &[&str]) -> String {
+        let out = std::process::Command::new("git")
+            .current_dir(dir)
+            .args(["-c", "user.name=t", "-c", "user.email=t@t"])
+            .args(args)
+            .env("GIT_CONFIG_NOSYSTEM", "1")
+            .env("GIT_CONFIG_GLOBAL", "/dev/null")
+            .output()
+            .unwrap();
+        assert!(out.status.success(), "{out:?}");
+        String::from_utf8(out.stdout).unwrap().trim().to_string()
+    }
+
+    #[test]
+    fn a_worktree_is_added_beside_a_record_whose_gitdir_a_kill_left_empty() {
+        let dir = tempfile::tempdir().unwrap();
+        let main = dir.path().join("main");
+        std::fs::create_dir(&main).unwrap();
+        git(&main, &["init", "-q"]);
+        git(&main, &["commit", "-q", "--allow-empty", "-m", "one"]);
+        let head = ObjectId::from_hex(git(&main, &["rev-parse", "HEAD"]).as_bytes()).unwrap();
+        // What a kill between creating the record's `gitdir` and filling it leaves.
+        let record = main.join(".git/worktrees/gone");
+        std::fs::create_dir_all(&record).unwrap();
+        std::fs::write(record.join("locked"), "initializing\n").unwrap();
+        std::fs::write(record.join("gitdir"), "").unwrap();
+        let repo = Repo::open(&main).unwrap();
+        let linked = dir.path().join("linked");
+        repo.add_detached_worktree(&linked, head).unwrap();
+        assert!(!record.exists());
+        let linked = linked.canonicalize().unwrap();
+        let listed = repo.worktrees().unwrap();
+        assert!(listed.iter().any(|w| w.path == linked), "{listed:?}");
+        // A record that names its worktree is not touched.
+        assert_eq!(
+            repo.drop_unwritten_worktree_records(),
+            Vec::<PathBuf>::new()
+        );
+        assert_eq!(repo.worktrees().unwrap().len(), 2);
+    }
 }
