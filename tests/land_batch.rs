@@ -383,3 +383,65 @@ fn a_lane_that_conflicts_only_with_a_failing_lane_before_it_is_not_marked_confli
     assert_eq!(env.git(&repo, &["show", "main:f"]), "B");
     assert_every_move_gated(&env, &repo, &old);
 }
+
+#[test]
+fn a_gate_worktree_record_killed_before_its_gitdir_was_written_is_dropped() {
+    let env = Env::new();
+    let (repo, old) = env.lanes_with_logged_gate(2, &[]);
+    // What a kill -9 between creating the record's `gitdir` file and writing it leaves:
+    // the record locked "initializing" with an empty `gitdir` and nothing else, and the
+    // gate folder made but empty. gix cannot add any worktree next to such a record.
+    let common = repo.join(".git");
+    let record = common.join("worktrees/gate");
+    std::fs::create_dir_all(&record).unwrap();
+    std::fs::write(record.join("locked"), "initializing\n").unwrap();
+    std::fs::write(record.join("gitdir"), "").unwrap();
+    std::fs::create_dir_all(common.join("fleet/gate")).unwrap();
+    let run = env
+        .fleet_cmd(&repo, &["land", "--all", "--batch", "--yes"])
+        .anonymous()
+        .run();
+    assert_eq!(run.code, 0, "{}", run.stderr);
+    assert!(
+        run.stderr
+            .contains("removed the half-created gate worktree record"),
+        "{}",
+        run.stderr
+    );
+    assert_eq!(
+        env.git(&repo, &["rev-list", "--count", &format!("{old}..main")]),
+        "2"
+    );
+    assert_every_move_gated(&env, &repo, &old);
+}
+
+#[test]
+fn a_nested_gate_worktree_record_killed_before_its_gitdir_was_written_is_dropped() {
+    let env = Env::new();
+    let outer = env.outer_gated_on_nested_version();
+    let wt = env.agent(&outer, "bump");
+    env.commit_file(&wt, "expected", "2\n", "bump: expect");
+    env.commit_file(&wt.join("cockpit"), "version", "2\n", "bump: version");
+    env.fleet(&outer, &["track", "--ready", "bump"]).ok();
+    // The nested repository's gate worktree is named after its folder, not `gate*`
+    // (`cockpit` itself is the agent's).
+    let record = outer.join("cockpit/.git/worktrees/cockpit1");
+    std::fs::create_dir_all(&record).unwrap();
+    std::fs::write(record.join("locked"), "initializing\n").unwrap();
+    std::fs::write(record.join("gitdir"), "").unwrap();
+    let run = env.fleet(&outer, &["land", "bump", "--yes"]).ok();
+    assert!(
+        run.stderr
+            .contains("removed the half-created gate worktree record"),
+        "{}",
+        run.stderr
+    );
+    // Made again, whole, for the gate.
+    let gitdir = std::fs::read_to_string(record.join("gitdir")).unwrap();
+    assert!(gitdir.ends_with("/fleet/gate/cockpit/.git\n"), "{gitdir}");
+    assert_eq!(
+        env.git(&outer.join("cockpit"), &["show", "main:version"]),
+        "2"
+    );
+    assert_eq!(env.git(&outer, &["show", "main:expected"]), "2");
+}

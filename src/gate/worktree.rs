@@ -23,13 +23,16 @@ pub fn kill_leftovers(repo: &Repo) -> usize {
 }
 
 /// A run killed while it created a gate worktree can leave its registration half
-/// written (no `commondir`), and git then fails in every command that looks at all
-/// worktrees, `fetch` included. Drop such registrations of fleet's own gate worktrees
-/// (those whose `gitdir` points into fleet's folder, or unfinished ones named `gate*`
-/// older than ten seconds), with their folders. Called holding the land lock. The
-/// records removed come back, for the caller to tell.
+/// written: without `commondir` git fails in every command that looks at all worktrees
+/// (`fetch` included), and with its `gitdir` file created but not filled yet gix fails
+/// to add any worktree beside it, the gate's next one included. Drop such registrations:
+/// every unfinished one whose `gitdir` stayed empty (it names no worktree, so it is
+/// nobody's; and in a nested repository, fleet's are not named `gate*`), and those of
+/// fleet's own gate worktrees (whose `gitdir` points into fleet's folder, or unfinished
+/// ones named `gate*` older than ten seconds), with their folders. Called holding the
+/// land lock. The records removed come back, for the caller to tell.
 pub fn drop_broken_gate_worktrees(repo: &Repo, fleet_folder: &Path) -> Vec<PathBuf> {
-    let mut removed = Vec::new();
+    let mut removed = repo.drop_unwritten_worktree_records();
     for record in repo.worktree_records() {
         if record.is_complete() {
             continue;

@@ -27,6 +27,10 @@ pub struct WorktreeInfo {
     pub missing: bool,
 }
 
+/// How long a worktree record's `gitdir` file may stay empty before its writer is taken
+/// for dead: git and gix write it in one go right after creating it.
+const UNWRITTEN_GITDIR_GRACE: Duration = Duration::from_secs(1);
+
 /// A linked worktree's administrative folder, `<common>/worktrees/<id>/`, where git
 /// keeps its `HEAD`, `index`, `commondir`, `gitdir` and `locked` files.
 #[derive(Clone, Debug)]
@@ -44,10 +48,27 @@ impl AdminRecord {
     }
 
     /// The worktree's `.git` file, as the record's `gitdir` names it; `None` when that
-    /// file is missing.
+    /// file is missing or empty.
     pub fn gitdir(&self) -> Option<PathBuf> {
         let text = std::fs::read_to_string(self.dir.join("gitdir")).ok()?;
-        Some(PathBuf::from(text.trim()))
+        let text = text.trim();
+        (!text.is_empty()).then(|| PathBuf::from(text))
+    }
+
+    /// How long ago the record's `gitdir` file was created or last written, when that
+    /// file is there but says nothing (what a writer killed between creating and filling
+    /// it leaves); `None` when it is missing or names a path.
+    pub fn unwritten_gitdir_age(&self) -> Option<Duration> {
+        let file = self.dir.join("gitdir");
+        let text = std::fs::read(&file).ok()?;
+        if !text.trim_ascii().is_empty() {
+            return None;
+        }
+        let age = std::fs::metadata(&file)
+            .and_then(|m| m.modified())
+            .ok()
+            .and_then(|t| t.elapsed().ok());
+        Some(age.unwrap_or_default())
     }
 
     /// The reason given when the worktree was locked; `None` when it is not locked.
@@ -96,6 +117,38 @@ impl Repo {
                 dir: entry.path(),
             })
             .collect()
+    }
+
+    /// Drop the unfinished records whose `gitdir` file was created but never filled: what
+    /// a `git worktree add` (or gix's) killed in between leaves. Such a record names no
+    /// worktree, so it holds nothing of anyone's; git skips it (and `git worktree prune`
+    /// would drop it, were it not left locked `initializing`), but gix fails to add any
+    /// worktree beside it. A live writer fills the file within moments, so a record is
+    /// dropped only once its file has stayed empty for [`UNWRITTEN_GITDIR_GRACE`],
+    /// waiting out the rest of that for a young one. The records dropped come back.
+    pub fn drop_unwritten_worktree_records(&self) -> Vec<PathBuf> {
+        let unwritten = |record: &AdminRecord| {
+            if record.is_complete() {
+                None
+            } else {
+                record.unwritten_gitdir_age()
+            }
+        };
+        let youngest = self.worktree_records().iter().filter_map(unwritten).min();
+        let Some(youngest) = youngest else {
+            return Vec::new();
+        };
+        if let Some(rest) = UNWRITTEN_GITDIR_GRACE.checked_sub(youngest) {
+            std::thread::sleep(rest);
+        }
+        let mut dropped = Vec::new();
+        for record in self.worktree_records() {
+            let dead = unwritten(&record).is_some_and(|age| age >= UNWRITTEN_GITDIR_GRACE);
+            if dead && std::fs::remove_dir_all(&record.dir).is_ok() {
+                dropped.push(record.dir);
+            }
+        }
+        dropped
     }
 
     /// Every worktree of this repository: the main one first, then the linked ones.
@@ -165,6 +218,9 @@ impl Repo {
     }
 
     fn add_worktree_at(&self, path: &Path, head: gix::worktree::add::Head) -> Result<()> {
+        // gix refuses to add a worktree beside a record a killed add left without its
+        // `gitdir` written, this one's own earlier attempt included.
+        self.drop_unwritten_worktree_records();
         let interrupt = AtomicBool::new(false);
         self.inner
             .add_worktree(path, head, gix::progress::Discard, &interrupt)
@@ -220,4 +276,50 @@ pub fn gitdir_link(checkout: &Path) -> Option<PathBuf> {
     let text = std::fs::read_to_string(checkout.join(".git")).ok()?;
     let dir = text.trim_end().strip_prefix("gitdir: ")?;
     Some(checkout.join(dir))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn git(dir: &Path, args: &[&str]) -> String {
+        let out = std::process::Command::new("git")
+            .current_dir(dir)
+            .args(["-c", "user.name=t", "-c", "user.email=t@t"])
+            .args(args)
+            .env("GIT_CONFIG_NOSYSTEM", "1")
+            .env("GIT_CONFIG_GLOBAL", "/dev/null")
+            .output()
+            .unwrap();
+        assert!(out.status.success(), "{out:?}");
+        String::from_utf8(out.stdout).unwrap().trim().to_string()
+    }
+
+    #[test]
+    fn a_worktree_is_added_beside_a_record_whose_gitdir_a_kill_left_empty() {
+        let dir = tempfile::tempdir().unwrap();
+        let main = dir.path().join("main");
+        std::fs::create_dir(&main).unwrap();
+        git(&main, &["init", "-q"]);
+        git(&main, &["commit", "-q", "--allow-empty", "-m", "one"]);
+        let head = ObjectId::from_hex(git(&main, &["rev-parse", "HEAD"]).as_bytes()).unwrap();
+        // What a kill between creating the record's `gitdir` and filling it leaves.
+        let record = main.join(".git/worktrees/gone");
+        std::fs::create_dir_all(&record).unwrap();
+        std::fs::write(record.join("locked"), "initializing\n").unwrap();
+        std::fs::write(record.join("gitdir"), "").unwrap();
+        let repo = Repo::open(&main).unwrap();
+        let linked = dir.path().join("linked");
+        repo.add_detached_worktree(&linked, head).unwrap();
+        assert!(!record.exists());
+        let linked = linked.canonicalize().unwrap();
+        let listed = repo.worktrees().unwrap();
+        assert!(listed.iter().any(|w| w.path == linked), "{listed:?}");
+        // A record that names its worktree is not touched.
+        assert_eq!(
+            repo.drop_unwritten_worktree_records(),
+            Vec::<PathBuf>::new()
+        );
+        assert_eq!(repo.worktrees().unwrap().len(), 2);
+    }
 }
