@@ -205,3 +205,47 @@ fn config_and_status_write_nothing_once_the_guard_list_is_current() {
         "a read-only command wrote in the common git dir"
     );
 }
+
+/// The guard's branch list follows a changed target from every command that finds the
+/// project the way all commands do, preflight in the shared checkout included; a
+/// worker's `fleet preflight` in its own worktree writes nothing.
+#[test]
+fn a_changed_target_is_guarded_by_the_next_command_but_an_agents_preflight_writes_nothing() {
+    let env = Env::new();
+    let repo = guarded(&env);
+    let lane = env.agent(&repo, "task");
+    env.git(&repo, &["branch", "release"]);
+    let common = PathBuf::from(env.git(
+        &repo,
+        &["rev-parse", "--path-format=absolute", "--git-common-dir"],
+    ));
+    let guard_refs = || std::fs::read_to_string(common.join("fleet/guard-refs")).unwrap();
+    assert!(
+        !guard_refs().contains("refs/heads/release"),
+        "{}",
+        guard_refs()
+    );
+    // The target changes in the shared checkout's fleet.toml (what the worktree
+    // commands read), as a person edits it.
+    std::fs::write(
+        repo.join("fleet.toml"),
+        "[lanes]\ntarget = \"release\"\n[gate]\ncommands = [\"true\"]\n",
+    )
+    .unwrap();
+    let before = listing(&common);
+
+    env.fleet(&lane, &["preflight"]).ok();
+    env.fleet(&lane, &["preflight", "--json"]).ok();
+    assert_eq!(
+        listing(&common),
+        before,
+        "an agent's preflight wrote in the common dir"
+    );
+
+    env.fleet(&repo, &["preflight"]).code(1);
+    assert!(
+        guard_refs().contains("refs/heads/release"),
+        "preflight in the shared checkout did not guard the new target: {}",
+        guard_refs()
+    );
+}

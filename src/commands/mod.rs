@@ -93,10 +93,10 @@ impl CommandEnv {
         Ok(ctx)
     }
 
-    /// The guard step alone ([`sync_guard`]), for the project around the folder if there
-    /// is one: for a command that must run outside any project too.
-    pub fn sync_guard(&self) {
-        if let Ok(ctx) = Context::find(&self.cwd) {
+    /// The guard step alone ([`sync_guard`]) for the project around `dir`, if there is
+    /// one: for preflight, which answers (blind) outside any project too.
+    pub fn sync_guard_at(&self, dir: &Path) {
+        if let Ok(ctx) = Context::find(dir) {
             sync_guard(&ctx);
         }
     }

@@ -36,10 +36,19 @@ pub struct Args {
 }
 
 pub fn run(env: &CommandEnv, args: Args) -> Result<u8> {
-    // Outside any project preflight still answers (blind), so it takes the guard step
-    // on its own, without failing where there is no context.
-    env.sync_guard();
     let mut report = preflight::inspect(env.cwd());
+    // The guard step, where preflight finds the project as every command does: in a
+    // shared checkout (outer or nested) and, for a nested agent worktree, the outer
+    // project. An agent worktree, and anywhere blind, stays read-only: a worker's
+    // check writes nothing. (`--agent` takes the step through `env.context()`.)
+    let project = match report.place {
+        Place::Shared | Place::NestedShared => report.worktree.as_deref(),
+        Place::NestedAgent => report.repo.as_deref(),
+        Place::Agent | Place::Blind => None,
+    };
+    if let Some(project) = project {
+        env.sync_guard_at(project);
+    }
     let mut agent_path = None;
     if let Some(agent) = args.agent.as_deref() {
         // Checked here, after the inspection, not by a clap value parser: clap would
