@@ -445,3 +445,54 @@ fn a_nested_gate_worktree_record_killed_before_its_gitdir_was_written_is_dropped
     );
     assert_eq!(env.git(&outer, &["show", "main:expected"]), "2");
 }
+
+#[test]
+fn a_gate_worktree_killed_before_its_head_was_set_is_dropped_and_git_fetch_works_again() {
+    let env = Env::new();
+    let (repo, old) = env.lanes_with_logged_gate(2, &[]);
+    env.fleet(&repo, &["land", "--all", "--yes"]).ok();
+    let common = repo.join(".git");
+    let record = common.join("worktrees/gate");
+    // What a kill -9 inside gix's worktree add leaves after it wrote HEAD as the null
+    // id and before the real one (and before the checkout took the lock away): a
+    // record still locked "initializing" whose HEAD names no object.
+    std::fs::write(record.join("locked"), "initializing\n").unwrap();
+    std::fs::write(record.join("HEAD"), format!("{}\n", "0".repeat(40))).unwrap();
+    let source = env.path().join("source");
+    env.git(
+        env.path().as_path(),
+        &["clone", "-q", repo.to_str().unwrap(), "source"],
+    );
+    let fetch = env
+        .git_cmd(&repo, &["fetch", "-q", source.to_str().unwrap()])
+        .run();
+    assert_ne!(
+        fetch.code, 0,
+        "git fetch took the null HEAD: the state is not the broken one"
+    );
+    assert!(
+        fetch.stderr.contains("worktrees/gate/HEAD"),
+        "{}",
+        fetch.stderr
+    );
+
+    let wt = env.agent(&repo, "later");
+    env.commit_file(&wt, "later.txt", "later\n", "later work");
+    env.fleet(&repo, &["track", "--ready", "later"]).ok();
+    let run = env.fleet(&repo, &["land", "--all", "--yes"]).ok();
+    assert!(
+        run.stderr
+            .contains("removed the half-created gate worktree record"),
+        "{}",
+        run.stderr
+    );
+    assert!(
+        !record.join("locked").exists(),
+        "the gate is still half made"
+    );
+    env.git_cmd(&repo, &["fetch", "-q", source.to_str().unwrap()])
+        .run()
+        .ok();
+    assert_eq!(env.git(&repo, &["show", "main:later.txt"]), "later");
+    assert_every_move_gated(&env, &repo, &old);
+}

@@ -25,7 +25,9 @@ pub fn kill_leftovers(repo: &Repo) -> usize {
 /// A run killed while it created a gate worktree can leave its registration half
 /// written: without `commondir` git fails in every command that looks at all worktrees
 /// (`fetch` included), and with its `gitdir` file created but not filled yet gix fails
-/// to add any worktree beside it, the gate's next one included. Drop such registrations:
+/// to add any worktree beside it, the gate's next one included; one still locked
+/// `initializing` may have the null id for HEAD, which `git fetch` rejects as a bad
+/// object, so the next landing's fetch from a remote queue fails. Drop such registrations:
 /// every unfinished one whose `gitdir` stayed empty (it names no worktree, so it is
 /// nobody's; and in a nested repository, fleet's are not named `gate*`), and those of
 /// fleet's own gate worktrees (whose `gitdir` points into fleet's folder, or unfinished
@@ -34,7 +36,9 @@ pub fn kill_leftovers(repo: &Repo) -> usize {
 pub fn drop_broken_gate_worktrees(repo: &Repo, fleet_folder: &Path) -> Vec<PathBuf> {
     let mut removed = repo.drop_unwritten_worktree_records();
     for record in repo.worktree_records() {
-        if record.is_complete() {
+        // Only landing calls this, under its lock: an add still `initializing` is one a
+        // killed run started, never one in progress.
+        if record.is_complete() && !record.is_initializing() {
             continue;
         }
         let gitdir = record.gitdir();

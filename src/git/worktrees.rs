@@ -47,6 +47,15 @@ impl AdminRecord {
         self.dir.join("commondir").is_file() && self.dir.join("HEAD").is_file()
     }
 
+    /// Still locked `initializing`: gix writes that first and removes it only once the
+    /// checkout is done, so the add never finished. Between the two its HEAD can hold
+    /// the null id (gix writes that before the real one), which `git fetch` in any
+    /// worktree then rejects as a bad object.
+    pub fn is_initializing(&self) -> bool {
+        self.lock_reason()
+            .is_some_and(|reason| reason.trim() == "initializing")
+    }
+
     /// The worktree's `.git` file, as the record's `gitdir` names it; `None` when that
     /// file is missing or empty.
     pub fn gitdir(&self) -> Option<PathBuf> {
