@@ -64,7 +64,7 @@ pub fn run(env: &CommandEnv, args: Args) -> Result<u8> {
             }
             let mut line = format!(
                 "{:<9} {} ({}; head {}): {}",
-                render::verdict_word(&f.verdict),
+                render::json_word(&f.verdict),
                 f.checkout.display(),
                 f.branch,
                 f.head,

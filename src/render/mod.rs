@@ -75,9 +75,13 @@ pub fn short_id(id: &str) -> &str {
     &id[..12.min(id.len())]
 }
 
-/// A verdict enum's variant name as the one lower-case word the text output shows.
-pub fn verdict_word(verdict: &impl std::fmt::Debug) -> String {
-    format!("{verdict:?}").to_lowercase()
+/// The name a unit enum (a watchdog verdict, say) has in `--json`, for the text
+/// output too: one source for both, never its `Debug` form.
+pub fn json_word(value: &impl serde::Serialize) -> String {
+    match serde_json::to_value(value) {
+        Ok(serde_json::Value::String(word)) => word,
+        _ => String::from("?"),
+    }
 }
 
 /// "3h ago" style age of a Unix time.
