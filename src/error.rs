@@ -10,8 +10,10 @@
 
 use std::fmt;
 
-/// Which of the documented exit codes an error maps to.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+/// Which of the documented exit codes an error maps to; its word in `--json` is the
+/// variant's name in lower case.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, serde::Serialize)]
+#[serde(rename_all = "lowercase")]
 pub enum Kind {
     /// A check failed or fleet refused to do something unsafe (exit 1).
     Refused,

@@ -20,12 +20,16 @@ fn main() -> ExitCode {
     unsafe {
         libc::signal(libc::SIGPIPE, libc::SIG_DFL);
     }
-    let cli = cli::Cli::parse();
+    let json = cli::wants_json(std::env::args_os());
+    let cli = match cli::Cli::try_parse() {
+        Ok(cli) => cli,
+        Err(err) => return ExitCode::from(render::parse_error(err, json)),
+    };
     ignore_repo_overrides(&cli);
     match commands::run(cli) {
         Ok(code) => ExitCode::from(code),
         Err(err) => {
-            render::error(&err);
+            render::failure(&err, json);
             ExitCode::from(err.kind.exit_code())
         }
     }

@@ -79,6 +79,37 @@ fn errors_say_error_then_help() {
     insta::assert_snapshot!("error_bad_config", snap::run(&run));
 }
 
+/// `--json` covers errors too: the error in cargo's shape on stderr and one JSON
+/// document on stdout, for a refusal, a value fleet's own parser refused, and a command
+/// line clap rejects; `--json` after `--` belongs to the wrapped command.
+#[test]
+fn errors_with_json_are_one_json_document_on_stdout() {
+    let env = Env::new();
+    let _snap = snap::settings(&env).bind_to_scope();
+    let repo = env.gated_repo("true");
+    let run = env
+        .fleet(&repo, &["land", "nope", "--yes", "--json"])
+        .code(2);
+    insta::assert_snapshot!("error_json_unknown_lane", snap::run(&run));
+    let run = env
+        .fleet(&repo, &["worktree", "new", "--json", "bad/name"])
+        .code(2);
+    insta::assert_snapshot!("error_json_bad_agent_name", snap::run(&run));
+    let run = env.fleet(&repo, &["status", "--json", "--bogus"]).code(2);
+    insta::assert_snapshot!("error_json_unknown_flag", snap::run(&run));
+    for run in [
+        env.fleet(&repo, &["land", "nope", "--json"]),
+        env.fleet(&repo, &["status", "--json", "--bogus"]),
+    ] {
+        let doc: serde_json::Value = serde_json::from_str(&run.stdout).unwrap();
+        assert!(doc["error"]["message"].as_str().is_some(), "{doc}");
+    }
+    let run = env
+        .fleet(&repo, &["run", "--", "sh", "-c", "exit 3", "--json"])
+        .code(3);
+    assert_eq!(run.stdout, "", "a wrapped command's --json is not fleet's");
+}
+
 #[test]
 fn verify_reads_the_same_run_after_run() {
     let env = Env::new();

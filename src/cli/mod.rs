@@ -58,6 +58,16 @@ pub enum Command {
     Run(run::Args),
 }
 
+/// Whether the command line asks for `--json`, looked at before (and whether or not)
+/// clap accepts it, so that a usage error is reported as JSON too. Arguments after `--`
+/// belong to a wrapped command (`fleet run -- tool --json`), not to fleet.
+pub fn wants_json(args: impl IntoIterator<Item = std::ffi::OsString>) -> bool {
+    args.into_iter()
+        .skip(1)
+        .take_while(|arg| arg != "--")
+        .any(|arg| arg == "--json")
+}
+
 #[cfg(test)]
 mod tests {
     use clap::CommandFactory;

@@ -43,6 +43,61 @@ pub fn error(err: &Error) {
     }
 }
 
+/// A failed command: the error on stderr in cargo's shape and, with `--json`, also as
+/// the one JSON document on stdout (`{"error": {...}}`), so a script that reads stdout
+/// is never left with nothing.
+pub fn failure(err: &Error, json: bool) {
+    error(err);
+    if json {
+        json_error(
+            json_word(&err.kind),
+            err.kind.exit_code(),
+            &err.message,
+            err.help.as_deref(),
+        );
+    }
+}
+
+/// A command line clap rejects. A value one of fleet's parsers refused (an agent name)
+/// carries fleet's own error, printed like every other; help and version requests go
+/// to stdout, exit 0; anything else clap words itself, exit 2.
+pub fn parse_error(err: clap::Error, json: bool) -> u8 {
+    use std::error::Error as _;
+    if let Some(own) = err.source().and_then(|e| e.downcast_ref::<Error>()) {
+        failure(own, json);
+        return 2;
+    }
+    if !err.use_stderr() {
+        let _ = err.print();
+        return 0;
+    }
+    let code = 2;
+    if json {
+        let text = err.render().to_string();
+        let message = text.lines().next().unwrap_or_default();
+        let message = message.strip_prefix("error: ").unwrap_or(message);
+        json_error(
+            "usage",
+            code,
+            message,
+            Some("run with --help for the usage"),
+        );
+    }
+    let _ = err.print();
+    code
+}
+
+fn json_error(kind: impl AsRef<str>, exit_code: u8, message: &str, help: Option<&str>) {
+    json(&serde_json::json!({
+        "error": {
+            "kind": kind.as_ref(),
+            "exit_code": exit_code,
+            "message": message,
+            "help": help,
+        }
+    }));
+}
+
 /// One JSON document on stdout.
 pub fn json<T: Serialize>(value: &T) {
     match serde_json::to_string_pretty(value) {

@@ -21,7 +21,8 @@ use crate::render;
 )]
 pub struct Args {
     /// Agent name: one branch-name component
-    name: String,
+    #[arg(value_parser = crate::cli::args::agent_name)]
+    name: AgentName,
     /// Start from this revision instead of the target branch (resolved where you are:
     /// in an agent worktree, HEAD is that worktree's)
     #[arg(long, value_name = "REV")]
@@ -34,9 +35,8 @@ pub struct Args {
 }
 
 pub fn run(env: &CommandEnv, args: Args) -> Result<u8> {
-    // Checked here, not by a clap value parser: clap would word the refusal its own way.
     let req = NewRequest {
-        name: AgentName::parse(&args.name)?,
+        name: args.name,
         base: args.base,
         force_base: args.force_base,
         cwd: Some(env.cwd().to_path_buf()),

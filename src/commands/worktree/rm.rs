@@ -22,7 +22,8 @@ use crate::render;
 )]
 pub struct Args {
     /// Agent name, as given to `fleet worktree new`
-    name: String,
+    #[arg(value_parser = crate::cli::args::agent_name)]
+    name: AgentName,
     /// Delete uncommitted changes too (unlanded branches are kept)
     #[arg(long)]
     force: bool,
@@ -31,8 +32,7 @@ pub struct Args {
 }
 
 pub fn run(env: &CommandEnv, args: Args) -> Result<u8> {
-    // Checked here, not by a clap value parser: clap would word the refusal its own way.
-    let name = AgentName::parse(&args.name)?;
+    let name = args.name;
     let ctx = env.context()?;
     let removed = worktree::rm(&ctx, &name, args.force)?;
     if args.out.json {
