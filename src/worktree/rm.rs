@@ -104,8 +104,9 @@ pub fn rm(ctx: &Context, name: &AgentName, force: bool) -> Result<Removed> {
         landed.push(inspect_for_rm(item, &mut losses)?);
     }
     let members: Vec<PathBuf> = items.iter().map(|i| i.path.clone()).collect();
-    for repo in unmanaged_repositories(&dest, &members) {
-        match commits_only_in(&repo, &dest) {
+    let unmanaged = unmanaged_repositories(&dest, &members);
+    for repo in &unmanaged {
+        match commits_only_in(repo, &dest) {
             Some(what) => losses.fatal.push(format!(
                 "{} is a git repository fleet does not manage, with commits that exist only there ({what})",
                 repo.display()
@@ -131,6 +132,7 @@ pub fn rm(ctx: &Context, name: &AgentName, force: bool) -> Result<Removed> {
         ))
         .with_help(help));
     }
+    let inner_records = inner_worktree_records(&unmanaged, &dest);
     let mut removed = Removed::at(&dest);
     // A Ctrl-C waits for the removals to finish (no child process runs here).
     let _uninterrupted = crate::proc::defer_signals();
@@ -160,6 +162,12 @@ pub fn rm(ctx: &Context, name: &AgentName, force: bool) -> Result<Removed> {
             }
             _ => {}
         }
+    }
+    // Hand-made worktrees that were inside: their folders went with it, so their
+    // records go too (what `git worktree prune` would do), leaving none that points
+    // nowhere.
+    for (owner, id) in inner_records {
+        owner.drop_worktree_record(&id)?;
     }
     let _ = std::fs::remove_dir(&dest);
     Ok(removed)
@@ -358,7 +366,7 @@ fn commits_only_in(path: &Path, doomed: &Path) -> Option<String> {
         .canonicalize()
         .is_ok_and(|dir| doomed.canonicalize().is_ok_and(|d| dir.starts_with(d)));
     if !stored_here {
-        return None;
+        return detached_head_only_here(&repo, doomed);
     }
     let mut tips = repo.local_work_tips().unwrap_or_default();
     if let Ok(Some(head)) = repo.head_id() {
@@ -378,6 +386,67 @@ fn commits_only_in(path: &Path, doomed: &Path) -> Option<String> {
     tips.into_iter()
         .find(|&(_, tip)| !contained(tip))
         .map(|(name, tip)| format!("{name} at {}", tip.to_hex_with_len(12)))
+}
+
+/// A linked worktree inside `doomed` whose git dir lives elsewhere: its branches and
+/// objects survive the folder, but a detached HEAD is the only name of the commits made
+/// on it, and that HEAD goes with the worktree's record. Lost unless a ref, or the HEAD
+/// of a worktree outside `doomed`, contains them.
+fn detached_head_only_here(repo: &Repo, doomed: &Path) -> Option<String> {
+    if repo.head_branch().ok()?.is_some() {
+        return None;
+    }
+    let head = repo.head_id().ok()??;
+    let outside = |path: &Path| {
+        let doomed = doomed
+            .canonicalize()
+            .unwrap_or_else(|_| doomed.to_path_buf());
+        !path
+            .canonicalize()
+            .unwrap_or_else(|_| path.to_path_buf())
+            .starts_with(doomed)
+    };
+    let mut names: Vec<ObjectId> = repo
+        .refs_under("refs/")
+        .unwrap_or_default()
+        .into_iter()
+        .map(|(_, id)| id)
+        .collect();
+    names.extend(
+        repo.worktrees()
+            .unwrap_or_default()
+            .into_iter()
+            .filter(|w| outside(&w.path))
+            .filter_map(|w| w.head),
+    );
+    let kept = names
+        .iter()
+        .any(|&name| repo.count_exclusive(head, name).is_ok_and(|n| n == 0));
+    (!kept).then(|| format!("detached HEAD at {}", head.to_hex_with_len(12)))
+}
+
+/// The records of the linked worktrees among `repos` whose git dirs live outside
+/// `doomed` (an agent made them by hand): the repository that keeps each record, and
+/// the record's id.
+fn inner_worktree_records(repos: &[PathBuf], doomed: &Path) -> Vec<(Repo, String)> {
+    let doomed = doomed
+        .canonicalize()
+        .unwrap_or_else(|_| doomed.to_path_buf());
+    repos
+        .iter()
+        .filter_map(|path| Repo::open(path).ok())
+        .filter(|repo| repo.is_linked_worktree())
+        .filter(|repo| {
+            !repo
+                .git_dir()
+                .canonicalize()
+                .is_ok_and(|dir| dir.starts_with(&doomed))
+        })
+        .filter_map(|repo| {
+            let id = repo.git_dir().file_name()?.to_str()?.to_string();
+            Some((repo.main_repo().ok()?, id))
+        })
+        .collect()
 }
 
 /// Git repositories inside the agent worktree that are neither its members nor
