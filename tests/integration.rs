@@ -6,6 +6,7 @@ mod common;
 
 mod attack_worktree;
 mod cli;
+mod demo;
 mod doctor;
 mod examples;
 mod fuzz;

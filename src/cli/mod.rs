@@ -9,8 +9,8 @@ use std::path::PathBuf;
 use clap::{Parser, Subcommand};
 
 use crate::commands::{
-    config, doctor, gate, hook, hooks, init, land, lint, preflight, ready, recover, revert, run,
-    status, track, untrack, verify, watchdog, worktree,
+    config, demo, doctor, gate, hook, hooks, init, land, lint, preflight, ready, recover, revert,
+    run, status, track, untrack, verify, watchdog, worktree,
 };
 
 #[derive(Debug, Parser)]
@@ -56,6 +56,7 @@ pub enum Command {
     Revert(revert::Args),
     Verify(verify::Args),
     Run(run::Args),
+    Demo(demo::Args),
 }
 
 /// Whether the command line asks for `--json`, looked at before (and whether or not)

@@ -3,6 +3,7 @@
 //! command starts from one [`CommandEnv`].
 
 pub mod config;
+pub mod demo;
 pub mod doctor;
 pub mod gate;
 pub mod hook;
@@ -55,6 +56,7 @@ pub fn run(cli: Cli) -> Result<u8> {
         Command::Revert(args) => revert::run(&env, args),
         Command::Verify(args) => verify::run(&env, args),
         Command::Run(args) => run::run(&env, args),
+        Command::Demo(args) => demo::run(&env, args),
     }
 }
 
