@@ -57,3 +57,49 @@ fn every_help_page_is_pinned_and_has_examples() {
         "help snapshots of commands that no longer exist: {stale:?}"
     );
 }
+
+/// The man page kept in doc/ is the one the binary generates: a changed command or flag
+/// fails here until `fleet completions man > doc/fleet.1` is run again.
+#[test]
+fn the_man_page_in_doc_is_the_binary_s_own() {
+    let env = Env::new();
+    let page = env.fleet(&env.path(), &["completions", "man"]).ok().stdout;
+    let kept = std::fs::read_to_string(
+        std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("doc/fleet.1"),
+    )
+    .unwrap();
+    assert_eq!(
+        kept, page,
+        "doc/fleet.1 is stale: run `cargo run -q -- completions man > doc/fleet.1`"
+    );
+    assert!(page.contains(".TH fleet 1"), "{page}");
+}
+
+/// Completions for every shell list every command, and bash's script parses.
+#[test]
+fn completions_name_every_command_and_bash_s_parses() {
+    let env = Env::new();
+    let top = env.fleet(&env.path(), &["--help"]).ok().stdout;
+    let commands = subcommands(&top);
+    for shell in ["bash", "zsh", "fish", "elvish", "powershell"] {
+        let script = env.fleet(&env.path(), &["completions", shell]).ok().stdout;
+        for command in &commands {
+            assert!(script.contains(command.as_str()), "{shell} lacks {command}");
+        }
+    }
+    let bash = env.path().join("fleet.bash");
+    let script = env.fleet(&env.path(), &["completions", "bash"]).ok().stdout;
+    std::fs::write(&bash, script).unwrap();
+    let parsed = std::process::Command::new("bash")
+        .arg("-n")
+        .arg(&bash)
+        .stdin(std::process::Stdio::piped())
+        .output()
+        .unwrap();
+    assert!(
+        parsed.status.success(),
+        "{}",
+        String::from_utf8_lossy(&parsed.stderr)
+    );
+    env.fleet(&env.path(), &["completions", "tcsh"]).code(2);
+}

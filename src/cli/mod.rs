@@ -9,14 +9,14 @@ use std::path::PathBuf;
 use clap::{Parser, Subcommand};
 
 use crate::commands::{
-    config, demo, doctor, gate, hook, hooks, init, land, lint, preflight, ready, recover, revert,
-    run, status, track, untrack, verify, watchdog, worktree,
+    completions, config, demo, doctor, gate, hook, hooks, init, land, lint, preflight, ready,
+    recover, revert, run, status, track, untrack, verify, watchdog, worktree,
 };
 
 #[derive(Debug, Parser)]
 #[command(
     name = "fleet",
-    version,
+    version = concat!(env!("CARGO_PKG_VERSION"), " (", env!("FLEET_COMMIT"), ")"),
     about = "Git-native worktrees, landing and merge gate for teams of coding agents",
     long_about = "fleet gives each agent its own git worktree and branch (nested repositories \
                   included), keeps the shared checkout out of reach, and lands finished work \
@@ -57,6 +57,7 @@ pub enum Command {
     Verify(verify::Args),
     Run(run::Args),
     Demo(demo::Args),
+    Completions(completions::Args),
 }
 
 /// Whether the command line asks for `--json`, looked at before (and whether or not)

@@ -2,6 +2,7 @@
 //! and JSON output, side by side. [`run`] dispatches a parsed command line; every
 //! command starts from one [`CommandEnv`].
 
+pub mod completions;
 pub mod config;
 pub mod demo;
 pub mod doctor;
@@ -57,6 +58,7 @@ pub fn run(cli: Cli) -> Result<u8> {
         Command::Verify(args) => verify::run(&env, args),
         Command::Run(args) => run::run(&env, args),
         Command::Demo(args) => demo::run(&env, args),
+        Command::Completions(args) => completions::run(&env, args),
     }
 }
 
