@@ -103,3 +103,78 @@ fn completions_name_every_command_and_bash_s_parses() {
     );
     env.fleet(&env.path(), &["completions", "tcsh"]).code(2);
 }
+
+/// Every command given `--json` prints exactly one JSON document on stdout, on failure
+/// too: walked from the binary's own command lists, each run outside any repository
+/// with its required arguments filled in, where all but a few fail.
+#[test]
+fn every_command_s_json_failure_is_one_json_document() {
+    let env = Env::new();
+    let nowhere = env.path().join("not-a-repository");
+    std::fs::create_dir(&nowhere).unwrap();
+    let mut todo: Vec<Vec<String>> = vec![vec![]];
+    let mut checked = 0;
+    while let Some(cmd) = todo.pop() {
+        let mut args: Vec<&str> = cmd.iter().map(String::as_str).collect();
+        args.push("--help");
+        let page = env.fleet(&env.path(), &args).ok().stdout;
+        let subs = subcommands(&page);
+        if !subs.is_empty() {
+            todo.extend(
+                subs.into_iter()
+                    .map(|sub| [cmd.clone(), vec![sub]].concat()),
+            );
+            continue;
+        }
+        // The hook entry point is git's, not a person's or a script's.
+        if cmd == ["hook"] || cmd == ["run"] {
+            continue;
+        }
+        let mut args: Vec<String> = cmd.clone();
+        args.push("--json".into());
+        args.extend(required_arguments(&page));
+        let args: Vec<&str> = args.iter().map(String::as_str).collect();
+        let run = env.fleet(&nowhere, &args);
+        let docs: Vec<serde_json::Value> = serde_json::Deserializer::from_str(&run.stdout)
+            .into_iter()
+            .collect::<Result<_, _>>()
+            .unwrap_or_else(|e| panic!("{args:?}: stdout is not JSON ({e}):\n{}", run.stdout));
+        // `watchdog` streams one line per checkout; everything else is one document.
+        assert!(
+            docs.len() == 1 || (cmd == ["watchdog"] && run.code == 0),
+            "{args:?}: {} JSON documents:\n{}",
+            docs.len(),
+            run.stdout
+        );
+        // A failure is an error document, or a check's own report saying it failed.
+        let error = &docs[0]["error"];
+        if run.code != 0 && docs[0]["ok"] != false {
+            assert!(error["message"].is_string(), "{args:?}: {}", run.stdout);
+            assert_eq!(error["exit_code"], run.code, "{args:?}");
+        }
+        checked += 1;
+    }
+    assert!(checked > 20, "only {checked} commands walked");
+}
+
+/// Values for a help page's required arguments (`<NAME>`, `-- <CMD>...`), from its
+/// `Usage:` line.
+fn required_arguments(page: &str) -> Vec<String> {
+    let usage = page
+        .lines()
+        .find_map(|l| l.strip_prefix("Usage: "))
+        .unwrap_or_default();
+    let mut out = Vec::new();
+    for word in usage.split_whitespace() {
+        if word == "--" {
+            out.push("--".into());
+        } else if word.starts_with('<') {
+            out.push(if out.last().is_some_and(|w| w == "--") {
+                "fleet-test-no-such-program".into()
+            } else {
+                "x".into()
+            });
+        }
+    }
+    out
+}
