@@ -79,6 +79,30 @@ fn errors_say_error_then_help() {
     insta::assert_snapshot!("error_bad_config", snap::run(&run));
 }
 
+/// On a terminal the tables get a header row; piped (every other test), they do not.
+#[test]
+fn tables_have_a_header_row_on_a_terminal_only() {
+    let env = Env::new();
+    let repo = env.gated_repo("true");
+    let wt = env.agent(&repo, "a");
+    env.commit_file(&wt, "a.txt", "a\n", "lane work");
+    env.fleet(&repo, &["track", "--ready", "a"]).ok();
+    for (args, header) in [
+        (&["status"][..], "LANE"),
+        (&["worktree", "list"][..], "WORKTREE"),
+    ] {
+        let piped = env.fleet(&repo, args).ok();
+        assert!(!piped.stdout.contains(header), "{}", piped.stdout);
+        let Some(shown) = env.fleet_on_a_terminal(&repo, args) else {
+            return;
+        };
+        let first = shown.stdout.lines().next().unwrap_or_default().to_string();
+        assert!(first.contains(header), "{args:?}: {}", shown.stdout);
+        assert!(first.contains("+AHD -BHD"), "{first}");
+        assert!(shown.stdout.contains("fleet/a"), "{}", shown.stdout);
+    }
+}
+
 /// `--json` covers errors too: the error in cargo's shape on stderr and one JSON
 /// document on stdout, for a refusal, a value fleet's own parser refused, and a command
 /// line clap rejects; `--json` after `--` belongs to the wrapped command.

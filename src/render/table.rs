@@ -6,7 +6,22 @@ use fleet::worktree::Listed;
 
 use super::{DIM, age, answer, paint};
 
+/// A header row, for a person at a terminal only: a script that reads the lines gets the
+/// same rows as before, and nothing to skip.
+fn header(text: &str) {
+    use std::io::IsTerminal;
+    if std::io::stdout().is_terminal() {
+        answer(&paint(DIM, text));
+    }
+}
+
 pub fn lanes(views: &[LaneView]) {
+    if !views.is_empty() {
+        header(&format!(
+            "{:<28} {:<10} {:<10} {}",
+            "LANE", "STATE", "+AHD -BHD", "GATE"
+        ));
+    }
     for v in views {
         let mut line = format!(
             "{:<28} {:<10} {}",
@@ -41,6 +56,12 @@ pub fn lanes(views: &[LaneView]) {
 }
 
 pub fn worktrees(list: &[Listed]) {
+    if !list.is_empty() {
+        header(&format!(
+            "{:<16} {:<24} {:<10} {:<7} {}",
+            "WORKTREE", "BRANCH", "+AHD -BHD", "STATE", "LAST COMMIT"
+        ));
+    }
     for wt in list {
         let line = format!(
             "{:<16} {:<24} {} {} {}",

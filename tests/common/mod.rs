@@ -166,6 +166,32 @@ impl Env {
         }
     }
 
+    /// fleet in `dir` on a terminal: util-linux `script` gives it a pseudo-terminal as
+    /// stdout (its own log of the session goes to a file here). `None`, after saying
+    /// SKIPPED, where `script` is missing.
+    pub fn fleet_on_a_terminal(&self, dir: &Path, args: &[&str]) -> Option<Run> {
+        if Command::new("script")
+            .arg("--version")
+            .stdin(Stdio::piped())
+            .output()
+            .is_err()
+        {
+            eprintln!("SKIPPED: util-linux `script` is not installed: no terminal to test on");
+            return None;
+        }
+        let mut line = vec![env!("CARGO_BIN_EXE_fleet").to_string()];
+        line.extend(
+            args.iter()
+                .map(|a| format!("'{}'", a.replace('\'', "'\\''"))),
+        );
+        let log = self.path().join("script.log");
+        let log = log.to_str().unwrap();
+        Some(
+            self.command("script", dir, &["-qec", &line.join(" "), log])
+                .run(),
+        )
+    }
+
     /// Run git, assert success, return trimmed stdout.
     pub fn git(&self, dir: &Path, args: &[&str]) -> String {
         self.git_cmd(dir, args).stdout()
