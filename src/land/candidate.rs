@@ -73,6 +73,12 @@ pub(crate) fn prepare(
         Mark::lane(lane, LaneState::Landed).record(ctx, queue)?;
         return Ok(Prepared::Done(Outcome::AlreadyLanded));
     }
+    if let Some(reason) = unwritable(repo, target, tip)? {
+        Mark::lane(lane, LaneState::Refused)
+            .detail(vec![reason.clone()])
+            .record(ctx, queue)?;
+        return Ok(Prepared::Done(Outcome::Refused { reason }));
+    }
     let commit = match build_candidate(repo, config.lanes.strategy, on, tip, lane, ctx.target())? {
         Merged::Clean(commit) => commit,
         Merged::Conflicts(_) if on != target => return Ok(Prepared::Deferred),
@@ -107,6 +113,34 @@ pub(crate) fn prepare(
         changed,
         commands,
     }))
+}
+
+/// Why the lane's commits cannot be built into a candidate, when one of them holds a
+/// name gix refuses to write or check out (an entry named `.git`, say): every commit
+/// the lane adds over `target` is looked at, since a rebase writes each one's tree.
+/// `None` when every name is fine.
+pub fn unwritable(repo: &Repo, target: ObjectId, tip: ObjectId) -> Result<Option<String>> {
+    for id in repo.commits_between(target, tip)? {
+        let commit = repo.commit_info(id)?;
+        let parent_tree = match commit.parents.first() {
+            Some(parent) => repo.tree_of(*parent)?,
+            None => repo.empty_tree(),
+        };
+        let refused = repo.refused_names(parent_tree, commit.tree)?;
+        if refused.is_empty() {
+            continue;
+        }
+        let names: Vec<String> = refused
+            .iter()
+            .map(|(path, why)| format!("`{path}` ({why})"))
+            .collect();
+        return Ok(Some(format!(
+            "commit {} holds a name git refuses to check out: {}; remove it from the lane's history (rewrite the branch) and mark it ready again",
+            id.to_hex_with_len(12),
+            names.join(", ")
+        )));
+    }
+    Ok(None)
 }
 
 /// The lane's tip where the queue is, or why there is none to land.

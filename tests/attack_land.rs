@@ -1,0 +1,146 @@
+//! Landing under attack (issue 13): a lane whose tree git or gix refuses to write or
+//! check out, a rebase that would drop what a lane did inside a merge commit, and
+//! SHA-256 repositories.
+
+use std::path::{Path, PathBuf};
+
+use crate::common::Env;
+use crate::common::assert::lane_states;
+
+/// Give lane `name`'s branch (its agent worktree `wt`) one more commit whose tree is
+/// the branch's own plus a blob entry named `.git`, made with plumbing (no porcelain
+/// writes such a tree). The worktree's index and files are left alone.
+fn commit_a_dot_git_entry(env: &Env, wt: &Path) -> String {
+    let blob = env
+        .git_cmd(wt, &["hash-object", "-w", "--stdin"])
+        .stdin("not a repository\n")
+        .stdout();
+    let listing = env.git(wt, &["ls-tree", "HEAD"]);
+    let tree = env
+        .git_cmd(wt, &["mktree"])
+        .stdin(&format!("{listing}\n100644 blob {blob}\t.git\n"))
+        .stdout();
+    let commit = env.git(
+        wt,
+        &[
+            "commit-tree",
+            &tree,
+            "-p",
+            "HEAD",
+            "-m",
+            "an entry named .git",
+        ],
+    );
+    env.git(wt, &["update-ref", "HEAD", &commit]);
+    commit
+}
+
+/// repo/ with an always-green gate and lanes l1 (an entry named `.git`), l2, l3
+/// (one plain file each), all ready, in that order. Returns the repo and main's tip.
+fn a_bad_lane_before_two_good_ones(env: &Env) -> (PathBuf, String) {
+    let repo = env.path().join("repo");
+    env.repo(
+        &repo,
+        "main",
+        &[
+            ("README", "r\n"),
+            ("fleet.toml", "[gate]\ncommands = [\"true\"]\n"),
+        ],
+    );
+    for i in 1..=3 {
+        let wt = env.agent(&repo, &format!("l{i}"));
+        env.commit_file(&wt, &format!("l{i}.txt"), "x\n", &format!("lane {i}"));
+        if i == 1 {
+            commit_a_dot_git_entry(env, &wt);
+        }
+        env.fleet(&repo, &["track", "--ready", &format!("l{i}")])
+            .ok();
+    }
+    let old = env.git(&repo, &["rev-parse", "main"]);
+    (repo, old)
+}
+
+/// After `land`: l1 refused and recorded so, l2 and l3 on main, main's tree free of
+/// the `.git` entry, the shared checkout clean.
+fn only_the_good_lanes_landed(env: &Env, repo: &Path, old: &str) {
+    let files = env.git(repo, &["ls-tree", "--name-only", "main"]);
+    assert!(
+        files.contains("l2.txt") && files.contains("l3.txt"),
+        "{files}"
+    );
+    assert!(
+        !files.contains("l1.txt") && !files.contains(".git"),
+        "{files}"
+    );
+    assert_eq!(
+        env.git(repo, &["merge-base", "--is-ancestor", old, "main"]),
+        ""
+    );
+    assert_eq!(
+        lane_states(env, repo),
+        vec![
+            ("fleet/l1".into(), "refused".into()),
+            ("fleet/l2".into(), "landed".into()),
+            ("fleet/l3".into(), "landed".into()),
+        ]
+    );
+    assert_eq!(env.git(repo, &["status", "--porcelain"]), "");
+}
+
+#[test]
+fn a_lane_whose_tree_cannot_be_written_is_refused_by_name_and_the_others_land() {
+    let env = Env::new();
+    let (repo, old) = a_bad_lane_before_two_good_ones(&env);
+    let run = env.fleet(&repo, &["land", "--all", "--yes"]).code(1);
+    assert!(
+        run.stderr.contains("fleet/l1") && run.stderr.contains(".git"),
+        "{}",
+        run.stderr
+    );
+    assert!(run.stderr.contains("landed fleet/l2"), "{}", run.stderr);
+    assert!(run.stderr.contains("landed fleet/l3"), "{}", run.stderr);
+    only_the_good_lanes_landed(&env, &repo, &old);
+    // The registry says why, as for a conflicting lane; --all leaves it alone now.
+    let status: serde_json::Value =
+        serde_json::from_str(&env.fleet(&repo, &["status", "--json"]).ok().stdout).unwrap();
+    let detail = status[0]["detail"].to_string();
+    assert!(detail.contains(".git"), "{detail}");
+    let again = env.fleet(&repo, &["land", "--all", "--yes"]).ok();
+    assert!(again.stderr.contains("nothing to land"), "{}", again.stderr);
+}
+
+#[test]
+fn a_lane_whose_tree_cannot_be_written_is_refused_in_a_batch_and_the_others_land() {
+    let env = Env::new();
+    let (repo, old) = a_bad_lane_before_two_good_ones(&env);
+    let run = env
+        .fleet(&repo, &["land", "--all", "--batch", "--yes", "--json"])
+        .code(1);
+    let v: serde_json::Value = serde_json::from_str(&run.stdout).unwrap();
+    let l1 = v["lanes"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|l| l["lane"] == "fleet/l1")
+        .unwrap_or_else(|| panic!("{}", run.stdout));
+    assert_eq!(l1["result"], "refused", "{}", run.stdout);
+    assert!(l1["reason"].to_string().contains(".git"), "{l1}");
+    only_the_good_lanes_landed(&env, &repo, &old);
+}
+
+#[test]
+fn a_single_lane_whose_tree_cannot_be_written_is_refused_with_the_reason() {
+    let env = Env::new();
+    let (repo, old) = a_bad_lane_before_two_good_ones(&env);
+    let run = env.fleet(&repo, &["land", "l1", "--yes", "--json"]).code(1);
+    let v: serde_json::Value = serde_json::from_str(&run.stdout).unwrap();
+    assert_eq!(v[0]["lane"], "fleet/l1", "{}", run.stdout);
+    assert_eq!(v[0]["result"], "refused", "{}", run.stdout);
+    assert!(
+        v[0]["reason"].to_string().contains(".git"),
+        "{}",
+        run.stdout
+    );
+    assert_eq!(env.git(&repo, &["rev-parse", "main"]), old);
+    assert_eq!(lane_states(&env, &repo)[0].1, "refused");
+}
