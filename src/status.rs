@@ -278,7 +278,7 @@ fn view(
         v.recorded_state = Some(lane.state);
         v.state = LaneState::Landed;
     }
-    if undone_by(lane, tip, facts.ahead, facts.changes_in) {
+    if undone_by(repo, lane, tip, target, facts.ahead, facts.changes_in)? {
         v.recorded_state = Some(lane.state);
         v.state = LaneState::Ready;
     }

@@ -144,3 +144,145 @@ fn a_single_lane_whose_tree_cannot_be_written_is_refused_with_the_reason() {
     assert_eq!(env.git(&repo, &["rev-parse", "main"]), old);
     assert_eq!(lane_states(&env, &repo)[0].1, "refused");
 }
+
+/// repo/ (gate always green, `fleet.toml` with `lanes` before the gate) and a ready
+/// lane `l1` whose history is: one plain commit (a.txt), then a merge of a side branch
+/// (s.txt) that also adds evil.txt, a change made in the merge commit alone. Main
+/// moves on (m.txt) so the lane must be rebuilt. Returns the repo, main's tip and the
+/// lane's tip.
+fn a_lane_with_an_evil_merge(env: &Env, lanes: &str) -> (PathBuf, String, String) {
+    let repo = env.path().join("repo");
+    env.repo(
+        &repo,
+        "main",
+        &[
+            ("README", "r\n"),
+            (
+                "fleet.toml",
+                &format!("{lanes}[gate]\ncommands = [\"true\"]\n"),
+            ),
+        ],
+    );
+    let wt = env.agent(&repo, "l1");
+    env.commit_file(&wt, "a.txt", "a\n", "lane work");
+    env.git(&wt, &["switch", "-q", "-c", "side", "main"]);
+    env.commit_file(&wt, "s.txt", "s\n", "side work");
+    env.git(&wt, &["switch", "-q", "fleet/l1"]);
+    env.git(&wt, &["merge", "-q", "--no-ff", "--no-commit", "side"]);
+    crate::common::write(&wt.join("evil.txt"), "made in the merge\n");
+    env.git(&wt, &["add", "evil.txt"]);
+    env.git(&wt, &["commit", "-q", "-m", "merge side, and more"]);
+    env.commit_file(&repo, "m.txt", "m\n", "main moves");
+    env.fleet(&repo, &["track", "--ready", "l1"]).ok();
+    let old = env.git(&repo, &["rev-parse", "main"]);
+    let tip = env.git(&repo, &["rev-parse", "fleet/l1"]);
+    (repo, old, tip)
+}
+
+#[test]
+fn a_rebase_landing_that_would_drop_a_merge_commits_changes_is_refused_and_status_agrees() {
+    let env = Env::new();
+    let (repo, old, tip) = a_lane_with_an_evil_merge(&env, "");
+    let run = env
+        .fleet(&repo, &["land", "--all", "--yes", "--json"])
+        .code(1);
+    let v: serde_json::Value = serde_json::from_str(&run.stdout).unwrap();
+    assert_eq!(v[0]["lane"], "fleet/l1", "{}", run.stdout);
+    assert_eq!(v[0]["result"], "refused", "{}", run.stdout);
+    assert!(
+        v[0]["reason"].to_string().contains("evil.txt"),
+        "{}",
+        run.stdout
+    );
+    // Nothing moved, nothing of the lane is lost: its branch still holds the merge.
+    assert_eq!(env.git(&repo, &["rev-parse", "main"]), old);
+    assert_eq!(env.git(&repo, &["rev-parse", "fleet/l1"]), tip);
+    assert_eq!(
+        env.git(&repo, &["show", "fleet/l1:evil.txt"]),
+        "made in the merge"
+    );
+    // status and land agree: refused, and --all does not take it again.
+    assert_eq!(
+        lane_states(&env, &repo),
+        vec![("fleet/l1".into(), "refused".into())]
+    );
+    let status = env.fleet(&repo, &["status"]).ok().stdout;
+    assert!(status.contains("evil.txt"), "{status}");
+    let again = env.fleet(&repo, &["land", "--all", "--yes"]).ok();
+    assert!(again.stderr.contains("nothing to land"), "{}", again.stderr);
+    // A batch refuses it just the same.
+    env.fleet(&repo, &["ready", "l1"]).ok();
+    let batch = env
+        .fleet(&repo, &["land", "--all", "--batch", "--yes", "--json"])
+        .code(1);
+    let v: serde_json::Value = serde_json::from_str(&batch.stdout).unwrap();
+    assert_eq!(v["lanes"][0]["result"], "refused", "{}", batch.stdout);
+    assert_eq!(env.git(&repo, &["rev-parse", "main"]), old);
+}
+
+#[test]
+fn a_lane_with_an_evil_merge_lands_whole_with_the_merge_strategy() {
+    let env = Env::new();
+    let (repo, old, tip) = a_lane_with_an_evil_merge(&env, "[lanes]\nstrategy = \"merge\"\n");
+    env.fleet(&repo, &["land", "--all", "--yes"]).ok();
+    assert_eq!(env.git(&repo, &["rev-parse", "main^1"]), old);
+    assert_eq!(env.git(&repo, &["rev-parse", "main^2"]), tip);
+    for file in ["a.txt", "s.txt", "evil.txt", "m.txt"] {
+        assert!(repo.join(file).exists(), "{file}");
+    }
+    assert_eq!(
+        lane_states(&env, &repo),
+        vec![("fleet/l1".into(), "landed".into())]
+    );
+}
+
+#[test]
+fn status_and_land_agree_on_a_landed_lane_whose_file_the_target_changed_since() {
+    let env = Env::new();
+    let repo = env.one_ready_lane_editing_readme();
+    // Main moves first, so the lane lands as a new commit (its branch is not merged).
+    env.commit_file(&repo, "other.txt", "o\n", "main moves");
+    env.fleet(&repo, &["land", "a", "--yes"]).ok();
+    assert_ne!(
+        env.git(&repo, &["rev-parse", "main"]),
+        env.git(&repo, &["rev-parse", "fleet/a"])
+    );
+    env.commit_file(
+        &repo,
+        "README",
+        "newer line\n",
+        "main edits the lane's file",
+    );
+    let main = env.git(&repo, &["rev-parse", "main"]);
+    let again = env.fleet(&repo, &["land", "--all", "--yes"]).ok();
+    assert!(again.stderr.contains("nothing to land"), "{}", again.stderr);
+    assert_eq!(env.git(&repo, &["rev-parse", "main"]), main);
+    assert_eq!(
+        lane_states(&env, &repo),
+        vec![("fleet/a".into(), "landed".into())]
+    );
+}
+
+#[test]
+fn a_lane_that_merged_the_target_in_without_changes_of_its_own_still_lands_by_rebase() {
+    let env = Env::new();
+    let repo = env.gated_repo("true");
+    let wt = env.agent(&repo, "a");
+    env.commit_file(&wt, "a.txt", "a\n", "lane work");
+    env.commit_file(&repo, "m1.txt", "1\n", "main moves");
+    env.git(&wt, &["merge", "-q", "--no-edit", "main"]);
+    env.commit_file(&repo, "m2.txt", "2\n", "main moves again");
+    env.fleet(&repo, &["track", "--ready", "a"]).ok();
+    let old = env.git(&repo, &["rev-parse", "main"]);
+    env.fleet(&repo, &["land", "a", "--yes"]).ok();
+    assert_eq!(env.git(&repo, &["rev-parse", "main~1"]), old);
+    assert_eq!(
+        env.git(&repo, &["rev-list", "--merges", "--count", "main"]),
+        "0"
+    );
+    assert_eq!(env.git(&repo, &["show", "main:a.txt"]), "a");
+    assert_eq!(
+        lane_states(&env, &repo),
+        vec![("fleet/a".into(), "landed".into())]
+    );
+}

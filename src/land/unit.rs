@@ -15,7 +15,7 @@ use std::path::{Path, PathBuf};
 
 use serde::{Deserialize, Serialize};
 
-use super::candidate::{Candidate, build_candidate, unwritable};
+use super::candidate::{Candidate, build_candidate, rebase_loses, unwritable};
 use super::publish::{checked_out, in_the_way, move_ref};
 use super::record::{Mark, TestingGuard, gate_record, put_back, record_red};
 use super::session::{Base, Lander, Verdict};
@@ -177,6 +177,9 @@ fn part(
         Merged::Clean(commit) => commit,
         Merged::Conflicts(files) => return Ok(Err(NoPart::Conflicts(files))),
     };
+    if let Some(reason) = rebase_loses(repo, config.lanes.strategy, base, tip, commit)? {
+        return Ok(Err(NoPart::Refused(reason)));
+    }
     let (base_tree, tree) = (repo.tree_of(base)?, repo.tree_of(commit)?);
     if tree == base_tree {
         return Ok(Ok(None));
