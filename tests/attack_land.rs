@@ -286,3 +286,86 @@ fn a_lane_that_merged_the_target_in_without_changes_of_its_own_still_lands_by_re
         vec![("fleet/a".into(), "landed".into())]
     );
 }
+
+/// A SHA-256 repository at `dir` (branch main) with one commit holding README.
+fn sha256_repo(env: &Env, dir: &Path) {
+    std::fs::create_dir_all(dir).unwrap();
+    env.git(dir, &["init", "-q", "-b", "main", "--object-format=sha256"]);
+    crate::common::write(&dir.join("README"), "sha256\n");
+    env.git(dir, &["add", "-A"]);
+    env.git(dir, &["commit", "-q", "-m", "initial"]);
+}
+
+#[test]
+fn a_sha256_repository_is_refused_as_unsupported_by_every_command() {
+    let env = Env::new();
+    let repo = env.path().join("repo");
+    sha256_repo(&env, &repo);
+    let head = env.git(&repo, &["rev-parse", "HEAD"]);
+    for args in [
+        &["status"][..],
+        &["init"],
+        &["worktree", "new", "x"],
+        &["land", "--all", "--yes"],
+    ] {
+        let run = env.fleet(&repo, args).code(3);
+        assert!(
+            run.stderr.contains("SHA-256")
+                && run.stderr.contains(repo.to_str().unwrap())
+                && run.stderr.contains("SHA-1 repositories only"),
+            "{args:?}: {}",
+            run.stderr
+        );
+        assert!(
+            !run.stderr.contains("not inside a git repository")
+                && !run.stderr.contains("no commits"),
+            "{args:?}: {}",
+            run.stderr
+        );
+    }
+    // Nothing was made: no branch, no worktree, no hook, no fleet.toml.
+    assert_eq!(env.git(&repo, &["rev-parse", "HEAD"]), head);
+    assert_eq!(
+        env.git(&repo, &["branch", "--format=%(refname)"]),
+        "refs/heads/main"
+    );
+    assert_eq!(env.git(&repo, &["worktree", "list"]).lines().count(), 1);
+    assert!(!repo.join(".git/hooks/pre-commit").exists());
+    assert!(!repo.join("fleet.toml").exists());
+}
+
+#[test]
+fn a_nested_sha256_repository_leaves_the_outer_project_guarded_and_is_named() {
+    let env = Env::new();
+    let outer = env.path().join("outer");
+    env.repo(
+        &outer,
+        "main",
+        &[("README", "outer\n"), (".gitignore", "cockpit/\n")],
+    );
+    sha256_repo(&env, &outer.join("cockpit"));
+    env.fleet(&outer, &["init"]).ok();
+    let main = env.git(&outer, &["rev-parse", "main"]);
+    // The outer shared checkout's guard still refuses a commit there.
+    crate::common::write(&outer.join("README"), "edited in the shared checkout\n");
+    let commit = env
+        .git_cmd(&outer, &["commit", "-q", "-am", "in the shared checkout"])
+        .run();
+    assert_ne!(commit.code, 0, "{}", commit.stderr);
+    assert!(commit.stderr.contains("fleet guard"), "{}", commit.stderr);
+    assert_eq!(env.git(&outer, &["rev-parse", "main"]), main);
+    // status names the nested repository as unsupported, and works for the rest.
+    let status = env.fleet(&outer, &["status"]).ok();
+    let cockpit = outer.join("cockpit");
+    assert!(
+        status.stderr.contains(cockpit.to_str().unwrap())
+            && status.stderr.contains("SHA-256")
+            && status.stderr.contains("not support"),
+        "{}",
+        status.stderr
+    );
+    // An agent worktree of the outer project is still made, without a copy of it.
+    let wt = env.agent(&outer, "a");
+    assert!(wt.join("README").exists());
+    assert!(!wt.join("cockpit").exists());
+}
