@@ -26,8 +26,9 @@ pub struct Context {
     /// The checkout of a repository that holds this project's shared checkout, which
     /// fleet did not climb to (see `enclosing_checkout`): this project stands alone in it.
     pub inside_unmanaged: Option<PathBuf>,
-    /// The nested repositories, found once per run (a walk of the shared checkout).
-    nested: std::cell::OnceCell<Vec<crate::nested::Nested>>,
+    /// The nested repositories, found once per run (a walk of the shared checkout),
+    /// and what that walk warned about.
+    nested: std::cell::OnceCell<(Vec<crate::nested::Nested>, Vec<String>)>,
 }
 
 impl Context {
@@ -90,8 +91,18 @@ impl Context {
     /// The nested repositories under the shared checkout (parents first), found on the
     /// first call of this run and remembered: landing many lanes walks the checkout once.
     pub fn nested_repos(&self) -> &[crate::nested::Nested] {
+        &self.nested_walk().0
+    }
+
+    /// What finding the nested repositories warned about (one fleet cannot support, a
+    /// listed one that is missing): for commands to pass on.
+    pub fn nested_warnings(&self) -> &[String] {
+        &self.nested_walk().1
+    }
+
+    fn nested_walk(&self) -> &(Vec<crate::nested::Nested>, Vec<String>) {
         self.nested
-            .get_or_init(|| self.discover_nested(&self.worktree_root()).0)
+            .get_or_init(|| self.discover_nested(&self.worktree_root()))
     }
 
     /// Walk the shared checkout for nested repositories (the `[worktrees] nested` ones

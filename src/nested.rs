@@ -44,6 +44,8 @@ pub fn discover(shared: &Path, listed: &[PathBuf], skip: &Path) -> (Vec<Nested>,
                 "[worktrees] nested lists `{}`, which is a symlink; skipped (a worktree cannot stand in for a link)",
                 rel.display()
             ));
+        } else if let Some(format) = git::unsupported_format(&abs) {
+            warnings.push(unsupported(&abs, &format));
         } else if abs.join(".git").exists() {
             let depth = found.iter().filter(|n| rel.starts_with(&n.rel)).count() + 1;
             found.insert(Nested {
@@ -61,6 +63,16 @@ pub fn discover(shared: &Path, listed: &[PathBuf], skip: &Path) -> (Vec<Nested>,
     let mut list: Vec<Nested> = found.into_iter().collect();
     list.sort_by(|a, b| a.depth.cmp(&b.depth).then(a.rel.cmp(&b.rel)));
     (list, warnings)
+}
+
+/// The warning for a nested repository fleet cannot open (a SHA-256 one): left out, so
+/// the rest of the project is still guarded and landed, and said plainly.
+fn unsupported(path: &Path, format: &str) -> String {
+    format!(
+        "{} is a {} repository, which fleet does not support (SHA-1 only): it is not guarded, its lanes do not land, and agents get no copy of it",
+        path.display(),
+        git::format_name(format)
+    )
 }
 
 /// One walk of a shared checkout for nested repositories.
@@ -93,6 +105,10 @@ impl Walk<'_> {
                 }
                 DotGit::Repository => {
                     if submodules.contains(&path) {
+                        continue;
+                    }
+                    if let Some(format) = git::unsupported_format(&path) {
+                        self.warnings.push(unsupported(&path, &format));
                         continue;
                     }
                     let rel = path

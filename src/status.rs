@@ -174,10 +174,16 @@ impl Memo {
 }
 
 fn full_merge(repo: &Repo, tip: ObjectId, target: ObjectId) -> Result<Vec<String>> {
-    Ok(match repo.merge_commits(target, tip, false)? {
-        Merged::Conflicts(paths) => paths,
-        Merged::Clean(_) => Vec::new(),
-    })
+    match repo.merge_commits(target, tip, false) {
+        Ok(Merged::Conflicts(paths)) => Ok(paths),
+        Ok(Merged::Clean(_)) => Ok(Vec::new()),
+        // A merged tree gix will not write (a lane's entry named `.git`): those names
+        // are what stops the lane, as `fleet land` says.
+        Err(e) => match crate::land::unwritable(repo, target, tip)? {
+            Some(_) => Ok(vec!["(a name git refuses to check out)".into()]),
+            None => Err(e),
+        },
+    }
 }
 
 /// One side of a merge: the paths it changed since the merge base, and the folders it
@@ -272,7 +278,7 @@ fn view(
         v.recorded_state = Some(lane.state);
         v.state = LaneState::Landed;
     }
-    if undone_by(lane, tip, facts.ahead, facts.changes_in) {
+    if undone_by(repo, lane, tip, target, facts.ahead, facts.changes_in)? {
         v.recorded_state = Some(lane.state);
         v.state = LaneState::Ready;
     }

@@ -21,6 +21,9 @@ pub struct Args {
 
 pub fn run(env: &CommandEnv, args: Args) -> Result<u8> {
     let (ctx, queue) = env.refreshed_queue(&args.queue)?;
+    for warning in ctx.nested_warnings() {
+        render::warn(warning);
+    }
     let views = fleet::status::lanes(&ctx, &queue)?;
     if args.out.json {
         render::json(&views);

@@ -70,6 +70,14 @@ impl Repo {
         };
         let found = gix::ThreadSafeRepository::discover_opts(path, Default::default(), trust);
         let inner = found.map(|r| prepared(r.into())).map_err(|e| {
+            // gix found no repository it can open; git may still see one (SHA-256).
+            if let Ok((found, _)) = gix::discover::upwards(path) {
+                let (git_dir, workdir) = found.into_repository_and_work_tree_directories();
+                let at = workdir.unwrap_or_else(|| git_dir.clone());
+                if let Some(error) = unsupported_repository(&git_dir, &at) {
+                    return error;
+                }
+            }
             Error::refused(format!(
                 "{} is not inside a git repository ({e})",
                 path.display()
@@ -94,9 +102,17 @@ impl Repo {
 
     /// Open the repository whose worktree or git dir is exactly `path`.
     pub fn open(path: &Path) -> Result<Repo> {
-        let inner = gix::open_opts(path, open_options(gix::sec::Trust::Full))
-            .map(prepared)
-            .context(|| format!("cannot open the repository at {}", path.display()))?;
+        let opened = gix::open_opts(path, open_options(gix::sec::Trust::Full)).map(prepared);
+        let inner = match opened {
+            Ok(inner) => inner,
+            Err(e) => {
+                if let Some(error) = unsupported_repository(&git_dir_at(path), path) {
+                    return Err(error);
+                }
+                return Err(e)
+                    .context(|| format!("cannot open the repository at {}", path.display()));
+            }
+        };
         Ok(Repo { inner })
     }
 
@@ -229,6 +245,64 @@ impl Repo {
     /// Does this repository know a remote by this name (or URL)?
     pub fn has_remote(&self, name: &str) -> bool {
         self.inner.find_remote(name).is_ok()
+    }
+}
+
+/// The object format of the repository checked out (or whose git dir is) at `path`,
+/// when it is not SHA-1, the only one fleet supports: `sha256` for a repository made by
+/// `git init --object-format=sha256`. `None` for SHA-1, and for anything that is not a
+/// readable repository. Read from the repository's own config file, since gix (built for
+/// SHA-1 alone) cannot open such a repository at all.
+pub fn unsupported_format(path: &Path) -> Option<String> {
+    object_format(&git_dir_at(path)).filter(|format| format != "sha1")
+}
+
+/// The git dir of the checkout at `path` (its `.git` folder, or the one its `.git`
+/// file names), or `path` itself when it is a git dir.
+fn git_dir_at(path: &Path) -> PathBuf {
+    let dot_git = path.join(".git");
+    if dot_git.is_dir() {
+        return dot_git;
+    }
+    worktrees::gitdir_link(path).unwrap_or_else(|| path.to_path_buf())
+}
+
+/// `extensions.objectFormat` of the repository whose git dir is `git_dir` (lower
+/// case; `sha1` when unset), `None` when its config cannot be read.
+fn object_format(git_dir: &Path) -> Option<String> {
+    let common = match std::fs::read_to_string(git_dir.join("commondir")) {
+        Ok(text) => git_dir.join(text.trim_end()),
+        Err(_) => git_dir.to_path_buf(),
+    };
+    let config =
+        gix::config::File::from_path_no_includes(common.join("config"), gix::config::Source::Local)
+            .ok()?;
+    Some(
+        config
+            .string("extensions.objectFormat")
+            .map_or_else(|| "sha1".to_string(), |f| f.to_str_lossy().to_lowercase()),
+    )
+}
+
+/// The error for a repository fleet cannot work with, at `at` (its checkout, else its
+/// git dir): an environment problem (exit 3) that names it and the reason.
+fn unsupported_repository(git_dir: &Path, at: &Path) -> Option<Error> {
+    let format = object_format(git_dir).filter(|format| format != "sha1")?;
+    Some(
+        Error::env(format!(
+            "{} is a {} repository (extensions.objectFormat = {format}): fleet supports SHA-1 repositories only",
+            at.display(),
+            format_name(&format)
+        ))
+        .with_help("use fleet in a SHA-1 repository (the default of `git init`); a SHA-256 one cannot be converted in place"),
+    )
+}
+
+/// How people write an object format's name: `SHA-256` for `sha256`.
+pub fn format_name(format: &str) -> String {
+    match format {
+        "sha256" => "SHA-256".into(),
+        other => other.to_uppercase(),
     }
 }
 

@@ -289,6 +289,81 @@ impl Repo {
         Ok(())
     }
 
+    /// The entries of `new` that differ from `old` and whose name gix refuses to write
+    /// into a tree or check out (`.git` in any case or disguise, `..`, a symlinked
+    /// `.gitmodules`, and what `core.protectNTFS`/`core.protectHFS` add), each as
+    /// (path, why), in tree order. Folders that differ are searched; a refused folder
+    /// is reported once, not its contents.
+    pub fn refused_names(&self, old: ObjectId, new: ObjectId) -> Result<Vec<(String, String)>> {
+        let options = self.name_protection();
+        let mut out = Vec::new();
+        self.refused_names_into(Some(old), new, String::new(), options, &mut out)?;
+        Ok(out)
+    }
+
+    /// What gix checks names against when it writes a tree (its editor) or a checkout:
+    /// `.git` and friends always, Windows and NTFS or HFS tricks as the config says
+    /// (gix's own defaults: NTFS protection on everywhere, HFS on macOS).
+    fn name_protection(&self) -> gix::validate::path::component::Options {
+        let config = self.inner.config_snapshot();
+        let flag = |key: &str, default: bool| config.boolean(key).unwrap_or(default);
+        gix::validate::path::component::Options {
+            protect_windows: flag("gitoxide.core.protectWindows", cfg!(windows)),
+            protect_hfs: flag("core.protectHFS", cfg!(target_os = "macos")),
+            protect_ntfs: flag("core.protectNTFS", true),
+        }
+    }
+
+    fn refused_names_into(
+        &self,
+        old: Option<ObjectId>,
+        new: ObjectId,
+        prefix: String,
+        options: gix::validate::path::component::Options,
+        out: &mut Vec<(String, String)>,
+    ) -> Result<()> {
+        if old == Some(new) {
+            return Ok(());
+        }
+        let read = |id: ObjectId| -> Result<Vec<(Vec<u8>, gix::objs::tree::EntryMode, ObjectId)>> {
+            let what = || format!("cannot read tree {id}");
+            let tree = self.inner.find_tree(id).context(what)?;
+            let decoded = tree.decode().context(what)?;
+            Ok(decoded
+                .entries
+                .iter()
+                .map(|e| (e.filename.to_vec(), e.mode, e.oid.to_owned()))
+                .collect())
+        };
+        let before: std::collections::HashMap<Vec<u8>, (gix::objs::tree::EntryMode, ObjectId)> =
+            match old {
+                Some(old) => read(old)?
+                    .into_iter()
+                    .map(|(name, mode, id)| (name, (mode, id)))
+                    .collect(),
+                None => Default::default(),
+            };
+        for (name, mode, id) in read(new)? {
+            let was = before.get(&name).copied();
+            if was == Some((mode, id)) {
+                continue;
+            }
+            let path = format!("{prefix}{}", name.to_str_lossy());
+            let link = mode
+                .is_link()
+                .then_some(gix::validate::path::component::Mode::Symlink);
+            if let Err(why) = gix::validate::path::component(name.as_bstr(), link, options) {
+                out.push((path, why.to_string()));
+                continue;
+            }
+            if mode.is_tree() {
+                let old_tree = was.filter(|(m, _)| m.is_tree()).map(|(_, id)| id);
+                self.refused_names_into(old_tree, id, format!("{path}/"), options, out)?;
+            }
+        }
+        Ok(())
+    }
+
     /// The empty tree's id (written to the object database, as git assumes it is there).
     pub fn empty_tree(&self) -> ObjectId {
         self.inner.empty_tree().id

@@ -73,6 +73,12 @@ pub(crate) fn prepare(
         Mark::lane(lane, LaneState::Landed).record(ctx, queue)?;
         return Ok(Prepared::Done(Outcome::AlreadyLanded));
     }
+    if let Some(reason) = unwritable(repo, target, tip)? {
+        Mark::lane(lane, LaneState::Refused)
+            .detail(vec![reason.clone()])
+            .record(ctx, queue)?;
+        return Ok(Prepared::Done(Outcome::Refused { reason }));
+    }
     let commit = match build_candidate(repo, config.lanes.strategy, on, tip, lane, ctx.target())? {
         Merged::Clean(commit) => commit,
         Merged::Conflicts(_) if on != target => return Ok(Prepared::Deferred),
@@ -83,6 +89,12 @@ pub(crate) fn prepare(
             return Ok(Prepared::Done(Outcome::Conflicted { files }));
         }
     };
+    if let Some(reason) = rebase_loses(repo, config.lanes.strategy, on, tip, commit)? {
+        Mark::lane(lane, LaneState::Refused)
+            .detail(vec![reason.clone()])
+            .record(ctx, queue)?;
+        return Ok(Prepared::Done(Outcome::Refused { reason }));
+    }
     let on_tree = repo.tree_of(on)?;
     let tree = repo.tree_of(commit)?;
     if tree == on_tree {
@@ -107,6 +119,34 @@ pub(crate) fn prepare(
         changed,
         commands,
     }))
+}
+
+/// Why the lane's commits cannot be built into a candidate, when one of them holds a
+/// name gix refuses to write or check out (an entry named `.git`, say): every commit
+/// the lane adds over `target` is looked at, since a rebase writes each one's tree.
+/// `None` when every name is fine.
+pub fn unwritable(repo: &Repo, target: ObjectId, tip: ObjectId) -> Result<Option<String>> {
+    for id in repo.commits_between(target, tip)? {
+        let commit = repo.commit_info(id)?;
+        let parent_tree = match commit.parents.first() {
+            Some(parent) => repo.tree_of(*parent)?,
+            None => repo.empty_tree(),
+        };
+        let refused = repo.refused_names(parent_tree, commit.tree)?;
+        if refused.is_empty() {
+            continue;
+        }
+        let names: Vec<String> = refused
+            .iter()
+            .map(|(path, why)| format!("`{path}` ({why})"))
+            .collect();
+        return Ok(Some(format!(
+            "commit {} holds a name git refuses to check out: {}; remove it from the lane's history (rewrite the branch) and mark it ready again",
+            id.to_hex_with_len(12),
+            names.join(", ")
+        )));
+    }
+    Ok(None)
 }
 
 /// The lane's tip where the queue is, or why there is none to land.
@@ -209,6 +249,56 @@ fn rebase(repo: &Repo, base: ObjectId, tip: ObjectId) -> Result<Merged> {
         head = repo.commit_tree_as_author(&commit.author, &commit.message, tree, &[head])?;
     }
     Ok(Merged::Clean(head))
+}
+
+/// Why `candidate`, the lane's commits replayed onto `on`, cannot stand for the lane:
+/// a rebase skips merge commits, so what a lane did in one (an evil merge, a conflict
+/// it resolved) would be lost while the lane is reported landed. When the lane has a
+/// merge among its commits, the replayed tree must equal what merging the lane gives;
+/// otherwise the paths that differ are named. `None` for other strategies (they keep
+/// the lane's whole tree) and for lanes without merges (every commit is replayed).
+pub(crate) fn rebase_loses(
+    repo: &Repo,
+    strategy: Strategy,
+    on: ObjectId,
+    tip: ObjectId,
+    candidate: ObjectId,
+) -> Result<Option<String>> {
+    if strategy != Strategy::Rebase {
+        return Ok(None);
+    }
+    let mut merges = Vec::new();
+    for id in repo.commits_between(on, tip)? {
+        if repo.commit_info(id)?.parents.len() > 1 {
+            merges.push(id.to_hex_with_len(12).to_string());
+        }
+    }
+    if merges.is_empty() {
+        return Ok(None);
+    }
+    let fix = "land it with `strategy = \"merge\"` (or \"squash\") in fleet.toml's [lanes], or rebase the branch yourself so those changes are in ordinary commits, then `fleet ready` it";
+    let lost = match merge_or_unrelated(repo, on, tip)? {
+        Merged::Clean(tree) => {
+            let replayed = repo.tree_of(candidate)?;
+            if tree == replayed {
+                return Ok(None);
+            }
+            let paths: Vec<String> = repo
+                .changed_paths(replayed, tree)?
+                .into_iter()
+                .map(|c| c.path)
+                .collect();
+            format!("would lose changes in {}", paths.join(", "))
+        }
+        Merged::Conflicts(files) => format!(
+            "cannot be checked: merging the lane conflicts in {}",
+            files.join(", ")
+        ),
+    };
+    Ok(Some(format!(
+        "a rebase replays only the lane's own commits and skips its merge commit(s) {}, so landing it by rebase {lost}; {fix}",
+        merges.join(", ")
+    )))
 }
 
 /// Merge `tip` into `base`; histories with no common ancestor are reported as a

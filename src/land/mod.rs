@@ -39,6 +39,7 @@ mod single;
 mod summary;
 mod unit;
 
+pub use candidate::unwritable;
 pub use revert::revert;
 
 /// How often a lane is rebuilt on a target that moved during its gate run.

@@ -15,7 +15,7 @@ use std::path::{Path, PathBuf};
 
 use serde::{Deserialize, Serialize};
 
-use super::candidate::{Candidate, build_candidate};
+use super::candidate::{Candidate, build_candidate, rebase_loses, unwritable};
 use super::publish::{checked_out, in_the_way, move_ref};
 use super::record::{Mark, TestingGuard, gate_record, put_back, record_red};
 use super::session::{Base, Lander, Verdict};
@@ -88,13 +88,20 @@ pub(crate) fn states(
         let part = match lane {
             Some(lane) => match part(&repo, lane, &target, base, config)? {
                 Ok(part) => part,
-                Err(files) => {
+                Err(NoPart::Conflicts(files)) => {
                     let files: Vec<String> =
                         files.iter().map(|f| format!("{rel_text}/{f}")).collect();
                     Mark::lane(lane, LaneState::Conflicted)
                         .detail(files.clone())
                         .record(ctx, lander.queue)?;
                     return Ok(Err(Outcome::Conflicted { files }));
+                }
+                Err(NoPart::Refused(reason)) => {
+                    let reason = format!("in nested repository {rel_text}: {reason}");
+                    Mark::lane(lane, LaneState::Refused)
+                        .detail(vec![reason.clone()])
+                        .record(ctx, lander.queue)?;
+                    return Ok(Err(Outcome::Refused { reason }));
                 }
             },
             None => None,
@@ -140,25 +147,39 @@ pub(crate) fn spans(nested: &[NestedState], lane: &str) -> Result<bool> {
     Ok(false)
 }
 
+/// Why a lane's work in a nested repository cannot be built there.
+enum NoPart {
+    /// Paths that conflict with that repository's target.
+    Conflicts(Vec<String>),
+    /// A reason of the lane's own (see [`unwritable`]).
+    Refused(String),
+}
+
 /// The lane's part in one nested repository: `Ok(None)` when its branch is not there
-/// or adds nothing the target lacks, `Err(files)` on a conflict.
+/// or adds nothing the target lacks.
 fn part(
     repo: &Repo,
     lane: &str,
     target: &str,
     base: ObjectId,
     config: &Config,
-) -> Result<std::result::Result<Option<Candidate>, Vec<String>>> {
+) -> Result<std::result::Result<Option<Candidate>, NoPart>> {
     let Some(tip) = repo.branch_tip(lane)? else {
         return Ok(Ok(None));
     };
     if repo.count_exclusive(tip, base)? == 0 || repo.changes_already_in(tip, base)? {
         return Ok(Ok(None));
     }
+    if let Some(reason) = unwritable(repo, base, tip)? {
+        return Ok(Err(NoPart::Refused(reason)));
+    }
     let commit = match build_candidate(repo, config.lanes.strategy, base, tip, lane, target)? {
         Merged::Clean(commit) => commit,
-        Merged::Conflicts(files) => return Ok(Err(files)),
+        Merged::Conflicts(files) => return Ok(Err(NoPart::Conflicts(files))),
     };
+    if let Some(reason) = rebase_loses(repo, config.lanes.strategy, base, tip, commit)? {
+        return Ok(Err(NoPart::Refused(reason)));
+    }
     let (base_tree, tree) = (repo.tree_of(base)?, repo.tree_of(commit)?);
     if tree == base_tree {
         return Ok(Ok(None));

@@ -51,25 +51,40 @@ pub(crate) fn landed_by(lane: &Lane, tip: ObjectId, ahead: usize, changes_in: bo
 /// target (someone rewound it): it lands again. Cheap when the landed commit is still
 /// in the target's history, which is the usual case.
 pub fn landing_undone(repo: &Repo, lane: &Lane, tip: ObjectId, target: ObjectId) -> Result<bool> {
-    if !recorded_landed_at(lane, tip) {
-        return Ok(false);
-    }
-    if let Some(landed_as) = lane.landed_as
-        && repo.has_object(landed_as)
-        && repo.merge_base(landed_as, target)? == Some(landed_as)
-    {
+    if !recorded_landed_at(lane, tip) || landed_commit_in(repo, lane, target)? {
         return Ok(false);
     }
     let ahead = repo.count_exclusive(tip, target)?;
     let changes_in = ahead > 0 && changes_in(repo, tip, target)?;
-    Ok(undone_by(lane, tip, ahead, changes_in))
+    Ok(ahead > 0 && !changes_in)
 }
 
-/// [`landing_undone`] from facts already computed: recorded as landed with this very
-/// tip, yet its changes are not in the target (the target was rewound past its landing),
-/// so it is ready to land again.
-pub(crate) fn undone_by(lane: &Lane, tip: ObjectId, ahead: usize, changes_in: bool) -> bool {
-    recorded_landed_at(lane, tip) && ahead > 0 && !changes_in
+/// [`landing_undone`] from facts already computed (`ahead`, `changes_in`), for
+/// `fleet status`: the same rule, so status never calls ready a lane `land --all` will
+/// not take. A landed lane whose files the target changed again since is not undone
+/// (its landing commit is still in the target's history).
+pub(crate) fn undone_by(
+    repo: &Repo,
+    lane: &Lane,
+    tip: ObjectId,
+    target: ObjectId,
+    ahead: usize,
+    changes_in: bool,
+) -> Result<bool> {
+    if !(recorded_landed_at(lane, tip) && ahead > 0 && !changes_in) {
+        return Ok(false);
+    }
+    Ok(!landed_commit_in(repo, lane, target)?)
+}
+
+/// The commit the lane landed as is still in the target's history.
+fn landed_commit_in(repo: &Repo, lane: &Lane, target: ObjectId) -> Result<bool> {
+    Ok(match lane.landed_as {
+        Some(landed_as) if repo.has_object(landed_as) => {
+            repo.merge_base(landed_as, target)? == Some(landed_as)
+        }
+        _ => false,
+    })
 }
 
 /// The registry says the lane landed, and its branch has not moved since.

@@ -57,6 +57,9 @@ lane_states! {
     Conflicted = "conflicted",
     /// Touches protected paths or adds a forbidden marker.
     Blocked = "blocked",
+    /// Cannot land as it is, for a reason of its own the detail names (a tree git
+    /// cannot check out, a rebase that would lose changes); `fleet ready` after a fix.
+    Refused = "refused",
 }
 
 /// The worker's own test run, attached by `fleet ready`.
