@@ -40,6 +40,8 @@ pub enum HookState {
     Chained,
     /// Ours, but written by another fleet version or naming a binary that is gone.
     Stale,
+    /// Ours, but without its run bit: git skips a hook it cannot execute.
+    Disabled,
     /// Not there, or another hook stands where ours should be.
     Missing,
 }
@@ -200,7 +202,7 @@ fn install_hook(dir: &Path, hook: &str, fleet: &Path) -> Result<HookReport> {
         } else {
             HookState::Installed
         };
-        if std::fs::read_to_string(&path).is_ok_and(|t| t == text) {
+        if std::fs::read_to_string(&path).is_ok_and(|t| t == text) && is_executable(&path) {
             return Ok(HookReport {
                 name: hook.into(),
                 state,
@@ -312,6 +314,11 @@ fn hook_status(dir: &Path, hook: &str) -> HookReport {
         (
             HookState::Missing,
             "another hook stands there; `fleet hooks install` chains it".to_string(),
+        )
+    } else if !is_executable(&path) {
+        (
+            HookState::Disabled,
+            "not executable, so git skips it; `fleet hooks install` sets its run bit".into(),
         )
     } else {
         match recorded_binary(&path) {

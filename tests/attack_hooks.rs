@@ -1,0 +1,176 @@
+//! The guard's hooks under attack (issue 13): a hook that lost its run bit, a hook
+//! slot holding a folder or a link, a global or relative `core.hooksPath`, a repository
+//! on `master`. Each test asserts the repository's state afterwards, not only codes.
+
+use std::collections::BTreeMap;
+use std::os::unix::fs::PermissionsExt;
+use std::path::{Path, PathBuf};
+
+use crate::common::{Env, write};
+
+fn doctor(env: &Env, repo: &Path) -> (i32, serde_json::Value) {
+    let run = env.fleet(repo, &["doctor", "--json"]);
+    let all = serde_json::from_str(&run.stdout)
+        .unwrap_or_else(|e| panic!("{e}: {}\n{}", run.stdout, run.stderr));
+    (run.code, all)
+}
+
+fn check<'a>(all: &'a serde_json::Value, name: &str) -> &'a serde_json::Value {
+    all.as_array()
+        .unwrap()
+        .iter()
+        .find(|c| c["name"] == name)
+        .unwrap_or_else(|| panic!("no check {name}: {all:#}"))
+}
+
+/// Every file under `dir` (not following links), by path: its kind, mode and contents
+/// (a link's target).
+fn tree(dir: &Path) -> BTreeMap<String, String> {
+    let mut out = BTreeMap::new();
+    walk(dir, dir, &mut out, &|_| false);
+    out
+}
+
+fn walk(root: &Path, dir: &Path, out: &mut BTreeMap<String, String>, skip: &dyn Fn(&str) -> bool) {
+    let Ok(entries) = std::fs::read_dir(dir) else {
+        return;
+    };
+    for entry in entries.flatten() {
+        let path = entry.path();
+        let rel = path.strip_prefix(root).unwrap().display().to_string();
+        if skip(&rel) {
+            continue;
+        }
+        let meta = std::fs::symlink_metadata(&path).unwrap();
+        let mode = meta.permissions().mode() & 0o7777;
+        let what = if meta.file_type().is_symlink() {
+            format!("link -> {}", std::fs::read_link(&path).unwrap().display())
+        } else if meta.is_dir() {
+            walk(root, &path, out, skip);
+            format!("dir {mode:o}")
+        } else {
+            format!(
+                "file {mode:o} {}",
+                String::from_utf8_lossy(&std::fs::read(&path).unwrap())
+            )
+        };
+        out.insert(rel, what);
+    }
+}
+
+/// What a probe must leave alone: every ref and its value, every reflog, the worktree
+/// records, the objects, the names of everything in the git dir (fleet's own log
+/// aside), and the checkout's files, index and status.
+fn repo_state(env: &Env, repo: &Path) -> String {
+    let git = repo.join(".git");
+    let refs = env.git(repo, &["for-each-ref", "--format=%(refname) %(objectname)"]);
+    let worktrees = env.git(repo, &["worktree", "list", "--porcelain"]);
+    let objects = env.git(repo, &["count-objects", "-v"]);
+    let mut names = BTreeMap::new();
+    walk(&git, &git, &mut names, &|rel| {
+        rel == "index" || rel == "fleet/guard.log" || rel.starts_with("objects/")
+    });
+    let names: Vec<&String> = names.keys().collect();
+    let logs = tree(&git.join("logs"));
+    format!(
+        "{refs}\n{worktrees}\n{objects}\n{names:#?}\n{logs:#?}\n{}",
+        env.snapshot(repo)
+    )
+}
+
+fn set_mode(path: &Path, mode: u32) {
+    std::fs::set_permissions(path, std::fs::Permissions::from_mode(mode)).unwrap();
+}
+
+/// A guarded repository with an agent worktree holding a commit, a local edit and an
+/// untracked file in the shared checkout.
+fn guarded(env: &Env) -> (PathBuf, PathBuf) {
+    let repo = env.path().join("repo");
+    env.repo(
+        &repo,
+        "main",
+        &[
+            ("a.txt", "one\n"),
+            ("fleet.toml", "[gate]\ncommands = [\"true\"]\n"),
+        ],
+    );
+    env.fleet(&repo, &["init"]).ok();
+    let wt = env.agent(&repo, "a");
+    env.commit_file(&wt, "work.txt", "w\n", "agent work");
+    write(&repo.join("a.txt"), "one\nlocal edit\n");
+    write(&repo.join("untracked.txt"), "mine\n");
+    (repo, wt)
+}
+
+#[test]
+fn doctor_fails_naming_a_guard_hook_without_its_run_bit_and_its_probes_leave_no_trace() {
+    let env = Env::new();
+    let (repo, _wt) = guarded(&env);
+    let before = repo_state(&env, &repo);
+    let (code, all) = doctor(&env, &repo);
+    assert_eq!(code, 0, "{all:#}");
+    let fires = check(&all, "guard-fires");
+    assert_eq!(fires["verdict"], "ok", "{all:#}");
+    for path in ["--no-verify commit", "switch", "update-ref refs/heads/main"] {
+        assert!(
+            fires["detail"].as_str().unwrap().contains(path),
+            "the probe does not try {path}: {fires:#}"
+        );
+    }
+    assert_eq!(
+        repo_state(&env, &repo),
+        before,
+        "a healthy probe left a trace"
+    );
+
+    let hooks = repo.join(".git/hooks");
+    for hook in [
+        "pre-commit",
+        "prepare-commit-msg",
+        "reference-transaction",
+        "post-checkout",
+    ] {
+        set_mode(&hooks.join(hook), 0o644);
+        let (code, all) = doctor(&env, &repo);
+        assert_eq!(code, 1, "{hook} without its run bit: {all:#}");
+        let installed = check(&all, "hooks-installed");
+        assert_eq!(installed["verdict"], "fail", "{hook}: {all:#}");
+        let detail = installed["detail"].as_str().unwrap();
+        assert!(
+            detail.contains(hook) && detail.contains("not executable"),
+            "{hook}: {detail}"
+        );
+        assert_eq!(installed["fix"], "fleet hooks install");
+        if hook != "post-checkout" {
+            // post-checkout only logs drift: nothing of the guard's refusals rests on it.
+            let fires = check(&all, "guard-fires");
+            assert_eq!(fires["verdict"], "fail", "{hook}: {all:#}");
+            assert!(
+                fires["detail"].as_str().unwrap().contains(hook),
+                "{fires:#}"
+            );
+        }
+        let text = env.fleet(&repo, &["doctor"]).code(1).stdout;
+        assert!(text.contains("fix: fleet hooks install"), "{text}");
+        let status = env.fleet(&repo, &["hooks", "status"]).code(1).stdout;
+        assert!(status.contains("disabled"), "{status}");
+        assert_eq!(
+            repo_state(&env, &repo),
+            before,
+            "the probe with {hook} off left a trace"
+        );
+        env.fleet(&repo, &["hooks", "install"]).ok();
+        assert_eq!(
+            std::fs::metadata(hooks.join(hook))
+                .unwrap()
+                .permissions()
+                .mode()
+                & 0o111,
+            0o111,
+            "install did not give {hook} its run bit back"
+        );
+    }
+    let (code, all) = doctor(&env, &repo);
+    assert_eq!(code, 0, "{all:#}");
+    assert_eq!(repo_state(&env, &repo), before);
+}
