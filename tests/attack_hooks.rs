@@ -174,3 +174,64 @@ fn doctor_fails_naming_a_guard_hook_without_its_run_bit_and_its_probes_leave_no_
     assert_eq!(code, 0, "{all:#}");
     assert_eq!(repo_state(&env, &repo), before);
 }
+
+/// What stood in a hook's slot before fleet came.
+enum Slot {
+    File(u32),
+    Dir,
+    Link,
+    Dangling,
+}
+
+fn plant(env: &Env, hooks: &Path, hook: &str, slot: &Slot) {
+    let path = hooks.join(hook);
+    match slot {
+        Slot::File(mode) => {
+            write(&path, "#!/bin/sh\nexit 0\n");
+            set_mode(&path, *mode);
+        }
+        Slot::Dir => {
+            write(&path.join("inner/script"), "#!/bin/sh\necho inner\n");
+            set_mode(&path.join("inner"), 0o750);
+            set_mode(&path, 0o701);
+        }
+        Slot::Link => {
+            let elsewhere = env.path().join("elsewhere-hook");
+            write(&elsewhere, "#!/bin/sh\nexit 0\n");
+            set_mode(&elsewhere, 0o755);
+            std::os::unix::fs::symlink(&elsewhere, &path).unwrap();
+        }
+        Slot::Dangling => std::os::unix::fs::symlink("../no/such/hook", &path).unwrap(),
+    }
+}
+
+#[test]
+fn uninstall_puts_back_exactly_what_stood_in_a_hook_slot_whatever_its_kind() {
+    let kinds = [
+        ("file 0640", Slot::File(0o640)),
+        ("file 0700", Slot::File(0o700)),
+        ("folder", Slot::Dir),
+        ("symlink", Slot::Link),
+        ("dangling symlink", Slot::Dangling),
+    ];
+    for (what, slot) in &kinds {
+        for hook in ["pre-commit", "reference-transaction"] {
+            let env = Env::new();
+            let repo = env.path().join("repo");
+            env.repo(&repo, "main", &[("fleet.toml", "")]);
+            let hooks = repo.join(".git/hooks");
+            plant(&env, &hooks, hook, slot);
+            let before = tree(&hooks);
+            env.fleet(&repo, &["hooks", "install"]).ok();
+            assert_ne!(tree(&hooks), before, "{what} as {hook}: nothing installed");
+            let run = env.fleet(&repo, &["hooks", "uninstall"]);
+            assert_eq!(run.code, 0, "{what} as {hook}: {}", run.stderr);
+            assert_eq!(
+                tree(&hooks),
+                before,
+                "{what} as {hook}: the hooks folder is not as it was"
+            );
+            assert!(!repo.join(".git/fleet/guard-refs").exists());
+        }
+    }
+}

@@ -287,6 +287,13 @@ fn uninstall_hook(dir: &Path, hook: &str) -> Result<HookReport> {
         }));
     }
     if has_chained {
+        // A folder cannot be renamed over a file: ours goes first (a moment with no hook
+        // in the slot). Anything else (a file, a link, a dangling link) replaces ours in
+        // one rename, kind, mode and target kept.
+        if std::fs::symlink_metadata(&chained).is_ok_and(|m| m.is_dir()) {
+            std::fs::remove_file(&path)
+                .map_err(|e| Error::env(format!("cannot remove {}: {e}", path.display())))?;
+        }
         std::fs::rename(&chained, &path)
             .map_err(|e| Error::env(format!("cannot restore {}: {e}", path.display())))?;
         Ok(report("restored the hook that was there before"))
