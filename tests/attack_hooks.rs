@@ -235,3 +235,125 @@ fn uninstall_puts_back_exactly_what_stood_in_a_hook_slot_whatever_its_kind() {
         }
     }
 }
+
+/// The hooks folder a refusal's help says to set, from its `core.hooksPath '...'`.
+fn advised_hooks_path(help: &str) -> String {
+    let start = help
+        .find("core.hooksPath '")
+        .unwrap_or_else(|| panic!("no core.hooksPath advice: {help}"))
+        + "core.hooksPath '".len();
+    let end = start + help[start..].find('\'').unwrap();
+    help[start..end].to_string()
+}
+
+#[test]
+fn with_a_global_hooks_path_init_advises_an_absolute_one_that_guards_agent_worktrees() {
+    let env = Env::new();
+    let repo = env.path().join("repo");
+    env.repo(&repo, "main", &[("a.txt", "one\n")]);
+    let global = env.path().join("global-hooks");
+    env.git(
+        &repo,
+        &[
+            "config",
+            "--global",
+            "core.hooksPath",
+            global.to_str().unwrap(),
+        ],
+    );
+    assert!(
+        std::fs::read_to_string(env.path().join("home/.gitconfig"))
+            .unwrap()
+            .contains("global-hooks"),
+        "the global config is the test's own"
+    );
+    let before = repo_state(&env, &repo);
+    let run = env.fleet(&repo, &["init"]).code(1);
+    assert!(run.stderr.contains("global git config"), "{}", run.stderr);
+    assert_eq!(
+        repo_state(&env, &repo),
+        before,
+        "a refused init wrote something"
+    );
+    assert!(!global.exists() && !repo.join("fleet.toml").exists());
+    let advised = advised_hooks_path(&run.stderr);
+    assert!(Path::new(&advised).is_absolute(), "{advised}");
+    assert_eq!(
+        Path::new(&advised),
+        repo.join(".git/hooks"),
+        "{}",
+        run.stderr
+    );
+
+    // The relative path the old advice gave: no hook runs in an agent worktree.
+    let wt = env.agent(&repo, "a");
+    env.git(&repo, &["config", "core.hooksPath", ".git/hooks"]);
+    let run = env.fleet(&repo, &["init"]).code(1);
+    assert!(run.stderr.contains("relative"), "{}", run.stderr);
+    assert_eq!(advised_hooks_path(&run.stderr), advised);
+    let (code, all) = doctor(&env, &repo);
+    assert_eq!(code, 1);
+    assert_eq!(check(&all, "hooks-path")["verdict"], "fail", "{all:#}");
+
+    // Following the advice: the agent worktree cannot move main.
+    env.git(&repo, &["config", "core.hooksPath", &advised]);
+    env.fleet(&repo, &["init"]).ok();
+    let main = env.git(&repo, &["rev-parse", "main"]);
+    env.commit_file(&wt, "w.txt", "w\n", "agent work");
+    let run = env
+        .git_cmd(&wt, &["update-ref", "refs/heads/main", "HEAD"])
+        .run();
+    assert_ne!(run.code, 0, "update-ref from the agent worktree passed");
+    assert!(run.stderr.contains("fleet guard"), "{}", run.stderr);
+    assert_eq!(env.git(&repo, &["rev-parse", "main"]), main);
+    let (code, all) = doctor(&env, &repo);
+    assert_eq!(code, 0, "{all:#}");
+}
+
+#[test]
+fn a_hooks_path_fleet_scripts_would_be_committed_from_is_refused_and_nothing_is_written() {
+    for value in ["hooks", "absolute"] {
+        let env = Env::new();
+        let repo = env.path().join("repo");
+        env.repo(&repo, "main", &[("a.txt", "one\n")]);
+        let wt = env.path().join("agent");
+        env.git(&repo, &["worktree", "add", "-q", wt.to_str().unwrap()]);
+        write(&repo.join("hooks/pre-commit"), "#!/bin/sh\nexit 0\n");
+        let value = if value == "absolute" {
+            repo.join("hooks").display().to_string()
+        } else {
+            value.to_string()
+        };
+        env.git(&repo, &["config", "core.hooksPath", &value]);
+        let before = repo_state(&env, &repo);
+        let agent_before = env.snapshot(&wt);
+        for args in [&["init"][..], &["hooks", "install"]] {
+            let run = env.fleet(&repo, args).code(1);
+            assert!(
+                run.stderr.contains("absolute path outside the work tree")
+                    && run.stderr.contains(".git/hooks"),
+                "{value}: {}",
+                run.stderr
+            );
+            assert_eq!(repo_state(&env, &repo), before, "{value}: {args:?} wrote");
+            assert_eq!(env.snapshot(&wt), agent_before, "{value}: {args:?} wrote");
+            assert!(!wt.join("hooks").exists() && !repo.join("fleet.toml").exists());
+            assert_eq!(env.git(&wt, &["status", "--porcelain"]), "");
+        }
+    }
+
+    // An ignored folder (husky's `.husky/_`) is no trap: nothing to commit.
+    let env = Env::new();
+    let repo = env.path().join("repo");
+    env.repo(
+        &repo,
+        "main",
+        &[("a.txt", "one\n"), (".gitignore", "/hooks/\n")],
+    );
+    env.git(&repo, &["config", "core.hooksPath", "hooks"]);
+    env.fleet(&repo, &["hooks", "install"]).ok();
+    assert!(repo.join("hooks/pre-commit").is_file());
+    let wt = env.agent(&repo, "a");
+    assert!(wt.join("hooks/reference-transaction").is_file());
+    assert_eq!(env.git(&wt, &["status", "--porcelain"]), "");
+}

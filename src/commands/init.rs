@@ -42,6 +42,8 @@ pub fn run(env: &CommandEnv, args: Args) -> Result<u8> {
         return Ok(0);
     }
     let ctx = env.context()?;
+    // Refused hooks refuse the whole init: nothing written.
+    hooks::check_install(&ctx)?;
     let config_path = ctx.shared.join(config::FILE_NAME);
     let written = write_new_file(&config_path, config::TEMPLATE)?;
     let recorded = fleet::state::record_shared_checkout(&ctx.repo, &ctx.shared)?;

@@ -520,6 +520,39 @@ pub fn tracked_under(dir: &Path, prefix: &str) -> Result<bool> {
     Ok(!out.stdout.is_empty())
 }
 
+/// Would git ignore every one of `paths` (relative to the worktree at `dir`), so that
+/// `git add -A` there never takes them? Tracked files are not asked about here.
+///
+/// Why git: the user's ignore rules (core.excludesFile, info/exclude, nested
+/// .gitignore files) exactly as `git add` applies them.
+pub fn all_ignored(dir: &Path, paths: &[String]) -> Result<bool> {
+    let mut cmd = git(dir);
+    cmd.args(["check-ignore", "--no-index", "-z", "--stdin"]);
+    let input: Vec<u8> = paths
+        .iter()
+        .flat_map(|p| p.bytes().chain(std::iter::once(0)))
+        .collect();
+    let out = run_any_exit(
+        cmd,
+        Input::Bytes(input),
+        Duration::from_secs(60),
+        "check the ignore rules",
+    )?;
+    // Exit 1: none ignored; 0: some are, listed NUL-terminated.
+    match out.status.code() {
+        Some(0 | 1) => Ok(out
+            .stdout
+            .split(|b| *b == 0)
+            .filter(|p| !p.is_empty())
+            .count()
+            == paths.len()),
+        _ => Err(Error::env(format!(
+            "git failed to check the ignore rules: {}",
+            out.stderr_str().trim()
+        ))),
+    }
+}
+
 /// Fetch `refspecs` from `remote`, pruning tracking refs whose source is gone. Hooks are
 /// off (fleet's own refs are written here, which the guard refuses to git commands),
 /// and git never prompts: a lander runs unattended.

@@ -113,6 +113,20 @@ fn hooks_binary(status: &[hooks::RepoReport]) -> Check {
 
 fn hooks_path_traps(ctx: &Context, status: &[hooks::RepoReport]) -> Check {
     let mut problems: Vec<String> = status.iter().flat_map(|r| r.warnings.clone()).collect();
+    // Worktrees that resolve different hooks folders: one added with plain `git worktree
+    // add` resolves yet another, where no guard is.
+    for repo in status.iter().filter(|r| r.dirs.len() > 1) {
+        let dirs: Vec<String> = repo
+            .dirs
+            .iter()
+            .map(|d| d.dir.display().to_string())
+            .collect();
+        problems.push(format!(
+            "the worktrees of repo {} use different hooks folders ({})",
+            repo.repo.display(),
+            dirs.join(", ")
+        ));
+    }
     // The shared checkout recorded by `fleet init` should be the real path: one reached
     // through a symlink would be a second name for the same checkout.
     let recorded = crate::state::shared_checkout(&ctx.repo.common_dir());
@@ -127,16 +141,14 @@ fn hooks_path_traps(ctx: &Context, status: &[hooks::RepoReport]) -> Check {
             ));
         }
     }
-    let mut c = check(
+    check(
         "hooks-path",
         problems,
-        "no relative core.hooksPath or symlinked-path traps",
-        "run `fleet init` from the real path; prefer an absolute core.hooksPath",
-    );
-    if c.verdict == Verdict::Fail && c.detail.starts_with("core.hooksPath is relative") {
-        c.verdict = Verdict::Warn;
-    }
-    c
+        "every worktree resolves the same hooks folder; no symlinked-path traps",
+        "set an absolute core.hooksPath (the repository's .git/hooks: `git config \
+         core.hooksPath \"$(git rev-parse --path-format=absolute --git-common-dir)/hooks\"`), \
+         run `fleet init` from the real path, then `fleet hooks install`",
+    )
 }
 
 /// Every way the guard can be reached, tried for real in throwaway state

@@ -181,7 +181,17 @@ fn run_in(ctx: &Context, head: git::ObjectId, scratch: &Path) -> Result<Outcome>
         } else {
             &ctx.shared
         };
-        let installed = git::cli::hooks_dir(dir)?;
+        let installed = match git::cli::hooks_dir(dir) {
+            Ok(installed) => installed,
+            Err(e) => {
+                outcome.problems.push(format!(
+                    "{} would go through: no hooks folder resolves there, so git runs no \
+                     hook ({})",
+                    attempt.what, e.message
+                ));
+                continue;
+            }
+        };
         let hooks = probe_hooks(&scratch.join(format!("attempt-{n}")), &installed, attempt)?;
         let probe = Probe {
             dir,
