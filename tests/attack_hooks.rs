@@ -357,3 +357,67 @@ fn a_hooks_path_fleet_scripts_would_be_committed_from_is_refused_and_nothing_is_
     assert!(wt.join("hooks/reference-transaction").is_file());
     assert_eq!(env.git(&wt, &["status", "--porcelain"]), "");
 }
+
+fn written_target(repo: &Path) -> String {
+    let text = std::fs::read_to_string(repo.join("fleet.toml")).unwrap();
+    let v: toml::Value = toml::from_str(&text).unwrap();
+    v["lanes"]["target"].as_str().unwrap().to_string()
+}
+
+#[test]
+fn init_targets_the_branch_the_shared_checkout_has() {
+    // On master: the file names master, the guard guards it, a lane lands on it.
+    let env = Env::new();
+    let repo = env.path().join("repo");
+    env.repo(&repo, "master", &[("a.txt", "one\n")]);
+    let run = env.fleet(&repo, &["init"]).ok();
+    assert!(run.stderr.contains("target `master`"), "{}", run.stderr);
+    assert_eq!(written_target(&repo), "master");
+    let guarded = std::fs::read_to_string(repo.join(".git/fleet/guard-refs")).unwrap();
+    assert_eq!(guarded, "refs/heads/master\n");
+    let toml = std::fs::read_to_string(repo.join("fleet.toml")).unwrap();
+    write(
+        &repo.join("fleet.toml"),
+        &toml.replacen("commands = []", "commands = [\"true\"]", 1),
+    );
+    env.git(&repo, &["add", "fleet.toml"]);
+    env.git_cmd(&repo, &["commit", "-q", "-m", "adopt fleet"])
+        .env("FLEET_ALLOW_SHARED", "1")
+        .run()
+        .ok();
+    let wt = env.agent(&repo, "a");
+    let tip = env.commit_file(&wt, "b.txt", "two\n", "lane work");
+    env.fleet(&repo, &["track", "--ready", "a"]).ok();
+    env.fleet(&repo, &["land", "--yes", "a"]).ok();
+    let landed = env.git(&repo, &["rev-parse", "master:b.txt"]);
+    assert_eq!(
+        landed,
+        env.git(&repo, &["rev-parse", &format!("{tip}:b.txt")])
+    );
+    assert!(!env.branches(&repo).contains(&"refs/heads/main".to_string()));
+    let (code, all) = doctor(&env, &repo);
+    assert_eq!(code, 0, "{all:#}");
+
+    // Unborn: the branch HEAD names.
+    let env = Env::new();
+    let repo = env.path().join("repo");
+    std::fs::create_dir_all(&repo).unwrap();
+    env.git(&repo, &["init", "-q", "-b", "trunk"]);
+    env.fleet(&repo, &["init"]).ok();
+    assert_eq!(written_target(&repo), "trunk");
+
+    // Detached: refused, nothing written.
+    let env = Env::new();
+    let repo = env.path().join("repo");
+    env.repo(&repo, "master", &[("a.txt", "one\n")]);
+    env.git(&repo, &["checkout", "-q", "--detach"]);
+    let before = repo_state(&env, &repo);
+    let run = env.fleet(&repo, &["init"]).code(1);
+    assert!(
+        run.stderr.contains("detached HEAD") && run.stderr.contains("git switch"),
+        "{}",
+        run.stderr
+    );
+    assert_eq!(repo_state(&env, &repo), before);
+    assert!(!repo.join("fleet.toml").exists());
+}
