@@ -533,6 +533,9 @@ fn refuse_unsafe_dirs(g: &Guarded, dirs: &[PathBuf]) -> Result<()> {
         .collect();
     for dir in dirs {
         for wt in g.repo.worktrees()? {
+            if wt.missing || !wt.path.is_dir() {
+                continue;
+            }
             let Ok(rel) = dir.strip_prefix(&wt.path) else {
                 continue;
             };
