@@ -544,9 +544,25 @@ agents = []              # agent CLIs besides the built-in list
 helpers = []             # your own approved spawn helpers, by qualified name
 "#;
 
+/// [`TEMPLATE`] with `target` as the `[lanes] target` (`fleet init` gives the branch
+/// the shared checkout has, so a repository on `master` lands on `master`).
+pub fn template_for(target: &str) -> String {
+    let line = format!("target = {}", toml::Value::String(target.to_string()));
+    TEMPLATE.replacen("target = \"main\"          #", &format!("{line:<24} #"), 1)
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn the_template_for_a_branch_names_it_and_is_otherwise_the_defaults() {
+        assert_eq!(template_for("main"), TEMPLATE);
+        let config = Config::parse(&template_for("master"), "t").unwrap();
+        assert_eq!(config.lanes.target.as_str(), "master");
+        let config = Config::parse(&template_for("we\"ird/br"), "t").unwrap();
+        assert_eq!(config.lanes.target.as_str(), "we\"ird/br");
+    }
 
     #[test]
     fn template_parses_to_the_defaults() {

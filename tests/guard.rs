@@ -262,7 +262,17 @@ fn with_core_hooks_path_relative_or_absolute_the_guard_fires_in_every_worktree()
     for hooks_path in ["absolute", ".githooks"] {
         let env = Env::new();
         let repo = env.path().join("repo");
-        env.repo(&repo, "main", &[("a.txt", "one\n"), ("fleet.toml", "")]);
+        // A relative folder must be ignored: fleet's scripts in it are not for committing
+        // (a_hooks_path_fleet_scripts_would_be_committed_from_is_refused_and_nothing_is_written).
+        env.repo(
+            &repo,
+            "main",
+            &[
+                ("a.txt", "one\n"),
+                ("fleet.toml", ""),
+                (".gitignore", "/.githooks/\n"),
+            ],
+        );
         let value = if hooks_path == "absolute" {
             env.path().join("shared-hooks").display().to_string()
         } else {

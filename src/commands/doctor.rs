@@ -13,8 +13,10 @@ use crate::render;
 #[derive(Debug, clap::Args)]
 #[command(
     long_about = "Report-only health checks, each with a name, a verdict and the fix: guard hooks \
-                  installed in every repository; the guard actually fires (a real probe commit in \
-                  the shared checkout must be refused; should it pass, it is undone); the hook \
+                  installed and executable in every repository; the guard actually fires (a commit, a \
+                  --no-verify commit and a switch in the shared checkout, and an update-ref of \
+                  the target from a temporary agent worktree must each be refused; they run in \
+                  throwaway state and cannot complete, so nothing is left behind); the hook \
                   scripts name an existing fleet binary; relative core.hooksPath and symlinked-path \
                   traps; stale lock files no process holds; prunable worktrees; lanes whose branches \
                   are gone, and idle claimed lanes; a looping `fleet watchdog` older than its \

@@ -38,7 +38,8 @@ pub enum HooksCommand {
     #[command(
         long_about = "Per repository and hooks folder: which guard hooks are installed, chained (a \
                       hook that was there before runs first), stale (written by another fleet \
-                      version, or naming a fleet binary that is gone) or missing. Exits 1 unless \
+                      version, or naming a fleet binary that is gone), disabled (no run bit: git \
+                      skips it) or missing. Exits 1 unless \
                       every hook is installed or chained.",
         after_long_help = "Examples:\n  fleet hooks status\n  fleet hooks status --json | jq '.[].dirs[].hooks[] | select(.state != \"installed\")'"
     )]
@@ -101,6 +102,7 @@ pub fn render(reports: &[RepoReport], action: Action) {
                     (_, HookState::Chained) => ("chained", AnsiColor::Green),
                     (_, HookState::Stale) => ("stale", AnsiColor::Yellow),
                     (_, HookState::Missing) => ("missing", AnsiColor::Red),
+                    (_, HookState::Disabled) => ("disabled", AnsiColor::Red),
                 };
                 // The detail only when it says more than the state word.
                 let detail = if hook.detail == word {

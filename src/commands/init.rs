@@ -32,18 +32,44 @@ struct InitReport {
     shared_checkout: PathBuf,
     config: PathBuf,
     config_written: bool,
+    /// The `[lanes] target` in force.
+    target: String,
     recorded: PathBuf,
     hooks: Vec<RepoReport>,
 }
 
 pub fn run(env: &CommandEnv, args: Args) -> Result<u8> {
     if args.print {
-        print!("{}", config::TEMPLATE);
+        // The branch this checkout has, where there is one to tell.
+        let target = env
+            .context()
+            .ok()
+            .and_then(|ctx| shared_branch(&ctx).ok())
+            .unwrap_or_else(|| {
+                fleet::config::Config::default()
+                    .lanes
+                    .target
+                    .as_str()
+                    .to_string()
+            });
+        print!("{}", config::template_for(&target));
         return Ok(0);
     }
     let ctx = env.context()?;
+    // Refused hooks refuse the whole init: nothing written.
+    hooks::check_install(&ctx)?;
     let config_path = ctx.shared.join(config::FILE_NAME);
-    let written = write_new_file(&config_path, config::TEMPLATE)?;
+    let target = if config_path.exists() {
+        None
+    } else {
+        Some(shared_branch(&ctx)?)
+    };
+    let written = match &target {
+        Some(target) => write_new_file(&config_path, &config::template_for(target))?,
+        None => false,
+    };
+    // The hooks guard the target the file now names.
+    let ctx = if written { env.context()? } else { ctx };
     let recorded = fleet::state::record_shared_checkout(&ctx.repo, &ctx.shared)?;
     let hooks = hooks::install(&ctx)?;
     if args.out.json {
@@ -51,14 +77,17 @@ pub fn run(env: &CommandEnv, args: Args) -> Result<u8> {
             shared_checkout: ctx.shared.clone(),
             config: config_path,
             config_written: written,
+            target: ctx.target().to_string(),
             recorded,
             hooks,
         });
     } else {
         if written {
             render::ok(&format!(
-                "wrote {} (commit it: it is read from the target branch when landing)",
-                config_path.display()
+                "wrote {} with target `{}`, the shared checkout's branch (commit it: it is read \
+                 from the target branch when landing)",
+                config_path.display(),
+                ctx.target()
             ));
         } else {
             render::note(&format!("kept the existing {}", config_path.display()));
@@ -71,6 +100,29 @@ pub fn run(env: &CommandEnv, args: Args) -> Result<u8> {
         render::note("next: `cd \"$(fleet worktree new NAME)\"` gives an agent its own worktree");
     }
     Ok(0)
+}
+
+/// The branch the shared checkout has (also when it has no commits yet: the branch its
+/// HEAD names), which a new fleet.toml makes the target. A detached HEAD names none:
+/// refused, since any guess could be a branch nobody lands on.
+fn shared_branch(ctx: &fleet::context::Context) -> Result<String> {
+    ctx.repo
+        .main_head_ref()
+        .as_deref()
+        .and_then(fleet::refs::branch_name)
+        .map(String::from)
+        .ok_or_else(|| {
+            Error::refused(format!(
+                "the shared checkout {} is on a detached HEAD: fleet init cannot tell which \
+                 branch lanes land on",
+                ctx.shared.display()
+            ))
+            .with_help(
+                "switch it to the branch lanes should land on (`git switch BRANCH`) and run \
+                 `fleet init` again, or write fleet.toml yourself with `[lanes] target = \
+                 \"BRANCH\"` (`fleet init --print` shows the file)",
+            )
+        })
 }
 
 /// Create `path` with `text` unless it exists; never overwrites (create_new is atomic).

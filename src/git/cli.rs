@@ -378,34 +378,30 @@ fn large_untracked(checkout: &Path, exclude: &[String]) -> Result<Vec<String>> {
         .collect())
 }
 
-/// `fleet doctor`'s probe: a real (empty) commit attempt in the shared checkout, with
-/// `--no-verify` so only the hooks that cannot be skipped decide. It runs the guard's
-/// own scripts (linked from `hooks` into `scratch`, so hooks chained to them, and
-/// `post-commit`, do not run) on a temporary index holding HEAD (so nothing staged goes
-/// in). Returns what git printed; the caller checks the branch did not move (and undoes
-/// it if it did).
+/// Where one `fleet doctor` guard probe runs: a git command in `dir` whose hooks folder
+/// is `hooks` (the probe's own, see [`crate::guard::doctor`]), whose new objects go to
+/// `objects` (the repository's store `common_objects` read through it as an alternate,
+/// so nothing is added to it) and, when given, with `index` as its index (the
+/// checkout's own is never written).
+pub struct Probe<'a> {
+    pub dir: &'a Path,
+    pub hooks: &'a Path,
+    pub objects: &'a Path,
+    pub common_objects: &'a Path,
+    pub index: Option<&'a Path>,
+}
+
+/// Run `args` as a guard probe; hands back whether git succeeded and all it said.
+/// The escape hatch is taken out, and the probe's identity set, so the guard decides.
 ///
-/// Why git: the point is to run git's own hooks exactly as a user's commit would.
-pub fn probe_commit(checkout: &Path, hooks: &Path, scratch: &Path) -> Result<String> {
-    let probe_hooks = scratch.join("hooks");
-    std::fs::create_dir_all(&probe_hooks)
-        .map_err(|e| Error::env(format!("cannot create {}: {e}", probe_hooks.display())))?;
-    for hook in ["prepare-commit-msg", "reference-transaction"] {
-        if hooks.join(hook).exists() {
-            std::os::unix::fs::symlink(hooks.join(hook), probe_hooks.join(hook))
-                .map_err(|e| Error::env(format!("cannot link the {hook} hook: {e}")))?;
-        }
-    }
-    let index = scratch.join("index");
-    let mut read = git(checkout);
-    read.env("GIT_INDEX_FILE", &index)
-        .args(["read-tree", "HEAD"]);
-    run(read, "prepare the probe's index")?;
-    let mut cmd = git(checkout);
-    cmd.env("GIT_INDEX_FILE", &index)
-        .env_remove("FLEET_ALLOW_SHARED")
+/// Why git: the probe is of git itself running the hooks.
+pub fn probe(p: &Probe, args: &[&str]) -> Result<(bool, String)> {
+    let mut cmd = git(p.dir);
+    cmd.env("GIT_OBJECT_DIRECTORY", p.objects)
+        .env("GIT_ALTERNATE_OBJECT_DIRECTORIES", p.common_objects)
+        .env_remove(crate::guard::entry::ALLOW_VAR)
         .arg("-c")
-        .arg(format!("core.hooksPath={}", probe_hooks.display()))
+        .arg(format!("core.hooksPath={}", p.hooks.display()))
         .args([
             "-c",
             "user.name=fleet doctor",
@@ -413,27 +409,51 @@ pub fn probe_commit(checkout: &Path, hooks: &Path, scratch: &Path) -> Result<Str
             "user.email=doctor@fleet.invalid",
             "-c",
             "commit.gpgSign=false",
-            "commit",
-            "--allow-empty",
-            "--no-verify",
-            "-q",
-            "-m",
-            "fleet doctor: guard probe (must be refused)",
-        ]);
+        ])
+        .args(args);
+    if let Some(index) = p.index {
+        cmd.env("GIT_INDEX_FILE", index);
+    }
     let out = run_any_exit(
         cmd,
         Input::Closed,
         Duration::from_secs(15),
-        "make the guard probe commit",
+        "run a guard probe",
     )?;
     if out.timed_out {
-        return Err(Error::env(
-            "the probe commit did not finish in 15 s: a hook in the shared checkout hangs",
-        ));
+        return Err(Error::env(format!(
+            "the probe `git {}` did not finish in 15 s: a hook hangs",
+            args.join(" ")
+        )));
     }
-    Ok(format!("{}{}", out.stdout_str(), out.stderr_str())
+    let said = format!("{}{}", out.stdout_str(), out.stderr_str())
         .trim()
-        .to_string())
+        .to_string();
+    Ok((out.success(), said))
+}
+
+/// Add a throwaway linked worktree at `path` (detached at HEAD, no files checked out),
+/// with hooks off; [`remove_probe_worktree`] takes it away, record and all.
+///
+/// Why git: gix 0.90 has no worktree add.
+pub fn add_probe_worktree(shared: &Path, path: &Path, no_hooks: &Path) -> Result<()> {
+    let mut cmd = git(shared);
+    cmd.arg("-c")
+        .arg(format!("core.hooksPath={}", no_hooks.display()))
+        .args(["worktree", "add", "--quiet", "--detach", "--no-checkout"])
+        .arg(path)
+        .arg("HEAD");
+    run(cmd, "add the probe's worktree").map(|_| ())
+}
+
+/// Remove the worktree [`add_probe_worktree`] made: its folder and its record.
+///
+/// Why git: gix 0.90 has no worktree remove.
+pub fn remove_probe_worktree(shared: &Path, path: &Path) -> Result<()> {
+    let mut cmd = git(shared);
+    cmd.args(["worktree", "remove", "--force", "--force"])
+        .arg(path);
+    run(cmd, "remove the probe's worktree").map(|_| ())
 }
 
 /// The blob ids of files in a checkout, through its clean filters (eol, LFS), in order.
@@ -498,6 +518,39 @@ pub fn tracked_under(dir: &Path, prefix: &str) -> Result<bool> {
         .arg(format!(":(literal){prefix}"));
     let out = run(cmd, "list tracked files")?;
     Ok(!out.stdout.is_empty())
+}
+
+/// Would git ignore every one of `paths` (relative to the worktree at `dir`), so that
+/// `git add -A` there never takes them? Tracked files are not asked about here.
+///
+/// Why git: the user's ignore rules (core.excludesFile, info/exclude, nested
+/// .gitignore files) exactly as `git add` applies them.
+pub fn all_ignored(dir: &Path, paths: &[String]) -> Result<bool> {
+    let mut cmd = git(dir);
+    cmd.args(["check-ignore", "--no-index", "-z", "--stdin"]);
+    let input: Vec<u8> = paths
+        .iter()
+        .flat_map(|p| p.bytes().chain(std::iter::once(0)))
+        .collect();
+    let out = run_any_exit(
+        cmd,
+        Input::Bytes(input),
+        Duration::from_secs(60),
+        "check the ignore rules",
+    )?;
+    // Exit 1: none ignored; 0: some are, listed NUL-terminated.
+    match out.status.code() {
+        Some(0 | 1) => Ok(out
+            .stdout
+            .split(|b| *b == 0)
+            .filter(|p| !p.is_empty())
+            .count()
+            == paths.len()),
+        _ => Err(Error::env(format!(
+            "git failed to check the ignore rules: {}",
+            out.stderr_str().trim()
+        ))),
+    }
 }
 
 /// Fetch `refspecs` from `remote`, pruning tracking refs whose source is gone. Hooks are

@@ -67,21 +67,24 @@ fn hooks_installed(status: &[hooks::RepoReport]) -> Check {
     for repo in status {
         for dir in &repo.dirs {
             for hook in &dir.hooks {
-                if hook.state == HookState::Missing {
-                    problems.push(format!(
-                        "{} missing in {} (repo {})",
-                        hook.name,
-                        dir.dir.display(),
-                        repo.repo.display()
-                    ));
-                }
+                let what = match hook.state {
+                    HookState::Missing => "missing",
+                    HookState::Disabled => "not executable (git skips it)",
+                    _ => continue,
+                };
+                problems.push(format!(
+                    "{} {what} in {} (repo {})",
+                    hook.name,
+                    dir.dir.display(),
+                    repo.repo.display()
+                ));
             }
         }
     }
     check(
         "hooks-installed",
         problems,
-        "every guard hook is installed in every repository",
+        "every guard hook is installed and executable in every repository",
         "fleet hooks install",
     )
 }
@@ -110,6 +113,20 @@ fn hooks_binary(status: &[hooks::RepoReport]) -> Check {
 
 fn hooks_path_traps(ctx: &Context, status: &[hooks::RepoReport]) -> Check {
     let mut problems: Vec<String> = status.iter().flat_map(|r| r.warnings.clone()).collect();
+    // Worktrees that resolve different hooks folders: one added with plain `git worktree
+    // add` resolves yet another, where no guard is.
+    for repo in status.iter().filter(|r| r.dirs.len() > 1) {
+        let dirs: Vec<String> = repo
+            .dirs
+            .iter()
+            .map(|d| d.dir.display().to_string())
+            .collect();
+        problems.push(format!(
+            "the worktrees of repo {} use different hooks folders ({})",
+            repo.repo.display(),
+            dirs.join(", ")
+        ));
+    }
     // The shared checkout recorded by `fleet init` should be the real path: one reached
     // through a symlink would be a second name for the same checkout.
     let recorded = crate::state::shared_checkout(&ctx.repo.common_dir());
@@ -124,20 +141,18 @@ fn hooks_path_traps(ctx: &Context, status: &[hooks::RepoReport]) -> Check {
             ));
         }
     }
-    let mut c = check(
+    check(
         "hooks-path",
         problems,
-        "no relative core.hooksPath or symlinked-path traps",
-        "run `fleet init` from the real path; prefer an absolute core.hooksPath",
-    );
-    if c.verdict == Verdict::Fail && c.detail.starts_with("core.hooksPath is relative") {
-        c.verdict = Verdict::Warn;
-    }
-    c
+        "every worktree resolves the same hooks folder; no symlinked-path traps",
+        "set an absolute core.hooksPath (the repository's .git/hooks: `git config \
+         core.hooksPath \"$(git rev-parse --path-format=absolute --git-common-dir)/hooks\"`), \
+         run `fleet init` from the real path, then `fleet hooks install`",
+    )
 }
 
-/// A real commit attempt in the shared checkout, which the guard must refuse. Should it
-/// get through, the branch is put back by compare-and-swap: nothing is left behind.
+/// Every way the guard can be reached, tried for real in throwaway state
+/// ([`super::probe`]): nothing is left behind whether the guard fires or not.
 fn guard_fires(ctx: &Context) -> Check {
     let name = "guard-fires";
     let fail = |detail: String, fix: &str| Check {
@@ -146,48 +161,24 @@ fn guard_fires(ctx: &Context) -> Check {
         detail,
         fix: fix.into(),
     };
-    let repo = &ctx.repo;
-    let (Ok(Some(branch)), Ok(Some(before))) = (repo.head_branch(), repo.head_id()) else {
+    if !matches!(ctx.repo.head_branch(), Ok(Some(_))) {
         return fail(
             "the shared checkout is not on a branch: the probe cannot run".into(),
             "fleet watchdog --once --restore",
         );
-    };
-    let scratch = crate::state::dir(&ctx.repo.common_dir())
-        .join(format!("doctor-probe-{}", std::process::id()));
-    let probe = git::cli::hooks_dir(&ctx.shared)
-        .and_then(|hooks| git::cli::probe_commit(&ctx.shared, &hooks, &scratch));
-    let _ = std::fs::remove_dir_all(&scratch);
-    let probe = match probe {
-        Ok(p) => p,
-        Err(e) => return fail(format!("the probe could not run: {}", e.message), ""),
-    };
-    let after = repo.branch_tip(&branch).ok().flatten();
-    if after != Some(before) {
-        if let Some(after) = after {
-            let _ = repo.cas_update(
-                &crate::refs::branch(&branch),
-                Some(after),
-                before,
-                "doctor: undo the guard probe",
-            );
-        }
-        return fail(
-            format!("a commit in the shared checkout went through (undone): {probe}"),
-            "fleet hooks install",
-        );
     }
-    if !probe.contains("fleet guard") {
-        return fail(
-            format!("the commit failed, but not because of the guard: {probe}"),
-            "fleet hooks install",
-        );
-    }
-    Check {
-        name,
-        verdict: Verdict::Ok,
-        detail: "a probe commit in the shared checkout was refused".into(),
-        fix: String::new(),
+    match super::probe::run(ctx) {
+        Err(e) => fail(format!("the probe could not run: {}", e.message), ""),
+        Ok(outcome) if !outcome.problems.is_empty() => fail(
+            outcome.problems.join("; "),
+            "fleet hooks install (and see the hooks-installed and hooks-path checks)",
+        ),
+        Ok(outcome) => Check {
+            name,
+            verdict: Verdict::Ok,
+            detail: format!("refused: {}", outcome.refused.join("; ")),
+            fix: String::new(),
+        },
     }
 }
 

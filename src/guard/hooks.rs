@@ -40,6 +40,8 @@ pub enum HookState {
     Chained,
     /// Ours, but written by another fleet version or naming a binary that is gone.
     Stale,
+    /// Ours, but without its run bit: git skips a hook it cannot execute.
+    Disabled,
     /// Not there, or another hook stands where ours should be.
     Missing,
 }
@@ -105,9 +107,14 @@ fn hooks_dirs(g: &Guarded) -> Result<Vec<PathBuf>> {
     dirs.insert(git::cli::hooks_dir(&g.shared)?);
     // Every worktree, not only with a relative path: worktree-scoped config
     // (`extensions.worktreeConfig`) can give one its own `core.hooksPath`.
+    // One where none resolves (a relative path through `.git`, a file there) has no
+    // hooks at all: [`warnings_for`] says so.
     for wt in g.repo.worktrees()? {
-        if !wt.missing && wt.path.is_dir() {
-            dirs.insert(git::cli::hooks_dir(&wt.path)?);
+        if !wt.missing
+            && wt.path.is_dir()
+            && let Ok(dir) = git::cli::hooks_dir(&wt.path)
+        {
+            dirs.insert(dir);
         }
     }
     Ok(dirs.into_iter().collect())
@@ -200,7 +207,7 @@ fn install_hook(dir: &Path, hook: &str, fleet: &Path) -> Result<HookReport> {
         } else {
             HookState::Installed
         };
-        if std::fs::read_to_string(&path).is_ok_and(|t| t == text) {
+        if std::fs::read_to_string(&path).is_ok_and(|t| t == text) && is_executable(&path) {
             return Ok(HookReport {
                 name: hook.into(),
                 state,
@@ -285,6 +292,13 @@ fn uninstall_hook(dir: &Path, hook: &str) -> Result<HookReport> {
         }));
     }
     if has_chained {
+        // A folder cannot be renamed over a file: ours goes first (a moment with no hook
+        // in the slot). Anything else (a file, a link, a dangling link) replaces ours in
+        // one rename, kind, mode and target kept.
+        if std::fs::symlink_metadata(&chained).is_ok_and(|m| m.is_dir()) {
+            std::fs::remove_file(&path)
+                .map_err(|e| Error::env(format!("cannot remove {}: {e}", path.display())))?;
+        }
         std::fs::rename(&chained, &path)
             .map_err(|e| Error::env(format!("cannot restore {}: {e}", path.display())))?;
         Ok(report("restored the hook that was there before"))
@@ -312,6 +326,11 @@ fn hook_status(dir: &Path, hook: &str) -> HookReport {
         (
             HookState::Missing,
             "another hook stands there; `fleet hooks install` chains it".to_string(),
+        )
+    } else if !is_executable(&path) {
+        (
+            HookState::Disabled,
+            "not executable, so git skips it; `fleet hooks install` sets its run bit".into(),
         )
     } else {
         match recorded_binary(&path) {
@@ -418,19 +437,54 @@ fn write_guard_refs(common: &Path, refs: &[String]) -> Result<()> {
 
 fn warnings_for(g: &Guarded) -> Vec<String> {
     let mut warnings = Vec::new();
+    for wt in g.repo.worktrees().unwrap_or_default() {
+        if wt.missing || !wt.path.is_dir() {
+            continue;
+        }
+        if let Err(e) = git::cli::hooks_dir(&wt.path) {
+            warnings.push(format!(
+                "no hooks folder resolves in the worktree {}, so no hook runs there: {}",
+                wt.path.display(),
+                e.message
+            ));
+        }
+    }
     if let Some(rel) = relative_hooks_path(&g.repo) {
         warnings.push(format!(
             "core.hooksPath is relative (`{rel}`): each worktree resolves it inside itself, so \
              the hooks are installed into every worktree's copy; a worktree added later with \
-             plain `git worktree add` has none until `fleet hooks install` runs again \
-             (`fleet worktree new` installs them itself)"
+             plain `git worktree add` has none, and is unguarded, until `fleet hooks install` \
+             runs again (`fleet worktree new` installs them itself); an absolute path closes \
+             that: `{}`",
+            set_hooks_path_fix(g)
         ));
     }
     warnings
 }
 
-/// Places where installing would do harm rather than guard.
-fn refuse_unsafe_target(g: &Guarded, dirs: &[PathBuf]) -> Result<()> {
+/// The absolute hooks folder to advise: the repository's own, which every worktree
+/// shares.
+fn own_hooks_dir(g: &Guarded) -> PathBuf {
+    g.repo.common_dir().join("hooks")
+}
+
+/// `path` quoted for a POSIX shell.
+fn sh_quote(path: &Path) -> String {
+    format!("'{}'", path.display().to_string().replace('\'', "'\\''"))
+}
+
+/// The command that gives `g` an absolute hooks path of its own.
+fn set_hooks_path_fix(g: &Guarded) -> String {
+    format!(
+        "git -C {} config core.hooksPath {}",
+        sh_quote(&g.shared),
+        sh_quote(&own_hooks_dir(g))
+    )
+}
+
+/// Settings under which installing would do harm rather than guard, found before any
+/// hooks folder is looked up.
+fn refuse_unsafe_config(g: &Guarded) -> Result<()> {
     let storage = g.repo.config_string("extensions.refStorage");
     if storage.as_deref() == Some("reftable") {
         return Err(Error::refused(format!(
@@ -446,47 +500,111 @@ fn refuse_unsafe_target(g: &Guarded, dirs: &[PathBuf]) -> Result<()> {
             "core.hooksPath is set in your {scope} git config: installing there would run \
              fleet's hooks in every repository on this machine"
         ))
-        .with_help(
-            "give this repository its own: `git config core.hooksPath .git/hooks` (or unset the \
-             global one), then run fleet again",
-        ));
+        .with_help(format!(
+            "give this repository its own, by an absolute path (a relative one is resolved \
+             in each worktree, and in an agent worktree `.git` is a file): `{}` (or unset \
+             the {scope} one), then run fleet again",
+            set_hooks_path_fix(g)
+        )));
     }
+    if let Some(rel) = relative_hooks_path(&g.repo) {
+        let first = Path::new(&rel).components().next();
+        if first.is_some_and(|c| c.as_os_str() == ".git") {
+            return Err(Error::refused(format!(
+                "core.hooksPath is relative (`{rel}`): git resolves it in each worktree, and \
+                 in an agent worktree `.git` is a file, so no hook would run there and a \
+                 `git update-ref` of a guarded branch from there would pass"
+            ))
+            .with_help(format!(
+                "use an absolute path: `{}`, then run fleet again",
+                set_hooks_path_fix(g)
+            )));
+        }
+    }
+    Ok(())
+}
+
+/// Hooks folders installing into would do harm: one holding tracked files, or one
+/// inside a work tree that `git add -A` there would commit fleet's scripts from.
+fn refuse_unsafe_dirs(g: &Guarded, dirs: &[PathBuf]) -> Result<()> {
+    let names: Vec<String> = HOOKS
+        .iter()
+        .flat_map(|h| [(*h).to_string(), format!("{h}{CHAINED}")])
+        .collect();
     for dir in dirs {
         for wt in g.repo.worktrees()? {
+            if wt.missing || !wt.path.is_dir() {
+                continue;
+            }
             let Ok(rel) = dir.strip_prefix(&wt.path) else {
                 continue;
             };
+            // git never adds anything under `.git`.
+            if rel
+                .components()
+                .next()
+                .is_some_and(|c| c.as_os_str() == ".git")
+            {
+                continue;
+            }
             let rel = rel.to_string_lossy().to_string();
             let prefix = format!("{rel}/");
-            let tracked = git::cli::tracked_under(&wt.path, &prefix)?;
-            if tracked {
+            if git::cli::tracked_under(&wt.path, &prefix)? {
                 return Err(Error::refused(format!(
                     "the hooks folder {} holds files git tracks: installing would change them \
                      in every checkout, and a `git stash -u` would take the guard away",
                     dir.display()
                 ))
-                .with_help(
-                    "point core.hooksPath at an untracked folder (for example .git/hooks) and \
-                     call your tracked hooks from there, then run fleet again",
-                ));
+                .with_help(format!(
+                    "point core.hooksPath at a folder outside the work tree, by an absolute \
+                     path (`{}`), and call your tracked hooks from there, then run fleet again",
+                    set_hooks_path_fix(g)
+                )));
+            }
+            let paths: Vec<String> = names.iter().map(|n| format!("{prefix}{n}")).collect();
+            if !git::cli::all_ignored(&wt.path, &paths)? {
+                return Err(Error::refused(format!(
+                    "the hooks folder {} is inside the work tree {} and not ignored there: \
+                     fleet's hook scripts would be committed by the next `git add -A`, and \
+                     such a lane could never land",
+                    dir.display(),
+                    wt.path.display()
+                ))
+                .with_help(format!(
+                    "hooks go where no worktree commits them: use an absolute path outside \
+                     the work tree, such as the repository's own .git/hooks (`{}`), then run \
+                     fleet again",
+                    set_hooks_path_fix(g)
+                )));
             }
         }
     }
     Ok(())
 }
 
+/// Every guarded repository with the hooks folders to install into, once each has been
+/// checked: nothing is written when any of them would do harm.
+fn plan(ctx: &Context) -> Result<Vec<(Guarded, Vec<PathBuf>)>> {
+    let mut planned = Vec::new();
+    for g in guarded_repos(ctx)? {
+        refuse_unsafe_config(&g)?;
+        let dirs = hooks_dirs(&g)?;
+        refuse_unsafe_dirs(&g, &dirs)?;
+        planned.push((g, dirs));
+    }
+    Ok(planned)
+}
+
+/// The refusals [`install`] would make, without installing: for a caller (`fleet
+/// init`) that must write nothing when the hooks cannot go in.
+pub fn check_install(ctx: &Context) -> Result<()> {
+    plan(ctx).map(|_| ())
+}
+
 pub fn install(ctx: &Context) -> Result<Vec<RepoReport>> {
     let fleet = fleet_binary()?;
     let mut reports = Vec::new();
-    let repos = guarded_repos(ctx)?;
-    // Check every repository before changing any: all or nothing.
-    let mut planned = Vec::new();
-    for g in repos {
-        let dirs = hooks_dirs(&g)?;
-        refuse_unsafe_target(&g, &dirs)?;
-        planned.push((g, dirs));
-    }
-    for (g, planned_dirs) in planned {
+    for (g, planned_dirs) in plan(ctx)? {
         let refs = guard_refs(&g)?;
         let mut dirs = Vec::new();
         for dir in planned_dirs {
@@ -563,6 +681,25 @@ pub fn cover_new_worktree(repo: &Repo, worktree: &Path) -> Result<()> {
     }
     let fleet = fleet_binary()?;
     let dir = git::cli::hooks_dir(worktree)?;
+    if let Ok(rel) = dir.strip_prefix(worktree)
+        && rel
+            .components()
+            .next()
+            .is_none_or(|c| c.as_os_str() != ".git")
+    {
+        let paths: Vec<String> = HOOKS
+            .iter()
+            .map(|h| format!("{}/{h}", rel.display()))
+            .collect();
+        if !git::cli::all_ignored(worktree, &paths)? {
+            return Err(Error::refused(format!(
+                "the hooks folder {} is not ignored in the new worktree: `git add -A` would \
+                 commit fleet's hook scripts",
+                dir.display()
+            ))
+            .with_help("use an absolute core.hooksPath outside the work tree (the repository's .git/hooks)"));
+        }
+    }
     std::fs::create_dir_all(&dir)
         .map_err(|e| Error::env(format!("cannot create {}: {e}", dir.display())))?;
     for hook in HOOKS {

@@ -5,6 +5,7 @@
 pub mod doctor;
 pub mod entry;
 pub mod hooks;
+pub mod probe;
 pub mod watchdog;
 
 pub use hooks::sync_target;
