@@ -74,6 +74,7 @@ reference-transaction)
         case "$fleet_ref" in
         HEAD) [ -z "$fleet_linked" ] && [ "$fleet_old" != "$fleet_new" ] && fleet_decide=1 ;;
         main-worktree/HEAD | refs/fleet/* | refs/notes/fleet) fleet_decide=1 ;;
+        refs/stash) [ -z "$fleet_linked" ] && fleet_decide=1 ;;
         refs/heads/*)
             [ "$fleet_ref" = "$fleet_head" ] && fleet_decide=1
             [ -f "$fleet_common/fleet/guard-refs" ] || fleet_decide=1

@@ -199,6 +199,9 @@ fn moves_head(place: &Place, update: &Update, all: &[Update]) -> bool {
     }
 }
 
+/// The stash, shared by every worktree of a repository.
+const STASH: &str = "refs/stash";
+
 const ZERO: &str = "0000000000000000000000000000000000000000";
 
 /// Does `update` really move or delete the branch? `git pack-refs` (and `gc`) rewrite a
@@ -243,10 +246,21 @@ fn reference_transaction(place: &Place, input: &str, ui: &dyn Ui) -> Result<u8> 
         })
         .map(|u| u.name)
         .collect();
-    if !moves_shared_head && moved_branches.is_empty() {
+    // The stash is one ref in the common dir, seen by every worktree: a stash made here
+    // hides everyone's uncommitted edits in the shared checkout, and any worktree can pop
+    // them. git stores the stash before it cleans the files, so a refusal here leaves
+    // files, index and untracked files as they were.
+    let stashes = place.shared && updates.iter().any(|u| u.name == STASH && u.old != u.new);
+    if !moves_shared_head && moved_branches.is_empty() && !stashes {
         return Ok(0);
     }
-    let what = if moves_shared_head {
+    let what = if stashes && !moves_shared_head && moved_branches.is_empty() {
+        format!(
+            "refusing to change the stash from the shared checkout {}: it is shared by every \
+             worktree, and `git stash` here would hide everyone's uncommitted edits",
+            place.workdir()
+        )
+    } else if moves_shared_head {
         format!(
             "refusing to move HEAD of the shared checkout {} (commit, switch, reset, rebase, pull)",
             place.workdir()
@@ -276,6 +290,11 @@ fn reference_transaction(place: &Place, input: &str, ui: &dyn Ui) -> Result<u8> 
     }
     let code = refuse(place, "reference-transaction", &what, ui)?;
     abort_hint(place, ui);
+    if stashes && code != 0 {
+        ui.note(
+            "  to set edits aside without the shared stash:  git branch NAME \"$(git stash create)\"",
+        );
+    }
     if !put_back.is_empty() {
         ui.note(&format!(
             "fleet guard: put back {} file(s) the refused command had already changed",
