@@ -112,3 +112,58 @@ fn an_agent_worktree_stashes_and_pops_its_own_work() {
     );
     assert!(!has_ref(&env, &repo, "refs/stash"));
 }
+
+#[test]
+fn a_refused_checkout_b_or_switch_c_leaves_no_branch_behind_outer_or_nested() {
+    let env = Env::new();
+    let outer = env.outer_with_nested();
+    write(&outer.join("fleet.toml"), "[gate]\ncommands = [\"true\"]\n");
+    env.git(&outer, &["add", "fleet.toml"]);
+    env.git(&outer, &["commit", "-q", "-m", "fleet"]);
+    env.commit_file(&outer, "b.txt", "two\n", "second");
+    env.commit_file(&outer.join("cockpit"), "d.txt", "two\n", "second");
+    env.fleet(&outer, &["init"]).ok();
+    for repo in [outer.clone(), outer.join("cockpit")] {
+        write(&repo.join("README"), "local edit\n");
+        write(&repo.join("untracked.txt"), "mine\n");
+        let before = state(&env, &repo);
+        for args in [
+            &["checkout", "-b", "x"][..],
+            &["checkout", "-q", "-b", "x1", "HEAD~1"],
+            &["checkout", "-qb", "x2"],
+            &["checkout", "-B", "x3", "HEAD~1"],
+            &["switch", "-c", "y"],
+            &["switch", "-c", "y1", "HEAD~1"],
+            &["switch", "--create", "y2"],
+        ] {
+            refused(&env, &repo, args);
+            assert_eq!(
+                state(&env, &repo),
+                before,
+                "git {args:?} in {} left a trace",
+                repo.display()
+            );
+        }
+        for name in ["x", "x1", "x2", "x3", "y", "y1", "y2"] {
+            assert!(
+                !has_ref(&env, &repo, &format!("refs/heads/{name}")),
+                "branch {name} left in {}",
+                repo.display()
+            );
+        }
+    }
+}
+
+#[test]
+fn a_plain_branch_creation_in_the_shared_checkout_passes_and_moves_nothing() {
+    let env = Env::new();
+    let repo = guarded_with_local_work(&env);
+    let before = env.snapshot(&repo);
+    env.git(&repo, &["branch", "z"]);
+    env.git(&repo, &["branch", "z1", "HEAD~1"]);
+    assert!(has_ref(&env, &repo, "refs/heads/z"));
+    assert!(has_ref(&env, &repo, "refs/heads/z1"));
+    assert_eq!(env.snapshot(&repo), before);
+    env.git(&repo, &["branch", "-D", "z1"]);
+    assert!(!has_ref(&env, &repo, "refs/heads/z1"));
+}

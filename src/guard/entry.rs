@@ -251,10 +251,24 @@ fn reference_transaction(place: &Place, input: &str, ui: &dyn Ui) -> Result<u8> 
     // them. git stores the stash before it cleans the files, so a refusal here leaves
     // files, index and untracked files as they were.
     let stashes = place.shared && updates.iter().any(|u| u.name == STASH && u.old != u.new);
-    if !moves_shared_head && moved_branches.is_empty() && !stashes {
+    // `checkout -b`/`switch -c` create (or reset) the branch in a transaction of its own
+    // before the one that moves HEAD: refused only then, the branch would stay behind.
+    let switch_to = if place.shared && !moves_shared_head && moved_branches.is_empty() {
+        branch_made_to_switch(place, &updates)
+    } else {
+        None
+    };
+    if !moves_shared_head && moved_branches.is_empty() && !stashes && switch_to.is_none() {
         return Ok(0);
     }
-    let what = if stashes && !moves_shared_head && moved_branches.is_empty() {
+    let what = if let Some(branch) = switch_to {
+        format!(
+            "refusing to switch the shared checkout {} to {} (checkout -b, switch -c); the \
+             branch is not created either (`git branch NAME` creates one without switching)",
+            place.workdir(),
+            branch.name
+        )
+    } else if stashes && !moves_shared_head && moved_branches.is_empty() {
         format!(
             "refusing to change the stash from the shared checkout {}: it is shared by every \
              worktree, and `git stash` here would hide everyone's uncommitted edits",
@@ -288,6 +302,21 @@ fn reference_transaction(place: &Place, input: &str, ui: &dyn Ui) -> Result<u8> 
             Vec::new()
         });
     }
+    if let Some(branch) = switch_to {
+        // git rewrote the files to the new branch's tree before creating it.
+        let head = Update {
+            old: ZERO,
+            new: branch.new,
+            name: "HEAD",
+        };
+        put_back = undo_file_changes(place, &head).unwrap_or_else(|e| {
+            ui.warn(&format!(
+                "could not put the shared checkout's files back: {}",
+                e.message
+            ));
+            Vec::new()
+        });
+    }
     let code = refuse(place, "reference-transaction", &what, ui)?;
     abort_hint(place, ui);
     if stashes && code != 0 {
@@ -302,6 +331,23 @@ fn reference_transaction(place: &Place, input: &str, ui: &dyn Ui) -> Result<u8> 
         ));
     }
     Ok(code)
+}
+
+/// The branch a `git checkout` or `git switch` run in this checkout creates or resets
+/// on its way to switching to it (`-b`, `-B`, `-c`, `-C`, `--track`, a remote branch's
+/// name guessed). Those two commands change no branch without checking it out next; a
+/// plain `git branch` moves nothing checked out and passes.
+fn branch_made_to_switch<'a>(place: &Place, updates: &'a [Update<'a>]) -> Option<&'a Update<'a>> {
+    let sub = parent_git_subcommand(place)?;
+    if !matches!(sub.as_str(), "checkout" | "switch") {
+        return None;
+    }
+    updates.iter().find(|u| {
+        crate::refs::branch_name(u.name).is_some()
+            && u.new != ZERO
+            && u.old != u.new
+            && moves_branch(place, u)
+    })
 }
 
 /// Did the refused command leave the files and index alone? `git commit` (and
