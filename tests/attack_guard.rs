@@ -167,3 +167,115 @@ fn a_plain_branch_creation_in_the_shared_checkout_passes_and_moves_nothing() {
     env.git(&repo, &["branch", "-D", "z1"]);
     assert!(!has_ref(&env, &repo, "refs/heads/z1"));
 }
+
+/// outer/ guarded, with a submodule at vendor/lib whose origin has a second commit
+/// the submodule has fetched (so there is somewhere to switch to).
+fn guarded_with_submodule(env: &Env) -> PathBuf {
+    let outer = env.outer_with_submodule();
+    env.commit_file(
+        &outer,
+        "fleet.toml",
+        "[gate]\ncommands = [\"true\"]\n",
+        "fleet",
+    );
+    env.commit_file(&env.path().join("lib-origin"), "more.txt", "more\n", "more");
+    env.git(&outer.join("vendor/lib"), &["fetch", "-q", "origin"]);
+    env.fleet(&outer, &["init"]).ok();
+    outer
+}
+
+/// Commits, switches and branch switches in the submodule checkout `sub` are refused
+/// and leave it, and the outer checkout `outer`, as they were.
+fn assert_submodule_guarded(env: &Env, outer: &Path, sub: &Path) {
+    let before = state(env, sub);
+    let outer_before = env.git(outer, &["status", "--porcelain"]);
+    for args in [
+        &["commit", "-q", "--allow-empty", "-m", "sneak"][..],
+        &[
+            "commit",
+            "-q",
+            "--no-verify",
+            "--allow-empty",
+            "-m",
+            "sneak",
+        ],
+        &["checkout", "-q", "--detach", "origin/main"],
+        &["switch", "-q", "--detach", "HEAD"],
+        &["switch", "-q", "-c", "y", "origin/main"],
+        &["reset", "-q", "--soft", "origin/main"],
+    ] {
+        refused(env, sub, args);
+        assert_eq!(
+            state(env, sub),
+            before,
+            "git {args:?} changed the submodule {}",
+            sub.display()
+        );
+        assert_eq!(
+            env.git(outer, &["status", "--porcelain"]),
+            outer_before,
+            "git {args:?} in {} shows in the outer checkout",
+            sub.display()
+        );
+    }
+}
+
+#[test]
+fn a_submodule_of_the_shared_checkout_is_guarded_like_the_checkout_itself() {
+    let env = Env::new();
+    let outer = guarded_with_submodule(&env);
+    let sub = outer.join("vendor/lib");
+    assert_eq!(env.git(&outer, &["status", "--porcelain"]), "");
+    assert_submodule_guarded(&env, &outer, &sub);
+    assert_eq!(env.git(&outer, &["status", "--porcelain"]), "");
+
+    // An agent's own copy of the submodule is its own: it commits freely.
+    let agent = env.agent(&outer, "a1");
+    let agent_sub = agent.join("vendor/lib");
+    env.git(
+        &agent_sub,
+        &["commit", "-q", "--allow-empty", "-m", "agent work"],
+    );
+    assert_eq!(
+        env.git(&agent_sub, &["log", "-1", "--format=%s"]),
+        "agent work"
+    );
+    env.git(&agent_sub, &["switch", "-q", "--detach", "origin/main"]);
+    assert_eq!(env.git(&outer, &["status", "--porcelain"]), "");
+
+    // uninstall takes the submodule's hooks out too.
+    env.fleet(&outer, &["hooks", "uninstall"]).ok();
+    env.git(&sub, &["commit", "-q", "--allow-empty", "-m", "free again"]);
+}
+
+#[test]
+fn a_submodule_added_after_init_is_guarded_by_the_next_fleet_command() {
+    let env = Env::new();
+    let outer = guarded_with_submodule(&env);
+    let lib2 = env.path().join("lib2-origin");
+    env.repo(&lib2, "main", &[("two.txt", "two\n")]);
+    let url = lib2.to_str().unwrap().to_string();
+    env.git(
+        &outer,
+        &[
+            "-c",
+            "protocol.file.allow=always",
+            "submodule",
+            "add",
+            "-q",
+            &url,
+            "vendor/lib2",
+        ],
+    );
+    env.git_cmd(&outer, &["commit", "-q", "-m", "add lib2"])
+        .env("FLEET_ALLOW_SHARED", "1")
+        .run()
+        .ok();
+    env.commit_file(&lib2, "more.txt", "more\n", "more");
+    let sub = outer.join("vendor/lib2");
+    env.git(&sub, &["fetch", "-q", "origin"]);
+    env.fleet(&outer, &["status"]).ok();
+    assert_submodule_guarded(&env, &outer, &sub);
+    let status = env.fleet(&outer, &["hooks", "status", "--json"]).ok();
+    assert!(status.stdout.contains("vendor/lib2"), "{}", status.stdout);
+}

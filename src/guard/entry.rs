@@ -43,8 +43,11 @@ impl Place {
         let common = repo.common_dir();
         let guarded = crate::state::guard_refs(&common).is_file();
         // Not `is_submodule()`: `GIT_WORK_TREE`/`--work-tree` make gix report a configured
-        // worktree, which would unguard the shared checkout. A submodule has no
-        // guard-refs of its own, so it is never guarded anyway.
+        // worktree, which would unguard the shared checkout. A submodule checkout is the
+        // main worktree of its own repository (git exports its `.git/modules/NAME` as
+        // GIT_DIR): shared when fleet guards it, that is when it lies in a shared
+        // checkout (see `guard::submodules`); an agent worktree's submodules are clones
+        // with no guard-refs, never guarded.
         let shared = !repo.is_linked_worktree();
         Ok(Place {
             repo,
