@@ -95,12 +95,21 @@ fn git_stash_in_the_shared_checkout_is_refused_and_leaves_every_edit_in_place() 
 }
 
 #[test]
-fn an_agent_worktree_stashes_and_pops_its_own_work() {
+fn an_agent_worktree_stashes_and_pops_its_own_work_and_the_shared_checkout_cannot_clear_it() {
     let env = Env::new();
     let repo = guarded_with_local_work(&env);
     let agent = env.agent(&repo, "a1");
+    write(&agent.join("b.txt"), "first stash\n");
+    env.git(&agent, &["stash"]);
     write(&agent.join("a.txt"), "agent edit\n");
     env.git(&agent, &["stash"]);
+    let stashes = env.git(&agent, &["stash", "list", "--format=%H"]);
+    assert_eq!(stashes.lines().count(), 2);
+    let before = state(&env, &repo);
+    refused(&env, &repo, &["stash", "clear"]);
+    refused(&env, &repo, &["stash", "push", "-u"]);
+    assert_eq!(env.git(&agent, &["stash", "list", "--format=%H"]), stashes);
+    assert_eq!(state(&env, &repo), before);
     assert_eq!(
         std::fs::read_to_string(agent.join("a.txt")).unwrap(),
         "one\n"
@@ -109,6 +118,11 @@ fn an_agent_worktree_stashes_and_pops_its_own_work() {
     assert_eq!(
         std::fs::read_to_string(agent.join("a.txt")).unwrap(),
         "agent edit\n"
+    );
+    env.git(&agent, &["stash", "pop"]);
+    assert_eq!(
+        std::fs::read_to_string(agent.join("b.txt")).unwrap(),
+        "first stash\n"
     );
     assert!(!has_ref(&env, &repo, "refs/stash"));
 }

@@ -266,10 +266,11 @@ fn reference_transaction(place: &Place, input: &str, ui: &dyn Ui) -> Result<u8> 
     }
     let what = if let Some(branch) = switch_to {
         format!(
-            "refusing to switch the shared checkout {} to {} (checkout -b, switch -c); the \
-             branch is not created either (`git branch NAME` creates one without switching)",
+            "refusing to switch the shared checkout {} to branch {} (checkout -b/-B, \
+             switch -c/-C): neither the switch nor the branch happens (`git branch NAME` \
+             creates a branch without switching)",
             place.workdir(),
-            branch.name
+            crate::refs::branch_name(branch.name).unwrap_or(branch.name)
         )
     } else if stashes && !moves_shared_head && moved_branches.is_empty() {
         format!(
