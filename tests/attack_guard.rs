@@ -259,7 +259,18 @@ fn a_submodule_of_the_shared_checkout_is_guarded_like_the_checkout_itself() {
 
     // uninstall takes the submodule's hooks out too.
     env.fleet(&outer, &["hooks", "uninstall"]).ok();
+    assert_no_guard_left(&outer.join(".git/modules/vendor/lib"));
     env.git(&sub, &["commit", "-q", "--allow-empty", "-m", "free again"]);
+}
+
+/// No fleet hook and no guard-refs in the submodule git dir `git_dir`.
+fn assert_no_guard_left(git_dir: &Path) {
+    for hook in ["pre-commit", "reference-transaction"] {
+        let path = git_dir.join("hooks").join(hook);
+        assert!(!path.exists(), "{} left", path.display());
+    }
+    let refs = git_dir.join("fleet/guard-refs");
+    assert!(!refs.exists(), "{} left", refs.display());
 }
 
 #[test]
@@ -292,4 +303,30 @@ fn a_submodule_added_after_init_is_guarded_by_the_next_fleet_command() {
     assert_submodule_guarded(&env, &outer, &sub);
     let status = env.fleet(&outer, &["hooks", "status", "--json"]).ok();
     assert!(status.stdout.contains("vendor/lib2"), "{}", status.stdout);
+
+    // A submodule whose checkout is gone keeps its git dir: uninstall still finds it.
+    env.git(&outer, &["submodule", "deinit", "-q", "-f", "vendor/lib2"]);
+    env.fleet(&outer, &["hooks", "uninstall"]).ok();
+    assert_no_guard_left(&outer.join(".git/modules/vendor/lib2"));
+    assert_no_guard_left(&outer.join(".git/modules/vendor/lib"));
+}
+
+#[test]
+fn git_stash_in_a_nested_shared_checkout_is_refused_too() {
+    let env = Env::new();
+    let outer = env.outer_with_nested();
+    env.commit_file(
+        &outer,
+        "fleet.toml",
+        "[gate]\ncommands = [\"true\"]\n",
+        "fleet",
+    );
+    env.fleet(&outer, &["init"]).ok();
+    let cockpit = outer.join("cockpit");
+    write(&cockpit.join("c.txt"), "local edit\n");
+    write(&cockpit.join("new.txt"), "untracked\n");
+    let before = state(&env, &cockpit);
+    refused(&env, &cockpit, &["stash", "push", "-u"]);
+    assert!(!has_ref(&env, &cockpit, "refs/stash"));
+    assert_eq!(state(&env, &cockpit), before);
 }

@@ -107,29 +107,92 @@ pub fn install(shared: &Path, base: &Path, fleet: &Path) -> Result<Vec<RepoRepor
         .collect()
 }
 
-/// Take the hooks out of every checked-out submodule that fleet guards.
+/// Take the hooks out of every submodule that fleet guards: the checked-out ones, and
+/// those whose checkout is gone (`git submodule deinit`, or dropped from `.gitmodules`)
+/// but whose git dir under `.git/modules/` still has them.
 pub fn uninstall(shared: &Path, base: &Path) -> Result<Vec<RepoReport>> {
     let mut reports = Vec::new();
+    let mut done = Vec::new();
     for sub in checkouts(shared) {
-        let refs_file = state::guard_refs(&sub.repo.common_dir());
-        if !refs_file.is_file() {
+        let common = sub.repo.common_dir();
+        done.push(canon(&common));
+        if !state::guard_refs(&common).is_file() {
             continue;
         }
         let dir = git::cli::hooks_dir(&sub.path)?;
-        let hooks = HOOKS
-            .iter()
-            .map(|hook| uninstall_hook(&dir, hook))
-            .collect::<Result<Vec<_>>>()?;
-        std::fs::remove_file(&refs_file)
-            .map_err(|e| Error::env(format!("cannot remove {}: {e}", refs_file.display())))?;
-        reports.push(RepoReport {
-            repo: base.join(&sub.rel),
-            guarded_refs: Vec::new(),
-            dirs: vec![DirReport { dir, hooks }],
-            warnings: Vec::new(),
-        });
+        reports.push(uninstall_from(&common, dir, base.join(&sub.rel))?);
+    }
+    let Ok(outer) = Repo::open(shared) else {
+        return Ok(reports);
+    };
+    for git_dir in guarded_module_dirs(&outer.common_dir().join("modules")) {
+        if done.contains(&canon(&git_dir)) {
+            continue;
+        }
+        let rel = base.join(git_dir.strip_prefix(shared).unwrap_or(&git_dir));
+        let hooks_path = Repo::open(&git_dir)
+            .ok()
+            .and_then(|r| r.config_string("core.hooksPath"));
+        match hooks_path {
+            None => reports.push(uninstall_from(&git_dir, git_dir.join("hooks"), rel)?),
+            Some(path) if Path::new(&path).is_absolute() => {
+                reports.push(uninstall_from(&git_dir, PathBuf::from(path), rel)?)
+            }
+            Some(path) => reports.push(RepoReport {
+                repo: rel,
+                guarded_refs: read_guard_refs(&git_dir),
+                dirs: Vec::new(),
+                warnings: vec![format!(
+                    "{} has no checkout, and its core.hooksPath `{path}` is relative to \
+                     one: its hooks were left; check the submodule out and run `fleet hooks \
+                     uninstall` again",
+                    git_dir.display()
+                )],
+            }),
+        }
     }
     Ok(reports)
+}
+
+/// Take the hooks out of `dir` and the guard-refs out of the git dir `common`.
+fn uninstall_from(common: &Path, dir: PathBuf, repo: PathBuf) -> Result<RepoReport> {
+    let hooks = HOOKS
+        .iter()
+        .map(|hook| uninstall_hook(&dir, hook))
+        .collect::<Result<Vec<_>>>()?;
+    let refs_file = state::guard_refs(common);
+    std::fs::remove_file(&refs_file)
+        .map_err(|e| Error::env(format!("cannot remove {}: {e}", refs_file.display())))?;
+    Ok(RepoReport {
+        repo,
+        guarded_refs: Vec::new(),
+        dirs: vec![DirReport { dir, hooks }],
+        warnings: Vec::new(),
+    })
+}
+
+/// The submodule git dirs under `modules` (a repository's `.git/modules`, where a name
+/// with slashes makes folders, and a submodule's own submodules sit in its `modules`)
+/// that hold fleet's guard-refs.
+fn guarded_module_dirs(modules: &Path) -> Vec<PathBuf> {
+    let mut out = Vec::new();
+    let entries = std::fs::read_dir(modules).into_iter().flatten().flatten();
+    for entry in entries.filter(|e| e.file_type().is_ok_and(|k| k.is_dir())) {
+        let path = entry.path();
+        if git::is_git_dir(&path) {
+            if state::guard_refs(&path).is_file() {
+                out.push(path.clone());
+            }
+            out.extend(guarded_module_dirs(&path.join("modules")));
+        } else {
+            out.extend(guarded_module_dirs(&path));
+        }
+    }
+    out
+}
+
+fn canon(path: &Path) -> PathBuf {
+    path.canonicalize().unwrap_or_else(|_| path.to_path_buf())
 }
 
 /// The hooks of every checked-out submodule.
