@@ -74,7 +74,11 @@ reference-transaction)
         case "$fleet_ref" in
         HEAD) [ -z "$fleet_linked" ] && [ "$fleet_old" != "$fleet_new" ] && fleet_decide=1 ;;
         main-worktree/HEAD | refs/fleet/* | refs/notes/fleet) fleet_decide=1 ;;
+        refs/stash) [ -z "$fleet_linked" ] && fleet_decide=1 ;;
         refs/heads/*)
+            # From the shared checkout: `checkout -b` and `switch -c` create the branch
+            # before they switch; fleet tells those from a plain `git branch`.
+            [ -z "$fleet_linked" ] && fleet_decide=1
             [ "$fleet_ref" = "$fleet_head" ] && fleet_decide=1
             [ -f "$fleet_common/fleet/guard-refs" ] || fleet_decide=1
             [ -n "$fleet_decide" ] || while IFS= read -r fleet_guarded; do

@@ -43,8 +43,11 @@ impl Place {
         let common = repo.common_dir();
         let guarded = crate::state::guard_refs(&common).is_file();
         // Not `is_submodule()`: `GIT_WORK_TREE`/`--work-tree` make gix report a configured
-        // worktree, which would unguard the shared checkout. A submodule has no
-        // guard-refs of its own, so it is never guarded anyway.
+        // worktree, which would unguard the shared checkout. A submodule checkout is the
+        // main worktree of its own repository (git exports its `.git/modules/NAME` as
+        // GIT_DIR): shared when fleet guards it, that is when it lies in a shared
+        // checkout (see `guard::submodules`); an agent worktree's submodules are clones
+        // with no guard-refs, never guarded.
         let shared = !repo.is_linked_worktree();
         Ok(Place {
             repo,
@@ -199,6 +202,9 @@ fn moves_head(place: &Place, update: &Update, all: &[Update]) -> bool {
     }
 }
 
+/// The stash, shared by every worktree of a repository.
+const STASH: &str = "refs/stash";
+
 const ZERO: &str = "0000000000000000000000000000000000000000";
 
 /// Does `update` really move or delete the branch? `git pack-refs` (and `gc`) rewrite a
@@ -243,10 +249,36 @@ fn reference_transaction(place: &Place, input: &str, ui: &dyn Ui) -> Result<u8> 
         })
         .map(|u| u.name)
         .collect();
-    if !moves_shared_head && moved_branches.is_empty() {
+    // The stash is one ref in the common dir, seen by every worktree: a stash made here
+    // hides everyone's uncommitted edits in the shared checkout, and any worktree can pop
+    // them. git stores the stash before it cleans the files, so a refusal here leaves
+    // files, index and untracked files as they were.
+    let stashes = place.shared && updates.iter().any(|u| u.name == STASH && u.old != u.new);
+    // `checkout -b`/`switch -c` create (or reset) the branch in a transaction of its own
+    // before the one that moves HEAD: refused only then, the branch would stay behind.
+    let switch_to = if place.shared && !moves_shared_head && moved_branches.is_empty() {
+        branch_made_to_switch(place, &updates)
+    } else {
+        None
+    };
+    if !moves_shared_head && moved_branches.is_empty() && !stashes && switch_to.is_none() {
         return Ok(0);
     }
-    let what = if moves_shared_head {
+    let what = if let Some(branch) = switch_to {
+        format!(
+            "refusing to switch the shared checkout {} to branch {} (checkout -b/-B, \
+             switch -c/-C): neither the switch nor the branch happens (`git branch NAME` \
+             creates a branch without switching)",
+            place.workdir(),
+            crate::refs::branch_name(branch.name).unwrap_or(branch.name)
+        )
+    } else if stashes && !moves_shared_head && moved_branches.is_empty() {
+        format!(
+            "refusing to change the stash from the shared checkout {}: it is shared by every \
+             worktree, and `git stash` here would hide everyone's uncommitted edits",
+            place.workdir()
+        )
+    } else if moves_shared_head {
         format!(
             "refusing to move HEAD of the shared checkout {} (commit, switch, reset, rebase, pull)",
             place.workdir()
@@ -274,8 +306,28 @@ fn reference_transaction(place: &Place, input: &str, ui: &dyn Ui) -> Result<u8> 
             Vec::new()
         });
     }
+    if let Some(branch) = switch_to {
+        // git rewrote the files to the new branch's tree before creating it.
+        let head = Update {
+            old: ZERO,
+            new: branch.new,
+            name: "HEAD",
+        };
+        put_back = undo_file_changes(place, &head).unwrap_or_else(|e| {
+            ui.warn(&format!(
+                "could not put the shared checkout's files back: {}",
+                e.message
+            ));
+            Vec::new()
+        });
+    }
     let code = refuse(place, "reference-transaction", &what, ui)?;
     abort_hint(place, ui);
+    if stashes && code != 0 {
+        ui.note(
+            "  to set edits aside without the shared stash:  git branch NAME \"$(git stash create)\"",
+        );
+    }
     if !put_back.is_empty() {
         ui.note(&format!(
             "fleet guard: put back {} file(s) the refused command had already changed",
@@ -283,6 +335,23 @@ fn reference_transaction(place: &Place, input: &str, ui: &dyn Ui) -> Result<u8> 
         ));
     }
     Ok(code)
+}
+
+/// The branch a `git checkout` or `git switch` run in this checkout creates or resets
+/// on its way to switching to it (`-b`, `-B`, `-c`, `-C`, `--track`, a remote branch's
+/// name guessed). Those two commands change no branch without checking it out next; a
+/// plain `git branch` moves nothing checked out and passes.
+fn branch_made_to_switch<'a>(place: &Place, updates: &'a [Update<'a>]) -> Option<&'a Update<'a>> {
+    let sub = parent_git_subcommand(place)?;
+    if !matches!(sub.as_str(), "checkout" | "switch") {
+        return None;
+    }
+    updates.iter().find(|u| {
+        crate::refs::branch_name(u.name).is_some()
+            && u.new != ZERO
+            && u.old != u.new
+            && moves_branch(place, u)
+    })
 }
 
 /// Did the refused command leave the files and index alone? `git commit` (and

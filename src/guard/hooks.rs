@@ -128,7 +128,7 @@ fn relative_hooks_path(repo: &Repo) -> Option<String> {
 }
 
 /// The binary the hook scripts call: this one, by its real path.
-fn fleet_binary() -> Result<PathBuf> {
+pub(super) fn fleet_binary() -> Result<PathBuf> {
     let exe = std::env::current_exe()
         .map_err(|e| Error::env(format!("cannot find the fleet binary's own path: {e}")))?;
     Ok(exe.canonicalize().unwrap_or(exe))
@@ -195,7 +195,7 @@ fn write_script(path: &Path, text: &str) -> Result<()> {
 }
 
 /// Install (or refresh) one hook in `dir`. Returns what was done.
-fn install_hook(dir: &Path, hook: &str, fleet: &Path) -> Result<HookReport> {
+pub(super) fn install_hook(dir: &Path, hook: &str, fleet: &Path) -> Result<HookReport> {
     let path = dir.join(hook);
     let chained = chained_path(&path);
     let exists = std::fs::symlink_metadata(&path).is_ok();
@@ -275,7 +275,7 @@ fn install_hook(dir: &Path, hook: &str, fleet: &Path) -> Result<HookReport> {
 }
 
 /// Take one hook out of `dir`, putting back what was there before.
-fn uninstall_hook(dir: &Path, hook: &str) -> Result<HookReport> {
+pub(super) fn uninstall_hook(dir: &Path, hook: &str) -> Result<HookReport> {
     let path = dir.join(hook);
     let chained = chained_path(&path);
     let has_chained = std::fs::symlink_metadata(&chained).is_ok();
@@ -309,7 +309,7 @@ fn uninstall_hook(dir: &Path, hook: &str) -> Result<HookReport> {
     }
 }
 
-fn hook_status(dir: &Path, hook: &str) -> HookReport {
+pub(super) fn hook_status(dir: &Path, hook: &str) -> HookReport {
     let path = dir.join(hook);
     let chained = chained_path(&path);
     let has_chained = std::fs::symlink_metadata(&chained).is_ok();
@@ -430,7 +430,7 @@ pub fn read_guard_refs(common: &Path) -> Vec<String> {
         .unwrap_or_default()
 }
 
-fn write_guard_refs(common: &Path, refs: &[String]) -> Result<()> {
+pub(super) fn write_guard_refs(common: &Path, refs: &[String]) -> Result<()> {
     let text: String = refs.iter().map(|r| format!("{r}\n")).collect();
     crate::files::write_atomically(&state::guard_refs(common), text.as_bytes(), None)
 }
@@ -623,6 +623,7 @@ pub fn install(ctx: &Context) -> Result<Vec<RepoReport>> {
             dirs,
             warnings: warnings_for(&g),
         });
+        reports.extend(super::submodules::install(&g.shared, &g.rel, &fleet)?);
     }
     Ok(reports)
 }
@@ -649,6 +650,7 @@ pub fn uninstall(ctx: &Context) -> Result<Vec<RepoReport>> {
             dirs,
             warnings: Vec::new(),
         });
+        reports.extend(super::submodules::uninstall(&g.shared, &g.rel)?);
     }
     Ok(reports)
 }
@@ -669,6 +671,7 @@ pub fn status(ctx: &Context) -> Result<Vec<RepoReport>> {
             dirs,
             warnings: warnings_for(&g),
         });
+        reports.extend(super::submodules::status(&g.shared, &g.rel)?);
     }
     Ok(reports)
 }
