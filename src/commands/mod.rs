@@ -129,14 +129,15 @@ impl CommandEnv {
     }
 }
 
-/// Add a target changed in `fleet.toml` to the guard's branch list. Every command runs
-/// this before its work, whatever it does: the hook script reads that list itself,
-/// without starting fleet, so a new target stays unguarded until some fleet command
-/// writes it there. A failure is a warning; the command goes on.
+/// The guard step: add a target changed in `fleet.toml` to the guard's branch list, and
+/// give submodules checked out since install the hooks. Every command runs this before
+/// its work, whatever it does: the hook script reads that list itself, without starting
+/// fleet, so a new target (or submodule) stays unguarded until some fleet command
+/// covers it. A failure is a warning; the command goes on.
 fn sync_guard(ctx: &Context) {
     if let Err(e) = fleet::guard::sync_target(ctx) {
         render::warn(&format!(
-            "the guard does not know the new target yet: {}",
+            "the guard step failed, so part of the project may be unguarded: {}",
             e.message
         ));
     }
