@@ -171,16 +171,15 @@ fn every_command_has_help_with_an_example() {
 }
 
 #[test]
-fn usage_errors_exit_2_and_outside_a_repo_is_refused() {
+fn usage_errors_exit_2_and_outside_a_repo_is_an_environment_problem() {
     let env = Env::new();
     env.fleet(&env.path(), &["worktree", "new"]).code(2);
     env.fleet(&env.path(), &["no-such-command"]).code(2);
-    let run = env.refused(
-        &env.path(),
-        &["worktree", "list"],
-        "not inside a git repository",
-    );
-    assert!(run.stderr.contains("help:"), "{}", run.stderr);
+    for args in [&["worktree", "list"][..], &["status"], &["land", "--all"]] {
+        let run = env.fleet(&env.path(), args).code(3);
+        assert!(run.stderr.contains("not inside a git repository"), "{}", run.stderr);
+        assert!(run.stderr.contains("help:"), "{}", run.stderr);
+    }
 }
 
 #[test]

@@ -78,7 +78,9 @@ impl Repo {
                     return error;
                 }
             }
-            Error::refused(format!(
+            // Not a refusal: fleet has nothing to work on here (exit 3, an environment
+            // problem, as the design's exit codes say).
+            Error::env(format!(
                 "{} is not inside a git repository ({e})",
                 path.display()
             ))
