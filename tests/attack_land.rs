@@ -344,7 +344,12 @@ fn a_nested_sha256_repository_leaves_the_outer_project_guarded_and_is_named() {
         &[("README", "outer\n"), (".gitignore", "cockpit/\n")],
     );
     sha256_repo(&env, &outer.join("cockpit"));
-    env.fleet(&outer, &["init"]).ok();
+    let init = env.fleet(&outer, &["init"]).ok();
+    assert!(
+        init.stderr.contains("cockpit") && init.stderr.contains("SHA-256"),
+        "init must say which nested repository it leaves unguarded: {}",
+        init.stderr
+    );
     let main = env.git(&outer, &["rev-parse", "main"]);
     // The outer shared checkout's guard still refuses a commit there.
     crate::common::write(&outer.join("README"), "edited in the shared checkout\n");

@@ -72,6 +72,10 @@ pub fn run(env: &CommandEnv, args: Args) -> Result<u8> {
     let ctx = if written { env.context()? } else { ctx };
     let recorded = fleet::state::record_shared_checkout(&ctx.repo, &ctx.shared)?;
     let hooks = hooks::install(&ctx)?;
+    // A nested repository fleet leaves out (SHA-256, unreadable) is not guarded: say so.
+    for warning in ctx.nested_warnings() {
+        render::warn(warning);
+    }
     if args.out.json {
         render::json(&InitReport {
             shared_checkout: ctx.shared.clone(),
