@@ -82,3 +82,21 @@ fn worktree_rm_force_removes_an_inner_worktree_whose_commits_are_safe() {
     let list = env.git(&outer, &["worktree", "list", "--porcelain"]);
     assert!(!list.contains("probe"), "{list}");
 }
+
+/// `worktree new` without `fleet init` works, and says that nothing guards the shared
+/// checkout; after `init` it says nothing of the kind.
+#[test]
+fn worktree_new_without_the_guard_says_the_shared_checkout_is_unprotected() {
+    let env = Env::new();
+    let repo = env.gated_repo("true");
+    let run = env.fleet(&repo, &["worktree", "new", "early"]).ok();
+    assert!(
+        run.stderr.contains("no guard hooks are installed"),
+        "{}",
+        run.stderr
+    );
+    assert!(Path::new(run.stdout.trim()).join(".git").exists());
+    env.fleet(&repo, &["init"]).ok();
+    let run = env.fleet(&repo, &["worktree", "new", "later"]).ok();
+    assert!(!run.stderr.contains("no guard hooks"), "{}", run.stderr);
+}

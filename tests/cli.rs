@@ -177,7 +177,11 @@ fn usage_errors_exit_2_and_outside_a_repo_is_an_environment_problem() {
     env.fleet(&env.path(), &["no-such-command"]).code(2);
     for args in [&["worktree", "list"][..], &["status"], &["land", "--all"]] {
         let run = env.fleet(&env.path(), args).code(3);
-        assert!(run.stderr.contains("not inside a git repository"), "{}", run.stderr);
+        assert!(
+            run.stderr.contains("not inside a git repository"),
+            "{}",
+            run.stderr
+        );
         assert!(run.stderr.contains("help:"), "{}", run.stderr);
     }
 }

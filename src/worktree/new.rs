@@ -187,6 +187,7 @@ pub fn new(ctx: &Context, req: &NewRequest) -> Result<NewOutcome> {
     }
     drop(deferred);
     cover_with_guard(&members, &mut notes);
+    note_unguarded(ctx, &mut notes);
     Ok(NewOutcome {
         path: dest,
         branch,
@@ -242,6 +243,32 @@ fn cover_with_guard(members: &[Member], notes: &mut Vec<String>) {
                 e.message
             ));
         }
+    }
+}
+
+/// An agent worktree made where no guard hooks are installed (`fleet init` skipped, or
+/// the hooks lost their run bit) leaves the shared checkout open to the agent: say so,
+/// so nobody believes they are protected.
+fn note_unguarded(ctx: &Context, notes: &mut Vec<String>) {
+    use crate::guard::hooks::HookState;
+    let Ok(reports) = crate::guard::hooks::status(ctx) else {
+        return;
+    };
+    let unguarded: Vec<String> = reports
+        .iter()
+        .filter(|r| {
+            r.dirs
+                .iter()
+                .flat_map(|d| &d.hooks)
+                .any(|h| matches!(h.state, HookState::Missing | HookState::Disabled))
+        })
+        .map(|r| r.repo.display().to_string())
+        .collect();
+    if !unguarded.is_empty() {
+        notes.push(format!(
+            "no guard hooks are installed in {} (`fleet hooks status`): nothing stops a commit,              switch or reset in the shared checkout; run `fleet init` (or `fleet hooks install`)",
+            unguarded.join(", ")
+        ));
     }
 }
 
