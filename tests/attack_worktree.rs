@@ -100,3 +100,31 @@ fn worktree_new_without_the_guard_says_the_shared_checkout_is_unprotected() {
     let run = env.fleet(&repo, &["worktree", "new", "later"]).ok();
     assert!(!run.stderr.contains("no guard hooks"), "{}", run.stderr);
 }
+
+/// Only commits land: `fleet ready` refuses a lane whose worktree (or a nested
+/// repository's worktree in it) holds uncommitted or untracked files, naming them, and
+/// `--allow-dirty` marks it ready with a warning.
+#[test]
+fn ready_refuses_a_lane_whose_worktree_holds_work_that_would_not_land() {
+    let env = Env::new();
+    let outer = env.outer_with_nested();
+    let wt = Path::new(
+        env.fleet(&outer, &["worktree", "new", "half"])
+            .ok()
+            .stdout
+            .trim(),
+    )
+    .to_path_buf();
+    env.commit_file(&wt, "done.txt", "done\n", "the committed half");
+    write(&wt.join("cockpit/forgotten.txt"), "never committed");
+    let run = env.refused(&wt, &["ready"], "would not land");
+    assert!(run.stderr.contains("forgotten.txt"), "{}", run.stderr);
+    assert!(run.stderr.contains("--allow-dirty"), "{}", run.stderr);
+    let lanes = env.fleet(&outer, &["status", "--json"]).ok().stdout;
+    assert!(!lanes.contains("\"ready\""), "{lanes}");
+    env.fleet(&outer, &["track", "half"]).ok();
+    let run = env.fleet(&outer, &["ready", "half", "--allow-dirty"]).ok();
+    assert!(run.stderr.contains("forgotten.txt"), "{}", run.stderr);
+    let lanes = env.fleet(&outer, &["status", "--json"]).ok().stdout;
+    assert!(lanes.contains("\"ready\""), "{lanes}");
+}

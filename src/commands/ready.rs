@@ -28,6 +28,10 @@ pub struct Args {
     /// Log of the worker's own test run
     #[arg(long, value_name = "FILE", requires = "exit_code")]
     log: Option<PathBuf>,
+    /// Mark it ready although its worktree has uncommitted or untracked files (they do
+    /// not land: only commits do)
+    #[arg(long)]
+    allow_dirty: bool,
     #[command(flatten)]
     queue: QueueArgs,
     #[command(flatten)]
@@ -53,6 +57,7 @@ pub fn run(env: &CommandEnv, args: Args) -> Result<u8> {
     } else {
         args.lanes
     };
+    left_behind(&ctx, &lanes, args.allow_dirty)?;
     let log = args.log.map(|l| env.cwd().join(l));
     let worker = args
         .exit_code
@@ -68,4 +73,30 @@ pub fn run(env: &CommandEnv, args: Args) -> Result<u8> {
         }
     }
     Ok(0)
+}
+
+/// Uncommitted work in a lane's worktree would not land: refused unless `--allow-dirty`,
+/// which turns it into a warning.
+fn left_behind(ctx: &fleet::context::Context, lanes: &[String], allow_dirty: bool) -> Result<()> {
+    let prefix = ctx.config.lanes.prefix.as_str();
+    let mut dirty = Vec::new();
+    for lane in lanes {
+        let branch =
+            fleet::lanes::resolve_branch(&ctx.repo, prefix, lane)?.unwrap_or_else(|| lane.clone());
+        dirty.extend(fleet::worktree::uncommitted(ctx, &branch)?);
+    }
+    if dirty.is_empty() {
+        return Ok(());
+    }
+    let what = format!(
+        "uncommitted changes or untracked files would not land (only commits do):\n  {}",
+        dirty.join("\n  ")
+    );
+    if allow_dirty {
+        render::warn(&what);
+        return Ok(());
+    }
+    Err(Error::refused(what).with_help(
+        "commit them (`git add -A && git commit`) or remove them, or pass --allow-dirty to mark the lane ready without them",
+    ))
 }

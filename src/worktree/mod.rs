@@ -112,3 +112,33 @@ fn empty_trash(root: &Path) {
         let _ = std::fs::remove_dir_all(&trash);
     }
 }
+
+/// What `fleet ready` would leave behind: uncommitted changes and untracked files in the
+/// worktree that has `branch` checked out and in its nested repositories' worktrees, each
+/// as `<folder>: path, path, ...` (a few paths per folder). Only commits land.
+pub fn uncommitted(ctx: &Context, branch: &str) -> Result<Vec<String>> {
+    let Some(worktree) = ctx
+        .repo
+        .worktrees()?
+        .into_iter()
+        .find(|w| !w.is_main && !w.missing && w.branch.as_deref() == Some(branch))
+    else {
+        return Ok(Vec::new());
+    };
+    let (nested, _) = ctx.discover_nested(&ctx.worktree_root());
+    let mut folders = vec![worktree.path.clone()];
+    folders.extend(
+        nested
+            .iter()
+            .map(|n| worktree.path.join(&n.rel))
+            .filter(|p| is_checkout(p)),
+    );
+    let mut out = Vec::new();
+    for folder in folders {
+        let dirty = Repo::open(&folder)?.dirty_paths(5)?;
+        if !dirty.is_empty() {
+            out.push(format!("{}: {}", folder.display(), dirty.join(", ")));
+        }
+    }
+    Ok(out)
+}
