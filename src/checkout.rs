@@ -41,6 +41,43 @@ pub fn collisions(shared: &Path, changed: &[ChangedPath]) -> Result<Vec<String>>
     Ok(hits)
 }
 
+/// Why the shared checkout cannot follow a move of its branch right now, seen before
+/// the target moves (`None`: it can): a live git holds its index lock (`git commit`
+/// with its editor open, say). The landing is refused with the reason and the shared
+/// checkout is left exactly as it was.
+pub fn cannot_follow(shared: &Path, _changed: &[ChangedPath]) -> Result<Option<String>> {
+    let repo = Repo::open(shared)?;
+    if let Some(pid) = live_index_lock_holder(&repo) {
+        let command = crate::sys::procfs::args(pid)
+            .map(|a| a.join(" "))
+            .unwrap_or_default();
+        return Ok(Some(format!(
+            "a running git (pid {pid}: `{command}`) holds the shared checkout's {}; land \
+             again once it has finished",
+            repo.index_lock().display()
+        )));
+    }
+    Ok(None)
+}
+
+/// The live process holding the index lock, after waiting a few seconds for one that
+/// only refreshes the index (`git status`); `None` when there is no lock or it is
+/// stale (then [`follow`] clears it).
+fn live_index_lock_holder(repo: &Repo) -> Option<u32> {
+    let lock = repo.index_lock();
+    let deadline = std::time::Instant::now() + std::time::Duration::from_secs(3);
+    loop {
+        if !lock.exists() {
+            return None;
+        }
+        let holder = git::lock_holder(&lock)?;
+        if std::time::Instant::now() >= deadline {
+            return Some(holder);
+        }
+        std::thread::sleep(std::time::Duration::from_millis(100));
+    }
+}
+
 /// What `git status` shows in `shared` among `paths`: limited to them (the cost
 /// follows the change, not the repository), unless there are so many that the command
 /// line would not hold them.
@@ -75,8 +112,8 @@ pub fn follow(shared: &Path, base: ObjectId, candidate: ObjectId, no_hooks: &Pat
 }
 
 /// A live git holds the index lock for moments; one a killed git (or a `kill -9`ed
-/// fleet's `git status`) left is cleared once it is ten seconds old and nobody has it
-/// open, so the files can follow.
+/// fleet's `git status`) left is cleared once it is ten seconds old and no live process
+/// can hold it (see [`git::lock_holder`]), so the files can follow.
 fn wait_out_index_lock(shared: &Path) {
     let Ok(repo) = Repo::open(shared) else {
         return;

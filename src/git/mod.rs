@@ -233,7 +233,8 @@ impl Repo {
 }
 
 /// Wait while the lock file `lock` exists, at most a little longer than it takes to
-/// call one stale (ten seconds old and open in no process), and clear it once it is.
+/// call one stale (ten seconds old and held by nobody alive, see [`lock_holder`]), and
+/// clear it once it is. A lock a live git holds is waited for, never removed.
 pub fn wait_out_lock(lock: &Path) {
     let started = std::time::Instant::now();
     while lock.exists()
@@ -244,7 +245,8 @@ pub fn wait_out_lock(lock: &Path) {
     }
 }
 
-/// Remove `path` when it exists, is older than `min_age` and no process has it open.
+/// Remove `path` when it exists, is older than `min_age` and nobody alive holds it (see
+/// [`lock_holder`]).
 pub fn clear_stale_file(path: &Path, min_age: std::time::Duration) -> bool {
     let Ok(meta) = std::fs::metadata(path) else {
         return false;
@@ -254,10 +256,123 @@ pub fn clear_stale_file(path: &Path, min_age: std::time::Duration) -> bool {
         .ok()
         .and_then(|m| m.elapsed().ok())
         .unwrap_or_default();
-    if age < min_age || is_open_by_any_process(path) {
+    if age < min_age || lock_holder(path).is_some() {
         return false;
     }
     std::fs::remove_file(path).is_ok()
+}
+
+/// A live process that may hold the lock file `lock` (git's, or fleet's own under a
+/// git dir): one that has it open, or a live git process of the repository the lock
+/// belongs to. `None` means the lock is stale.
+///
+/// Age and open files cannot call a git lock stale: git closes a lock file while it
+/// waits, and `git commit` holds `index.lock` closed for as long as its editor is open.
+/// Only the death of every git that could hold it can. A git "of the repository" is
+/// one whose git dir (its `GIT_DIR`, its `--git-dir`, the git dir it runs in, or the
+/// one the `.git` above its working folder names) is the lock's own git dir, for a lock
+/// in a worktree's git dir (`index.lock`, `HEAD.lock`, a linked worktree's record); or
+/// any git dir of the repository, for a lock in the common dir (refs, packed-refs). A
+/// git whose `GIT_INDEX_FILE` is the lock's index counts wherever it runs; one with
+/// its own `GIT_INDEX_FILE` holds no other index lock.
+pub fn lock_holder(lock: &Path) -> Option<u32> {
+    if let Some(pid) = crate::sys::procfs::opened_by(lock) {
+        return Some(pid);
+    }
+    let lock = canonical(lock);
+    let scope = lock_scope(&lock)?;
+    let index_lock = lock.file_name().is_some_and(|n| n == INDEX_LOCK);
+    crate::sys::procfs::git_processes()
+        .into_iter()
+        .find(|p| {
+            let cwd = p.cwd.clone().unwrap_or_default();
+            let var = |key: &str| {
+                p.env
+                    .iter()
+                    .find(|(k, _)| k == key)
+                    .map(|(_, v)| canonical(&cwd.join(v)))
+            };
+            if let Some(index) = var("GIT_INDEX_FILE") {
+                let mut own = index.into_os_string();
+                own.push(".lock");
+                if own == lock.as_os_str() {
+                    return true;
+                }
+                if index_lock {
+                    return false;
+                }
+            }
+            let given = git_dir_argument(&p.args)
+                .map(|d| canonical(&cwd.join(d)))
+                .or_else(|| var("GIT_DIR"));
+            given
+                .or_else(|| p.cwd.as_deref().and_then(git_dir_of_folder))
+                .is_some_and(|dir| scope.contains(&dir))
+        })
+        .map(|p| p.pid)
+}
+
+/// The git dirs whose git processes may hold `lock` (see [`lock_holder`]); `None` when
+/// the lock is in no git dir.
+fn lock_scope(lock: &Path) -> Option<Vec<PathBuf>> {
+    let dir = lock.ancestors().skip(1).find(|d| is_any_git_dir(d))?;
+    let per_worktree = dir.join("commondir").is_file()
+        || (lock.parent() == Some(dir)
+            && lock
+                .file_name()
+                .is_some_and(|n| n == INDEX_LOCK || n == "HEAD.lock"));
+    let mut scope = vec![dir.to_path_buf()];
+    if !per_worktree && let Ok(records) = std::fs::read_dir(dir.join("worktrees")) {
+        scope.extend(records.flatten().map(|r| canonical(&r.path())));
+    }
+    Some(scope)
+}
+
+/// A repository's git dir, or a linked worktree's record in one.
+fn is_any_git_dir(dir: &Path) -> bool {
+    is_git_dir(dir) || (head_file(dir).is_file() && dir.join("commondir").is_file())
+}
+
+/// The git dir a git started in `folder` works on: the one `folder` is inside, or the
+/// one the nearest `.git` above it is or names.
+fn git_dir_of_folder(folder: &Path) -> Option<PathBuf> {
+    folder.ancestors().find_map(|d| {
+        if is_any_git_dir(d) {
+            return Some(canonical(d));
+        }
+        let dot = d.join(".git");
+        if dot.is_dir() {
+            Some(canonical(&dot))
+        } else if dot.is_file() {
+            gitdir_link(d).map(|g| canonical(&g))
+        } else {
+            None
+        }
+    })
+}
+
+/// The folder a git command line names with `--git-dir` among its global options
+/// (before the subcommand: after it, `--git-dir` may mean something else).
+fn git_dir_argument(args: &[String]) -> Option<String> {
+    let mut args = args.iter().skip(1);
+    while let Some(arg) = args.next() {
+        if let Some(dir) = arg.strip_prefix("--git-dir=") {
+            return Some(dir.to_string());
+        }
+        match arg.as_str() {
+            "--git-dir" => return args.next().cloned(),
+            "-C" | "-c" | "--work-tree" | "--namespace" | "--config-env" => {
+                args.next();
+            }
+            option if option.starts_with('-') => {}
+            _ => return None,
+        }
+    }
+    None
+}
+
+fn canonical(path: &Path) -> PathBuf {
+    std::fs::canonicalize(path).unwrap_or_else(|_| absolute(path))
 }
 
 /// A repository as fleet uses it: opened with `open_options`, and with a small cache
@@ -294,9 +409,4 @@ pub fn absolute(path: &Path) -> PathBuf {
 /// A git path (bytes) as a file-system path.
 pub fn bstr_path(path: &gix::bstr::BStr) -> PathBuf {
     PathBuf::from(path.to_str_lossy().into_owned())
-}
-
-/// Linux: does any process hold `path` open? (Unknown elsewhere: assume not.)
-pub fn is_open_by_any_process(path: &Path) -> bool {
-    crate::sys::procfs::is_open_by_any_process(path)
 }

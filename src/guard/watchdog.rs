@@ -295,7 +295,8 @@ fn check_one(
 }
 
 /// Leftovers of a watchdog or git killed mid-way: temporary snapshot indexes, and an
-/// `index.lock` no process holds (after a few seconds, so a git between closing and
+/// `index.lock` no live process holds (no git of this checkout is alive, see
+/// [`git::lock_holder`]; and only after a few seconds, so a git between creating and
 /// renaming its lock is never raced).
 fn clear_leftovers(repo: &Repo) {
     let dir = crate::state::dir(&repo.common_dir());

@@ -232,6 +232,9 @@ pub(crate) fn in_the_way(
     if !checked_out(repo, target)? {
         return Ok(None);
     }
+    if let Some(reason) = crate::checkout::cannot_follow(shared, changed)? {
+        return Ok(Some(reason));
+    }
     let hits = crate::checkout::collisions(shared, changed)?;
     Ok((!hits.is_empty()).then(|| {
         format!(

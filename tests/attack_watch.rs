@@ -1,0 +1,159 @@
+//! Issue 13, the watchdog and the shared checkout's follow step under attack: a live
+//! git's closed lock, commits on a drifted detached HEAD, states the index hides, and a
+//! snapshot racing the guard's put-back.
+
+use std::path::{Path, PathBuf};
+use std::time::{Duration, Instant};
+
+use crate::common::{Env, write};
+
+const ALLOW: [(&str, &str); 1] = [("FLEET_ALLOW_SHARED", "1")];
+
+/// repo/ (main: README, notes.txt, a gate that passes), guarded, with a ready lane `a`
+/// that edits README.
+fn guarded_with_lane(env: &Env) -> PathBuf {
+    let repo = env.path().join("repo");
+    env.repo(
+        &repo,
+        "main",
+        &[
+            ("README", "old line\n"),
+            ("notes.txt", "notes\n"),
+            ("fleet.toml", "[gate]\ncommands = [\"true\"]\n"),
+        ],
+    );
+    let wt = env.agent(&repo, "a");
+    env.commit_file(&wt, "README", "new line\n", "edit readme");
+    env.fleet(&repo, &["track", "--ready", "a"]).ok();
+    env.fleet(&repo, &["init"]).ok();
+    repo
+}
+
+fn wait_for(what: &str, done: impl Fn() -> bool) {
+    let deadline = Instant::now() + Duration::from_secs(60);
+    while !done() {
+        assert!(Instant::now() < deadline, "timed out waiting for {what}");
+        std::thread::sleep(Duration::from_millis(50));
+    }
+}
+
+/// A `git commit -a` in `repo` whose editor stays open until `release` exists: git
+/// holds `index.lock` closed all that time. Returns the running git and the release
+/// file, once the editor is open.
+fn commit_with_editor_open(env: &Env, repo: &Path) -> (std::process::Child, PathBuf) {
+    let dir = env.path().join("editor");
+    std::fs::create_dir_all(&dir).unwrap();
+    let script = dir.join("wait-editor");
+    let (open, release) = (dir.join("open"), dir.join("release"));
+    write(
+        &script,
+        &format!(
+            "#!/bin/sh\ntouch '{}'\ni=0\nwhile [ ! -e '{}' ] && [ $i -lt 1200 ]; do sleep 0.1; i=$((i+1)); done\necho 'held commit' > \"$1\"\n",
+            open.display(),
+            release.display()
+        ),
+    );
+    std::fs::set_permissions(&script, std::os::unix::fs::PermissionsExt::from_mode(0o755)).unwrap();
+    let git = env
+        .git_cmd(repo, &["commit", "-q", "-a"])
+        .envs(&ALLOW)
+        .env("GIT_EDITOR", &script)
+        .spawn();
+    wait_for("the editor to open", || open.exists());
+    (git, release)
+}
+
+/// Make `path` look an hour old, as a lock a killed process left long ago.
+fn age(path: &Path) {
+    let old = std::time::SystemTime::now() - Duration::from_secs(3600);
+    std::fs::File::options()
+        .write(true)
+        .open(path)
+        .and_then(|f| f.set_modified(old))
+        .unwrap();
+}
+
+#[test]
+fn a_live_git_keeps_its_closed_index_lock_through_the_watchdog_and_a_landing() {
+    let env = Env::new();
+    let repo = guarded_with_lane(&env);
+    let main_before = env.git(&repo, &["rev-parse", "main"]);
+    write(
+        &repo.join("notes.txt"),
+        "notes, committed with the editor open\n",
+    );
+    let (git, release) = commit_with_editor_open(&env, &repo);
+    let lock = repo.join(".git/index.lock");
+    assert!(lock.exists(), "git commit -a holds the index lock");
+    age(&lock);
+
+    env.fleet(&repo, &["watchdog", "--once", "--restore", "--json"]);
+    assert!(
+        lock.exists(),
+        "the watchdog removed a live git's index.lock"
+    );
+
+    let landing = env.fleet(&repo, &["land", "a", "--yes"]);
+    assert!(lock.exists(), "the landing removed a live git's index.lock");
+    assert_eq!(
+        env.git(&repo, &["rev-parse", "main"]),
+        main_before,
+        "the target moved while the shared checkout could not follow: {}",
+        landing.stderr
+    );
+    assert!(
+        landing.stderr.contains("holds the shared checkout's"),
+        "{}",
+        landing.stderr
+    );
+
+    write(&release, "");
+    let commit = Env::wait(git);
+    assert_eq!(commit.code, 0, "the held commit failed: {}", commit.stderr);
+    assert!(!lock.exists());
+    assert_eq!(
+        env.git(&repo, &["log", "-1", "--format=%s", "main"]),
+        "held commit"
+    );
+    assert_eq!(
+        env.git(&repo, &["show", "main:notes.txt"]),
+        "notes, committed with the editor open"
+    );
+    assert_eq!(env.git(&repo, &["status", "--porcelain"]), "");
+
+    // With the commit done, the lane lands and the shared checkout follows.
+    env.fleet(&repo, &["land", "a", "--yes"]).ok();
+    assert_eq!(env.git(&repo, &["show", "main:README"]), "new line");
+    assert_eq!(
+        std::fs::read_to_string(repo.join("README")).unwrap(),
+        "new line\n"
+    );
+    assert_eq!(env.git(&repo, &["status", "--porcelain"]), "");
+}
+
+#[test]
+fn an_index_lock_whose_git_died_is_still_cleared() {
+    let env = Env::new();
+    let repo = guarded_with_lane(&env);
+    write(&repo.join("notes.txt"), "edited\n");
+    let (mut git, release) = commit_with_editor_open(&env, &repo);
+    let lock = repo.join(".git/index.lock");
+    git.kill().unwrap();
+    git.wait().unwrap();
+    assert!(lock.exists(), "the killed git left its lock");
+    age(&lock);
+    env.fleet(&repo, &["watchdog", "--once", "--json"]);
+    write(&release, "");
+    assert!(!lock.exists(), "a dead git's lock was kept");
+    // And a landing is not held up by it either.
+    write(&repo.join("notes.txt"), "notes\n");
+    let lock_again = repo.join(".git/index.lock");
+    write(&lock_again, "");
+    age(&lock_again);
+    env.fleet(&repo, &["land", "a", "--yes"]).ok();
+    assert!(!lock_again.exists());
+    assert_eq!(
+        std::fs::read_to_string(repo.join("README")).unwrap(),
+        "new line\n"
+    );
+}
