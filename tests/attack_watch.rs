@@ -157,3 +157,104 @@ fn an_index_lock_whose_git_died_is_still_cleared() {
         "new line\n"
     );
 }
+
+/// repo/ (main: a.txt, fleet.toml), guarded.
+fn guarded(env: &Env) -> PathBuf {
+    let repo = env.path().join("repo");
+    env.repo(&repo, "main", &[("a.txt", "one\n"), ("fleet.toml", "")]);
+    env.fleet(&repo, &["init"]).ok();
+    repo
+}
+
+/// Detach `repo`'s HEAD past the guard and commit `n` files on it; the new HEAD.
+fn commit_on_a_detached_head(env: &Env, repo: &Path, tag: &str, n: usize) -> String {
+    env.git_cmd(repo, &["switch", "-q", "--detach"])
+        .envs(&ALLOW)
+        .run()
+        .ok();
+    for i in 0..n {
+        write(&repo.join(format!("{tag}-{i}.txt")), "work\n");
+        env.git_cmd(repo, &["add", "-A"]).run().ok();
+        env.git_cmd(repo, &["commit", "-q", "-m", &format!("{tag} {i}")])
+            .envs(&ALLOW)
+            .run()
+            .ok();
+    }
+    env.git(repo, &["rev-parse", "HEAD"])
+}
+
+fn branches_containing(env: &Env, repo: &Path, commit: &str) -> Vec<String> {
+    env.git(
+        repo,
+        &[
+            "for-each-ref",
+            "--format=%(refname:short)",
+            "--contains",
+            commit,
+            "refs/heads",
+        ],
+    )
+    .lines()
+    .map(String::from)
+    .collect()
+}
+
+/// A first watchdog check sees the drift, a second one past its one-second grace
+/// restores it; the second run.
+fn restore_after_grace(env: &Env, repo: &Path, extra: &[&str]) -> crate::common::Run {
+    env.fleet(repo, &["watchdog", "--once", "--json"]);
+    std::thread::sleep(Duration::from_millis(2100));
+    let mut args = vec!["watchdog", "--once", "--restore", "--grace", "1s"];
+    args.extend_from_slice(extra);
+    env.fleet(repo, &args).ok()
+}
+
+#[test]
+fn watchdog_restore_keeps_commits_made_on_a_drifted_detached_head_on_a_rescue_branch() {
+    let env = Env::new();
+    let repo = guarded(&env);
+    let main = env.git(&repo, &["rev-parse", "main"]);
+
+    // A clean drift with two commits found on no branch: --json names the branch.
+    let drifted = commit_on_a_detached_head(&env, &repo, "lost", 2);
+    let run = restore_after_grace(&env, &repo, &["--json"]);
+    let found: serde_json::Value =
+        serde_json::from_str(run.stdout.lines().next().unwrap()).unwrap();
+    assert_eq!(found["verdict"], "restored", "{found}");
+    assert_eq!(env.git(&repo, &["symbolic-ref", "HEAD"]), "refs/heads/main");
+    assert_eq!(env.git(&repo, &["rev-parse", "main"]), main);
+    let kept = found["commits_branch"]
+        .as_str()
+        .unwrap_or_default()
+        .to_string();
+    assert!(kept.starts_with("fleet/rescue"), "{found}");
+    assert_eq!(env.git(&repo, &["rev-parse", &kept]), drifted);
+    assert_eq!(
+        found["rescued_commits"].as_array().map(Vec::len),
+        Some(2),
+        "{found}"
+    );
+    assert!(found["detail"].as_str().unwrap().contains(&kept), "{found}");
+    assert_eq!(env.git(&repo, &["status", "--porcelain"]), "");
+
+    // A dirty drift with a commit: the text report names the commit and the branch
+    // that keeps it (the rescue of the uncommitted changes sits on it).
+    let drifted = commit_on_a_detached_head(&env, &repo, "again", 1);
+    write(&repo.join("a.txt"), "one\nuncommitted\n");
+    let run = restore_after_grace(&env, &repo, &[]);
+    let holders = branches_containing(&env, &repo, &drifted);
+    assert!(
+        holders.iter().any(|b| b.starts_with("fleet/rescue")),
+        "the drifted commit is on no branch: {holders:?}"
+    );
+    assert!(run.stdout.contains(&drifted[..8]), "{}", run.stdout);
+    assert!(
+        holders.iter().any(|b| run.stdout.contains(b.as_str())),
+        "{}",
+        run.stdout
+    );
+    assert_eq!(
+        std::fs::read_to_string(repo.join("a.txt")).unwrap(),
+        "one\nuncommitted\n"
+    );
+}
