@@ -258,3 +258,119 @@ fn watchdog_restore_keeps_commits_made_on_a_drifted_detached_head_on_a_rescue_br
         "one\nuncommitted\n"
     );
 }
+
+/// `fleet land a` is refused for `says`, and neither the target nor anything of the
+/// shared checkout (HEAD, branch, index, status, files, `extra` state) changed.
+fn land_refused_with_checkout_as_it_was(env: &Env, repo: &Path, says: &str, extra: &[&str]) {
+    let main = env.git(repo, &["rev-parse", "main"]);
+    let before = env.snapshot(repo);
+    let flags = env.git(repo, &["ls-files", "-v", "-s"]);
+    let staged = env.git(repo, &["diff", "--cached"]);
+    let state: Vec<bool> = extra
+        .iter()
+        .map(|f| repo.join(".git").join(f).exists())
+        .collect();
+    let run = env.fleet(repo, &["land", "a", "--yes"]);
+    assert_eq!(
+        run.code, 1,
+        "stdout: {}\nstderr: {}",
+        run.stdout, run.stderr
+    );
+    assert!(
+        run.stderr.contains(says) || run.stdout.contains(says),
+        "{}{}",
+        run.stdout,
+        run.stderr
+    );
+    assert_eq!(
+        env.git(repo, &["rev-parse", "main"]),
+        main,
+        "the target moved"
+    );
+    assert_eq!(env.snapshot(repo), before, "the shared checkout changed");
+    assert_eq!(env.git(repo, &["ls-files", "-v", "-s"]), flags);
+    let after: Vec<bool> = extra
+        .iter()
+        .map(|f| repo.join(".git").join(f).exists())
+        .collect();
+    assert_eq!(after, state);
+    assert_eq!(
+        env.git(repo, &["diff", "--cached"]),
+        staged,
+        "staged changes left"
+    );
+}
+
+#[test]
+fn land_never_moves_the_target_over_edits_the_shared_checkouts_index_hides() {
+    let env = Env::new();
+    let repo = guarded_with_lane(&env);
+    for flag in ["--skip-worktree", "--assume-unchanged"] {
+        env.git(&repo, &["update-index", flag, "README"]);
+        write(&repo.join("README"), "my hidden edit\n");
+        land_refused_with_checkout_as_it_was(&env, &repo, "README", &[]);
+        assert_eq!(
+            std::fs::read_to_string(repo.join("README")).unwrap(),
+            "my hidden edit\n"
+        );
+        env.git(
+            &repo,
+            &["update-index", &flag.replace("--", "--no-"), "README"],
+        );
+        env.git_cmd(&repo, &["checkout", "--", "README"])
+            .envs(&ALLOW)
+            .run()
+            .ok();
+    }
+    // A hidden edit where the lane changes nothing is no reason to refuse: it stays.
+    env.git(&repo, &["update-index", "--skip-worktree", "notes.txt"]);
+    write(&repo.join("notes.txt"), "my hidden notes\n");
+    env.fleet(&repo, &["land", "a", "--yes"]).ok();
+    assert_eq!(env.git(&repo, &["show", "main:README"]), "new line");
+    assert_eq!(
+        std::fs::read_to_string(repo.join("README")).unwrap(),
+        "new line\n"
+    );
+    assert_eq!(
+        std::fs::read_to_string(repo.join("notes.txt")).unwrap(),
+        "my hidden notes\n"
+    );
+    assert_eq!(env.git(&repo, &["diff", "--cached", "--name-only"]), "");
+}
+
+#[test]
+fn land_never_moves_the_target_under_a_conflicted_merge_in_the_shared_checkout() {
+    let env = Env::new();
+    let repo = guarded_with_lane(&env);
+    let b = env.agent(&repo, "b");
+    env.commit_file(&b, "notes.txt", "b's notes\n", "b edits notes");
+    write(&repo.join("notes.txt"), "main's notes\n");
+    env.git_cmd(&repo, &["commit", "-q", "-a", "-m", "main edits notes"])
+        .envs(&ALLOW)
+        .run()
+        .ok();
+    let merge = env
+        .git_cmd(&repo, &["merge", "-q", "fleet/b"])
+        .envs(&ALLOW)
+        .run();
+    assert_ne!(merge.code, 0, "the merge was meant to conflict");
+    assert!(repo.join(".git/MERGE_HEAD").exists());
+    land_refused_with_checkout_as_it_was(&env, &repo, "merge", &["MERGE_HEAD"]);
+    assert!(
+        env.git(&repo, &["ls-files", "-u"]).contains("notes.txt"),
+        "the conflict is still there to resolve"
+    );
+    // Once the merge is finished, the lane lands.
+    write(&repo.join("notes.txt"), "both notes\n");
+    env.git(&repo, &["add", "notes.txt"]);
+    env.git_cmd(&repo, &["commit", "-q", "--no-edit"])
+        .envs(&ALLOW)
+        .run()
+        .ok();
+    env.fleet(&repo, &["land", "a", "--yes"]).ok();
+    assert_eq!(
+        std::fs::read_to_string(repo.join("README")).unwrap(),
+        "new line\n"
+    );
+    assert_eq!(env.git(&repo, &["status", "--porcelain"]), "");
+}

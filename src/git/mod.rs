@@ -18,6 +18,7 @@
 mod branch;
 pub mod cli;
 pub mod hex;
+mod hidden;
 mod layout;
 mod merge;
 mod objects;
@@ -26,6 +27,7 @@ mod status;
 mod submodules;
 mod worktrees;
 
+pub use hidden::HiddenEntry;
 pub use layout::{DotGit, INDEX_LOCK, Operation, dot_git, head_file, is_git_dir};
 pub use merge::Merged;
 pub use objects::{ChangedPath, CommitInfo, GITLINK, blob_id, empty_tree_id, null_id};

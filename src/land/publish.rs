@@ -232,16 +232,14 @@ pub(crate) fn in_the_way(
     if !checked_out(repo, target)? {
         return Ok(None);
     }
-    if let Some(reason) = crate::checkout::cannot_follow(shared, changed)? {
-        return Ok(Some(reason));
-    }
     let hits = crate::checkout::collisions(shared, changed)?;
-    Ok((!hits.is_empty()).then(|| {
-        format!(
+    if !hits.is_empty() {
+        return Ok(Some(format!(
             "the shared checkout has uncommitted, untracked or ignored files where this lane changes: {}; commit, move or delete them first",
             hits.join(", ")
-        )
-    }))
+        )));
+    }
+    crate::checkout::cannot_follow(shared, changed)
 }
 
 /// Compare-and-swap the target from `base` to `candidate` (see [`move_ref`]). Only the
