@@ -260,6 +260,14 @@ pub fn repair(
     Ok(kept)
 }
 
+/// The lock on a shared checkout's files ([`crate::state::RepoLock`] `shared-files`):
+/// the guard holds it while it puts a refused command's files back, and the watchdog
+/// while it reads or moves them, so a snapshot never shows the put-back half done (a
+/// refused switch's files, say, with `fleet.toml` deleted).
+pub fn lock_files(repo: &Repo, wait: std::time::Duration) -> Result<crate::state::RepoLock> {
+    repo.lock("shared-files", wait)
+}
+
 /// Undo what a refused command already did to the shared checkout: `git switch`,
 /// `reset` and `merge` rewrite the index and files to `moved_to` before git asks the
 /// guard, which then refuses to move HEAD off `back_to` (both trees). Each path the two
@@ -272,6 +280,9 @@ pub fn put_back(
     moved_to: ObjectId,
     back_to: ObjectId,
 ) -> Result<Vec<String>> {
+    // A watchdog snapshot takes a second or so; after longer than that the files go
+    // back without the lock: they matter more than one snapshot.
+    let _files = lock_files(repo, std::time::Duration::from_secs(10)).ok();
     let mut changed = repo.changed_paths(moved_to, back_to)?;
     changed.retain(|c| c.old_mode != GITLINK && c.new_mode != GITLINK);
     // Removals first, so a file can give way to a folder and the other way round.

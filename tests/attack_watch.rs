@@ -374,3 +374,110 @@ fn land_never_moves_the_target_under_a_conflicted_merge_in_the_shared_checkout()
     );
     assert_eq!(env.git(&repo, &["status", "--porcelain"]), "");
 }
+
+/// The file fleet's own lock `name` lives in, in `repo`'s common dir.
+fn fleet_lock(repo: &Path, name: &str) -> PathBuf {
+    repo.join(".git/fleet").join(format!("{name}.lock"))
+}
+
+/// Hold fleet's lock `name` of `repo` as another fleet process would.
+fn hold_lock(repo: &Path, name: &str) -> std::fs::File {
+    let path = fleet_lock(repo, name);
+    std::fs::create_dir_all(path.parent().unwrap()).unwrap();
+    let file = std::fs::File::options()
+        .create(true)
+        .truncate(false)
+        .write(true)
+        .open(&path)
+        .unwrap();
+    rustix::fs::flock(&file, rustix::fs::FlockOperation::LockExclusive).unwrap();
+    file
+}
+
+/// A process other than this one that has `path` open.
+fn someone_has_open(path: &Path) -> bool {
+    let me = std::process::id();
+    std::fs::read_dir("/proc").unwrap().flatten().any(|p| {
+        p.file_name()
+            .to_str()
+            .and_then(|n| n.parse::<u32>().ok())
+            .is_some_and(|pid| pid != me)
+            && std::fs::read_dir(p.path().join("fd")).is_ok_and(|fds| {
+                fds.flatten()
+                    .any(|fd| std::fs::read_link(fd.path()).is_ok_and(|t| t == path))
+            })
+    })
+}
+
+/// Wait until `child` has `path` open (it waits for the lock in it) or has exited;
+/// whether it is still running.
+fn waits_on(child: &mut std::process::Child, path: &Path) -> bool {
+    let deadline = Instant::now() + Duration::from_secs(60);
+    loop {
+        if child.try_wait().unwrap().is_some() {
+            return false;
+        }
+        if someone_has_open(path) {
+            return true;
+        }
+        assert!(Instant::now() < deadline, "timed out");
+        std::thread::sleep(Duration::from_millis(20));
+    }
+}
+
+#[test]
+fn a_watchdog_snapshot_never_captures_the_guards_put_back_window() {
+    let env = Env::new();
+    let repo = guarded(&env);
+    write(&repo.join("a.txt"), "one\na real edit\n");
+    // Mid put-back, as the guard holds it: a refused switch's git removed fleet.toml,
+    // and the guard has not written it back yet.
+    let lock = hold_lock(&repo, "shared-files");
+    std::fs::remove_file(repo.join("fleet.toml")).unwrap();
+    let mut watchdog = env
+        .fleet_cmd(&repo, &["watchdog", "--once", "--json"])
+        .spawn();
+    let waited = waits_on(&mut watchdog, &fleet_lock(&repo, "shared-files"));
+    let snapshots = env.git(&repo, &["for-each-ref", "refs/fleet/snapshots"]);
+    assert!(
+        waited && snapshots.is_empty(),
+        "the watchdog snapshotted the put-back window: {snapshots}"
+    );
+    write(&repo.join("fleet.toml"), "");
+    drop(lock);
+    let run = Env::wait(watchdog).ok();
+    let found: serde_json::Value =
+        serde_json::from_str(run.stdout.lines().next().unwrap()).unwrap();
+    let snapshot = found["snapshot"].as_str().unwrap();
+    assert_eq!(
+        env.git(&repo, &["ls-tree", "--name-only", snapshot]),
+        "a.txt\nfleet.toml"
+    );
+    assert_eq!(
+        env.git(&repo, &["show", &format!("{snapshot}:a.txt")]),
+        "one\na real edit"
+    );
+}
+
+#[test]
+fn the_guard_puts_a_refused_switchs_files_back_holding_the_lock_snapshots_wait_for() {
+    let env = Env::new();
+    let repo = guarded(&env);
+    let scratch = env.agent(&repo, "scratch");
+    env.git(&scratch, &["rm", "-q", "fleet.toml"]);
+    env.git(&scratch, &["commit", "-q", "-m", "drop fleet.toml"]);
+    env.git(&scratch, &["branch", "other"]);
+    let before = env.snapshot(&repo);
+    let lock = hold_lock(&repo, "shared-files");
+    let mut switch = env.git_cmd(&repo, &["switch", "-q", "other"]).spawn();
+    assert!(
+        waits_on(&mut switch, &fleet_lock(&repo, "shared-files")),
+        "the guard put the files back without taking the lock"
+    );
+    // git rewrote the files; the guard waits to put them back.
+    assert!(!repo.join("fleet.toml").exists());
+    drop(lock);
+    let run = Env::wait(switch);
+    assert_ne!(run.code, 0, "the switch was not refused");
+    assert_eq!(env.snapshot(&repo), before);
+}

@@ -224,9 +224,20 @@ fn check_one(
         detail: String::new(),
     };
     let busy = operation_in_progress(&w.repo);
+    // Held through the snapshot and the restore: the guard putting a refused command's
+    // files back holds it too, and a snapshot of that moment would show its half.
+    let files = crate::checkout::lock_files(&w.repo, std::time::Duration::from_secs(30));
+    if files.is_err() {
+        finding.detail += "another fleet process (the guard putting files back, or a \
+                           watchdog) holds the files: snapshot and restore next time; ";
+    }
     // A snapshot reads the files through a temporary index: safe even mid-operation,
-    // but an index lock means git is writing right now; try again next time.
-    let working = if busy.as_deref() == Some(git::INDEX_LOCK) {
+    // but an index lock means git is writing right now, and a HEAD lock that git is
+    // moving HEAD (a switch's files may be rewritten already): try again next time.
+    let working = if files.is_err()
+        || busy.as_deref() == Some(git::INDEX_LOCK)
+        || w.repo.main_head_locked()
+    {
         None
     } else {
         let head_tree = match head_id {
