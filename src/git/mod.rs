@@ -412,3 +412,104 @@ pub fn absolute(path: &Path) -> PathBuf {
 pub fn bstr_path(path: &gix::bstr::BStr) -> PathBuf {
     PathBuf::from(path.to_str_lossy().into_owned())
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn strings(args: &[&str]) -> Vec<String> {
+        args.iter().map(|a| a.to_string()).collect()
+    }
+
+    #[test]
+    fn only_a_global_git_dir_option_names_the_repository() {
+        let arg = |a: &[&str]| git_dir_argument(&strings(a));
+        assert_eq!(
+            arg(&["git", "--git-dir=/r/.git", "status"]).as_deref(),
+            Some("/r/.git")
+        );
+        assert_eq!(
+            arg(&["git", "-C", "x", "--git-dir", "g", "log"]).as_deref(),
+            Some("g")
+        );
+        assert_eq!(
+            arg(&["git", "-c", "a=b", "--no-pager", "--git-dir=g"]).as_deref(),
+            Some("g")
+        );
+        assert_eq!(arg(&["git", "rev-parse", "--git-dir"]), None);
+        assert_eq!(arg(&["git", "-C", "--git-dir=x", "status"]), None);
+    }
+
+    #[test]
+    fn a_live_git_in_the_worktree_holds_its_closed_index_lock_and_a_dead_one_does_not() {
+        let tmp = tempfile::tempdir().unwrap();
+        let repo = tmp.path().canonicalize().unwrap().join("r");
+        let git = |args: &[&str]| {
+            std::process::Command::new("git")
+                .current_dir(&repo)
+                .args(args)
+                .env("GIT_CONFIG_NOSYSTEM", "1")
+                .env("GIT_CONFIG_GLOBAL", tmp.path().join("none"))
+                .stdin(std::process::Stdio::piped())
+                .stdout(std::process::Stdio::piped())
+                .spawn()
+                .unwrap()
+        };
+        std::fs::create_dir_all(&repo).unwrap();
+        assert!(git(&["init", "-q"]).wait().unwrap().success());
+        // A git alive in a linked worktree holds the repository's ref locks, never
+        // the main worktree's index lock.
+        let ok = |mut c: std::process::Child| assert!(c.wait().unwrap().success());
+        ok(git(&[
+            "-c",
+            "user.name=t",
+            "-c",
+            "user.email=t@t",
+            "commit",
+            "-q",
+            "--allow-empty",
+            "-m",
+            "i",
+        ]));
+        ok(git(&["worktree", "add", "-q", "--detach", "../linked"]));
+        let lock = repo.join(".git").join(INDEX_LOCK);
+        std::fs::write(&lock, "").unwrap();
+        assert_eq!(lock_holder(&lock), None);
+        let ref_lock = repo.join(".git/refs/heads/held.lock");
+        std::fs::write(&ref_lock, "").unwrap();
+        let mut elsewhere = std::process::Command::new("git")
+            .current_dir(tmp.path().join("linked"))
+            .args(["cat-file", "--batch"])
+            .stdin(std::process::Stdio::piped())
+            .stdout(std::process::Stdio::piped())
+            .spawn()
+            .unwrap();
+        let deadline = std::time::Instant::now() + std::time::Duration::from_secs(60);
+        while lock_holder(&ref_lock).is_none() {
+            assert!(
+                std::time::Instant::now() < deadline,
+                "the linked git was not seen"
+            );
+            std::thread::sleep(std::time::Duration::from_millis(20));
+        }
+        assert_eq!(lock_holder(&lock), None);
+        drop(elsewhere.stdin.take());
+        elsewhere.wait().unwrap();
+        assert_eq!(lock_holder(&ref_lock), None);
+        // A git that lives until its stdin closes, working in the repository.
+        let mut live = git(&["cat-file", "--batch"]);
+        let deadline = std::time::Instant::now() + std::time::Duration::from_secs(60);
+        while lock_holder(&lock).is_none() {
+            assert!(
+                std::time::Instant::now() < deadline,
+                "the live git was not seen"
+            );
+            std::thread::sleep(std::time::Duration::from_millis(20));
+        }
+        assert_eq!(lock_holder(&lock), Some(live.id()));
+        assert!(!clear_stale_file(&lock, std::time::Duration::ZERO));
+        drop(live.stdin.take());
+        live.wait().unwrap();
+        assert!(clear_stale_file(&lock, std::time::Duration::ZERO));
+    }
+}
