@@ -89,8 +89,8 @@ pub fn cannot_follow(shared: &Path, changed: &[ChangedPath]) -> Result<Option<St
             .map(|a| a.join(" "))
             .unwrap_or_default();
         return Ok(Some(format!(
-            "a running git (pid {pid}: `{command}`) holds the shared checkout's {}; land \
-             again once it has finished",
+            "the shared checkout's {} is held by a running git, or may be (pid {pid}: \
+             `{command}`); land again once that has finished",
             repo.index_lock().display()
         )));
     }

@@ -94,6 +94,7 @@ fn a_live_git_keeps_its_closed_index_lock_through_the_watchdog_and_a_landing() {
     );
 
     let landing = env.fleet(&repo, &["land", "a", "--yes"]);
+    assert_eq!(landing.code, 1, "{}", landing.stderr);
     assert!(lock.exists(), "the landing removed a live git's index.lock");
     assert_eq!(
         env.git(&repo, &["rev-parse", "main"]),
@@ -102,7 +103,7 @@ fn a_live_git_keeps_its_closed_index_lock_through_the_watchdog_and_a_landing() {
         landing.stderr
     );
     assert!(
-        landing.stderr.contains("holds the shared checkout's"),
+        landing.stderr.contains("is held by a running git"),
         "{}",
         landing.stderr
     );
