@@ -93,8 +93,16 @@ fn a_live_git_keeps_its_closed_index_lock_through_the_watchdog_and_a_landing() {
         "the watchdog removed a live git's index.lock"
     );
 
+    // A killed landing's journal: the next landing's recovery clears the lock files a
+    // killed git left, at any age, and must still leave this one.
+    let lane_tip = env.git(&repo, &["rev-parse", "fleet/a"]);
+    write(
+        &repo.join(".git/fleet/land-journal"),
+        &format!("{main_before} {lane_tip}\n"),
+    );
     let landing = env.fleet(&repo, &["land", "a", "--yes"]);
     assert_eq!(landing.code, 1, "{}", landing.stderr);
+    assert!(!repo.join(".git/fleet/land-journal").exists());
     assert!(lock.exists(), "the landing removed a live git's index.lock");
     assert_eq!(
         env.git(&repo, &["rev-parse", "main"]),
