@@ -41,6 +41,126 @@ pub fn collisions(shared: &Path, changed: &[ChangedPath]) -> Result<Vec<String>>
     Ok(hits)
 }
 
+/// Why the shared checkout cannot follow a move of its branch right now, seen before
+/// the target moves (`None`: it can). The landing is then refused with the reason, and
+/// the shared checkout is left exactly as it was: moving the target first would leave
+/// its files behind and its index staging the landing's inverse.
+///
+/// - A merge, rebase, cherry-pick, revert, am or bisect in progress, or conflicts in
+///   the index: the files cannot move (`read-tree` needs a resolved index), and
+///   finishing the operation later would commit a tree without the landing.
+/// - Edits the index hides (skip-worktree, assume-unchanged) at a path the landing
+///   changes: `git status` does not see them, the move would trip over them. A hidden
+///   entry whose file is absent (a sparse checkout) is no edit, and one at a path the
+///   landing does not change stays as it is.
+/// - A live git holds the index lock (`git commit` with its editor open, say).
+pub fn cannot_follow(shared: &Path, changed: &[ChangedPath]) -> Result<Option<String>> {
+    let repo = Repo::open(shared)?;
+    if let Some(op) = repo.operation_in_progress() {
+        let (what, finish) = operation_words(op);
+        return Ok(Some(format!(
+            "the shared checkout is in the middle of {what}: finish it or abort it ({finish}), \
+             then land again"
+        )));
+    }
+    let unmerged = repo.unmerged_paths()?;
+    if !unmerged.is_empty() {
+        return Ok(Some(format!(
+            "the shared checkout's index has unresolved conflicts: {}; resolve them (git add) \
+             or drop them, then land again",
+            unmerged.join(", ")
+        )));
+    }
+    let hidden = hidden_edits(&repo, shared, changed)?;
+    if !hidden.is_empty() {
+        let flags: Vec<String> = hidden
+            .iter()
+            .map(|(path, flag)| format!("{path} ({flag})"))
+            .collect();
+        return Ok(Some(format!(
+            "the shared checkout has local edits its index hides from git status where this \
+             lane changes: {}; show them with `git update-index --no-skip-worktree \
+             --no-assume-unchanged PATH`, then commit, move or drop them",
+            flags.join(", ")
+        )));
+    }
+    if let Some(pid) = live_index_lock_holder(&repo) {
+        let command = crate::sys::procfs::args(pid)
+            .map(|a| a.join(" "))
+            .unwrap_or_default();
+        return Ok(Some(format!(
+            "the shared checkout's {} is held by a running git, or may be (pid {pid}: \
+             `{command}`); land again once that has finished",
+            repo.index_lock().display()
+        )));
+    }
+    Ok(None)
+}
+
+/// What an operation in progress is called, and the commands that end it.
+fn operation_words(op: git::Operation) -> (&'static str, &'static str) {
+    use git::Operation as Op;
+    match op {
+        Op::Merge => ("a merge", "git commit, or git merge --abort"),
+        Op::Rebase { .. } => ("a rebase", "git rebase --continue, or git rebase --abort"),
+        Op::Am => ("a git am", "git am --continue, or git am --abort"),
+        Op::CherryPick => (
+            "a cherry-pick",
+            "git cherry-pick --continue, or git cherry-pick --abort",
+        ),
+        Op::Revert => ("a revert", "git revert --continue, or git revert --abort"),
+        Op::Bisect => ("a bisect", "git bisect reset"),
+    }
+}
+
+/// The paths `changed` touches whose index entry is hidden from `git status` and whose
+/// file is there and differs from the entry, or whose entry is not the old side, with
+/// the flag that hides it.
+fn hidden_edits(
+    repo: &Repo,
+    shared: &Path,
+    changed: &[ChangedPath],
+) -> Result<Vec<(String, &'static str)>> {
+    let paths: Vec<String> = changed.iter().map(|c| c.path.clone()).collect();
+    let hidden = repo.hidden_entries(&paths)?;
+    if hidden.is_empty() {
+        return Ok(Vec::new());
+    }
+    let hidden_paths: Vec<String> = hidden.iter().map(|h| h.path.clone()).collect();
+    let on_disk = disk_blobs_filtered(shared, &hidden_paths)?;
+    Ok(hidden
+        .into_iter()
+        .zip(on_disk)
+        .filter(|(entry, disk)| {
+            let old = changed
+                .iter()
+                .find(|c| c.path == entry.path)
+                .and_then(|c| c.old);
+            let present = std::fs::symlink_metadata(shared.join(&entry.path)).is_ok();
+            old != Some(entry.id) || (present && *disk != Some(entry.id))
+        })
+        .map(|(entry, _)| (entry.path, entry.flag))
+        .collect())
+}
+
+/// The live process holding the index lock, after waiting a few seconds for one that
+/// only refreshes the index (`git status`); `None` when there is no lock or it is
+/// stale (then [`follow`] clears it).
+fn live_index_lock_holder(repo: &Repo) -> Option<u32> {
+    let lock = repo.index_lock();
+    let deadline = std::time::Instant::now() + std::time::Duration::from_secs(3);
+    loop {
+        if !lock.exists() {
+            return None;
+        }
+        let holder = git::lock_holder(&lock)?;
+        if std::time::Instant::now() >= deadline {
+            return Some(holder);
+        }
+        std::thread::sleep(std::time::Duration::from_millis(100));
+    }
+}
+
 /// What `git status` shows in `shared` among `paths`: limited to them (the cost
 /// follows the change, not the repository), unless there are so many that the command
 /// line would not hold them.
@@ -75,8 +195,8 @@ pub fn follow(shared: &Path, base: ObjectId, candidate: ObjectId, no_hooks: &Pat
 }
 
 /// A live git holds the index lock for moments; one a killed git (or a `kill -9`ed
-/// fleet's `git status`) left is cleared once it is ten seconds old and nobody has it
-/// open, so the files can follow.
+/// fleet's `git status`) left is cleared once it is ten seconds old and no live process
+/// can hold it (see [`git::lock_holder`]), so the files can follow.
 fn wait_out_index_lock(shared: &Path) {
     let Ok(repo) = Repo::open(shared) else {
         return;
@@ -140,6 +260,14 @@ pub fn repair(
     Ok(kept)
 }
 
+/// The lock on a shared checkout's files ([`crate::state::RepoLock`] `shared-files`):
+/// the guard holds it while it puts a refused command's files back, and the watchdog
+/// while it reads or moves them, so a snapshot never shows the put-back half done (a
+/// refused switch's files, say, with `fleet.toml` deleted).
+pub fn lock_files(repo: &Repo, wait: std::time::Duration) -> Result<crate::state::RepoLock> {
+    repo.lock("shared-files", wait)
+}
+
 /// Undo what a refused command already did to the shared checkout: `git switch`,
 /// `reset` and `merge` rewrite the index and files to `moved_to` before git asks the
 /// guard, which then refuses to move HEAD off `back_to` (both trees). Each path the two
@@ -152,6 +280,9 @@ pub fn put_back(
     moved_to: ObjectId,
     back_to: ObjectId,
 ) -> Result<Vec<String>> {
+    // A watchdog snapshot takes a second or so; after longer than that the files go
+    // back without the lock: they matter more than one snapshot.
+    let _files = lock_files(repo, std::time::Duration::from_secs(10)).ok();
     let mut changed = repo.changed_paths(moved_to, back_to)?;
     changed.retain(|c| c.old_mode != GITLINK && c.new_mode != GITLINK);
     // Removals first, so a file can give way to a folder and the other way round.

@@ -20,7 +20,8 @@ use crate::render;
                   last snapshot; snapshots older than [guard] snapshot_keep are pruned, and \
                   `fleet recover` turns one into a branch. With --restore, a drift older than \
                   the grace period is put back: uncommitted changes are first saved on a rescue \
-                  branch (<prefix>rescue/<time>), then the files move with a two-tree merge that \
+                  branch (<prefix>rescue/<time>), and so are commits a drifted HEAD holds on \
+                  no branch, then the files move with a two-tree merge that \
                   carries local changes, then HEAD. A rebase, merge, cherry-pick, bisect or \
                   index.lock in progress is left alone. Never uses git stash, never resets. \
                   Exits 1 when a checkout is drifted, busy or stuck.",

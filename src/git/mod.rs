@@ -18,6 +18,7 @@
 mod branch;
 pub mod cli;
 pub mod hex;
+mod hidden;
 mod layout;
 mod merge;
 mod objects;
@@ -26,6 +27,7 @@ mod status;
 mod submodules;
 mod worktrees;
 
+pub use hidden::HiddenEntry;
 pub use layout::{DotGit, INDEX_LOCK, Operation, dot_git, head_file, is_git_dir};
 pub use merge::Merged;
 pub use objects::{ChangedPath, CommitInfo, GITLINK, blob_id, empty_tree_id, null_id};
@@ -309,7 +311,8 @@ pub fn format_name(format: &str) -> String {
 }
 
 /// Wait while the lock file `lock` exists, at most a little longer than it takes to
-/// call one stale (ten seconds old and open in no process), and clear it once it is.
+/// call one stale (ten seconds old and held by nobody alive, see [`lock_holder`]), and
+/// clear it once it is. A lock a live git holds is waited for, never removed.
 pub fn wait_out_lock(lock: &Path) {
     let started = std::time::Instant::now();
     while lock.exists()
@@ -320,7 +323,8 @@ pub fn wait_out_lock(lock: &Path) {
     }
 }
 
-/// Remove `path` when it exists, is older than `min_age` and no process has it open.
+/// Remove `path` when it exists, is older than `min_age` and nobody alive holds it (see
+/// [`lock_holder`]).
 pub fn clear_stale_file(path: &Path, min_age: std::time::Duration) -> bool {
     let Ok(meta) = std::fs::metadata(path) else {
         return false;
@@ -330,10 +334,123 @@ pub fn clear_stale_file(path: &Path, min_age: std::time::Duration) -> bool {
         .ok()
         .and_then(|m| m.elapsed().ok())
         .unwrap_or_default();
-    if age < min_age || is_open_by_any_process(path) {
+    if age < min_age || lock_holder(path).is_some() {
         return false;
     }
     std::fs::remove_file(path).is_ok()
+}
+
+/// A live process that may hold the lock file `lock` (git's, or fleet's own under a
+/// git dir): one that has it open, or a live git process of the repository the lock
+/// belongs to. `None` means the lock is stale.
+///
+/// Age and open files cannot call a git lock stale: git closes a lock file while it
+/// waits, and `git commit` holds `index.lock` closed for as long as its editor is open.
+/// Only the death of every git that could hold it can. A git "of the repository" is
+/// one whose git dir (its `GIT_DIR`, its `--git-dir`, the git dir it runs in, or the
+/// one the `.git` above its working folder names) is the lock's own git dir, for a lock
+/// in a worktree's git dir (`index.lock`, `HEAD.lock`, a linked worktree's record); or
+/// any git dir of the repository, for a lock in the common dir (refs, packed-refs). A
+/// git whose `GIT_INDEX_FILE` is the lock's index counts wherever it runs; one with
+/// its own `GIT_INDEX_FILE` holds no other index lock.
+pub fn lock_holder(lock: &Path) -> Option<u32> {
+    if let Some(pid) = crate::sys::procfs::opened_by(lock) {
+        return Some(pid);
+    }
+    let lock = canonical(lock);
+    let scope = lock_scope(&lock)?;
+    let index_lock = lock.file_name().is_some_and(|n| n == INDEX_LOCK);
+    crate::sys::procfs::git_processes()
+        .into_iter()
+        .find(|p| {
+            let cwd = p.cwd.clone().unwrap_or_default();
+            let var = |key: &str| {
+                p.env
+                    .iter()
+                    .find(|(k, _)| k == key)
+                    .map(|(_, v)| canonical(&cwd.join(v)))
+            };
+            if let Some(index) = var("GIT_INDEX_FILE") {
+                let mut own = index.into_os_string();
+                own.push(".lock");
+                if own == lock.as_os_str() {
+                    return true;
+                }
+                if index_lock {
+                    return false;
+                }
+            }
+            let given = git_dir_argument(&p.args)
+                .map(|d| canonical(&cwd.join(d)))
+                .or_else(|| var("GIT_DIR"));
+            given
+                .or_else(|| p.cwd.as_deref().and_then(git_dir_of_folder))
+                .is_some_and(|dir| scope.contains(&dir))
+        })
+        .map(|p| p.pid)
+}
+
+/// The git dirs whose git processes may hold `lock` (see [`lock_holder`]); `None` when
+/// the lock is in no git dir.
+fn lock_scope(lock: &Path) -> Option<Vec<PathBuf>> {
+    let dir = lock.ancestors().skip(1).find(|d| is_any_git_dir(d))?;
+    let per_worktree = dir.join("commondir").is_file()
+        || (lock.parent() == Some(dir)
+            && lock
+                .file_name()
+                .is_some_and(|n| n == INDEX_LOCK || n == "HEAD.lock"));
+    let mut scope = vec![dir.to_path_buf()];
+    if !per_worktree && let Ok(records) = std::fs::read_dir(dir.join("worktrees")) {
+        scope.extend(records.flatten().map(|r| canonical(&r.path())));
+    }
+    Some(scope)
+}
+
+/// A repository's git dir, or a linked worktree's record in one.
+fn is_any_git_dir(dir: &Path) -> bool {
+    is_git_dir(dir) || (head_file(dir).is_file() && dir.join("commondir").is_file())
+}
+
+/// The git dir a git started in `folder` works on: the one `folder` is inside, or the
+/// one the nearest `.git` above it is or names.
+fn git_dir_of_folder(folder: &Path) -> Option<PathBuf> {
+    folder.ancestors().find_map(|d| {
+        if is_any_git_dir(d) {
+            return Some(canonical(d));
+        }
+        let dot = d.join(".git");
+        if dot.is_dir() {
+            Some(canonical(&dot))
+        } else if dot.is_file() {
+            gitdir_link(d).map(|g| canonical(&g))
+        } else {
+            None
+        }
+    })
+}
+
+/// The folder a git command line names with `--git-dir` among its global options
+/// (before the subcommand: after it, `--git-dir` may mean something else).
+fn git_dir_argument(args: &[String]) -> Option<String> {
+    let mut args = args.iter().skip(1);
+    while let Some(arg) = args.next() {
+        if let Some(dir) = arg.strip_prefix("--git-dir=") {
+            return Some(dir.to_string());
+        }
+        match arg.as_str() {
+            "--git-dir" => return args.next().cloned(),
+            "-C" | "-c" | "--work-tree" | "--namespace" | "--config-env" => {
+                args.next();
+            }
+            option if option.starts_with('-') => {}
+            _ => return None,
+        }
+    }
+    None
+}
+
+fn canonical(path: &Path) -> PathBuf {
+    std::fs::canonicalize(path).unwrap_or_else(|_| absolute(path))
 }
 
 /// A repository as fleet uses it: opened with `open_options`, and with a small cache
@@ -372,7 +489,103 @@ pub fn bstr_path(path: &gix::bstr::BStr) -> PathBuf {
     PathBuf::from(path.to_str_lossy().into_owned())
 }
 
-/// Linux: does any process hold `path` open? (Unknown elsewhere: assume not.)
-pub fn is_open_by_any_process(path: &Path) -> bool {
-    crate::sys::procfs::is_open_by_any_process(path)
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn strings(args: &[&str]) -> Vec<String> {
+        args.iter().map(|a| a.to_string()).collect()
+    }
+
+    #[test]
+    fn only_a_global_git_dir_option_names_the_repository() {
+        let arg = |a: &[&str]| git_dir_argument(&strings(a));
+        assert_eq!(
+            arg(&["git", "--git-dir=/r/.git", "status"]).as_deref(),
+            Some("/r/.git")
+        );
+        assert_eq!(
+            arg(&["git", "-C", "x", "--git-dir", "g", "log"]).as_deref(),
+            Some("g")
+        );
+        assert_eq!(
+            arg(&["git", "-c", "a=b", "--no-pager", "--git-dir=g"]).as_deref(),
+            Some("g")
+        );
+        assert_eq!(arg(&["git", "rev-parse", "--git-dir"]), None);
+        assert_eq!(arg(&["git", "-C", "--git-dir=x", "status"]), None);
+    }
+
+    #[test]
+    fn a_live_git_in_the_worktree_holds_its_closed_index_lock_and_a_dead_one_does_not() {
+        let tmp = tempfile::tempdir().unwrap();
+        let repo = tmp.path().canonicalize().unwrap().join("r");
+        let git = |args: &[&str]| {
+            std::process::Command::new("git")
+                .current_dir(&repo)
+                .args(args)
+                .env("GIT_CONFIG_NOSYSTEM", "1")
+                .env("GIT_CONFIG_GLOBAL", tmp.path().join("none"))
+                .stdin(std::process::Stdio::piped())
+                .stdout(std::process::Stdio::piped())
+                .spawn()
+                .unwrap()
+        };
+        std::fs::create_dir_all(&repo).unwrap();
+        assert!(git(&["init", "-q"]).wait().unwrap().success());
+        // A git alive in a linked worktree holds the repository's ref locks, never
+        // the main worktree's index lock.
+        let ok = |mut c: std::process::Child| assert!(c.wait().unwrap().success());
+        ok(git(&[
+            "-c",
+            "user.name=t",
+            "-c",
+            "user.email=t@t",
+            "commit",
+            "-q",
+            "--allow-empty",
+            "-m",
+            "i",
+        ]));
+        ok(git(&["worktree", "add", "-q", "--detach", "../linked"]));
+        let lock = repo.join(".git").join(INDEX_LOCK);
+        std::fs::write(&lock, "").unwrap();
+        assert_eq!(lock_holder(&lock), None);
+        let ref_lock = repo.join(".git/refs/heads/held.lock");
+        std::fs::write(&ref_lock, "").unwrap();
+        let mut elsewhere = std::process::Command::new("git")
+            .current_dir(tmp.path().join("linked"))
+            .args(["cat-file", "--batch"])
+            .stdin(std::process::Stdio::piped())
+            .stdout(std::process::Stdio::piped())
+            .spawn()
+            .unwrap();
+        let deadline = std::time::Instant::now() + std::time::Duration::from_secs(60);
+        while lock_holder(&ref_lock).is_none() {
+            assert!(
+                std::time::Instant::now() < deadline,
+                "the linked git was not seen"
+            );
+            std::thread::sleep(std::time::Duration::from_millis(20));
+        }
+        assert_eq!(lock_holder(&lock), None);
+        drop(elsewhere.stdin.take());
+        elsewhere.wait().unwrap();
+        assert_eq!(lock_holder(&ref_lock), None);
+        // A git that lives until its stdin closes, working in the repository.
+        let mut live = git(&["cat-file", "--batch"]);
+        let deadline = std::time::Instant::now() + std::time::Duration::from_secs(60);
+        while lock_holder(&lock).is_none() {
+            assert!(
+                std::time::Instant::now() < deadline,
+                "the live git was not seen"
+            );
+            std::thread::sleep(std::time::Duration::from_millis(20));
+        }
+        assert_eq!(lock_holder(&lock), Some(live.id()));
+        assert!(!clear_stale_file(&lock, std::time::Duration::ZERO));
+        drop(live.stdin.take());
+        live.wait().unwrap();
+        assert!(clear_stale_file(&lock, std::time::Duration::ZERO));
+    }
 }

@@ -188,7 +188,7 @@ fn stale_locks(ctx: &Context) -> Result<Check> {
         .repo
         .lock_files()?
         .into_iter()
-        .filter(|path| !git::is_open_by_any_process(path))
+        .filter(|path| git::lock_holder(path).is_none())
         .map(|path| path.display().to_string())
         .collect();
     Ok(check(

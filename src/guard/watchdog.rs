@@ -58,6 +58,14 @@ pub struct Finding {
     /// The rescue branch holding the uncommitted changes of a restored checkout.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub rescue_branch: Option<String>,
+    /// Commits the drifted HEAD held that no branch or tag has (newest first): kept on
+    /// [`Finding::commits_branch`] before the checkout moves.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub rescued_commits: Vec<String>,
+    /// The branch keeping [`Finding::rescued_commits`] (the rescue branch itself when
+    /// there were uncommitted changes too: their commit sits on them).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub commits_branch: Option<String>,
     /// Seconds since the drift was first seen.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub drifted_for: Option<i64>,
@@ -165,6 +173,8 @@ pub fn check(ctx: &Context, opts: Options, ui: &dyn Ui) -> Result<Vec<Finding>> 
                 head: String::new(),
                 snapshot: None,
                 rescue_branch: None,
+                rescued_commits: Vec::new(),
+                commits_branch: None,
                 drifted_for: None,
                 detail: format!("could not be checked: {}", e.message),
             })
@@ -208,13 +218,26 @@ fn check_one(
         head,
         snapshot: None,
         rescue_branch: None,
+        rescued_commits: Vec::new(),
+        commits_branch: None,
         drifted_for: None,
         detail: String::new(),
     };
     let busy = operation_in_progress(&w.repo);
+    // Held through the snapshot and the restore: the guard putting a refused command's
+    // files back holds it too, and a snapshot of that moment would show its half.
+    let files = crate::checkout::lock_files(&w.repo, std::time::Duration::from_secs(30));
+    if files.is_err() {
+        finding.detail += "another fleet process (the guard putting files back, or a \
+                           watchdog) holds the files: snapshot and restore next time; ";
+    }
     // A snapshot reads the files through a temporary index: safe even mid-operation,
-    // but an index lock means git is writing right now; try again next time.
-    let working = if busy.as_deref() == Some(git::INDEX_LOCK) {
+    // but an index lock means git is writing right now, and a HEAD lock that git is
+    // moving HEAD (a switch's files may be rewritten already): try again next time.
+    let working = if files.is_err()
+        || busy.as_deref() == Some(git::INDEX_LOCK)
+        || w.repo.main_head_locked()
+    {
         None
     } else {
         let head_tree = match head_id {
@@ -295,7 +318,8 @@ fn check_one(
 }
 
 /// Leftovers of a watchdog or git killed mid-way: temporary snapshot indexes, and an
-/// `index.lock` no process holds (after a few seconds, so a git between closing and
+/// `index.lock` no live process holds (no git of this checkout is alive, see
+/// [`git::lock_holder`]; and only after a few seconds, so a git between creating and
 /// renaming its lock is never raced).
 fn clear_leftovers(repo: &Repo) {
     let dir = crate::state::dir(&repo.common_dir());
@@ -341,7 +365,8 @@ fn restore(
             .as_deref()
             .map(|b| format!("; its changes are saved on {b}"))
             .unwrap_or_default();
-        finding.detail += &format!("{why}{saved}");
+        let kept = kept_commits(finding);
+        finding.detail += &format!("{why}{saved}{kept}");
     };
     let Some(target) = w.repo.branch_tip(branch)? else {
         stuck(finding, format!("its branch {branch} does not exist"));
@@ -349,6 +374,16 @@ fn restore(
     };
     if working.dirty() {
         finding.rescue_branch = Some(rescue(w, working, branch, prefix, now, &finding.head)?);
+    }
+    if let Some(head) = working.head {
+        let lost = commits_on_no_branch(&w.repo, head)?;
+        if !lost.is_empty() {
+            finding.commits_branch = Some(match &finding.rescue_branch {
+                Some(b) => b.clone(),
+                None => keep_on_rescue_branch(w, head, prefix, now)?,
+            });
+            finding.rescued_commits = lost.iter().map(|c| c.to_string()).collect();
+        }
     }
     let Some(head) = working.head else {
         stuck(
@@ -425,7 +460,89 @@ fn restore(
         Some(b) => format!("back on {branch}; its uncommitted changes are saved on {b}"),
         None => format!("back on {branch}"),
     };
+    finding.detail += &kept_commits(finding);
     Ok(())
+}
+
+/// The report's words for [`Finding::rescued_commits`], empty when there are none.
+fn kept_commits(finding: &Finding) -> String {
+    let Some(branch) = &finding.commits_branch else {
+        return String::new();
+    };
+    let ids: Vec<&str> = finding
+        .rescued_commits
+        .iter()
+        .map(|c| &c[..c.len().min(8)])
+        .collect();
+    format!(
+        "; {} commit(s) it held on no branch ({}) are kept on {branch}",
+        ids.len(),
+        ids.join(", ")
+    )
+}
+
+/// The commits reachable from `head` and from no branch, tag or remote-tracking ref
+/// (newest first along the first parents): what moving HEAD away would leave to the
+/// reflog alone. The stash does not count: it is shared, and dropped by anyone.
+fn commits_on_no_branch(repo: &Repo, head: ObjectId) -> Result<Vec<ObjectId>> {
+    let mut tips: Vec<ObjectId> = repo
+        .local_work_tips()?
+        .into_iter()
+        .filter(|(name, _)| name != "refs/stash")
+        .map(|(_, id)| id)
+        .collect();
+    tips.extend(
+        repo.refs_under("refs/remotes/")?
+            .into_iter()
+            .map(|(_, id)| id),
+    );
+    let mut lost: Option<std::collections::HashSet<ObjectId>> = None;
+    for tip in tips {
+        if tip == head || repo.merge_base(head, tip)? == Some(head) {
+            return Ok(Vec::new());
+        }
+        let only_head = repo.exclusive_commits(head, tip)?;
+        lost = Some(match lost {
+            None => only_head,
+            Some(so_far) => so_far.intersection(&only_head).copied().collect(),
+        });
+    }
+    // No branch at all (the restore needs one, so only in theory): the first parents.
+    let mut lost = match lost {
+        Some(set) => set,
+        None => {
+            let mut chain = std::collections::HashSet::new();
+            let mut next = Some(head);
+            while let Some(id) = next.filter(|id| chain.insert(*id)) {
+                next = repo.first_parent(id)?;
+            }
+            chain
+        }
+    };
+    let mut ordered = Vec::new();
+    let mut next = Some(head);
+    while let Some(id) = next.filter(|id| lost.remove(id)) {
+        ordered.push(id);
+        next = repo.first_parent(id)?;
+    }
+    let mut rest: Vec<ObjectId> = lost.into_iter().collect();
+    rest.sort();
+    ordered.extend(rest);
+    Ok(ordered)
+}
+
+/// A rescue branch at `commit` (the drifted HEAD's commits), reusing one that already
+/// points there.
+fn keep_on_rescue_branch(w: &Watched, commit: ObjectId, prefix: &str, now: i64) -> Result<String> {
+    for (name, id) in w
+        .repo
+        .refs_under(&crate::refs::branch(&format!("{prefix}rescue")))?
+    {
+        if id == commit {
+            return Ok(crate::refs::branch_name(&name).unwrap_or(&name).to_string());
+        }
+    }
+    new_rescue_branch(w, commit, prefix, now)
 }
 
 /// Save the uncommitted changes as a commit on a rescue branch (reusing one that holds
@@ -446,15 +563,23 @@ fn rescue(
             w.checkout.display()
         ),
     )?;
-    let tree = w.repo.tree_of(commit)?;
+    let info = w.repo.commit_info(commit)?;
     for (name, id) in w
         .repo
         .refs_under(&crate::refs::branch(&format!("{prefix}rescue")))?
     {
-        if w.repo.tree_of(id)? == tree {
+        // The same files on the same commits: a branch with this tree on other
+        // parents would not keep the commits under this one.
+        let theirs = w.repo.commit_info(id)?;
+        if theirs.tree == info.tree && theirs.parents == info.parents {
             return Ok(crate::refs::branch_name(&name).unwrap_or(&name).to_string());
         }
     }
+    new_rescue_branch(w, commit, prefix, now)
+}
+
+/// A new branch `<prefix>rescue/<time>` at `commit`.
+fn new_rescue_branch(w: &Watched, commit: ObjectId, prefix: &str, now: i64) -> Result<String> {
     let stamp = humantime::format_rfc3339_seconds(
         std::time::UNIX_EPOCH + std::time::Duration::from_secs(now.max(0) as u64),
     )

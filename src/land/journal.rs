@@ -87,7 +87,8 @@ fn finish_interrupted_checkout_move(ctx: &Context, ui: &dyn Ui) -> Result<()> {
         ));
     }
     ctx.repo.wait_out_packed_refs_lock();
-    // git keeps an index lock open while it holds it: one nobody has open is stale.
+    // A killed git's index lock goes at once; a live git's (open, or closed while
+    // `git commit` waits for its editor) stays.
     let index_lock = ctx.repo.index_lock();
     if git::clear_stale_file(&index_lock, std::time::Duration::ZERO) {
         ui.note(&format!(

@@ -233,12 +233,13 @@ pub(crate) fn in_the_way(
         return Ok(None);
     }
     let hits = crate::checkout::collisions(shared, changed)?;
-    Ok((!hits.is_empty()).then(|| {
-        format!(
+    if !hits.is_empty() {
+        return Ok(Some(format!(
             "the shared checkout has uncommitted, untracked or ignored files where this lane changes: {}; commit, move or delete them first",
             hits.join(", ")
-        )
-    }))
+        )));
+    }
+    crate::checkout::cannot_follow(shared, changed)
 }
 
 /// Compare-and-swap the target from `base` to `candidate` (see [`move_ref`]). Only the

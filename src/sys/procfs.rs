@@ -123,22 +123,70 @@ pub fn working_under(dir: &Path) -> Vec<u32> {
         .collect()
 }
 
-/// Does any process hold `path` open? (Unknown without `/proc`: assume not.)
-pub fn is_open_by_any_process(path: &Path) -> bool {
+/// A process that holds `path` open, if any (`None` without `/proc`).
+pub fn opened_by(path: &Path) -> Option<u32> {
+    pids()?.find(|pid| {
+        std::fs::read_dir(format!("/proc/{pid}/fd")).is_ok_and(|fds| {
+            fds.flatten()
+                .any(|fd| std::fs::read_link(fd.path()).is_ok_and(|target| target == path))
+        })
+    })
+}
+
+/// A live git process (a zombie is dead already) and what says which repository it
+/// works on: its working folder, the variables that point it elsewhere, its arguments.
+#[derive(Debug)]
+pub struct GitProcess {
+    pub pid: u32,
+    pub cwd: Option<PathBuf>,
+    /// `GIT_DIR`, `GIT_COMMON_DIR` and `GIT_INDEX_FILE` from its environment, as given
+    /// (relative ones are relative to `cwd`).
+    pub env: Vec<(String, PathBuf)>,
+    pub args: Vec<String>,
+}
+
+/// Every live git process this user can see (empty without `/proc`): the program
+/// `git` or one of its `git-*` helpers, by name or by binary.
+pub fn git_processes() -> Vec<GitProcess> {
     let Some(pids) = pids() else {
-        return false;
+        return Vec::new();
     };
-    for pid in pids {
-        let Ok(fds) = std::fs::read_dir(format!("/proc/{pid}/fd")) else {
-            continue;
-        };
-        for fd in fds.flatten() {
-            if std::fs::read_link(fd.path()).is_ok_and(|target| target == path) {
-                return true;
-            }
-        }
-    }
-    false
+    pids.filter(|pid| is_git(*pid))
+        .filter(|pid| Stat::read(*pid).is_some_and(|s| s.state() != Some('Z')))
+        .map(|pid| GitProcess {
+            pid,
+            cwd: cwd(pid),
+            env: git_environment(pid),
+            args: args(pid).unwrap_or_default(),
+        })
+        .collect()
+}
+
+fn is_git(pid: u32) -> bool {
+    let named_git = |name: &str| name == "git" || name.starts_with("git-");
+    comm(pid).is_some_and(|c| named_git(String::from_utf8_lossy(&c).trim_end()))
+        || exe(pid).is_some_and(|e| {
+            e.file_name()
+                .is_some_and(|n| named_git(n.to_string_lossy().trim_end_matches(" (deleted)")))
+        })
+}
+
+/// The variables of the process's initial environment that choose git's repository
+/// and index files.
+fn git_environment(pid: u32) -> Vec<(String, PathBuf)> {
+    let Ok(environ) = std::fs::read(format!("/proc/{pid}/environ")) else {
+        return Vec::new();
+    };
+    environ
+        .split(|b| *b == 0)
+        .filter_map(|entry| {
+            let entry = String::from_utf8_lossy(entry);
+            let (key, value) = entry.split_once('=')?;
+            ["GIT_DIR", "GIT_COMMON_DIR", "GIT_INDEX_FILE"]
+                .contains(&key)
+                .then(|| (key.to_string(), PathBuf::from(value)))
+        })
+        .collect()
 }
 
 #[cfg(test)]
