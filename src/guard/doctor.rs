@@ -59,6 +59,11 @@ pub fn run(ctx: &Context, queue: &Queue) -> Result<Vec<Check>> {
     ];
     checks.extend(lane_checks(ctx, queue)?);
     checks.push(stale_watchdogs());
+    let orphans = crate::proc::registry::orphans(&ctx.repo.common_dir());
+    let fix = crate::proc::registry::fix(&orphans);
+    let orphans = orphans.iter().map(ToString::to_string).collect();
+    let ok = "no process group fleet started outlived its fleet";
+    checks.push(check("orphan-groups", orphans, ok, &fix));
     Ok(checks)
 }
 

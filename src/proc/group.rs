@@ -7,13 +7,15 @@
 
 use std::io;
 use std::os::unix::process::CommandExt;
+use std::path::PathBuf;
 use std::process::{Child, Command, ExitStatus};
 use std::thread;
 use std::time::{Duration, Instant};
 
 use rustix::process::{Pid, Signal};
 
-use super::{guardian, signals};
+use super::guardian::{self, Guardian};
+use super::{registry, signals};
 use crate::sys::procfs;
 
 /// A running child that leads its own process group.
@@ -21,6 +23,10 @@ pub struct Group {
     pub(super) child: Child,
     pgid: i32,
     reaped: Option<ExitStatus>,
+    /// Stops the group should fleet die ([`Group::spawn_guarded`] only).
+    guardian: Option<Guardian>,
+    /// The group's record for doctor, removed when the group ends.
+    record: Option<PathBuf>,
 }
 
 impl Group {
@@ -42,7 +48,24 @@ impl Group {
             child,
             pgid,
             reaped: None,
+            guardian: None,
+            record: None,
         })
+    }
+
+    /// Start `cmd` as [`Group::spawn`] does, for a command that may run long and leave
+    /// helpers (`fleet run`, a gate command): with a guardian that stops the whole
+    /// group, giving it `grace` between SIGTERM and SIGKILL, if fleet dies without
+    /// cleaning up, and with a record for doctor's orphan check when `cmd` runs in a
+    /// repository.
+    pub fn spawn_guarded(cmd: &mut Command, grace: Duration) -> io::Result<Group> {
+        let folder = registry::folder_for(cmd);
+        let mut group = Group::spawn(cmd)?;
+        let record = folder.and_then(|f| registry::path_in(&f, group.pgid));
+        group.guardian = Guardian::start(group.pgid, grace, record.as_deref());
+        let guardian_pid = group.guardian.as_ref().map(Guardian::id);
+        group.record = record.filter(|path| registry::write(path, cmd, group.pgid, guardian_pid));
+        Ok(group)
     }
 
     pub fn id(&self) -> u32 {
@@ -102,6 +125,14 @@ impl Group {
     fn reap(&mut self) -> io::Result<ExitStatus> {
         if let Some(status) = self.reaped {
             return Ok(status);
+        }
+        // Before the leader is reaped: the group was cleaned up, and from here on its
+        // id may be another's.
+        if let Some(guardian) = self.guardian.take() {
+            guardian.dismiss();
+        }
+        if let Some(record) = self.record.take() {
+            let _ = std::fs::remove_file(record);
         }
         let _guard = signals::reap_lock();
         signals::unregister(self.pgid);

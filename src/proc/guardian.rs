@@ -1,13 +1,55 @@
-//! The parent-death guardian (Linux): the child gets SIGKILL if fleet itself dies
-//! without a chance to clean up (`kill -9`), so a killed fleet leaves no leader running.
-//! Helpers in the group are not covered; they are what the signal watcher handles on
-//! every other death.
+//! Death with fleet, however fleet dies, in two layers.
+//!
+//! The parent-death signal (Linux): the child leader gets SIGKILL if fleet itself dies
+//! without a chance to clean up (`kill -9`). It reaches the leader only: the helpers it
+//! left in its group (an agent's MCP servers) would live on under init.
+//!
+//! The guardian covers them: for a command that may run long and leave helpers (`fleet
+//! run`, the gate's commands), fleet re-executes its own binary with the hidden first
+//! argument [`SUBCOMMAND`], as a process in a group of its own (outside fleet's group
+//! and the child's, so neither a terminal's Ctrl-C nor a group kill aimed at fleet
+//! reaches it). Its stdin is a pipe whose write end only fleet holds (close-on-exec, so
+//! no child inherits it). When the run ends as planned fleet writes one byte and the
+//! guardian leaves at once; when the pipe closes without that byte, fleet died, and the
+//! guardian stops the whole group (SIGTERM, the grace, SIGKILL), removes the group's
+//! record ([`super::registry`]) and exits.
 
-use std::process::Command;
+use std::ffi::OsStr;
+use std::io::{Read, Write};
+use std::path::{Path, PathBuf};
+use std::process::{Child, ChildStdin, Command, Stdio};
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::thread;
+use std::time::{Duration, Instant};
+
+use rustix::process::Signal;
+
+use super::group::signal_group;
+use crate::sys::procfs;
+
+/// The hidden first argument that makes the fleet binary a guardian. Not a subcommand
+/// of the command line parser, so no help text shows it.
+pub const SUBCOMMAND: &str = "__fleet-guardian";
+
+/// Set once the running binary can act as a guardian (the fleet binary, through
+/// [`enter_if_asked`]); a library user or a unit test binary cannot, and runs without.
+static ENABLED: AtomicBool = AtomicBool::new(false);
+
+/// Called first thing in fleet's `main`: when fleet was started as a guardian, be one
+/// and exit; otherwise remember that this binary can start guardians.
+pub fn enter_if_asked() {
+    let mut args = std::env::args_os().skip(1);
+    if args.next().as_deref() != Some(OsStr::new(SUBCOMMAND)) {
+        ENABLED.store(true, Ordering::SeqCst);
+        return;
+    }
+    let args: Vec<String> = args.map(|a| a.to_string_lossy().into_owned()).collect();
+    std::process::exit(guard(&args));
+}
 
 #[cfg(target_os = "linux")]
 pub(super) fn die_with_parent(cmd: &mut Command) {
-    use rustix::process::{Signal, getpid, getppid, set_parent_process_death_signal};
+    use rustix::process::{getpid, getppid, set_parent_process_death_signal};
     use std::os::unix::process::CommandExt;
     let parent = getpid();
     // SAFETY: between fork and exec the closure only makes raw system calls (prctl,
@@ -26,3 +68,146 @@ pub(super) fn die_with_parent(cmd: &mut Command) {
 
 #[cfg(not(target_os = "linux"))]
 pub(super) fn die_with_parent(_cmd: &mut Command) {}
+
+/// fleet's side of a running guardian.
+pub(super) struct Guardian {
+    child: Child,
+    pipe: Option<ChildStdin>,
+}
+
+impl Guardian {
+    /// Start a guardian for group `pgid` (whose leader is our unreaped child), that
+    /// gives the group `grace` between SIGTERM and SIGKILL and removes `record` once
+    /// the group is gone. `None` when this binary cannot be a guardian or the start
+    /// failed: the parent-death signal still covers the leader.
+    pub(super) fn start(pgid: i32, grace: Duration, record: Option<&Path>) -> Option<Guardian> {
+        use std::os::unix::process::CommandExt;
+        if !ENABLED.load(Ordering::SeqCst) {
+            return None;
+        }
+        let leader_start = procfs::start_ticks(u32::try_from(pgid).ok()?)?;
+        let mut cmd = Command::new(program()?);
+        cmd.arg(SUBCOMMAND)
+            .arg(pgid.to_string())
+            .arg(leader_start.to_string())
+            .arg(grace.as_millis().to_string());
+        if let Some(record) = record {
+            cmd.arg(record);
+        }
+        // Piped output whose read ends are dropped: the guardian says nothing, and it
+        // must not hold a pipe of fleet's caller open after fleet died.
+        cmd.stdin(Stdio::piped())
+            .stdout(Stdio::piped())
+            .stderr(Stdio::piped())
+            .current_dir("/")
+            .process_group(0);
+        let mut child = cmd.spawn().ok()?;
+        drop(child.stdout.take());
+        drop(child.stderr.take());
+        let pipe = child.stdin.take();
+        Some(Guardian { child, pipe })
+    }
+
+    pub(super) fn id(&self) -> u32 {
+        self.child.id()
+    }
+
+    /// The run ended as planned (the group was cleaned up, its leader not yet reaped):
+    /// tell the guardian to leave, and reap it.
+    pub(super) fn dismiss(mut self) {
+        if let Some(mut pipe) = self.pipe.take() {
+            let _ = pipe.write_all(b".");
+        }
+        let _ = self.child.wait();
+    }
+}
+
+/// The binary to re-execute: this very one, even if it was replaced on disk since.
+fn program() -> Option<PathBuf> {
+    if cfg!(target_os = "linux") {
+        Some(PathBuf::from("/proc/self/exe"))
+    } else {
+        std::env::current_exe().ok()
+    }
+}
+
+/// The guardian itself: `PGID LEADER_START GRACE_MS [RECORD]`. Returns its exit code.
+fn guard(args: &[String]) -> i32 {
+    let (Some(pgid), Some(leader_start), Some(grace)) = (
+        args.first().and_then(|a| a.parse::<i32>().ok()),
+        args.get(1).and_then(|a| a.parse::<u64>().ok()),
+        args.get(2).and_then(|a| a.parse::<u64>().ok()),
+    ) else {
+        return 2;
+    };
+    let record = args.get(3).map(PathBuf::from);
+    // A hang-up or Ctrl-C meant for fleet's terminal is not for the guardian: it ends
+    // when fleet's pipe closes.
+    // SAFETY: setting dispositions in a single-threaded process before anything runs.
+    unsafe {
+        libc::signal(libc::SIGHUP, libc::SIG_IGN);
+        libc::signal(libc::SIGINT, libc::SIG_IGN);
+    }
+    let mut stdin = std::io::stdin().lock();
+    let mut byte = [0u8];
+    let dismissed = loop {
+        match stdin.read(&mut byte) {
+            Ok(0) => break false,
+            Ok(_) => break true,
+            Err(e) if e.kind() == std::io::ErrorKind::Interrupted => continue,
+            Err(_) => break false,
+        }
+    };
+    if dismissed {
+        return 0;
+    }
+    let gone = stop_group(pgid, leader_start, Duration::from_millis(grace));
+    if gone && let Some(record) = record {
+        let _ = std::fs::remove_file(record);
+    }
+    0
+}
+
+/// Stop group `pgid` after its fleet died: SIGTERM, `grace`, SIGKILL. `true` once
+/// nothing of it is left alive.
+///
+/// PID reuse: fleet died, so the leader was reaped by init and its id may in principle
+/// be a new process's. A process with that id and another start time means the group
+/// is not ours any more: leave it alone. Without a process of that id, any group of
+/// that id is still the one fleet started (a new group takes its creator's id).
+fn stop_group(pgid: i32, leader_start: u64, grace: Duration) -> bool {
+    let ours = || {
+        u32::try_from(pgid)
+            .ok()
+            .and_then(procfs::start_ticks)
+            .is_none_or(|t| t == leader_start)
+    };
+    let alive = || procfs::group_has_live_member(pgid, 0).unwrap_or(true);
+    let ended_within = |wait: Duration| {
+        let deadline = Instant::now() + wait;
+        loop {
+            if !alive() {
+                return true;
+            }
+            if Instant::now() >= deadline {
+                return false;
+            }
+            thread::sleep(Duration::from_millis(20));
+        }
+    };
+    if !ours() {
+        return true;
+    }
+    if !alive() {
+        return true;
+    }
+    signal_group(pgid, Signal::TERM);
+    if ended_within(grace) {
+        return true;
+    }
+    if !ours() {
+        return true;
+    }
+    signal_group(pgid, Signal::KILL);
+    ended_within(Duration::from_secs(5))
+}
