@@ -43,8 +43,8 @@ fn members(pgid: i32) -> Vec<i32> {
     found
 }
 
-/// Guardians (fleet re-executed to watch a group) still running for group `pgid`.
-fn guardians_of(pgid: i32) -> Vec<i32> {
+/// The guardians (fleet re-executed to watch a group) that fleet process `fleet` started.
+fn guardians_of(fleet: u32) -> Vec<i32> {
     let mut found = Vec::new();
     for entry in std::fs::read_dir("/proc").unwrap().flatten() {
         let Some(pid) = entry
@@ -57,14 +57,20 @@ fn guardians_of(pgid: i32) -> Vec<i32> {
         let Ok(cmdline) = std::fs::read(format!("/proc/{pid}/cmdline")) else {
             continue;
         };
-        let args: Vec<String> = cmdline
+        let is_guardian = cmdline
             .split(|b| *b == 0)
-            .map(|a| String::from_utf8_lossy(a).into_owned())
-            .collect();
-        if args.get(1).is_some_and(|a| a == "__fleet-guardian")
-            && args.get(2) == Some(&pgid.to_string())
-            && live(pid)
-        {
+            .nth(1)
+            .is_some_and(|a| a == b"__fleet-guardian");
+        let parent = std::fs::read_to_string(format!("/proc/{pid}/stat"))
+            .ok()
+            .and_then(|s| {
+                s[s.rfind(')')? + 1..]
+                    .split_whitespace()
+                    .nth(1)?
+                    .parse::<u32>()
+                    .ok()
+            });
+        if is_guardian && parent == Some(fleet) && live(pid) {
             found.push(pid);
         }
     }
@@ -140,7 +146,7 @@ impl Drop for Reaper {
     }
 }
 
-fn assert_group_dies(pgid: i32, helpers: &[i32], what: &str) {
+fn assert_group_dies(pgid: i32, helpers: &[i32], guardians: &[i32], what: &str) {
     assert!(
         eventually(|| members(pgid).is_empty()),
         "{what}: group {pgid} still has live members {:?} (helpers {helpers:?})",
@@ -149,10 +155,10 @@ fn assert_group_dies(pgid: i32, helpers: &[i32], what: &str) {
     for pid in helpers {
         assert!(!live(*pid), "{what}: helper {pid} survived");
     }
+    assert!(!guardians.is_empty(), "{what}: no guardian was running");
     assert!(
-        eventually(|| guardians_of(pgid).is_empty()),
-        "{what}: guardian(s) {:?} of group {pgid} outlived it",
-        guardians_of(pgid)
+        eventually(|| guardians.iter().all(|pid| !live(*pid))),
+        "{what}: guardian(s) {guardians:?} of group {pgid} outlived it"
     );
 }
 
@@ -176,9 +182,10 @@ fn fleet_run_killed_with_sigkill_takes_every_helper_of_its_group_with_it() {
         3,
         "leader and two helpers in one group"
     );
+    let guardians = guardians_of(fleet.id());
     fleet.kill().unwrap();
     fleet.wait().unwrap();
-    assert_group_dies(pgid, &[pgid, bg, df], "fleet run killed -9");
+    assert_group_dies(pgid, &[pgid, bg, df], &guardians, "fleet run killed -9");
 }
 
 #[test]
@@ -200,9 +207,10 @@ fn fleet_land_killed_with_sigkill_during_its_gate_takes_the_gate_commands_group_
     let mut land = env.fleet_cmd(&repo, &["land", "a", "--yes"]).spawn();
     let (pgid, bg, df, _reaper) = helper_pids(&pids);
     assert!(live(bg) && live(df), "the gate's helpers never started");
+    let guardians = guardians_of(land.id());
     land.kill().unwrap();
     land.wait().unwrap();
-    assert_group_dies(pgid, &[pgid, bg, df], "fleet land killed -9");
+    assert_group_dies(pgid, &[pgid, bg, df], &guardians, "fleet land killed -9");
     assert_eq!(
         env.git(&repo, &["rev-parse", "main"]),
         old,
@@ -212,17 +220,29 @@ fn fleet_land_killed_with_sigkill_during_its_gate_takes_the_gate_commands_group_
 
 #[test]
 fn fleet_run_ending_normally_leaves_no_guardian_and_no_record() {
+    // fleet's children while the command runs: the command and its guardian.
     let env = Env::new();
     let repo = env.path().join("repo");
     env.repo(&repo, "main", &[("fleet.toml", "")]);
     let pids = env.path().join("pids");
     std::fs::create_dir_all(&pids).unwrap();
-    let script = format!("echo $$ > {}/leader; exit 3", pids.display());
+    let d = pids.display();
+    let script = format!(
+        "pgrep -P $PPID | grep -vx $$ > {d}/guardian; \
+         cat {d}/../repo/.git/fleet/groups/$$.json > {d}/record; exit 3"
+    );
     env.fleet(&repo, &["run", "--", "bash", "-c", &script])
         .code(3);
-    let pgid = read_pid(&pids.join("leader"));
-    assert!(guardians_of(pgid).is_empty(), "a guardian outlived its run");
+    let guardian = read_pid(&pids.join("guardian"));
+    assert!(!live(guardian), "guardian {guardian} outlived its run");
+    let record: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(pids.join("record")).unwrap()).unwrap();
+    assert_eq!(record["guardian_pid"], guardian, "{record}");
     assert_eq!(records(&repo), Vec::<PathBuf>::new());
+    assert!(
+        !repo.join(".git/fleet/groups").exists(),
+        "an ended run leaves no records folder behind"
+    );
 }
 
 /// The records of live groups fleet keeps for doctor.
@@ -274,7 +294,7 @@ fn doctor_names_a_group_that_outlived_its_killed_fleet_and_forgets_it_once_gone(
         "a group whose fleet runs is no orphan: {check}"
     );
     // An orphan for real: its guardian killed first, then fleet itself.
-    let guardians = guardians_of(pgid);
+    let guardians = guardians_of(fleet.id());
     assert_eq!(guardians.len(), 1, "one guardian per group");
     for pid in guardians {
         assert!(

@@ -59,7 +59,9 @@ pub fn run(ctx: &Context, queue: &Queue) -> Result<Vec<Check>> {
     ];
     checks.extend(lane_checks(ctx, queue)?);
     checks.push(stale_watchdogs());
-    let orphans = crate::proc::registry::orphans(&ctx.repo.common_dir());
+    let commons = ctx.shared_checkouts().into_iter();
+    let commons = commons.filter_map(|rel| Repo::open(&ctx.shared.join(rel)).ok());
+    let orphans = crate::proc::registry::orphans(commons.map(|r| r.common_dir()));
     let fix = crate::proc::registry::fix(&orphans);
     let orphans = orphans.iter().map(ToString::to_string).collect();
     let ok = "no process group fleet started outlived its fleet";

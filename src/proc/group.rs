@@ -32,6 +32,27 @@ pub struct Group {
 impl Group {
     /// Start `cmd` as the leader of a new process group.
     pub fn spawn(cmd: &mut Command) -> io::Result<Group> {
+        Group::start(cmd, None)
+    }
+
+    /// Start `cmd` as [`Group::spawn`] does, for a command that may run long and leave
+    /// helpers (`fleet run`, a gate command): with a guardian that stops the whole
+    /// group, giving it `grace` between SIGTERM and SIGKILL, if fleet dies without
+    /// cleaning up, and with a record for doctor's orphan check when `cmd` runs in a
+    /// repository. The guardian starts first and learns the group from the child
+    /// itself, before the command runs: no moment of the command is unguarded.
+    pub fn spawn_guarded(cmd: &mut Command, grace: Duration) -> io::Result<Group> {
+        let folder = registry::folder_for(cmd);
+        let guardian = Guardian::start(grace, folder.as_deref());
+        let mut group = Group::start(cmd, guardian.as_ref())?;
+        let guardian_pid = guardian.as_ref().map(Guardian::id);
+        group.guardian = guardian;
+        let record = folder.map(|f| registry::path_in(&f, group.pgid));
+        group.record = record.filter(|path| registry::write(path, cmd, group.pgid, guardian_pid));
+        Ok(group)
+    }
+
+    fn start(cmd: &mut Command, guardian: Option<&Guardian>) -> io::Result<Group> {
         signals::install_handlers();
         if signals::spawning_refused() {
             return Err(io::Error::new(
@@ -41,6 +62,9 @@ impl Group {
         }
         cmd.process_group(0);
         guardian::die_with_parent(cmd);
+        if let Some(guardian) = guardian {
+            guardian.announce_from(cmd);
+        }
         let child = cmd.spawn()?;
         let pgid = child.id() as i32;
         signals::register(pgid);
@@ -51,21 +75,6 @@ impl Group {
             guardian: None,
             record: None,
         })
-    }
-
-    /// Start `cmd` as [`Group::spawn`] does, for a command that may run long and leave
-    /// helpers (`fleet run`, a gate command): with a guardian that stops the whole
-    /// group, giving it `grace` between SIGTERM and SIGKILL, if fleet dies without
-    /// cleaning up, and with a record for doctor's orphan check when `cmd` runs in a
-    /// repository.
-    pub fn spawn_guarded(cmd: &mut Command, grace: Duration) -> io::Result<Group> {
-        let folder = registry::folder_for(cmd);
-        let mut group = Group::spawn(cmd)?;
-        let record = folder.and_then(|f| registry::path_in(&f, group.pgid));
-        group.guardian = Guardian::start(group.pgid, grace, record.as_deref());
-        let guardian_pid = group.guardian.as_ref().map(Guardian::id);
-        group.record = record.filter(|path| registry::write(path, cmd, group.pgid, guardian_pid));
-        Ok(group)
     }
 
     pub fn id(&self) -> u32 {
@@ -132,7 +141,7 @@ impl Group {
             guardian.dismiss();
         }
         if let Some(record) = self.record.take() {
-            let _ = std::fs::remove_file(record);
+            registry::remove(&record);
         }
         let _guard = signals::reap_lock();
         signals::unregister(self.pgid);

@@ -76,23 +76,23 @@ pub(super) struct Guardian {
 }
 
 impl Guardian {
-    /// Start a guardian for group `pgid` (whose leader is our unreaped child), that
-    /// gives the group `grace` between SIGTERM and SIGKILL and removes `record` once
-    /// the group is gone. `None` when this binary cannot be a guardian or the start
-    /// failed: the parent-death signal still covers the leader.
-    pub(super) fn start(pgid: i32, grace: Duration, record: Option<&Path>) -> Option<Guardian> {
+    /// Start a guardian for the group about to be spawned (see [`Guardian::announce_from`]),
+    /// that gives the group `grace` between SIGTERM and SIGKILL and removes its record
+    /// in `records` once the group is gone. `None` when this binary cannot be a
+    /// guardian or the start failed: the parent-death signal still covers the leader.
+    pub(super) fn start(grace: Duration, records: Option<&Path>) -> Option<Guardian> {
         use std::os::unix::process::CommandExt;
         if !ENABLED.load(Ordering::SeqCst) {
             return None;
         }
-        let leader_start = procfs::start_ticks(u32::try_from(pgid).ok()?)?;
         let mut cmd = Command::new(program()?);
-        cmd.arg(SUBCOMMAND)
-            .arg(pgid.to_string())
-            .arg(leader_start.to_string())
-            .arg(grace.as_millis().to_string());
-        if let Some(record) = record {
-            cmd.arg(record);
+        // Named as the binary it is, in `ps` and doctor's eyes.
+        if let Ok(exe) = std::env::current_exe() {
+            cmd.arg0(exe);
+        }
+        cmd.arg(SUBCOMMAND).arg(grace.as_millis().to_string());
+        if let Some(records) = records {
+            cmd.arg(records);
         }
         // Piped output whose read ends are dropped: the guardian says nothing, and it
         // must not hold a pipe of fleet's caller open after fleet died.
@@ -108,18 +108,70 @@ impl Guardian {
         Some(Guardian { child, pipe })
     }
 
+    /// Make the child spawned from `cmd` tell the guardian its pid (its group id),
+    /// between fork and exec: once the command runs, the guardian knows its group.
+    /// The child holds the pipe only until exec (close-on-exec).
+    pub(super) fn announce_from(&self, cmd: &mut Command) {
+        use std::os::fd::{AsRawFd, BorrowedFd};
+        use std::os::unix::process::CommandExt;
+        let Some(fd) = self.pipe.as_ref().map(AsRawFd::as_raw_fd) else {
+            return;
+        };
+        // SAFETY: between fork and exec the closure makes only raw system calls
+        // (getpid, write) on a stack buffer; `fd` is open in the child until its exec.
+        unsafe {
+            cmd.pre_exec(move || {
+                let pid = rustix::process::getpid().as_raw_nonzero().get();
+                let mut message = [ANNOUNCE; 5];
+                message[1..].copy_from_slice(&pid.to_le_bytes());
+                let pipe = BorrowedFd::borrow_raw(fd);
+                // 5 bytes, below PIPE_BUF: written whole or not at all.
+                rustix::io::write(pipe, &message)?;
+                Ok(())
+            });
+        }
+    }
+
     pub(super) fn id(&self) -> u32 {
         self.child.id()
     }
 
-    /// The run ended as planned (the group was cleaned up, its leader not yet reaped):
-    /// tell the guardian to leave, and reap it.
-    pub(super) fn dismiss(mut self) {
+    /// The run ended as planned (the group was cleaned up, its leader not yet reaped),
+    /// or the command could not start: tell the guardian to leave, and reap it.
+    pub(super) fn dismiss(self) {
+        drop(self);
+    }
+}
+
+impl Drop for Guardian {
+    /// Dismissal. A guardian that does not leave within a few seconds (stopped, say)
+    /// is killed: fleet never hangs on its own guardian.
+    fn drop(&mut self) {
         if let Some(mut pipe) = self.pipe.take() {
-            let _ = pipe.write_all(b".");
+            let _ = pipe.write_all(&[DISMISS]);
         }
+        let deadline = Instant::now() + Duration::from_secs(5);
+        let mut pause = Duration::from_micros(500);
+        while Instant::now() < deadline {
+            if !matches!(self.child.try_wait(), Ok(None)) {
+                return;
+            }
+            thread::sleep(pause);
+            pause = (pause * 2).min(Duration::from_millis(20));
+        }
+        // Our unreaped child: its pid cannot have been reused.
+        let _ = self.child.kill();
         let _ = self.child.wait();
     }
+}
+
+/// Is `pid` a live guardian, the very process that started at `start`?
+pub(super) fn is_guardian(pid: u32, start: u64) -> bool {
+    let alive = procfs::Stat::read(pid).is_some_and(|stat| stat.state() != Some('Z'));
+    let args = procfs::args(pid).unwrap_or_default();
+    alive
+        && procfs::start_ticks(pid) == Some(start)
+        && args.get(1).map(String::as_str) == Some(SUBCOMMAND)
 }
 
 /// The binary to re-execute: this very one, even if it was replaced on disk since.
@@ -131,16 +183,18 @@ fn program() -> Option<PathBuf> {
     }
 }
 
-/// The guardian itself: `PGID LEADER_START GRACE_MS [RECORD]`. Returns its exit code.
+/// The child's message on the guardian's pipe: this byte, then its pid (4 bytes, little
+/// endian).
+const ANNOUNCE: u8 = b'P';
+/// fleet's message: the run ended as planned, leave.
+const DISMISS: u8 = b'.';
+
+/// The guardian itself: `GRACE_MS [RECORDS_FOLDER]`. Returns its exit code.
 fn guard(args: &[String]) -> i32 {
-    let (Some(pgid), Some(leader_start), Some(grace)) = (
-        args.first().and_then(|a| a.parse::<i32>().ok()),
-        args.get(1).and_then(|a| a.parse::<u64>().ok()),
-        args.get(2).and_then(|a| a.parse::<u64>().ok()),
-    ) else {
+    let Some(grace) = args.first().and_then(|a| a.parse::<u64>().ok()) else {
         return 2;
     };
-    let record = args.get(3).map(PathBuf::from);
+    let records = args.get(1).map(PathBuf::from);
     // A hang-up or Ctrl-C meant for fleet's terminal is not for the guardian: it ends
     // when fleet's pipe closes.
     // SAFETY: setting dispositions in a single-threaded process before anything runs.
@@ -149,23 +203,50 @@ fn guard(args: &[String]) -> i32 {
         libc::signal(libc::SIGINT, libc::SIG_IGN);
     }
     let mut stdin = std::io::stdin().lock();
-    let mut byte = [0u8];
-    let dismissed = loop {
-        match stdin.read(&mut byte) {
-            Ok(0) => break false,
-            Ok(_) => break true,
-            Err(e) if e.kind() == std::io::ErrorKind::Interrupted => continue,
-            Err(_) => break false,
+    let mut group: Option<(i32, Option<u64>)> = None;
+    loop {
+        let mut tag = [0u8];
+        if !read_whole(&mut stdin, &mut tag) {
+            break;
         }
-    };
-    if dismissed {
-        return 0;
+        match tag[0] {
+            ANNOUNCE => {
+                let mut pid = [0u8; 4];
+                if !read_whole(&mut stdin, &mut pid) {
+                    break;
+                }
+                let pgid = i32::from_le_bytes(pid);
+                // Read at once, while the leader cannot have been reaped by anyone but
+                // init after fleet's death: what tells its group from a later one.
+                let start = u32::try_from(pgid).ok().and_then(procfs::start_ticks);
+                group = Some((pgid, start));
+            }
+            _ => return 0,
+        }
     }
+    // The pipe closed without a dismissal: fleet died.
+    let Some((pgid, leader_start)) = group else {
+        return 0;
+    };
     let gone = stop_group(pgid, leader_start, Duration::from_millis(grace));
-    if gone && let Some(record) = record {
-        let _ = std::fs::remove_file(record);
+    if gone && let Some(records) = records {
+        super::registry::remove_of(&records, pgid, leader_start);
     }
     0
+}
+
+/// Fill `buf` from `input`; `false` at end of file (or an error: the same to us).
+fn read_whole(input: &mut impl Read, buf: &mut [u8]) -> bool {
+    let mut filled = 0;
+    while filled < buf.len() {
+        match input.read(&mut buf[filled..]) {
+            Ok(0) => return false,
+            Ok(n) => filled += n,
+            Err(e) if e.kind() == std::io::ErrorKind::Interrupted => {}
+            Err(_) => return false,
+        }
+    }
+    true
 }
 
 /// Stop group `pgid` after its fleet died: SIGTERM, `grace`, SIGKILL. `true` once
@@ -175,12 +256,16 @@ fn guard(args: &[String]) -> i32 {
 /// be a new process's. A process with that id and another start time means the group
 /// is not ours any more: leave it alone. Without a process of that id, any group of
 /// that id is still the one fleet started (a new group takes its creator's id).
-fn stop_group(pgid: i32, leader_start: u64, grace: Duration) -> bool {
+fn stop_group(pgid: i32, leader_start: Option<u64>, grace: Duration) -> bool {
     let ours = || {
-        u32::try_from(pgid)
-            .ok()
-            .and_then(procfs::start_ticks)
-            .is_none_or(|t| t == leader_start)
+        let now = u32::try_from(pgid).ok().and_then(procfs::start_ticks);
+        match (now, leader_start) {
+            (None, _) => true,
+            (Some(now), Some(then)) => now == then,
+            // The leader was gone when the guardian looked, and a process has its id
+            // now: not ours.
+            (Some(_), None) => false,
+        }
     };
     let alive = || procfs::group_has_live_member(pgid, 0).unwrap_or(true);
     let ended_within = |wait: Duration| {

@@ -14,6 +14,7 @@ use std::process::Command;
 
 use serde::{Deserialize, Serialize};
 
+use super::guardian;
 use crate::sys::procfs;
 
 #[derive(Debug, Serialize, Deserialize)]
@@ -28,6 +29,7 @@ struct Record {
     fleet_pid: u32,
     fleet_start: u64,
     guardian_pid: Option<u32>,
+    guardian_start: Option<u64>,
 }
 
 /// Where records of groups started with `cmd` go: the fleet folder of the repository
@@ -41,10 +43,23 @@ pub(super) fn folder_for(cmd: &Command) -> Option<PathBuf> {
     Some(crate::state::process_groups(&repo.common_dir()))
 }
 
-/// The record file of group `pgid` in `folder`. `None` without `/proc`.
-pub(super) fn path_in(folder: &Path, pgid: i32) -> Option<PathBuf> {
-    let start = procfs::start_ticks(u32::try_from(pgid).ok()?)?;
-    Some(folder.join(format!("{pgid}-{start}.json")))
+/// The record file of group `pgid` in `folder`. By group id alone: a new group can
+/// only take the id once the old one is entirely gone, and its record with it.
+pub(super) fn path_in(folder: &Path, pgid: i32) -> PathBuf {
+    folder.join(format!("{pgid}.json"))
+}
+
+/// The guardian's cleanup after its fleet died: remove the record of group `pgid` in
+/// `folder` if it is the one of the leader that started at `leader_start` (unknown:
+/// the leader was gone before the guardian looked).
+pub(super) fn remove_of(folder: &Path, pgid: i32, leader_start: Option<u64>) {
+    let path = path_in(folder, pgid);
+    let record = std::fs::read_to_string(&path)
+        .ok()
+        .and_then(|text| serde_json::from_str::<Record>(&text).ok());
+    if record.is_some_and(|r| leader_start.is_none_or(|t| t == r.leader_start)) {
+        remove(&path);
+    }
 }
 
 /// Write the record of group `pgid` (our unreaped child's) started with `cmd`, at
@@ -64,6 +79,8 @@ pub(super) fn write(path: &Path, cmd: &Command, pgid: i32, guardian_pid: Option<
         fleet_pid: me,
         fleet_start,
         guardian_pid,
+        // Our unreaped child: the pid is still the guardian's.
+        guardian_start: guardian_pid.and_then(procfs::start_ticks),
     };
     let Ok(text) = serde_json::to_string(&record) else {
         return false;
@@ -71,7 +88,27 @@ pub(super) fn write(path: &Path, cmd: &Command, pgid: i32, guardian_pid: Option<
     let Some(folder) = path.parent() else {
         return false;
     };
-    std::fs::create_dir_all(folder).is_ok() && std::fs::write(path, text).is_ok()
+    // Whole or not at all: written aside, then renamed into place. Twice: another
+    // fleet may remove the folder, empty, between our steps.
+    let aside = folder.join(format!(".{me}.tmp"));
+    let written = (0..2).any(|_| {
+        std::fs::create_dir_all(folder).is_ok()
+            && std::fs::write(&aside, &text).is_ok()
+            && std::fs::rename(&aside, path).is_ok()
+    });
+    if !written {
+        let _ = std::fs::remove_file(&aside);
+    }
+    written
+}
+
+/// Remove the record at `path`, and its folder once empty (an ended `fleet run`
+/// leaves nothing in a repository fleet does not otherwise use).
+pub(super) fn remove(path: &Path) {
+    let _ = std::fs::remove_file(path);
+    if let Some(folder) = path.parent() {
+        let _ = std::fs::remove_dir(folder);
+    }
 }
 
 fn describe(cmd: &Command) -> String {
@@ -109,17 +146,29 @@ impl std::fmt::Display for Orphan {
     }
 }
 
-/// The orphan groups recorded under the common dir `common`. Records of groups that
+/// The orphan groups recorded under the common dirs `commons`. Records of groups that
 /// are gone are dropped on the way (their fleet and guardian died before cleaning up);
-/// records of running fleets are left alone.
-pub fn orphans(common: &Path) -> Vec<Orphan> {
-    let folder = crate::state::process_groups(common);
-    let Ok(entries) = std::fs::read_dir(&folder) else {
-        return Vec::new();
-    };
+/// records of running fleets, and of groups a live guardian is stopping, are left
+/// alone.
+pub fn orphans(commons: impl IntoIterator<Item = PathBuf>) -> Vec<Orphan> {
     let mut found = Vec::new();
+    for common in commons {
+        found_in(&crate::state::process_groups(&common), &mut found);
+    }
+    found.sort_by_key(|o| o.pgid);
+    found.dedup_by_key(|o| o.pgid);
+    found
+}
+
+fn found_in(folder: &Path, found: &mut Vec<Orphan>) {
+    let Ok(entries) = std::fs::read_dir(folder) else {
+        return;
+    };
     for entry in entries.flatten() {
         let path = entry.path();
+        if entry.file_name().to_string_lossy().starts_with('.') {
+            continue;
+        }
         let Some(record) = std::fs::read_to_string(&path)
             .ok()
             .and_then(|text| serde_json::from_str::<Record>(&text).ok())
@@ -131,7 +180,12 @@ pub fn orphans(common: &Path) -> Vec<Orphan> {
             let _ = std::fs::remove_file(&path);
             continue;
         }
-        if same_process(record.fleet_pid, record.fleet_start) {
+        if same_process(record.fleet_pid, record.fleet_start)
+            || record
+                .guardian_pid
+                .zip(record.guardian_start)
+                .is_some_and(|(pid, start)| guardian::is_guardian(pid, start))
+        {
             continue;
         }
         found.push(Orphan {
@@ -142,8 +196,6 @@ pub fn orphans(common: &Path) -> Vec<Orphan> {
             alive,
         });
     }
-    found.sort_by_key(|o| o.pgid);
-    found
 }
 
 /// The commands that end `orphans`, for doctor's fix.
