@@ -343,3 +343,77 @@ fn doctor_names_a_group_that_outlived_its_killed_fleet_and_forgets_it_once_gone(
     );
     assert_eq!(records(&repo), Vec::<PathBuf>::new(), "the record is gone");
 }
+
+/// The real Claude Code CLI, when there is one (`FLEET_TEST_CLAUDE` names it, or
+/// `claude` is on PATH), with an MCP helper that does not exit when its stdin closes:
+/// the case the caller's `subprocess.run(timeout=)` left running under init. The API
+/// is a loopback port that never answers, so claude waits while fleet is killed.
+#[test]
+fn fleet_run_killed_with_sigkill_takes_the_mcp_helper_of_a_real_claude_with_it() {
+    let claude = std::env::var_os("FLEET_TEST_CLAUDE")
+        .map(PathBuf::from)
+        .or_else(|| {
+            std::env::split_paths(&std::env::var_os("PATH").unwrap_or_default())
+                .map(|dir| dir.join("claude"))
+                .find(|path| path.is_file())
+        });
+    let Some(claude) = claude else {
+        let say = "\nSKIPPED attack_proc::fleet_run_killed_with_sigkill_takes_the_mcp_helper_of_a_real_claude_with_it: \
+                   no Claude Code CLI (set FLEET_TEST_CLAUDE or put `claude` on PATH)\n";
+        // Straight to fd 2: the test harness would swallow eprintln! of a passing test.
+        // SAFETY: write(2) of a valid buffer to the standard error descriptor.
+        unsafe { libc::write(2, say.as_ptr().cast(), say.len()) };
+        return;
+    };
+    let env = Env::new();
+    let dir = env.path();
+    let home = dir.join("claude-home");
+    std::fs::create_dir_all(&home).unwrap();
+    let pid_file = dir.join("helper-pid");
+    let helper = format!("echo $$ > {}; exec sleep 1000", pid_file.display());
+    let config = serde_json::json!({
+        "mcpServers": {"helper": {"command": "sh", "args": ["-c", helper]}}
+    });
+    std::fs::write(dir.join("mcp.json"), config.to_string()).unwrap();
+    // Connections wait in the backlog, never answered.
+    let api = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
+    let url = format!("http://{}", api.local_addr().unwrap());
+    let claude = claude.to_str().unwrap();
+    let mut fleet = env
+        .fleet_cmd(
+            &dir,
+            &["run", "--", claude, "-p", "hi", "--mcp-config", "mcp.json"],
+        )
+        .envs(&[
+            ("HOME", home.to_str().unwrap()),
+            ("ANTHROPIC_BASE_URL", &url),
+            ("ANTHROPIC_API_KEY", "test"),
+            ("CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC", "1"),
+            ("DISABLE_TELEMETRY", "1"),
+            ("DISABLE_AUTOUPDATER", "1"),
+        ])
+        .spawn();
+    let helper = read_pid(&pid_file);
+    let pgid = std::fs::read_to_string(format!("/proc/{helper}/stat"))
+        .ok()
+        .and_then(|s| {
+            s[s.rfind(')')? + 1..]
+                .split_whitespace()
+                .nth(2)?
+                .parse()
+                .ok()
+        })
+        .expect("the helper's group");
+    let _reaper = Reaper(pgid);
+    assert!(live(pgid), "claude leads the group its helper is in");
+    let guardians = guardians_of(fleet.id());
+    fleet.kill().unwrap();
+    fleet.wait().unwrap();
+    assert_group_dies(
+        pgid,
+        &[pgid, helper],
+        &guardians,
+        "fleet run of claude killed -9",
+    );
+    drop(api);
+}

@@ -59,11 +59,7 @@ pub fn run(ctx: &Context, queue: &Queue) -> Result<Vec<Check>> {
     ];
     checks.extend(lane_checks(ctx, queue)?);
     checks.push(stale_watchdogs());
-    let commons = ctx.shared_checkouts().into_iter();
-    let commons = commons.filter_map(|rel| Repo::open(&ctx.shared.join(rel)).ok());
-    let orphans = crate::proc::registry::orphans(commons.map(|r| r.common_dir()));
-    let fix = crate::proc::registry::fix(&orphans);
-    let orphans = orphans.iter().map(ToString::to_string).collect();
+    let (orphans, fix) = crate::proc::registry::report(ctx);
     let ok = "no process group fleet started outlived its fleet";
     checks.push(check("orphan-groups", orphans, ok, &fix));
     Ok(checks)

@@ -2,7 +2,9 @@
 //!
 //! Promise: a child runs as the leader of a new process group, and the whole group is
 //! signalled when the child times out, when fleet hits an error or is interrupted, and
-//! also after the child exits cleanly, so helpers it left behind die with it.
+//! also after the child exits cleanly, so helpers it left behind die with it. The
+//! commands that may run long ([`run_logged`], [`run_foreground`]) also die with fleet
+//! when fleet itself is killed outright (`kill -9`): a guardian process stops them.
 //!
 //! One runner, three ways to wire the child's stdio: captured ([`run`], fleet's own
 //! tools), appended to a log ([`run_logged`], gate commands) and fleet's own terminal

@@ -198,13 +198,21 @@ fn found_in(folder: &Path, found: &mut Vec<Orphan>) {
     }
 }
 
-/// The commands that end `orphans`, for doctor's fix.
-pub fn fix(orphans: &[Orphan]) -> String {
-    orphans
+/// Doctor's orphan check over every shared checkout of the project: one line per
+/// orphan group, and the commands that end them all.
+pub fn report(ctx: &crate::context::Context) -> (Vec<String>, String) {
+    let commons = ctx
+        .shared_checkouts()
+        .into_iter()
+        .filter_map(|rel| crate::git::Repo::open(&ctx.shared.join(rel)).ok())
+        .map(|repo| repo.common_dir());
+    let orphans = orphans(commons);
+    let fix = orphans
         .iter()
         .map(|o| format!("kill -- -{}", o.pgid))
         .collect::<Vec<_>>()
-        .join("; ")
+        .join("; ");
+    (orphans.iter().map(ToString::to_string).collect(), fix)
 }
 
 /// How many live processes the recorded group has; 0 when its id now belongs to a
