@@ -296,3 +296,33 @@ fn stop_group(pgid: i32, leader_start: Option<u64>, grace: Duration) -> bool {
     signal_group(pgid, Signal::KILL);
     ended_within(Duration::from_secs(5))
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::proc::Group;
+
+    #[test]
+    fn stopping_a_group_escalates_to_sigkill_and_leaves_a_reused_id_alone() {
+        // Leader and helper both ignore SIGTERM: only the SIGKILL after the grace works.
+        let mut cmd = Command::new("sh");
+        cmd.args(["-c", "trap '' TERM; sleep 1000 & wait"])
+            .stdin(Stdio::piped());
+        let group = Group::spawn(&mut cmd).unwrap();
+        let pgid = group.id() as i32;
+        let deadline = Instant::now() + Duration::from_secs(30);
+        while procfs::group_members(pgid).len() < 2 {
+            assert!(Instant::now() < deadline, "the helper never started");
+            thread::sleep(Duration::from_millis(10));
+        }
+        let start = procfs::start_ticks(group.id()).unwrap();
+        // Another start time under that id: another process's now, not ours to stop.
+        assert!(stop_group(pgid, Some(start + 1), Duration::from_millis(50)));
+        assert_eq!(procfs::group_members(pgid).len(), 2, "a stranger was hit");
+        assert!(stop_group(pgid, Some(start), Duration::from_millis(100)));
+        assert_eq!(procfs::group_members(pgid), Vec::<u32>::new());
+        // And a group already gone is nothing to do.
+        assert!(stop_group(pgid, Some(start), Duration::from_millis(100)));
+        assert!(!group.finish_now().unwrap().success());
+    }
+}
