@@ -14,6 +14,8 @@ use std::process::ExitCode;
 use clap::Parser;
 
 fn main() -> ExitCode {
+    // A guardian of a process group is this binary re-executed: it never returns.
+    fleet::proc::guardian::enter_if_asked();
     // Die quietly on a closed pipe (`fleet ... | head`) like other Unix tools, instead
     // of panicking in println!.
     // SAFETY: resetting a signal disposition to its default before any thread starts.

@@ -162,3 +162,9 @@ impl Repo {
         }
     }
 }
+
+/// One record per process group fleet started and guards (`fleet run`, gate commands),
+/// for doctor's orphan check (see [`crate::proc::registry`]).
+pub fn process_groups(common: &Path) -> PathBuf {
+    dir(common).join("groups")
+}

@@ -7,6 +7,7 @@ mod common;
 mod attack_guard;
 mod attack_hooks;
 mod attack_land;
+mod attack_proc;
 mod attack_watch;
 mod attack_worktree;
 mod cli;

@@ -59,6 +59,9 @@ pub fn run(ctx: &Context, queue: &Queue) -> Result<Vec<Check>> {
     ];
     checks.extend(lane_checks(ctx, queue)?);
     checks.push(stale_watchdogs());
+    let (orphans, fix) = crate::proc::registry::report(ctx);
+    let ok = "no process group fleet started outlived its fleet";
+    checks.push(check("orphan-groups", orphans, ok, &fix));
     Ok(checks)
 }
 

@@ -7,13 +7,15 @@
 
 use std::io;
 use std::os::unix::process::CommandExt;
+use std::path::PathBuf;
 use std::process::{Child, Command, ExitStatus};
 use std::thread;
 use std::time::{Duration, Instant};
 
 use rustix::process::{Pid, Signal};
 
-use super::{guardian, signals};
+use super::guardian::{self, Guardian};
+use super::{registry, signals};
 use crate::sys::procfs;
 
 /// A running child that leads its own process group.
@@ -21,11 +23,36 @@ pub struct Group {
     pub(super) child: Child,
     pgid: i32,
     reaped: Option<ExitStatus>,
+    /// Stops the group should fleet die ([`Group::spawn_guarded`] only).
+    guardian: Option<Guardian>,
+    /// The group's record for doctor, removed when the group ends.
+    record: Option<PathBuf>,
 }
 
 impl Group {
     /// Start `cmd` as the leader of a new process group.
     pub fn spawn(cmd: &mut Command) -> io::Result<Group> {
+        Group::start(cmd, None)
+    }
+
+    /// Start `cmd` as [`Group::spawn`] does, for a command that may run long and leave
+    /// helpers (`fleet run`, a gate command): with a guardian that stops the whole
+    /// group, giving it `grace` between SIGTERM and SIGKILL, if fleet dies without
+    /// cleaning up, and with a record for doctor's orphan check when `cmd` runs in a
+    /// repository. The guardian starts first and learns the group from the child
+    /// itself, before the command runs: no moment of the command is unguarded.
+    pub fn spawn_guarded(cmd: &mut Command, grace: Duration) -> io::Result<Group> {
+        let folder = registry::folder_for(cmd);
+        let guardian = Guardian::start(grace, folder.as_deref());
+        let mut group = Group::start(cmd, guardian.as_ref())?;
+        let guardian_pid = guardian.as_ref().map(Guardian::id);
+        group.guardian = guardian;
+        let record = folder.map(|f| registry::path_in(&f, group.pgid));
+        group.record = record.filter(|path| registry::write(path, cmd, group.pgid, guardian_pid));
+        Ok(group)
+    }
+
+    fn start(cmd: &mut Command, guardian: Option<&Guardian>) -> io::Result<Group> {
         signals::install_handlers();
         if signals::spawning_refused() {
             return Err(io::Error::new(
@@ -35,6 +62,9 @@ impl Group {
         }
         cmd.process_group(0);
         guardian::die_with_parent(cmd);
+        if let Some(guardian) = guardian {
+            guardian.announce_from(cmd);
+        }
         let child = cmd.spawn()?;
         let pgid = child.id() as i32;
         signals::register(pgid);
@@ -42,6 +72,8 @@ impl Group {
             child,
             pgid,
             reaped: None,
+            guardian: None,
+            record: None,
         })
     }
 
@@ -102,6 +134,14 @@ impl Group {
     fn reap(&mut self) -> io::Result<ExitStatus> {
         if let Some(status) = self.reaped {
             return Ok(status);
+        }
+        // Before the leader is reaped: the group was cleaned up, and from here on its
+        // id may be another's.
+        if let Some(guardian) = self.guardian.take() {
+            guardian.dismiss();
+        }
+        if let Some(record) = self.record.take() {
+            registry::remove(&record);
         }
         let _guard = signals::reap_lock();
         signals::unregister(self.pgid);

@@ -2,7 +2,9 @@
 //!
 //! Promise: a child runs as the leader of a new process group, and the whole group is
 //! signalled when the child times out, when fleet hits an error or is interrupted, and
-//! also after the child exits cleanly, so helpers it left behind die with it.
+//! also after the child exits cleanly, so helpers it left behind die with it. The
+//! commands that may run long ([`run_logged`], [`run_foreground`]) also die with fleet
+//! when fleet itself is killed outright (`kill -9`): a guardian process stops them.
 //!
 //! One runner, three ways to wire the child's stdio: captured ([`run`], fleet's own
 //! tools), appended to a log ([`run_logged`], gate commands) and fleet's own terminal
@@ -12,10 +14,12 @@
 //! Hand-written rather than process-wrap: its group child stops signalling the group
 //! once the leader is reaped, so it cannot kill helpers after a clean exit without a
 //! PID-reuse race. The parts: `group` (the group, its kill and reap), `signals` (what
-//! Ctrl-C does, forwarding and deferral), `guardian` (death with fleet).
+//! Ctrl-C does, forwarding and deferral), `guardian` (death with fleet, even by
+//! `kill -9`), `registry` (a record per guarded group, for doctor's orphan check).
 
 mod group;
-mod guardian;
+pub mod guardian;
+pub mod registry;
 mod signals;
 
 use std::io::{self, Read, Write};
@@ -141,7 +145,7 @@ pub fn run_logged(
         .stdout(log.try_clone()?)
         .stderr(log.try_clone()?);
     let started = Instant::now();
-    let mut group = Group::spawn(cmd)?;
+    let mut group = Group::spawn_guarded(cmd, grace)?;
     drop(group.child.stdin.take());
     let watch = Watch {
         tick: Some(&mut tick),
@@ -163,7 +167,7 @@ pub fn run_foreground(
 ) -> io::Result<Outcome> {
     let (result, forwarded) = signals::forwarding(|| {
         let started = Instant::now();
-        let mut group = Group::spawn(cmd)?;
+        let mut group = Group::spawn_guarded(cmd, grace)?;
         let watch = Watch {
             forwarding: true,
             ..Watch::new(started, timeout, grace)

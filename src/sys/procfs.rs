@@ -189,6 +189,23 @@ fn git_environment(pid: u32) -> Vec<(String, PathBuf)> {
         .collect()
 }
 
+/// When process `pid` started, in clock ticks since boot: with its pid, what tells one
+/// process from a later one that got the same id.
+pub fn start_ticks(pid: u32) -> Option<u64> {
+    Stat::read(pid)?.start_ticks()
+}
+
+/// The live (not zombie) processes of group `pgid` (empty without `/proc`).
+pub fn group_members(pgid: i32) -> Vec<u32> {
+    let Some(pids) = pids() else {
+        return Vec::new();
+    };
+    pids.filter(|pid| {
+        Stat::read(*pid).is_some_and(|stat| stat.group() == Some(pgid) && stat.state() != Some('Z'))
+    })
+    .collect()
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
