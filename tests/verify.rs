@@ -416,7 +416,8 @@ fn no_receipts_at_all_is_said_plainly() {
     env.git(&repo, &["branch", "old", "main"]);
     land(&env, &repo, "a", &[("a", "a\n")], &[]);
     let run = env.fleet(&repo, &["verify", "old", "--json"]).code(1);
-    assert_eq!(run.stdout, "");
+    let doc: serde_json::Value = serde_json::from_str(&run.stdout).unwrap();
+    assert_eq!(doc["error"]["kind"], "refused", "{doc}");
     assert!(
         run.stderr
             .contains("`old` has no fleet receipts: no commit on its first-parent history"),
