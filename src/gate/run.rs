@@ -82,7 +82,7 @@ pub fn run(
 }
 
 /// A lane name safe as part of a file name.
-fn sanitize(name: &str) -> String {
+pub(super) fn sanitize(name: &str) -> String {
     name.chars()
         .map(|c| {
             if c.is_ascii_alphanumeric() || c == '-' || c == '_' || c == '.' {

@@ -140,7 +140,7 @@ impl<'a> Lander<'a> {
         commands: &[String],
     ) -> Result<GateOutcome> {
         let repo = &self.ctx.repo;
-        let worktree = gate::prepare_worktree(repo, candidate)?;
+        let worktree = gate::prepare_worktree(self.ctx, candidate)?;
         unit::materialise(&worktree, &on.nested)?;
         let env = [
             ("FLEET_LANE", lane.to_string()),

@@ -1,0 +1,222 @@
+//! The gate under attack (issue 13): it tests exactly the tree that lands, from a place
+//! no tool can see the shared checkout from, and a killed or interrupted gate leaves no
+//! false result and no broken repository behind.
+
+use std::path::{Path, PathBuf};
+
+use crate::common::assert::lane_states;
+use crate::common::{Env, write};
+
+/// A model of test runners that look around: node and pytest resolve packages and
+/// `conftest.py` in every parent folder, and jest skips any path with `/.git/` in it
+/// (passing with no tests). It records where it ran in `$RAN`, fails when it picks up a
+/// parent `conftest.py`, and fails a tree that `uses-leftpad` when no `node_modules`
+/// on the way up has it.
+const LOOKUP_GATE: &str = r#"#!/bin/sh
+case "$PWD/" in */.git/*) echo "no tests found under $PWD"; exit 0 ;; esac
+echo "$PWD" >> "$RAN"
+found=
+d=$(dirname "$PWD")
+while :; do
+  if [ -e "$d/conftest.py" ]; then echo "picked up $d/conftest.py"; exit 1; fi
+  if [ -e "$d/node_modules/leftpad" ]; then found=$d; fi
+  [ "$d" = / ] && break
+  d=$(dirname "$d")
+done
+if [ -e uses-leftpad ] && [ -z "$found" ] && [ ! -e node_modules/leftpad ]; then
+  echo "cannot find module leftpad"; exit 1
+fi
+exit 0
+"#;
+
+/// repo/ gated by [`LOOKUP_GATE`] (runs recorded in `ran`), `extra` added to its
+/// fleet.toml, with `node_modules/leftpad` and `conftest.py` untracked in the shared
+/// checkout. Returns the repository and the `ran` file.
+fn lookup_repo(env: &Env, extra: &str) -> (PathBuf, PathBuf) {
+    let repo = env.path().join("repo");
+    let ran = env.path().join("ran");
+    let toml = format!(
+        "[gate]\ncommands = [\"RAN={} sh gate.sh\"]\n{extra}",
+        ran.display()
+    );
+    env.repo(
+        &repo,
+        "main",
+        &[
+            ("README", "r\n"),
+            ("gate.sh", LOOKUP_GATE),
+            ("fleet.toml", &toml),
+        ],
+    );
+    write(
+        &repo.join("node_modules/leftpad/index.js"),
+        "module.exports = 1\n",
+    );
+    write(&repo.join("conftest.py"), "raise SystemExit(1)\n");
+    (repo, ran)
+}
+
+/// The linked worktrees of `repo` as `git worktree list` gives them.
+fn linked_worktrees(env: &Env, repo: &Path) -> Vec<PathBuf> {
+    env.git(repo, &["worktree", "list", "--porcelain"])
+        .lines()
+        .filter_map(|l| l.strip_prefix("worktree "))
+        .map(PathBuf::from)
+        .filter(|p| p != repo)
+        .collect()
+}
+
+/// The one gate worktree of `repo` (the linked worktree that is no agent's).
+fn gate_worktree(env: &Env, repo: &Path) -> PathBuf {
+    let gates: Vec<PathBuf> = linked_worktrees(env, repo)
+        .into_iter()
+        .filter(|p| p.file_name().is_some_and(|n| n == "gate"))
+        .collect();
+    assert_eq!(gates.len(), 1, "{gates:?}");
+    gates[0].clone()
+}
+
+/// No parent folder of `gate` is the shared checkout or has `.git` in its path.
+fn assert_outside_project(gate: &Path, repo: &Path) {
+    assert!(
+        !gate.starts_with(repo),
+        "{} is inside the project",
+        gate.display()
+    );
+    assert!(
+        !gate.components().any(|c| c.as_os_str() == ".git"),
+        "{} has .git in its path",
+        gate.display()
+    );
+}
+
+#[test]
+fn a_lane_using_a_package_only_the_shared_checkout_has_untracked_is_red() {
+    let env = Env::new();
+    let (repo, ran) = lookup_repo(&env, "");
+    let old = env.git(&repo, &["rev-parse", "main"]);
+    let wt = env.agent(&repo, "pad");
+    env.commit_file(&wt, "uses-leftpad", "require('leftpad')\n", "use leftpad");
+    env.fleet(&repo, &["track", "--ready", "pad"]).ok();
+    let run = env.fleet(&repo, &["land", "pad", "--yes"]).code(1);
+    assert!(
+        run.stderr.contains("cannot find module leftpad"),
+        "{}",
+        run.stderr
+    );
+    assert_eq!(env.git(&repo, &["rev-parse", "main"]), old);
+    assert_eq!(
+        lane_states(&env, &repo),
+        [("fleet/pad".to_string(), "failed".to_string())]
+    );
+    let gate = gate_worktree(&env, &repo);
+    assert_outside_project(&gate, &repo);
+    assert_eq!(
+        std::fs::read_to_string(&ran).unwrap().trim(),
+        gate.to_str().unwrap()
+    );
+}
+
+#[test]
+fn the_gate_runs_outside_the_project_even_when_the_worktree_root_is_inside_it() {
+    let env = Env::new();
+    // The agent worktrees inside the shared checkout (ignored there): the gate cannot go
+    // beside them, where every parent lookup would reach the shared checkout.
+    let (repo, ran) = lookup_repo(&env, "[worktrees]\nroot = \".worktrees\"\n");
+    write(&repo.join(".git/info/exclude"), ".worktrees/\n");
+    let wt = env.agent(&repo, "good");
+    assert!(wt.starts_with(repo.join(".worktrees")), "{}", wt.display());
+    env.commit_file(&wt, "good.txt", "x\n", "good work");
+    env.fleet(&repo, &["track", "--ready", "good"]).ok();
+    env.fleet(&repo, &["land", "good", "--yes"]).ok();
+    assert_eq!(env.git(&repo, &["show", "main:good.txt"]), "x");
+    let gate = gate_worktree(&env, &repo);
+    assert_outside_project(&gate, &repo);
+    // The tests did run (none skipped for a `/.git/` path), in the gate worktree.
+    assert_eq!(
+        std::fs::read_to_string(&ran).unwrap().trim(),
+        gate.to_str().unwrap()
+    );
+}
+
+#[test]
+fn the_gate_worktree_is_reused_and_no_agent_worktree_to_list_rm_or_prune() {
+    let env = Env::new();
+    let (repo, ran) = lookup_repo(&env, "");
+    for lane in ["a", "b"] {
+        let wt = env.agent(&repo, lane);
+        env.commit_file(&wt, &format!("{lane}.txt"), "x\n", lane);
+        env.fleet(&repo, &["track", "--ready", lane]).ok();
+    }
+    env.fleet(&repo, &["land", "a", "--yes"]).ok();
+    let gate = gate_worktree(&env, &repo);
+    env.fleet(&repo, &["land", "b", "--yes"]).ok();
+    assert_eq!(gate_worktree(&env, &repo), gate);
+    let runs = std::fs::read_to_string(&ran).unwrap();
+    let expected = format!("{0}\n{0}\n", gate.display());
+    assert_eq!(runs, expected);
+
+    let list = env.fleet(&repo, &["worktree", "list", "--json"]).ok();
+    let listed: serde_json::Value = serde_json::from_str(&list.stdout).unwrap();
+    let names: Vec<&str> = listed
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|w| w["name"].as_str().unwrap())
+        .collect();
+    assert_eq!(names, ["a", "b"]);
+    let status = env.fleet(&repo, &["status"]).ok();
+    assert!(!status.stdout.contains(".fleet-gate"), "{}", status.stdout);
+    env.fleet(&repo, &["worktree", "rm", ".fleet-gate", "--force"])
+        .code(2);
+    env.fleet(&repo, &["worktree", "prune"]).ok();
+    assert!(gate.join("README").is_file());
+    assert_eq!(gate_worktree(&env, &repo), gate);
+}
+
+#[test]
+fn a_gate_worktree_at_the_old_place_inside_the_git_dir_is_retired_with_its_nested_ones() {
+    let env = Env::new();
+    let outer = env.outer_gated_on_nested_version();
+    // What earlier versions left: the gate worktree inside the common git dir, and the
+    // nested repository's gate worktree inside it.
+    let old = outer.join(".git/fleet/gate");
+    env.git(
+        &outer,
+        &["worktree", "add", "-q", "--detach", old.to_str().unwrap()],
+    );
+    env.git(
+        &outer.join("cockpit"),
+        &[
+            "worktree",
+            "add",
+            "-q",
+            "--detach",
+            old.join("cockpit").to_str().unwrap(),
+        ],
+    );
+    let wt = env.agent(&outer, "bump");
+    env.commit_file(&wt, "expected", "2\n", "bump: expect");
+    env.commit_file(&wt.join("cockpit"), "version", "2\n", "bump: version");
+    env.fleet(&outer, &["track", "--ready", "bump"]).ok();
+    env.fleet(&outer, &["land", "bump", "--yes"]).ok();
+    assert_eq!(
+        env.git(&outer.join("cockpit"), &["show", "main:version"]),
+        "2"
+    );
+    assert!(!old.exists(), "the old gate worktree is still there");
+    for repo in [outer.clone(), outer.join("cockpit")] {
+        let linked = linked_worktrees(&env, &repo);
+        assert!(
+            linked.iter().all(|p| !p.starts_with(outer.join(".git"))),
+            "{} still has a record of the old gate: {linked:?}",
+            repo.display()
+        );
+        let prunable = env.git(&repo, &["worktree", "prune", "--dry-run", "--verbose"]);
+        assert_eq!(prunable, "", "{}", repo.display());
+    }
+    let gate = gate_worktree(&env, &outer);
+    assert_outside_project(&gate, &outer);
+    let nested = linked_worktrees(&env, &outer.join("cockpit"));
+    assert!(nested.contains(&gate.join("cockpit")), "{nested:?}");
+}
