@@ -220,3 +220,61 @@ fn a_gate_worktree_at_the_old_place_inside_the_git_dir_is_retired_with_its_neste
     let nested = linked_worktrees(&env, &outer.join("cockpit"));
     assert!(nested.contains(&gate.join("cockpit")), "{nested:?}");
 }
+
+/// A gate that checks it sees the whole tree (`out/f`, outside the shared checkout's
+/// sparse cone, and `in/f`, as committed) and that its own git is not sparse, then does what a build step might: hides a
+/// change to a tracked file behind assume-unchanged and a deleted one behind
+/// skip-worktree, which the next run must not inherit.
+const WHOLE_TREE_GATE: &str = r#"#!/bin/sh
+test "$(cat out/f)" = out || { echo "out/f is missing or changed"; exit 1; }
+test "$(cat in/f)" = in || { echo "in/f is changed"; exit 1; }
+test "$(git config --get core.sparseCheckout)" != true || { echo "the gate's git is sparse"; exit 1; }
+echo "$FLEET_LANE" >> "$RAN"
+echo stale > in/f
+git update-index --assume-unchanged in/f
+git update-index --skip-worktree out/f
+rm out/f
+"#;
+
+#[test]
+fn the_gate_sees_the_whole_candidate_whatever_sparse_skip_worktree_or_assume_unchanged_say() {
+    let env = Env::new();
+    let repo = env.path().join("repo");
+    let ran = env.path().join("ran");
+    let toml = format!(
+        "[gate]\ncommands = [\"RAN={} sh gate.sh\"]\n",
+        ran.display()
+    );
+    env.repo(
+        &repo,
+        "main",
+        &[
+            ("README", "r\n"),
+            ("in/f", "in\n"),
+            ("out/f", "out\n"),
+            ("gate.sh", WHOLE_TREE_GATE),
+            ("fleet.toml", &toml),
+        ],
+    );
+    for lane in ["a", "b"] {
+        let wt = env.agent(&repo, lane);
+        env.commit_file(&wt, &format!("in/{lane}.txt"), "x\n", lane);
+        env.fleet(&repo, &["track", "--ready", lane]).ok();
+    }
+    // A sparse shared checkout, both ways git has: the cone set for this worktree, and
+    // the switch in the repository's own config, which every worktree reads.
+    env.git(&repo, &["sparse-checkout", "set", "in"]);
+    env.git(&repo, &["config", "core.sparseCheckout", "true"]);
+    assert!(!repo.join("out/f").exists());
+    env.fleet(&repo, &["land", "a", "--yes"]).ok();
+    env.fleet(&repo, &["land", "b", "--yes"]).ok();
+    assert_eq!(std::fs::read_to_string(&ran).unwrap(), "fleet/a\nfleet/b\n");
+    for lane in ["a", "b"] {
+        assert_eq!(
+            env.git(&repo, &["show", &format!("main:in/{lane}.txt")]),
+            "x"
+        );
+    }
+    // Lane b's gate saw out/f and in/f as committed, though lane a's gate had left
+    // them deleted and changed behind skip-worktree and assume-unchanged marks.
+}

@@ -42,6 +42,9 @@ pub fn run(
         for (k, v) in env {
             cmd.env(k, v);
         }
+        for (k, v) in whole_tree_config() {
+            cmd.env(k, v);
+        }
         let remaining = timeout.saturating_sub(started.elapsed());
         let outcome = crate::proc::run_logged(
             &mut cmd,
@@ -79,6 +82,27 @@ pub fn run(
         log: log_path,
         log_digest: blob_digest(&bytes),
     })
+}
+
+/// `GIT_CONFIG_*` variables that give every git a gate command runs
+/// [`git::cli::GATE_CONFIG`](crate::git::cli::GATE_CONFIG), so a sparse or
+/// index-trusting setting of the repository does not reach the gate's own git either.
+/// Appended after any the environment already has, so these win.
+fn whole_tree_config() -> Vec<(String, String)> {
+    let had: usize = std::env::var("GIT_CONFIG_COUNT")
+        .ok()
+        .and_then(|n| n.trim().parse().ok())
+        .unwrap_or(0);
+    let settings = crate::git::cli::GATE_CONFIG;
+    let mut vars = vec![(
+        "GIT_CONFIG_COUNT".to_string(),
+        (had + settings.len()).to_string(),
+    )];
+    for (i, (key, value)) in settings.iter().enumerate() {
+        vars.push((format!("GIT_CONFIG_KEY_{}", had + i), key.to_string()));
+        vars.push((format!("GIT_CONFIG_VALUE_{}", had + i), value.to_string()));
+    }
+    vars
 }
 
 /// A lane name safe as part of a file name.

@@ -274,7 +274,10 @@ pub fn prepare_worktree_at(repo: &Repo, path: &Path, candidate: ObjectId) -> Res
         std::fs::remove_dir_all(&path)
             .map_err(|e| Error::env(format!("cannot clear {}: {e}", path.display())))?;
     }
-    repo.add_detached_worktree(&path, candidate)
+    repo.add_detached_worktree(&path, candidate)?;
+    // gix's checkout follows the repository's sparse settings, leaving paths out and
+    // marked skip-worktree: the reset gives the new worktree the whole tree.
+    reset_gate(&path, candidate, &no_hooks_dir(repo)?)
 }
 
 /// Check `candidate` out in the gate worktree at `path`, then clear what an earlier
