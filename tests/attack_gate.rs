@@ -278,3 +278,85 @@ fn the_gate_sees_the_whole_candidate_whatever_sparse_skip_worktree_or_assume_unc
     // Lane b's gate saw out/f and in/f as committed, though lane a's gate had left
     // them deleted and changed behind skip-worktree and assume-unchanged marks.
 }
+
+/// repo/ with one ready lane `a` and a gate that records each run in `runs` and, the
+/// first time only, writes `marker` and sleeps (for a signal to land on). Returns the
+/// repository, main's tip, and the two files.
+fn repo_with_a_slow_first_gate(env: &Env) -> (PathBuf, String, PathBuf, PathBuf) {
+    let repo = env.path().join("repo");
+    let (runs, marker) = (env.path().join("runs"), env.path().join("marker"));
+    let gate = format!(
+        "echo run >> {runs}; if [ ! -e {marker} ]; then touch {marker}; sleep 120; fi",
+        runs = runs.display(),
+        marker = marker.display()
+    );
+    env.repo(
+        &repo,
+        "main",
+        &[
+            ("README", "r\n"),
+            ("fleet.toml", &format!("[gate]\ncommands = [{gate:?}]\n")),
+        ],
+    );
+    let wt = env.agent(&repo, "a");
+    env.commit_file(&wt, "a.txt", "x\n", "lane a");
+    env.fleet(&repo, &["track", "--ready", "a"]).ok();
+    let old = env.git(&repo, &["rev-parse", "main"]);
+    (repo, old, runs, marker)
+}
+
+/// Wait (generously) for `path` to appear.
+fn wait_for(path: &Path) {
+    let deadline = std::time::Instant::now() + std::time::Duration::from_secs(120);
+    while !path.exists() {
+        assert!(
+            std::time::Instant::now() < deadline,
+            "{} never appeared",
+            path.display()
+        );
+        std::thread::sleep(std::time::Duration::from_millis(20));
+    }
+}
+
+#[test]
+fn a_gate_interrupted_by_sigterm_or_ctrl_c_is_no_result_cached_or_recorded() {
+    use std::os::unix::process::ExitStatusExt;
+    for (signal, number) in [("-TERM", 15), ("-INT", 2)] {
+        let env = Env::new();
+        let (repo, old, runs, marker) = repo_with_a_slow_first_gate(&env);
+        let fleet = env.fleet_cmd(&repo, &["land", "a", "--yes"]).spawn();
+        wait_for(&marker);
+        let pid = fleet.id().to_string();
+        let kill = std::process::Command::new("kill")
+            .args([signal, &pid])
+            .status()
+            .unwrap();
+        assert!(kill.success());
+        let out = fleet.wait_with_output().unwrap();
+        let stderr = String::from_utf8_lossy(&out.stderr);
+        assert_eq!(out.status.signal(), Some(number), "{signal}: {stderr}");
+        assert!(
+            stderr.contains("interrupted by a signal"),
+            "{signal}: {stderr}"
+        );
+        // No result anywhere: no cached verdict, no receipt, the lane ready again.
+        let cache = env
+            .git_cmd(
+                &repo,
+                &["rev-parse", "-q", "--verify", "refs/fleet/gate-cache"],
+            )
+            .run();
+        assert_ne!(cache.code, 0, "{signal}: a result was cached");
+        assert_eq!(env.git(&repo, &["rev-parse", "main"]), old);
+        assert_eq!(
+            lane_states(&env, &repo),
+            [("fleet/a".to_string(), "ready".to_string())],
+            "{signal}"
+        );
+        // The next landing runs the gate again, and lands.
+        let run = env.fleet(&repo, &["land", "a", "--yes"]).ok();
+        assert!(!run.stderr.contains("was gated before"), "{}", run.stderr);
+        assert_eq!(std::fs::read_to_string(&runs).unwrap(), "run\nrun\n");
+        assert_eq!(env.git(&repo, &["show", "main:a.txt"]), "x");
+    }
+}

@@ -70,6 +70,15 @@ pub fn run(
         let failed = result.exit_code != 0;
         results.push(result);
         if failed {
+            if interrupted() {
+                let _ = writeln!(log, "[fleet] interrupted by a signal: no result");
+                return Err(Error::env(format!(
+                    "the gate of {lane} was interrupted by a signal while `{command}` ran: \
+                     no result was recorded or cached"
+                ))
+                .with_help("land again to run the gate again")
+                .with_source(std::io::Error::from(std::io::ErrorKind::Interrupted)));
+            }
             break;
         }
     }
@@ -103,6 +112,32 @@ fn whole_tree_config() -> Vec<(String, String)> {
         vars.push((format!("GIT_CONFIG_VALUE_{}", had + i), value.to_string()));
     }
     vars
+}
+
+/// Is `error` a gate run stopped by a signal (see [`interrupted`])? fleet ends by that
+/// signal once the landing has put its lanes back, before it could print the error.
+pub fn is_interruption(error: &Error) -> bool {
+    error
+        .source
+        .as_deref()
+        .and_then(|e| e.downcast_ref::<std::io::Error>())
+        .is_some_and(|e| e.kind() == std::io::ErrorKind::Interrupted)
+}
+
+/// Did Ctrl-C, SIGTERM or SIGHUP stop the command that just failed? A landing defers
+/// signals while it tests (its lanes go back to ready before fleet ends), and then
+/// [`crate::proc`] kills the gate's group and refuses to start anything new: a refused
+/// start is how it says so. A gate it stopped reached no verdict, and a red one would
+/// be recorded and cached for that tree.
+fn interrupted() -> bool {
+    let mut probe = std::process::Command::new("true");
+    match crate::proc::Group::spawn(&mut probe) {
+        Ok(group) => {
+            let _ = group.finish_now();
+            false
+        }
+        Err(e) => e.kind() == std::io::ErrorKind::Interrupted,
+    }
 }
 
 /// A lane name safe as part of a file name.

@@ -156,5 +156,10 @@ impl<'a> Lander<'a> {
             lane,
             |command, elapsed| self.ui.progress(lane, command, elapsed),
         )
+        .inspect_err(|e| {
+            if gate::run::is_interruption(e) {
+                self.ui.warn(&e.message);
+            }
+        })
     }
 }
