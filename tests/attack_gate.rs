@@ -360,3 +360,106 @@ fn a_gate_interrupted_by_sigterm_or_ctrl_c_is_no_result_cached_or_recorded() {
         assert_eq!(env.git(&repo, &["show", "main:a.txt"]), "x");
     }
 }
+
+/// Every worktree record of `repo` has a HEAD that names a commit the repository has
+/// (what `git fetch` checks before it takes anything).
+fn assert_every_worktree_head_resolves(env: &Env, repo: &Path) {
+    let records = repo.join(".git/worktrees");
+    for entry in std::fs::read_dir(&records).unwrap().flatten() {
+        let head = std::fs::read_to_string(entry.path().join("HEAD")).unwrap_or_default();
+        let head = head.trim();
+        let id = head.strip_prefix("ref: ").unwrap_or(head);
+        let found = env
+            .git_cmd(
+                repo,
+                &["rev-parse", "-q", "--verify", &format!("{id}^{{commit}}")],
+            )
+            .run();
+        assert_eq!(
+            found.code,
+            0,
+            "{}/HEAD names {head:?}, which the repository does not have",
+            entry.path().display()
+        );
+    }
+}
+
+#[test]
+fn fleet_killed_during_its_gate_leaves_every_worktree_head_resolvable_and_git_fetch_working() {
+    let env = Env::new();
+    let repo = env.path().join("repo");
+    let (runs, marker) = (env.path().join("runs"), env.path().join("marker"));
+    // The first run kills its fleet with -9 from inside the gate: the candidate is
+    // checked out in a gate worktree made moments before.
+    let gate = format!(
+        "echo run >> {runs}; if [ ! -e {marker} ]; then touch {marker}; kill -9 $PPID; sleep 5; fi",
+        runs = runs.display(),
+        marker = marker.display()
+    );
+    env.repo(
+        &repo,
+        "main",
+        &[
+            ("README", "r\n"),
+            ("fleet.toml", &format!("[gate]\ncommands = [{gate:?}]\n")),
+        ],
+    );
+    let wt = env.agent(&repo, "a");
+    env.commit_file(&wt, "a.txt", "x\n", "lane a");
+    env.fleet(&repo, &["track", "--ready", "a"]).ok();
+    let old = env.git(&repo, &["rev-parse", "main"]);
+    let out = env
+        .fleet_cmd(&repo, &["land", "a", "--yes"])
+        .spawn()
+        .wait_with_output()
+        .unwrap();
+    use std::os::unix::process::ExitStatusExt;
+    assert_eq!(out.status.signal(), Some(9), "fleet was not killed");
+    assert_eq!(env.git(&repo, &["rev-parse", "main"]), old);
+    assert_every_worktree_head_resolves(&env, &repo);
+
+    // Someone's `git fetch` into the repository works.
+    env.git(
+        env.path().as_path(),
+        &["clone", "-q", repo.to_str().unwrap(), "source"],
+    );
+    let source = env.path().join("source");
+    env.commit_file(&source, "theirs.txt", "t\n", "their work");
+    env.git(
+        &repo,
+        &[
+            "fetch",
+            "-q",
+            source.to_str().unwrap(),
+            "main:refs/remotes/source/main",
+        ],
+    );
+
+    // And a kill between registering a gate worktree and writing its `.git` file: the
+    // record stays (git calls it prunable), the next landing starts it over.
+    let gate_wt = gate_worktree(&env, &repo);
+    std::fs::remove_file(gate_wt.join(".git")).unwrap();
+    env.git(
+        &repo,
+        &[
+            "fetch",
+            "-q",
+            source.to_str().unwrap(),
+            "main:refs/remotes/source/main",
+        ],
+    );
+    env.fleet(&repo, &["land", "a", "--yes"]).ok();
+    assert_eq!(std::fs::read_to_string(&runs).unwrap(), "run\nrun\n");
+    assert_eq!(env.git(&repo, &["show", "main:a.txt"]), "x");
+    assert_eq!(gate_worktree(&env, &repo), gate_wt);
+    assert_every_worktree_head_resolves(&env, &repo);
+    env.git(
+        &repo,
+        &[
+            "fetch",
+            "-q",
+            source.to_str().unwrap(),
+            "main:refs/remotes/source/main",
+        ],
+    );
+}

@@ -145,9 +145,14 @@ pub const GATE_CONFIG: [(&str, &str); 5] = [
     ("core.fsmonitor", "false"),
 ];
 
-/// git in the gate worktree, with [`GATE_CONFIG`] on its command line.
+/// git in the gate worktree, with [`GATE_CONFIG`] on its command line. It never looks
+/// above the worktree for a repository: one whose `.git` file a kill left unwritten
+/// must fail, not reach whatever repository holds the folder it lives in.
 fn gate_git(worktree: &Path) -> Command {
     let mut cmd = git(worktree);
+    if let Some(parent) = worktree.parent() {
+        cmd.env("GIT_CEILING_DIRECTORIES", parent);
+    }
     for (key, value) in GATE_CONFIG {
         cmd.arg("-c").arg(format!("{key}={value}"));
     }
