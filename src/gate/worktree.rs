@@ -130,10 +130,10 @@ fn owned_gate_places(ctx: &Context) -> Vec<PathBuf> {
 /// object, so the next landing's fetch from a remote queue fails. Drop such registrations:
 /// every unfinished one whose `gitdir` stayed empty (it names no worktree, so it is
 /// nobody's; and in a nested repository, fleet's are not named `gate*`), and those of
-/// fleet's own gate worktrees (whose `gitdir` points into one of the `owned` folders
-/// ([`owned_folders`]), or unfinished
-/// ones named `gate*` older than ten seconds), with their folders. Called holding the
-/// land lock. The records removed come back, for the caller to tell.
+/// fleet's own gate worktrees (whose `gitdir` points into one of the `owned` folders,
+/// see [`owned_folders`], or unfinished ones named `gate*` older than ten seconds), with
+/// their folders. Called holding the land lock. The records removed come back, for the
+/// caller to tell.
 pub fn drop_broken_gate_worktrees(repo: &Repo, owned: &[PathBuf]) -> Vec<PathBuf> {
     let mut removed = repo.drop_unwritten_worktree_records();
     for record in repo.worktree_records() {
