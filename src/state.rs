@@ -91,8 +91,11 @@ pub fn submodule_markers(git_dir: &Path) -> PathBuf {
     git_dir.join("fleet-populating")
 }
 
-/// The gate's private worktree (see [`crate::gate::worktree`]).
-pub fn gate_worktree(common: &Path) -> PathBuf {
+/// Where versions before kept the gate's private worktree: inside the shared checkout's
+/// git dir, where tools looking in parent folders saw the shared checkout. The gate now
+/// lives beside the agent worktrees (see [`crate::gate::worktree`]), which retires a
+/// gate worktree found here.
+pub fn legacy_gate_worktree(common: &Path) -> PathBuf {
     dir(common).join("gate")
 }
 

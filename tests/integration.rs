@@ -4,6 +4,7 @@
 
 mod common;
 
+mod attack_gate;
 mod attack_guard;
 mod attack_hooks;
 mod attack_land;

@@ -390,7 +390,8 @@ fn a_gate_worktree_record_killed_before_its_gitdir_was_written_is_dropped() {
     let (repo, old) = env.lanes_with_logged_gate(2, &[]);
     // What a kill -9 between creating the record's `gitdir` file and writing it leaves:
     // the record locked "initializing" with an empty `gitdir` and nothing else, and the
-    // gate folder made but empty. gix cannot add any worktree next to such a record.
+    // gate folder made but empty (here at the place older versions used, which goes
+    // too). gix cannot add any worktree next to such a record.
     let common = repo.join(".git");
     let record = common.join("worktrees/gate");
     std::fs::create_dir_all(&record).unwrap();
@@ -438,7 +439,8 @@ fn a_nested_gate_worktree_record_killed_before_its_gitdir_was_written_is_dropped
     );
     // Made again, whole, for the gate.
     let gitdir = std::fs::read_to_string(record.join("gitdir")).unwrap();
-    assert!(gitdir.ends_with("/fleet/gate/cockpit/.git\n"), "{gitdir}");
+    assert!(gitdir.ends_with("/gate/cockpit/.git\n"), "{gitdir}");
+    assert!(gitdir.contains("/.fleet-work/.fleet-gate/"), "{gitdir}");
     assert_eq!(
         env.git(&outer.join("cockpit"), &["show", "main:version"]),
         "2"

@@ -26,8 +26,8 @@ pub mod worktree;
 pub use receipt::{Receipt, UnitMove, read_receipt, write_receipt};
 pub use run::run;
 pub use worktree::{
-    drop_broken_gate_worktrees, kill_leftovers, prepare_worktree, prepare_worktree_at,
-    worktree_path,
+    drop_broken_gate_worktrees, kill_leftovers, owned_folders, prepare_worktree,
+    prepare_worktree_at, private_folder, worktree_path,
 };
 
 /// One gate command's result.

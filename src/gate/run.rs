@@ -42,6 +42,9 @@ pub fn run(
         for (k, v) in env {
             cmd.env(k, v);
         }
+        for (k, v) in whole_tree_config() {
+            cmd.env(k, v);
+        }
         let remaining = timeout.saturating_sub(started.elapsed());
         let outcome = crate::proc::run_logged(
             &mut cmd,
@@ -67,6 +70,15 @@ pub fn run(
         let failed = result.exit_code != 0;
         results.push(result);
         if failed {
+            if interrupted() {
+                let _ = writeln!(log, "[fleet] interrupted by a signal: no result");
+                return Err(Error::env(format!(
+                    "the gate of {lane} was interrupted by a signal while `{command}` ran: \
+                     no result was recorded or cached"
+                ))
+                .with_help("land again to run the gate again")
+                .with_source(std::io::Error::from(std::io::ErrorKind::Interrupted)));
+            }
             break;
         }
     }
@@ -81,8 +93,55 @@ pub fn run(
     })
 }
 
+/// `GIT_CONFIG_*` variables that give every git a gate command runs
+/// [`git::cli::GATE_CONFIG`](crate::git::cli::GATE_CONFIG), so a sparse or
+/// index-trusting setting of the repository does not reach the gate's own git either.
+/// Appended after any the environment already has, so these win.
+fn whole_tree_config() -> Vec<(String, String)> {
+    let had: usize = std::env::var("GIT_CONFIG_COUNT")
+        .ok()
+        .and_then(|n| n.trim().parse().ok())
+        .unwrap_or(0);
+    let settings = crate::git::cli::GATE_CONFIG;
+    let mut vars = vec![(
+        "GIT_CONFIG_COUNT".to_string(),
+        (had + settings.len()).to_string(),
+    )];
+    for (i, (key, value)) in settings.iter().enumerate() {
+        vars.push((format!("GIT_CONFIG_KEY_{}", had + i), key.to_string()));
+        vars.push((format!("GIT_CONFIG_VALUE_{}", had + i), value.to_string()));
+    }
+    vars
+}
+
+/// Is `error` a gate run stopped by a signal (see [`interrupted`])? fleet ends by that
+/// signal once the landing has put its lanes back, before it could print the error.
+pub fn is_interruption(error: &Error) -> bool {
+    error
+        .source
+        .as_deref()
+        .and_then(|e| e.downcast_ref::<std::io::Error>())
+        .is_some_and(|e| e.kind() == std::io::ErrorKind::Interrupted)
+}
+
+/// Did Ctrl-C, SIGTERM or SIGHUP stop the command that just failed? A landing defers
+/// signals while it tests (its lanes go back to ready before fleet ends), and then
+/// [`crate::proc`] kills the gate's group and refuses to start anything new: a refused
+/// start is how it says so. A gate it stopped reached no verdict, and a red one would
+/// be recorded and cached for that tree.
+fn interrupted() -> bool {
+    let mut probe = std::process::Command::new("true");
+    match crate::proc::Group::spawn(&mut probe) {
+        Ok(group) => {
+            let _ = group.finish_now();
+            false
+        }
+        Err(e) => e.kind() == std::io::ErrorKind::Interrupted,
+    }
+}
+
 /// A lane name safe as part of a file name.
-fn sanitize(name: &str) -> String {
+pub(super) fn sanitize(name: &str) -> String {
     name.chars()
         .map(|c| {
             if c.is_ascii_alphanumeric() || c == '-' || c == '_' || c == '.' {

@@ -132,13 +132,65 @@ pub fn worktree_prune(repo_dir: &Path) -> Result<String> {
     Ok(format!("{}{}", out.stdout_str(), out.stderr_str()))
 }
 
+/// Settings the gate worktree's git must not take from the repository: they make a
+/// checkout hold part of a tree (sparse checkout, read from the common config or a
+/// per-worktree one), or trust an index over the files (`ignoreStat` marks paths
+/// assume-unchanged, a file system monitor can say nothing changed). Given to every git
+/// fleet runs there and, through `GIT_CONFIG_*`, to the gate's commands.
+pub const GATE_CONFIG: [(&str, &str); 5] = [
+    ("core.sparseCheckout", "false"),
+    ("core.sparseCheckoutCone", "false"),
+    ("index.sparse", "false"),
+    ("core.ignoreStat", "false"),
+    ("core.fsmonitor", "false"),
+];
+
+/// git in the gate worktree, with [`GATE_CONFIG`] on its command line. It never looks
+/// above the worktree for a repository: one whose `.git` file a kill left unwritten
+/// must fail, not reach whatever repository holds the folder it lives in.
+fn gate_git(worktree: &Path) -> Command {
+    let mut cmd = git(worktree);
+    if let Some(parent) = worktree.parent() {
+        cmd.env("GIT_CEILING_DIRECTORIES", parent);
+    }
+    for (key, value) in GATE_CONFIG {
+        cmd.arg("-c").arg(format!("{key}={value}"));
+    }
+    cmd
+}
+
 /// Point the gate worktree at `commit`, discarding whatever a previous gate run left in
-/// tracked files. Hooks are switched off: this is fleet's private checkout.
+/// tracked files, so it holds the whole tree. Hooks are switched off: this is fleet's
+/// private checkout. Paths an earlier run (a gate command) marked skip-worktree or
+/// assume-unchanged in the gate's index lose those marks first: a checkout keeps them,
+/// and with them a deleted or changed file would stay deleted or changed.
 ///
 /// Why git: gix 0.90 can check out into a new folder but has no checkout, reset or
 /// clean for an existing worktree.
 pub fn checkout_gate_worktree(worktree: &Path, commit: &str, no_hooks: &Path) -> Result<()> {
-    let mut cmd = git(worktree);
+    let mut list = gate_git(worktree);
+    list.args(["ls-files", "-v", "-z"]);
+    let listed = run(list, "list the gate worktree's index")?;
+    // `-v` tags each path: `H` is a plain entry; `S` skip-worktree, a lower-case
+    // letter assume-unchanged.
+    let hidden: Vec<&[u8]> = listed
+        .stdout
+        .split(|b| *b == 0)
+        .filter(|entry| entry.len() > 2 && !entry.starts_with(b"H "))
+        .map(|entry| &entry[2..])
+        .collect();
+    if !hidden.is_empty() {
+        let mut input = hidden.join(&0u8);
+        input.push(0);
+        // One mark per call: given both, update-index applies only the last.
+        for mark in ["--no-skip-worktree", "--no-assume-unchanged"] {
+            let mut clear = gate_git(worktree);
+            clear.args(["update-index", mark, "-z", "--stdin"]);
+            let input = Input::Bytes(input.clone());
+            run_with_input(clear, input, "clear the gate index's hidden paths")?;
+        }
+    }
+    let mut cmd = gate_git(worktree);
     cmd.arg("-c")
         .arg(format!("core.hooksPath={}", no_hooks.display()))
         .args(["checkout", "--quiet", "--force", "--detach", commit]);
@@ -150,7 +202,7 @@ pub fn checkout_gate_worktree(worktree: &Path, commit: &str, no_hooks: &Path) ->
 ///
 /// Why git: gix 0.90 has no clean.
 pub fn clean_gate_worktree(worktree: &Path) -> Result<()> {
-    let mut cmd = git(worktree);
+    let mut cmd = gate_git(worktree);
     cmd.args(["clean", "-ffdq"]);
     run(cmd, "clean the gate worktree").map(|_| ())
 }

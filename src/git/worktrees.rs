@@ -221,9 +221,65 @@ impl Repo {
         self.add_worktree_at(path, gix::worktree::add::Head::Attached(name))
     }
 
-    /// Add a linked worktree at `path` with a detached HEAD at `commit`.
+    /// Register a linked worktree at `path` with a detached HEAD at `commit`, its files
+    /// not checked out yet (the caller checks them out, with git).
+    ///
+    /// In process, not gix's add: that writes the null id as the new record's HEAD before
+    /// the real one, and a kill in between leaves a record that makes every `git fetch`
+    /// of the repository fail ("bad object worktrees/<id>/HEAD") until someone removes it.
+    /// Here the record is written whole in a scratch folder beside `worktrees/` and
+    /// renamed into place: it appears with its HEAD naming `commit`, which the
+    /// repository has. A kill before the worktree's `.git` file is written leaves a record
+    /// git calls prunable, which breaks nothing.
     pub fn add_detached_worktree(&self, path: &Path, commit: ObjectId) -> Result<()> {
-        self.add_worktree_at(path, gix::worktree::add::Head::Detached(commit))
+        self.drop_unwritten_worktree_records();
+        let io = |what: &str, at: &Path, e: std::io::Error| {
+            Error::env(format!("cannot {what} {}: {e}", at.display()))
+        };
+        std::fs::create_dir_all(path).map_err(|e| io("create", path, e))?;
+        let path = path.canonicalize().map_err(|e| io("resolve", path, e))?;
+        let common = absolute(&self.common_dir());
+        let records = common.join("worktrees");
+        std::fs::create_dir_all(&records).map_err(|e| io("create", &records, e))?;
+        let base: String = path
+            .file_name()
+            .map(|n| n.to_string_lossy().into_owned())
+            .unwrap_or_else(|| "worktree".into())
+            .chars()
+            .map(|c| {
+                if c.is_ascii_alphanumeric() || c == '-' || c == '_' {
+                    c
+                } else {
+                    '-'
+                }
+            })
+            .collect();
+        let id = (0..)
+            .map(|n| {
+                if n == 0 {
+                    base.clone()
+                } else {
+                    format!("{base}{n}")
+                }
+            })
+            .find(|id| !records.join(id).exists())
+            .unwrap_or(base);
+        let scratch = crate::state::dir(&common).join(format!("worktree-{id}.new"));
+        let _ = std::fs::remove_dir_all(&scratch);
+        std::fs::create_dir_all(&scratch).map_err(|e| io("create", &scratch, e))?;
+        let dot_git = path.join(".git");
+        for (name, text) in [
+            ("HEAD", format!("{commit}\n")),
+            ("commondir", "../..\n".to_string()),
+            ("gitdir", format!("{}\n", dot_git.display())),
+        ] {
+            let file = scratch.join(name);
+            std::fs::write(&file, text).map_err(|e| io("write", &file, e))?;
+        }
+        let record = records.join(&id);
+        std::fs::rename(&scratch, &record).map_err(|e| io("register", &record, e))?;
+        std::fs::write(&dot_git, format!("gitdir: {}\n", record.display()))
+            .map_err(|e| io("write", &dot_git, e))
     }
 
     fn add_worktree_at(&self, path: &Path, head: gix::worktree::add::Head) -> Result<()> {

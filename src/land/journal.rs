@@ -18,7 +18,7 @@ pub(crate) fn recover(ctx: &Context, ui: &dyn Ui) -> Result<()> {
     drop_broken_gate_worktrees(ctx, ui);
     finish_interrupted_checkout_move(ctx, ui)?;
     unit::finish_interrupted(ctx, ui)?;
-    let killed = gate::kill_leftovers(&ctx.repo);
+    let killed = gate::kill_leftovers(ctx);
     if killed > 0 {
         ui.warn(&format!(
             "killed {killed} process(es) left in the gate worktree by an earlier, interrupted run"
@@ -30,7 +30,7 @@ pub(crate) fn recover(ctx: &Context, ui: &dyn Ui) -> Result<()> {
 /// Registrations of gate worktrees a killed run left half written break git, in the
 /// outer repository and in nested ones (whose gate worktrees live in the outer gate).
 fn drop_broken_gate_worktrees(ctx: &Context, ui: &dyn Ui) {
-    let fleet_folder = crate::state::dir(&ctx.repo.common_dir());
+    let owned = gate::owned_folders(ctx);
     let tell = |removed: Vec<PathBuf>| {
         for admin in removed {
             ui.note(&format!(
@@ -39,10 +39,10 @@ fn drop_broken_gate_worktrees(ctx: &Context, ui: &dyn Ui) {
             ));
         }
     };
-    tell(gate::drop_broken_gate_worktrees(&ctx.repo, &fleet_folder));
+    tell(gate::drop_broken_gate_worktrees(&ctx.repo, &owned));
     for n in ctx.nested_repos() {
         if let Ok(repo) = Repo::open(&ctx.shared.join(&n.rel)) {
-            tell(gate::drop_broken_gate_worktrees(&repo, &fleet_folder));
+            tell(gate::drop_broken_gate_worktrees(&repo, &owned));
         }
     }
 }

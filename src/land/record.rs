@@ -17,14 +17,23 @@ pub(crate) struct TestingGuard<'a> {
     ctx: &'a Context,
     queue: &'a Queue,
     lanes: Vec<String>,
+    /// Ctrl-C or SIGTERM meanwhile stops the gate, which then fails with no result; fleet
+    /// ends by the signal once the lanes are back to ready (this field drops last).
+    _signals: crate::proc::Deferred,
 }
 
 impl<'a> TestingGuard<'a> {
     pub(crate) fn mark(lander: &'a Lander, lanes: Vec<String>) -> Result<TestingGuard<'a>> {
         let (ctx, queue) = (lander.ctx, lander.queue);
+        let signals = crate::proc::defer_signals();
         let names: Vec<&str> = lanes.iter().map(String::as_str).collect();
         Mark::lanes(names, LaneState::Testing).record(ctx, queue)?;
-        Ok(TestingGuard { ctx, queue, lanes })
+        Ok(TestingGuard {
+            ctx,
+            queue,
+            lanes,
+            _signals: signals,
+        })
     }
 
     /// The lanes reached a verdict; `lane` alone when given.

@@ -140,7 +140,7 @@ impl<'a> Lander<'a> {
         commands: &[String],
     ) -> Result<GateOutcome> {
         let repo = &self.ctx.repo;
-        let worktree = gate::prepare_worktree(repo, candidate)?;
+        let worktree = gate::prepare_worktree(self.ctx, candidate)?;
         unit::materialise(&worktree, &on.nested)?;
         let env = [
             ("FLEET_LANE", lane.to_string()),
@@ -156,5 +156,10 @@ impl<'a> Lander<'a> {
             lane,
             |command, elapsed| self.ui.progress(lane, command, elapsed),
         )
+        .inspect_err(|e| {
+            if gate::run::is_interruption(e) {
+                self.ui.warn(&e.message);
+            }
+        })
     }
 }
