@@ -126,18 +126,11 @@ pub fn is_interruption(error: &Error) -> bool {
 
 /// Did Ctrl-C, SIGTERM or SIGHUP stop the command that just failed? A landing defers
 /// signals while it tests (its lanes go back to ready before fleet ends), and then
-/// [`crate::proc`] kills the gate's group and refuses to start anything new: a refused
-/// start is how it says so. A gate it stopped reached no verdict, and a red one would
-/// be recorded and cached for that tree.
+/// [`crate::proc`] kills the gate's group and holds the signal until the lanes are put
+/// back. A gate it stopped reached no verdict, and a red one would be recorded and
+/// cached for that tree.
 fn interrupted() -> bool {
-    let mut probe = std::process::Command::new("true");
-    match crate::proc::Group::spawn(&mut probe) {
-        Ok(group) => {
-            let _ = group.finish_now();
-            false
-        }
-        Err(e) => e.kind() == std::io::ErrorKind::Interrupted,
-    }
+    crate::proc::interrupted().is_some()
 }
 
 /// A lane name safe as part of a file name.

@@ -33,6 +33,12 @@ use rustix::process::Signal;
 pub use group::Group;
 pub use signals::{Deferred, defer_signals};
 
+/// The signal fleet received and holds off while [`defer_signals`] is in force (or
+/// forwards), if one came: work that ends now ended because of it, not on its own.
+pub fn interrupted() -> Option<i32> {
+    signals::pending()
+}
+
 /// How long a group gets between SIGTERM and SIGKILL unless the caller says otherwise.
 pub const DEFAULT_GRACE: Duration = Duration::from_secs(2);
 
