@@ -326,10 +326,11 @@ fn hermetic(cmd: &mut Command, home: &Path, dir: &Path) {
         .env("HOME", home)
         .env("LANG", "C.UTF-8")
         .env("GIT_CONFIG_NOSYSTEM", "1")
-        .env("GIT_CONFIG_GLOBAL", "/dev/null")
+        // Never /dev/null: on some machines it has been a plain file others write into.
+        .env("GIT_CONFIG_GLOBAL", home.join("no-such-gitconfig"))
         .env("NO_COLOR", "1")
         .current_dir(dir)
-        .stdin(Stdio::null())
+        .stdin(Stdio::piped())
         .stdout(Stdio::piped())
         .stderr(Stdio::piped());
 }
@@ -347,7 +348,7 @@ fn semgrep_cmd(semgrep: &Path, home: &Path, tree: &Path, args: &[&str]) -> Comma
 }
 
 fn run(mut cmd: Command) -> Output {
-    cmd.stdin(Stdio::null())
+    cmd.stdin(Stdio::piped())
         .stdout(Stdio::piped())
         .stderr(Stdio::piped())
         .output()

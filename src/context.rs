@@ -202,7 +202,7 @@ fn was_a_project(repo: &Repo) -> bool {
 }
 
 /// `path` with its longest existing ancestor resolved (symlinks followed), the rest kept.
-fn resolve_existing(path: &Path) -> PathBuf {
+pub(crate) fn resolve_existing(path: &Path) -> PathBuf {
     let mut existing = path;
     let mut rest = Vec::new();
     loop {

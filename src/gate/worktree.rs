@@ -57,7 +57,7 @@ pub fn private_folder(ctx: &Context) -> Result<PathBuf> {
 /// outside the project: not in the shared checkout or the git dir, no `.git` on the way?
 fn outside_project(folder: &Path, shared: &Path, common: &Path) -> bool {
     let folder = crate::context::normalize(folder);
-    let folder = resolve_existing(&folder);
+    let folder = crate::context::resolve_existing(&folder);
     let dot_git = folder.components().any(|c| match c {
         Component::Normal(name) => name.eq_ignore_ascii_case(".git"),
         _ => false,
@@ -65,30 +65,8 @@ fn outside_project(folder: &Path, shared: &Path, common: &Path) -> bool {
     folder.is_absolute() && !dot_git && !folder.starts_with(shared) && !folder.starts_with(common)
 }
 
-/// `path` with its longest existing prefix resolved (symbolic links followed), so a link
-/// planted on the way cannot lead into the project unseen.
-fn resolve_existing(path: &Path) -> PathBuf {
-    let mut rest = Vec::new();
-    let mut existing = path;
-    loop {
-        if let Ok(real) = existing.canonicalize() {
-            return rest
-                .iter()
-                .rev()
-                .fold(real, |acc: PathBuf, part| acc.join(part));
-        }
-        match (existing.parent(), existing.file_name()) {
-            (Some(parent), Some(name)) => {
-                rest.push(name.to_os_string());
-                existing = parent;
-            }
-            _ => return path.to_path_buf(),
-        }
-    }
-}
-
 fn same_path(a: &Path, b: &Path) -> bool {
-    a == b || resolve_existing(a) == resolve_existing(b)
+    a == b || crate::context::resolve_existing(a) == crate::context::resolve_existing(b)
 }
 
 /// Where the gate worktree of the project lives.

@@ -353,7 +353,9 @@ mod tests {
             .args(["-c", "user.name=t", "-c", "user.email=t@t"])
             .args(args)
             .env("GIT_CONFIG_NOSYSTEM", "1")
-            .env("GIT_CONFIG_GLOBAL", "/dev/null")
+            // Never /dev/null: on some machines it has been a plain file others write into.
+            .env("GIT_CONFIG_GLOBAL", dir.join("no-such-gitconfig"))
+            .stdin(std::process::Stdio::piped())
             .output()
             .unwrap();
         assert!(out.status.success(), "{out:?}");
