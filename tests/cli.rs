@@ -197,7 +197,11 @@ fn commands_find_the_repository_from_the_folder_not_from_git_dir_or_work_tree() 
         .envs(&own_top)
         .run()
         .ok();
-    assert!(!run.stderr.contains("ignoring GIT_WORK_TREE"), "{}", run.stderr);
+    assert!(
+        !run.stderr.contains("ignoring GIT_WORK_TREE"),
+        "{}",
+        run.stderr
+    );
     let run = env
         .fleet_cmd(&outer, &["worktree", "list"])
         .envs(&own_top)

@@ -274,28 +274,44 @@ fn absurd_durations_are_refused_not_a_crash() {
     );
 }
 
+/// The command's stdout is its own (`claude --output-format json` prints its document
+/// there); fleet's report is the last line of stderr with --json, or a file with
+/// --report, the not-found case included.
 #[test]
-fn run_json_keeps_stdout_for_the_document() {
+fn run_keeps_the_command_s_stdout_and_reports_on_stderr_or_to_a_file() {
     let env = Env::new();
+    let script = "echo '{\"result\": 1}'; echo to-stderr >&2";
+    let run = env
+        .fleet(&env.path(), &["run", "--json", "--", "sh", "-c", script])
+        .ok();
+    assert_eq!(run.stdout, "{\"result\": 1}\n");
+    let last = run.stderr.lines().last().unwrap_or_default();
+    let report: serde_json::Value = serde_json::from_str(last).unwrap();
+    assert_eq!(report["code"], 0);
+    assert!(run.stderr.starts_with("to-stderr\n"), "{}", run.stderr);
+    let file = env.path().join("report.json");
     let run = env
         .fleet(
             &env.path(),
-            &[
-                "run",
-                "--json",
-                "--",
-                "sh",
-                "-c",
-                "echo to-stdout; echo to-stderr >&2",
-            ],
+            &["run", "--report", "report.json", "--", "sh", "-c", "exit 4"],
         )
-        .ok();
-    let report: serde_json::Value = serde_json::from_str(&run.stdout).unwrap();
-    assert_eq!(report["code"], 0);
-    assert!(run.stderr.contains("to-stdout") && run.stderr.contains("to-stderr"));
+        .code(4);
+    assert_eq!(run.stdout, "");
+    let report: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(&file).unwrap()).unwrap();
+    assert_eq!(report["code"], 4);
     let run = env
         .fleet(&env.path(), &["run", "--json", "--", "no-such-program-xyz"])
         .code(127);
-    let report: serde_json::Value = serde_json::from_str(&run.stdout).unwrap();
+    assert_eq!(run.stdout, "");
+    let last = run.stderr.lines().last().unwrap_or_default();
+    let report: serde_json::Value = serde_json::from_str(last).unwrap();
     assert_eq!(report["code"], 127);
+    assert_eq!(report["error"]["exit_code"], 127);
+    assert!(
+        report["error"]["message"]
+            .as_str()
+            .unwrap()
+            .contains("no-such-program-xyz")
+    );
 }

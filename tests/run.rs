@@ -113,7 +113,8 @@ fn helpers_left_running_after_a_clean_exit_are_killed() {
             ],
         )
         .ok();
-    let report: serde_json::Value = serde_json::from_str(&run.stdout).unwrap();
+    let last = run.stderr.lines().last().unwrap_or_default();
+    let report: serde_json::Value = serde_json::from_str(last).unwrap();
     assert_eq!(report["code"], 0);
     let pid = read_pid(&pidfile);
     assert!(!alive(pid), "helper {pid} outlived fleet run");
