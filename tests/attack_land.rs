@@ -345,6 +345,12 @@ fn a_nested_sha256_repository_leaves_the_outer_project_guarded_and_is_named() {
     );
     sha256_repo(&env, &outer.join("cockpit"));
     let init = env.fleet(&outer, &["init"]).ok();
+    let doctor = env.fleet(&outer, &["doctor"]).code(1);
+    assert!(
+        doctor.stdout.contains("nested-repos") && doctor.stdout.contains("cockpit"),
+        "doctor must name the nested repository it cannot guard: {}",
+        doctor.stdout
+    );
     assert!(
         init.stderr.contains("cockpit") && init.stderr.contains("SHA-256"),
         "init must say which nested repository it leaves unguarded: {}",

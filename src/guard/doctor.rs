@@ -53,6 +53,7 @@ pub fn run(ctx: &Context, queue: &Queue) -> Result<Vec<Check>> {
         hooks_installed(&status),
         hooks_binary(&status),
         hooks_path_traps(ctx, &status),
+        nested_left_out(ctx),
         guard_fires(ctx),
         stale_locks(ctx)?,
         prunable_worktrees(ctx)?,
@@ -186,6 +187,17 @@ fn guard_fires(ctx: &Context) -> Check {
 }
 
 /// Lock files no live process holds: leftovers of a killed git or fleet.
+/// Nested repositories fleet had to leave out (SHA-256, unreadable): unguarded, and
+/// their lanes do not land.
+fn nested_left_out(ctx: &Context) -> Check {
+    check(
+        "nested-repos",
+        ctx.nested_warnings().to_vec(),
+        "every nested repository is one fleet can guard",
+        "convert or move the listed repositories out of the project; fleet supports SHA-1 repositories only",
+    )
+}
+
 fn stale_locks(ctx: &Context) -> Result<Check> {
     let problems: Vec<String> = ctx
         .repo
