@@ -19,8 +19,8 @@ pub const SNAPSHOTS: &str = "refs/fleet/snapshots/";
 const BRANCHES: &str = "refs/heads/";
 /// fleet's own namespace (everything but the receipts lives under it).
 const FLEET: &str = "refs/fleet/";
-/// Where a remote's copies of fleet's refs are kept here.
-const FLEET_REMOTES: &str = "refs/fleet/remotes/";
+/// Where a remote's copies of fleet's refs are kept here: `<this><remote>/...`.
+pub const FLEET_REMOTES: &str = "refs/fleet/remotes/";
 /// The prefix of every remote-tracking branch.
 pub const REMOTE_TRACKING: &str = "refs/remotes/";
 

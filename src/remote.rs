@@ -50,8 +50,15 @@ pub fn check_exists(repo: &Repo, remote: &str) -> Result<()> {
 pub fn fetch(ctx: &Context, remote: &str) -> Result<Fetched> {
     let repo = &ctx.repo;
     let refspecs = refs::fetch_refspecs(remote);
-    // git refuses to fetch while a packed-refs.lock exists.
+    // git refuses to fetch while a packed-refs.lock exists, or while a lock a killed
+    // fetch left sits on one of the refs it updates.
     repo.wait_out_packed_refs_lock();
+    for prefix in [
+        refs::tracking(remote, ""),
+        format!("{}{remote}/", refs::FLEET_REMOTES),
+    ] {
+        repo.clear_stale_ref_locks_under(&prefix);
+    }
     git::cli::fetch(
         &ctx.shared,
         remote,

@@ -641,3 +641,38 @@ fn head_and_invalid_names_are_not_lanes_on_a_remote_either() {
         1
     );
 }
+
+/// A `git fetch` killed while it updated the remote-tracking refs leaves their lock
+/// files, and every later fetch fails on them ("cannot lock ref"). No live git can hold
+/// such a lock, so the next fleet command that fetches clears it and goes on.
+#[test]
+fn a_killed_fetch_s_ref_locks_do_not_stop_the_next_fetch() {
+    let fleet = Fleet::new();
+    let m = fleet.machine("m");
+    fleet.lane(&m, "a", false);
+    let common = m.join(".git");
+    let locks = [
+        common.join("refs/fleet/remotes/origin/lanes.lock"),
+        common.join("refs/remotes/origin/main.lock"),
+    ];
+    for lock in &locks {
+        std::fs::create_dir_all(lock.parent().unwrap()).unwrap();
+        write(lock, "0000000000000000000000000000000000000000\n");
+    }
+    // Another machine moves both refs on the remote, so this fetch must update them.
+    let other = fleet.machine("other");
+    fleet.lane(&other, "b", false);
+    fleet
+        .env
+        .fleet(&other, &["land", "fleet/b", "--yes", "--remote", "origin"])
+        .ok();
+    fleet
+        .env
+        .fleet(&m, &["land", "--all", "--yes", "--remote", "origin"])
+        .ok();
+    for lock in &locks {
+        assert!(!lock.exists(), "{} is still there", lock.display());
+    }
+    assert_eq!(fleet.landed_count("a"), 1);
+    assert_eq!(fleet.landed_count("b"), 1);
+}

@@ -149,6 +149,21 @@ impl Repo {
     }
 }
 
+impl Repo {
+    /// Remove the ref lock files under `prefix` (`refs/remotes/origin/`, say) that no live
+    /// process can hold (see [`super::lock_holder`]): what a `git fetch` killed while it
+    /// updated those refs leaves, and which makes every later fetch fail ("cannot lock
+    /// ref ... File exists"). Returns how many were removed.
+    pub fn clear_stale_ref_locks_under(&self, prefix: &str) -> usize {
+        let mut locks = Vec::new();
+        collect_ref_locks(&self.common_dir().join(prefix), &mut locks);
+        locks
+            .iter()
+            .filter(|lock| super::clear_stale_file(lock, std::time::Duration::ZERO))
+            .count()
+    }
+}
+
 fn collect_ref_locks(dir: &Path, out: &mut Vec<PathBuf>) {
     let Ok(entries) = std::fs::read_dir(dir) else {
         return;

@@ -266,7 +266,8 @@ fn note_unguarded(ctx: &Context, notes: &mut Vec<String>) {
         .collect();
     if !unguarded.is_empty() {
         notes.push(format!(
-            "no guard hooks are installed in {} (`fleet hooks status`): nothing stops a commit,              switch or reset in the shared checkout; run `fleet init` (or `fleet hooks install`)",
+            "no guard hooks are installed in {} (`fleet hooks status`): nothing stops a commit, \
+             switch or reset in the shared checkout; run `fleet init` (or `fleet hooks install`)",
             unguarded.join(", ")
         ));
     }
