@@ -105,6 +105,9 @@ fn render_text(report: &lint::Report) {
             e.path, e.message
         ));
     }
+    for s in &report.skipped {
+        render::warn(&format!("{}: not linted: {}", s.path, s.reason));
+    }
     let summary = format!(
         "{} finding(s); {} file(s) considered, {} parsed",
         report.findings.len(),
