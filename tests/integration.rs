@@ -4,6 +4,7 @@
 
 mod common;
 
+mod attack_lint;
 mod cli;
 mod doctor;
 mod examples;
