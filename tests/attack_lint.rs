@@ -333,3 +333,113 @@ fn a_file_over_the_size_cap_is_a_finding_of_lint_and_gate_in_every_language() {
         );
     }
 }
+
+/// `text` as UTF-16 (little- or big-endian), behind a byte-order mark when `bom`.
+fn utf16(text: &str, big_endian: bool, bom: bool) -> Vec<u8> {
+    let mut units: Vec<u16> = Vec::new();
+    if bom {
+        units.push(0xFEFF);
+    }
+    units.extend(text.encode_utf16());
+    units
+        .iter()
+        .flat_map(|u| {
+            if big_endian {
+                u.to_be_bytes()
+            } else {
+                u.to_le_bytes()
+            }
+        })
+        .collect()
+}
+
+#[test]
+fn a_forbidden_marker_in_a_utf16_file_is_refused_by_land_and_gate_and_binary_files_still_land() {
+    let env = Env::new();
+    // main forbids TODO_SCRUB; its gate always passes.
+    let repo = env.gated_repo("true");
+    let old = env.git(&repo, &["rev-parse", "main"]);
+    let text = "first line\r\nsecond TODO_SCRUB line\r\n";
+    let lanes: [(&str, &str, Vec<u8>); 4] = [
+        ("le", "notes.txt", utf16(text, false, true)),
+        ("be", "notes.txt", utf16(text, true, true)),
+        ("nobom", "notes.txt", utf16(text, false, false)),
+        // A real binary: NULs everywhere, bytes of every value, no marker.
+        (
+            "bin",
+            "image.png",
+            b"\x89PNG\r\n\x1a\n\0\0\0\rIHDR"
+                .iter()
+                .copied()
+                .chain((0..4096u32).map(|i| (i * 7 % 256) as u8))
+                .collect(),
+        ),
+    ];
+    let mut worktrees = Vec::new();
+    for (lane, name, bytes) in &lanes {
+        let wt = env.agent(&repo, lane);
+        std::fs::write(wt.join(name), bytes).unwrap();
+        env.git(&wt, &["add", "-A"]);
+        env.git(&wt, &["commit", "-q", "-m", lane]);
+        worktrees.push(wt);
+    }
+
+    // The gate, in each lane's checkout, against main.
+    for ((lane, _, _), wt) in lanes.iter().zip(&worktrees) {
+        let run = env.fleet(wt, &["gate", "--base", "main", "--json"]);
+        let summary: serde_json::Value = serde_json::from_str(&run.stdout).unwrap();
+        let protected = summary["steps"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .find(|s| s["name"] == "protected")
+            .cloned()
+            .unwrap();
+        if *lane == "bin" {
+            assert_eq!(run.code, 0, "{summary:#}");
+            assert_eq!(protected["passed"], true);
+        } else {
+            assert_eq!(run.code, 1, "{lane}: {summary:#}");
+            assert!(
+                protected["problems"]
+                    .to_string()
+                    .contains("adds forbidden marker TODO_SCRUB"),
+                "{lane}: {summary:#}"
+            );
+        }
+    }
+
+    env.fleet(&repo, &["track", "--ready", "le", "be", "nobom", "bin"])
+        .ok();
+    let run = env.refused(&repo, &["land", "--all", "--yes"], "landed fleet/bin");
+    // With a byte-order mark the text is decoded: the refusal names the line.
+    assert_eq!(
+        run.stderr
+            .matches("notes.txt:2: adds forbidden marker TODO_SCRUB")
+            .count(),
+        2,
+        "{}",
+        run.stderr
+    );
+    // Without one, the bytes are searched in every encoding.
+    assert!(
+        run.stderr
+            .contains("notes.txt: binary file adds forbidden marker TODO_SCRUB"),
+        "{}",
+        run.stderr
+    );
+    // main gained the binary and nothing else.
+    let landed = env.git(&repo, &["diff", "--name-only", &old, "main"]);
+    assert_eq!(landed, "image.png");
+    let states = crate::common::assert::lane_states(&env, &repo);
+    for lane in ["le", "be", "nobom"] {
+        let state = states
+            .iter()
+            .find(|(b, _)| b == &format!("fleet/{lane}"))
+            .map(|(_, s)| s.clone());
+        assert!(
+            state.as_deref().is_some_and(|s| s != "landed"),
+            "{lane}: {states:?}"
+        );
+    }
+}
