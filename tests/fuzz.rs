@@ -158,6 +158,10 @@ const NESTERS: [(Language, &[(&str, &str)]); 4] = [
             ("", ".b()"),
             ("", "?"),
             ("", " as u8"),
+            ("vec![", "]"),
+            ("1 + #[a] ", ""),
+            ("#[a] ", ""),
+            ("m! { x ", " }"),
         ],
     ),
     (
@@ -250,5 +254,31 @@ proptest! {
         let rules = Rules::load(&[], &[]).unwrap();
         let language = NESTERS[language].0;
         let _ = lint::check_text("deep", &nested(language, &nesters), language, &rules);
+    }
+}
+
+/// What the Rust depth bound must not count: doc comments (attributes are lists), long
+/// flat tables in macros and arrays, items one after another, long match arms.
+#[test]
+fn long_flat_rust_is_linted_not_called_too_deep() {
+    let rules = Rules::load(&[], &[]).unwrap();
+    let spawn = "fn f() { std::process::Command::new(\"claude\").spawn(); }\n";
+    let docs = format!("{}{spawn}", "//! A line of module docs.\n".repeat(5000));
+    let items = format!("{}{spawn}", "#[inline]\nfn g() -> u8 { 1 }\n".repeat(3000));
+    let table = format!(
+        "static T: &[u32] = &[{}];\nconst V: Vec<u8> = vec![{}];\n{spawn}",
+        "1, ".repeat(20_000),
+        "(1, 2), ".repeat(20_000)
+    );
+    let arms = format!(
+        "fn h(x: u8) -> u8 {{ match x {{ {} _ => 0 }} }}\n{spawn}",
+        (0..3000)
+            .map(|i| format!("{i} => {{ {i} }}\n"))
+            .collect::<String>()
+    );
+    for text in [docs, items, table, arms] {
+        let (findings, _) = lint::check_text("flat.rs", &text, Language::Rust, &rules);
+        let rules: Vec<&str> = findings.iter().map(|f| f.rule.as_str()).collect();
+        assert_eq!(rules, ["agent-spawn-without-group"]);
     }
 }
