@@ -125,3 +125,160 @@ fn the_tsx_input_that_parsed_forever_is_given_up_on() {
     assert!(findings.is_empty());
     assert!(error.is_some());
 }
+
+/// Brackets, prefix operators and block forms (opening text, closing text) per language:
+/// nested thousands deep, they overflowed the stack (syn recurses) or ran for minutes
+/// (shell words holding every substitution inside them).
+const NESTERS: [(Language, &[(&str, &str)]); 4] = [
+    (
+        Language::Rust,
+        &[
+            ("(", ")"),
+            ("[", "]"),
+            ("{", "}"),
+            ("!", ""),
+            ("-", ""),
+            ("&", ""),
+            ("*", ""),
+            ("|a| ", ""),
+            ("|a, b| ", ""),
+            ("if a {", "}"),
+            ("if a {} else ", ""),
+            ("loop {", "}"),
+            ("A<", ">"),
+            ("A<B, ", ">"),
+            ("x.f(", ")"),
+            ("return ", ""),
+            ("1 + ", ""),
+            ("S { a: ", "}"),
+            ("match a { _ => ", "}"),
+            ("impl A { fn f() {", "}}"),
+            ("async move {", "}"),
+            ("a = ", ""),
+            ("", ".b()"),
+            ("", "?"),
+            ("", " as u8"),
+            ("vec![", "]"),
+            ("1 + #[a] ", ""),
+            ("#[a] ", ""),
+            ("m! { x ", " }"),
+        ],
+    ),
+    (
+        Language::Python,
+        &[
+            ("(", ")"),
+            ("[", "]"),
+            ("{", "}"),
+            ("-", ""),
+            ("not ", ""),
+            ("lambda: ", ""),
+            ("f(", ")"),
+            ("a if b else ", ""),
+            ("1 + ", ""),
+            ("", ".b()"),
+        ],
+    ),
+    (
+        Language::JavaScript,
+        &[
+            ("(", ")"),
+            ("[", "]"),
+            ("{a: ", "}"),
+            ("!", ""),
+            ("() => ", ""),
+            ("f(", ")"),
+            ("a ? b : ", ""),
+            ("`${", "}`"),
+            ("1 + ", ""),
+            ("", ".b()"),
+        ],
+    ),
+    (
+        Language::Shell,
+        &[
+            ("$(", ")"),
+            ("(", ")"),
+            ("{ ", "; }"),
+            ("if a; then ", "; fi"),
+            ("\"$(", ")\""),
+            ("x | ", ""),
+        ],
+    ),
+];
+
+/// `nesters` (indexes into the language's list) nested in that order around a spawn.
+fn nested(language: Language, nesters: &[usize]) -> String {
+    let list = NESTERS.iter().find(|(l, _)| *l == language).unwrap().1;
+    let mut inner = String::from("claude");
+    for &i in nesters.iter().rev() {
+        let (open, close) = list[i % list.len()];
+        inner = format!("{open}{inner}{close}");
+    }
+    match language {
+        Language::Rust => format!("fn main() {{ let x = {inner}; Command::new(\"claude\"); }}\n"),
+        Language::Python => format!("import subprocess\nx = {inner}\nsubprocess.run(['claude'])\n"),
+        Language::JavaScript => {
+            format!(
+                "const cp = require('child_process');\nconst x = {inner};\ncp.spawn('claude');\n"
+            )
+        }
+        _ => format!("{inner}\nclaude -p hi\n"),
+    }
+}
+
+#[test]
+fn deep_nesting_of_any_shape_is_never_a_crash() {
+    let rules = Rules::load(&[], &[]).unwrap();
+    for (language, list) in NESTERS {
+        for (i, _) in list.iter().enumerate() {
+            for depth in [1000, 20_000] {
+                let text = nested(language, &vec![i; depth]);
+                let (findings, _) = lint::check_text("deep", &text, language, &rules);
+                assert!(!findings.is_empty(), "{language:?} shape {i} x {depth}");
+            }
+        }
+    }
+}
+
+proptest! {
+    #![proptest_config(RunnerConfig { cases: cases() / 40, failure_persistence: None, ..RunnerConfig::default() })]
+
+    /// Random mixes of the shapes above, up to 4,000 deep: a finding or a clean
+    /// parse, never a crash (the test thread's small stack included).
+    #[test]
+    fn deep_random_nesting_is_never_a_crash(
+        language in 0usize..NESTERS.len(),
+        nesters in proptest::collection::vec(0usize..64, 0..4000),
+    ) {
+        let rules = Rules::load(&[], &[]).unwrap();
+        let language = NESTERS[language].0;
+        let _ = lint::check_text("deep", &nested(language, &nesters), language, &rules);
+    }
+}
+
+/// What the Rust depth bound must not count: doc comments (attributes are lists), long
+/// flat tables in macros and arrays, items one after another, long match arms.
+#[test]
+fn long_flat_rust_is_linted_not_called_too_deep() {
+    let rules = Rules::load(&[], &[]).unwrap();
+    let spawn = "fn f() { std::process::Command::new(\"claude\").spawn(); }\n";
+    let docs = format!("{}{spawn}", "//! A line of module docs.\n".repeat(5000));
+    let items = format!("{}{spawn}", "#[inline]\nfn g() -> u8 { 1 }\n".repeat(3000));
+    let table = format!(
+        "static T: &[u32] = &[{}];\nconst V: Vec<u8> = vec![{}];\n{spawn}",
+        "1, ".repeat(20_000),
+        "(1, 2), ".repeat(20_000)
+    );
+    let arms = format!(
+        "fn h(x: u8) -> u8 {{ match x {{ {} _ => 0 }} }}\n{spawn}",
+        (0..3000)
+            .map(|i| format!("{i} => {{ {i} }}\n"))
+            .collect::<String>()
+    );
+    for text in [docs, items, table, arms] {
+        let (findings, _) = lint::check_text("flat.rs", &text, Language::Rust, &rules);
+        let rules: Vec<&str> = findings.iter().map(|f| f.rule.as_str()).collect();
+        assert_eq!(rules, ["agent-spawn-without-group"]);
+    }
+}

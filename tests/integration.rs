@@ -8,6 +8,7 @@ mod attack_gate;
 mod attack_guard;
 mod attack_hooks;
 mod attack_land;
+mod attack_lint;
 mod attack_proc;
 mod attack_watch;
 mod attack_worktree;

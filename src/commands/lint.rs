@@ -21,7 +21,10 @@ use crate::render;
                   only findings on lines added since REV (read from git objects; REV may be a \
                   range A..B), --staged only those on staged lines. A finding is silenced by \
                   `fleet: allow(agent-spawn-without-group) <reason>` on its line or the one \
-                  above; a suppression without a reason is a finding itself. Exits 1 on \
+                  above; a suppression without a reason is a finding itself. Only regular \
+                  files are read (symbolic links are not followed: each one is named in a \
+                  note), up to 16 MiB; a file the lint cannot check (larger, or nested too \
+                  deep) is a finding of rule file-not-checked. Exits 1 on \
                   findings, 0 when clean, 2 on a usage error.",
     after_long_help = "Examples:\n  fleet lint\n  fleet lint src/agents/ tools/run.sh\n  fleet lint --diff origin/main --format sarif > lint.sarif\n  fleet lint --staged          # in a pre-commit hook\n  fleet lint --diff main..HEAD --json"
 )]
@@ -104,6 +107,9 @@ fn render_text(report: &lint::Report) {
             "{}: {} (linted what could be parsed)",
             e.path, e.message
         ));
+    }
+    for s in &report.skipped {
+        render::warn(&format!("{}: not linted: {}", s.path, s.reason));
     }
     let summary = format!(
         "{} finding(s); {} file(s) considered, {} parsed",

@@ -90,17 +90,20 @@ fn protected_set(patterns: &[String]) -> Result<globset::GlobSet> {
         .map_err(|e| Error::usage(format!("bad [gate] protected patterns: {e}")))
 }
 
-/// Markers on lines the change adds (context and removed lines never count). Binary
-/// files are compared by marker count, since they have no lines.
+/// Markers on lines the change adds (context and removed lines never count). Text is
+/// read as what it is: UTF-8, or UTF-8, UTF-16 or UTF-32 with a byte-order mark, decoded
+/// first (a marker in UTF-16 has none of its UTF-8 bytes). Anything else is compared as
+/// bytes, by count of the marker in each of those encodings, since it has no lines: a
+/// file nothing decodes (UTF-16 without a mark, binary) is still checked, never passed.
 fn added_markers(path: &str, old: &[u8], new: &[u8], markers: &[String]) -> Vec<String> {
     let mut found = Vec::new();
-    if new.contains(&0) || old.contains(&0) {
+    let (Some(old), Some(new)) = (decode(old), decode(new)) else {
         for marker in markers {
             let count = |bytes: &[u8]| {
-                bytes
-                    .windows(marker.len().max(1))
-                    .filter(|w| *w == marker.as_bytes())
-                    .count()
+                encodings(marker)
+                    .iter()
+                    .map(|m| bytes.windows(m.len().max(1)).filter(|w| *w == m).count())
+                    .sum::<usize>()
             };
             if count(new) > count(old) {
                 found.push(format!(
@@ -109,9 +112,8 @@ fn added_markers(path: &str, old: &[u8], new: &[u8], markers: &[String]) -> Vec<
             }
         }
         return found;
-    }
-    let (old, new) = (String::from_utf8_lossy(old), String::from_utf8_lossy(new));
-    let diff = similar::TextDiff::from_lines(old.as_ref(), new.as_ref());
+    };
+    let diff = similar::TextDiff::from_lines(old.as_str(), new.as_str());
     for change in diff.iter_all_changes() {
         if change.tag() != similar::ChangeTag::Insert {
             continue;
@@ -124,6 +126,67 @@ fn added_markers(path: &str, old: &[u8], new: &[u8], markers: &[String]) -> Vec<
         }
     }
     found
+}
+
+/// A file's text: UTF-8 without NULs, or text behind a byte-order mark (UTF-8, UTF-16
+/// and UTF-32, either order). `None`: no lines to read (binary, or text without a mark
+/// in an encoding with NULs).
+fn decode(bytes: &[u8]) -> Option<String> {
+    let units = |bytes: &[u8], width: usize, big_endian: bool| -> Vec<u32> {
+        bytes
+            .chunks(width)
+            .map(|c| {
+                let mut b = [0u8; 4];
+                b[..c.len()].copy_from_slice(c);
+                match (width, big_endian) {
+                    (2, false) => u32::from(u16::from_le_bytes([b[0], b[1]])),
+                    (2, true) => u32::from(u16::from_be_bytes([b[0], b[1]])),
+                    (_, false) => u32::from_le_bytes(b),
+                    (_, true) => u32::from_be_bytes(b),
+                }
+            })
+            .collect()
+    };
+    let utf16 = |units: Vec<u32>| {
+        char::decode_utf16(units.into_iter().map(|u| u as u16))
+            .map(|c| c.unwrap_or(char::REPLACEMENT_CHARACTER))
+            .collect::<String>()
+    };
+    let utf32 = |units: Vec<u32>| {
+        units
+            .into_iter()
+            .map(|u| char::from_u32(u).unwrap_or(char::REPLACEMENT_CHARACTER))
+            .collect::<String>()
+    };
+    // UTF-32 first: its little-endian mark starts like UTF-16's.
+    if let Some(rest) = bytes.strip_prefix(&[0xFF, 0xFE, 0, 0]) {
+        return Some(utf32(units(rest, 4, false)));
+    }
+    if let Some(rest) = bytes.strip_prefix(&[0, 0, 0xFE, 0xFF]) {
+        return Some(utf32(units(rest, 4, true)));
+    }
+    if let Some(rest) = bytes.strip_prefix(&[0xFF, 0xFE]) {
+        return Some(utf16(units(rest, 2, false)));
+    }
+    if let Some(rest) = bytes.strip_prefix(&[0xFE, 0xFF]) {
+        return Some(utf16(units(rest, 2, true)));
+    }
+    let rest = bytes.strip_prefix(&[0xEF, 0xBB, 0xBF]).unwrap_or(bytes);
+    (!rest.contains(&0)).then(|| String::from_utf8_lossy(rest).into_owned())
+}
+
+/// `marker`'s bytes in UTF-8, UTF-16 and UTF-32 (both byte orders), to find it in a
+/// file that cannot be decoded.
+fn encodings(marker: &str) -> Vec<Vec<u8>> {
+    let utf16: Vec<u16> = marker.encode_utf16().collect();
+    let chars: Vec<u32> = marker.chars().map(u32::from).collect();
+    vec![
+        marker.as_bytes().to_vec(),
+        utf16.iter().flat_map(|u| u.to_le_bytes()).collect(),
+        utf16.iter().flat_map(|u| u.to_be_bytes()).collect(),
+        chars.iter().flat_map(|u| u.to_le_bytes()).collect(),
+        chars.iter().flat_map(|u| u.to_be_bytes()).collect(),
+    ]
 }
 
 /// The target's gate; a lane that changes the gate configuration must pass both. A

@@ -37,11 +37,9 @@ pub fn check(src: &str, path: &str, rules: &Rules, dialect: Dialect) -> Checked 
         Dialect::TypeScript => tree_sitter_typescript::LANGUAGE_TYPESCRIPT.into(),
         Dialect::Tsx => tree_sitter_typescript::LANGUAGE_TSX.into(),
     };
-    let Some(tree) = syntax::parse(language, src) else {
-        return Checked {
-            findings: Vec::new(),
-            parse_error: Some("the JavaScript parser gave up".into()),
-        };
+    let tree = match syntax::parse_bounded(language, src, "JavaScript") {
+        Ok(tree) => tree,
+        Err(checked) => return checked,
     };
     let root = tree.root_node();
     let mut file = File {
@@ -64,6 +62,7 @@ pub fn check(src: &str, path: &str, rules: &Rules, dialect: Dialect) -> Checked 
     Checked {
         findings,
         parse_error: syntax::first_error(&tree),
+        too_deep: None,
     }
 }
 

@@ -24,6 +24,16 @@ use crate::git::Repo;
 
 /// The rule a suppression without a reason is reported under.
 pub const BARE_SUPPRESSION: &str = "suppression-without-reason";
+/// The rule a file the lint cannot check is reported under (nested too deep, too large):
+/// what cannot be checked is never passed as clean. It cannot be suppressed.
+pub const NOT_CHECKED: &str = "file-not-checked";
+/// The most the lint reads of one file; a larger file of a language it checks is
+/// reported under [`NOT_CHECKED`] instead of parsed.
+pub const MAX_FILE_BYTES: usize = 16 << 20;
+/// The stack syn gets for one Rust file: [`rust::MAX_DEPTH`] levels of its recursion
+/// use a small part of it (an unoptimised build included). Reserved, not committed:
+/// only the pages a deep file touches are ever used.
+const RUST_STACK: usize = 256 << 20;
 const SUPPRESS: &str = "fleet: allow(";
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
@@ -62,6 +72,14 @@ pub struct Report {
     pub files_considered: usize,
     /// Files the prefilter let through to a parser.
     pub files_parsed: usize,
+    /// Files not read, and why (a symbolic link, not a regular file, unreadable).
+    pub skipped: Vec<Skipped>,
+}
+
+#[derive(Debug, Serialize)]
+pub struct Skipped {
+    pub path: String,
+    pub reason: String,
 }
 
 #[derive(Debug, Serialize)]
@@ -113,7 +131,19 @@ pub fn check_text(
     let checked = match language {
         Language::Python => python::check(text, path, rules),
         Language::Shell => shell::check(text, rules),
-        Language::Rust => rust::check(text, path, rules),
+        // On a thread of its own: syn's recursion needs a stack no caller promises.
+        Language::Rust => std::thread::scope(|scope| {
+            std::thread::Builder::new()
+                .name("lint-rust".into())
+                .stack_size(RUST_STACK)
+                .spawn_scoped(scope, || rust::check(text, path, rules))
+                .ok()
+                .and_then(|thread| thread.join().ok())
+                .unwrap_or_else(|| syntax::Checked {
+                    parse_error: Some("the Rust checker could not run".into()),
+                    ..syntax::Checked::default()
+                })
+        }),
         Language::JavaScript => js::check(text, path, rules, js::Dialect::JavaScript),
         Language::TypeScript => js::check(text, path, rules, js::Dialect::TypeScript),
         Language::Tsx => js::check(text, path, rules, js::Dialect::Tsx),
@@ -144,6 +174,25 @@ pub fn check_text(
         })
         .collect();
     findings.extend(bare_suppressions(path, language, &lines, &rules.id));
+    if let Some(at) = checked.too_deep {
+        findings.push(Finding {
+            rule: NOT_CHECKED.into(),
+            path: path.to_string(),
+            language,
+            line: at.line,
+            column: at.column,
+            end_line: at.line,
+            end_column: at.column + 1,
+            message: format!(
+                "nested more than {} levels deep here: the lint cannot check this file",
+                at.limit
+            ),
+            help: "no hand-written code nests this deep: split it up (if it is generated, \
+                   generate it flatter), so that what it runs can be checked"
+                .into(),
+            source_line: line_text(at.line),
+        });
+    }
     findings.sort_by_key(|f| (f.line, f.column));
     findings.dedup_by(|a, b| a.line == b.line && a.column == b.column && a.rule == b.rule);
     (findings, checked.parse_error)
@@ -279,7 +328,7 @@ pub fn run(repo: &Repo, root: &Path, selection: &Selection, rules: &Rules) -> Re
         .min(16);
     // gix repositories are per thread; each worker gets its own handle on the same one.
     let shared = repo.share();
-    let results: Vec<(usize, Vec<Finding>, Option<ParseError>)> = std::thread::scope(|scope| {
+    let results: Vec<Linted> = std::thread::scope(|scope| {
         let handles: Vec<_> = (0..workers)
             .map(|_| {
                 let shared = &shared;
@@ -305,48 +354,99 @@ pub fn run(repo: &Repo, root: &Path, selection: &Selection, rules: &Rules) -> Re
         files_considered: considered,
         ..Report::default()
     };
-    for (parsed, findings, error) in results {
-        report.files_parsed += parsed;
-        report.findings.extend(findings);
-        report.parse_errors.extend(error);
+    for linted in results {
+        report.files_parsed += usize::from(linted.parsed);
+        report.findings.extend(linted.findings);
+        report.parse_errors.extend(linted.error);
+        report.skipped.extend(linted.skipped);
     }
     report
         .findings
         .sort_by(|a, b| (&a.path, a.line, a.column).cmp(&(&b.path, b.line, b.column)));
     report.parse_errors.sort_by(|a, b| a.path.cmp(&b.path));
+    report.skipped.sort_by(|a, b| a.path.cmp(&b.path));
     Ok(report)
 }
 
-fn lint_file(
-    repo: &Repo,
-    file: &source::File,
-    rules: &Rules,
-    prefilter: &Prefilter,
-) -> (usize, Vec<Finding>, Option<ParseError>) {
+/// What linting one file gave.
+#[derive(Default)]
+struct Linted {
+    parsed: bool,
+    findings: Vec<Finding>,
+    error: Option<ParseError>,
+    skipped: Option<Skipped>,
+}
+
+fn lint_file(repo: &Repo, file: &source::File, rules: &Rules, prefilter: &Prefilter) -> Linted {
     // A file whose extension names no language we read is not read at all (a code base
     // is mostly documents, data and languages without a checker).
     if language_of(&file.path, b"#!/bin/sh").is_none() {
-        return (0, Vec::new(), None);
+        return Linted::default();
     }
-    let Ok(content) = file.read(repo) else {
-        return (0, Vec::new(), None);
+    let content = match file.read(repo) {
+        source::Content::Whole(content) => content,
+        source::Content::TooLarge(head) => {
+            return match language_of(&file.path, &head) {
+                Some(language) => Linted {
+                    findings: vec![too_large(&file.path, language)],
+                    ..Linted::default()
+                },
+                None => Linted::default(),
+            };
+        }
+        source::Content::Gone => return Linted::default(),
+        source::Content::Skipped(reason) => {
+            return Linted {
+                skipped: Some(Skipped {
+                    path: file.path.clone(),
+                    reason,
+                }),
+                ..Linted::default()
+            };
+        }
     };
     let Some(language) = language_of(&file.path, &content) else {
-        return (0, Vec::new(), None);
+        return Linted::default();
     };
     if !prefilter.may_match(&content, language) {
-        return (0, Vec::new(), None);
+        return Linted::default();
     }
     let text = String::from_utf8_lossy(&content);
     let (mut findings, error) = check_text(&file.path, &text, language, rules);
     if let Some(added) = &file.added_lines {
-        findings.retain(|f| (f.line..=f.end_line.max(f.line)).any(|l| added.contains(&l)));
+        // A file that could not be checked is reported whichever lines are new: the
+        // new ones were not checked either.
+        findings.retain(|f| {
+            f.rule == NOT_CHECKED || (f.line..=f.end_line.max(f.line)).any(|l| added.contains(&l))
+        });
     }
-    let error = error.map(|message| ParseError {
-        path: file.path.clone(),
-        message,
-    });
-    (1, findings, error)
+    Linted {
+        parsed: true,
+        findings,
+        error: error.map(|message| ParseError {
+            path: file.path.clone(),
+            message,
+        }),
+        skipped: None,
+    }
+}
+
+fn too_large(path: &str, language: Language) -> Finding {
+    Finding {
+        rule: NOT_CHECKED.into(),
+        path: path.to_string(),
+        language,
+        line: 1,
+        column: 1,
+        end_line: 1,
+        end_column: 1,
+        message: format!(
+            "larger than {} MiB: the lint cannot check this file",
+            MAX_FILE_BYTES >> 20
+        ),
+        help: "source this large is generated: keep it out of the tracked tree, or split it".into(),
+        source_line: String::new(),
+    }
 }
 
 /// Repository-relative, `/`-separated form of a path the user gave.

@@ -24,11 +24,9 @@ struct File<'t, 's> {
 }
 
 pub fn check(src: &str, path: &str, rules: &Rules) -> Checked {
-    let Some(tree) = syntax::parse(tree_sitter_python::LANGUAGE.into(), src) else {
-        return Checked {
-            findings: Vec::new(),
-            parse_error: Some("the Python parser gave up".into()),
-        };
+    let tree = match syntax::parse_bounded(tree_sitter_python::LANGUAGE.into(), src, "Python") {
+        Ok(tree) => tree,
+        Err(checked) => return checked,
     };
     let root = tree.root_node();
     let mut file = File {
@@ -51,6 +49,7 @@ pub fn check(src: &str, path: &str, rules: &Rules) -> Checked {
     Checked {
         findings,
         parse_error: syntax::first_error(&tree),
+        too_deep: None,
     }
 }
 

@@ -12,9 +12,15 @@ use syn::visit::Visit;
 use syn::{Expr, Lit};
 
 use super::rules::Rules;
-use super::syntax::{Checked, Raw};
+use super::syntax::{Checked, Raw, TooDeep};
 
 pub fn check(src: &str, path: &str, rules: &Rules) -> Checked {
+    if let Some(at) = too_deep(src, &rules.rust.macros) {
+        return Checked {
+            too_deep: Some(at),
+            ..Checked::default()
+        };
+    }
     let file = match syn::parse_file(src) {
         Ok(f) => f,
         Err(e) => {
@@ -26,6 +32,7 @@ pub fn check(src: &str, path: &str, rules: &Rules) -> Checked {
                     at.line,
                     at.column + 1
                 )),
+                too_deep: None,
             };
         }
     };
@@ -59,7 +66,187 @@ pub fn check(src: &str, path: &str, rules: &Rules) -> Checked {
     Checked {
         findings: visitor.findings,
         parse_error: None,
+        too_deep: None,
     }
+}
+
+/// How many levels syn may be asked to go down (see [`too_deep`]). The lint's worker
+/// threads have the stack for it (`super::WORKER_STACK`), with room to spare.
+pub const MAX_DEPTH: usize = 2000;
+
+/// Where `src` may nest deeper than [`MAX_DEPTH`], judged from its tokens alone.
+///
+/// syn parses by recursive descent, and its tree is walked by recursion too (the
+/// visitor, the printer, drop): a thousand parentheses, or a chain of a hundred
+/// thousand `+ 1`, overflow any stack. proc-macro2 lexes and drops token trees without
+/// recursion, so the bound comes from them: a syntax tree path goes down through nested
+/// groups, and inside one group through at most the tokens of one *run*, a stretch that
+/// no syntax node spans across. A run ends at `;`; at `,` unless a `<` (generics) or a
+/// `|` (closure parameters) is open; and after a `{...}` group that an identifier, a
+/// literal or an attribute follows (the next item, statement or match arm; `else` and
+/// `as` continue). The bound is the sum of the runs along the way down. Attributes (doc
+/// comments too) are lists, never nested: they add nothing. The body of a macro syn
+/// does not parse (any but `macros`, the spawning ones) adds only its nesting of
+/// groups, which printing it recurses over. Code that does not lex is left to syn.
+fn too_deep(src: &str, macros: &[String]) -> Option<TooDeep> {
+    use proc_macro2::{Delimiter, TokenStream, TokenTree};
+    let body = src.strip_prefix('\u{feff}').unwrap_or(src);
+    // A `#!` line that is not an inner attribute is not Rust (syn skips it too); the
+    // newline after it stays, so lines keep their numbers.
+    let body = match body.strip_prefix("#!") {
+        Some(rest) if !rest.trim_start().starts_with('[') => {
+            rest.find('\n').map_or("", |i| &rest[i..])
+        }
+        _ => body,
+    };
+    let tokens: TokenStream = body.parse().ok()?;
+    let parsed_macros: Vec<&str> = macros
+        .iter()
+        .map(|m| m.rsplit("::").next().unwrap_or(m))
+        .collect();
+    /// What the last tokens were, for attributes and macro calls.
+    #[derive(Clone, PartialEq)]
+    enum Before {
+        Nothing,
+        /// `#` or `#!`: an attribute's `[...]` comes next.
+        Attribute,
+        /// `name!`: a macro call's body comes next, unless it is a spawning macro's.
+        Bang {
+            parsed: bool,
+        },
+        /// `macro_rules!` and then its name.
+        MacroRules,
+        MacroName,
+    }
+    struct Run {
+        tokens: proc_macro2::token_stream::IntoIter,
+        /// The bound where this group starts (the runs around it, its own token too).
+        base: usize,
+        length: usize,
+        angles: usize,
+        closure: bool,
+        after_brace: bool,
+        before: Before,
+        last_ident: Option<String>,
+        /// Inside a macro body syn leaves as tokens: only groups count.
+        tokens_only: bool,
+    }
+    impl Run {
+        fn new(tokens: TokenStream, base: usize, tokens_only: bool) -> Run {
+            Run {
+                tokens: tokens.into_iter(),
+                base,
+                length: 0,
+                angles: 0,
+                closure: false,
+                after_brace: false,
+                before: Before::Nothing,
+                last_ident: None,
+                tokens_only,
+            }
+        }
+        fn end(&mut self) {
+            self.length = 0;
+            self.angles = 0;
+            self.closure = false;
+        }
+    }
+    const KEYWORDS: [&str; 12] = [
+        "if", "while", "match", "return", "break", "in", "let", "else", "for", "yield", "move",
+        "await",
+    ];
+    let mut stack = vec![Run::new(tokens, 0, false)];
+    while let Some(run) = stack.last_mut() {
+        let Some(token) = run.tokens.next() else {
+            stack.pop();
+            continue;
+        };
+        let before = std::mem::replace(&mut run.before, Before::Nothing);
+        let last_ident = run.last_ident.take();
+        if let TokenTree::Ident(i) = &token {
+            run.last_ident = Some(i.to_string());
+        }
+        if std::mem::take(&mut run.after_brace) {
+            let next_starts_anew = match &token {
+                TokenTree::Ident(i) => i != "else" && i != "as",
+                TokenTree::Literal(_) => true,
+                TokenTree::Punct(p) => p.as_char() == '#',
+                TokenTree::Group(_) => false,
+            };
+            if next_starts_anew {
+                run.end();
+            }
+        }
+        // Set when this token counts for nothing in the run.
+        let mut free = run.tokens_only;
+        let mut body_tokens_only = run.tokens_only;
+        match &token {
+            TokenTree::Punct(p) => match p.as_char() {
+                ';' => {
+                    run.end();
+                    continue;
+                }
+                ',' if run.angles == 0 && !run.closure => {
+                    run.end();
+                    continue;
+                }
+                '#' => {
+                    run.before = Before::Attribute;
+                    free = true;
+                }
+                '!' if before == Before::Attribute => {
+                    run.before = Before::Attribute;
+                    free = true;
+                }
+                '!' if last_ident.as_deref() == Some("macro_rules") => {
+                    run.before = Before::MacroRules;
+                }
+                '!' if last_ident
+                    .as_deref()
+                    .is_some_and(|name| !KEYWORDS.contains(&name)) =>
+                {
+                    let name = last_ident.unwrap_or_default();
+                    run.before = Before::Bang {
+                        parsed: parsed_macros.contains(&name.as_str()),
+                    };
+                }
+                '<' => run.angles += 1,
+                '>' => run.angles = run.angles.saturating_sub(1),
+                '|' => run.closure = !run.closure,
+                // No closure parameter list holds `=` (so `a |= b` opens none).
+                '=' => run.closure = false,
+                _ => {}
+            },
+            TokenTree::Ident(_) if before == Before::MacroRules => {
+                run.before = Before::MacroName;
+            }
+            TokenTree::Group(_) => match before {
+                Before::Attribute => free = true,
+                Before::Bang { parsed: false } | Before::MacroName => body_tokens_only = true,
+                _ => {}
+            },
+            _ => {}
+        }
+        if !free {
+            run.length += 1;
+        }
+        let bound = run.base + run.length;
+        if bound > MAX_DEPTH {
+            let at = token.span().start();
+            return Some(TooDeep {
+                line: at.line,
+                column: at.column + 1,
+                limit: MAX_DEPTH,
+            });
+        }
+        if let TokenTree::Group(group) = token {
+            run.after_brace = group.delimiter() == Delimiter::Brace;
+            // A group always costs a level, even where its tokens do not.
+            let base = if free { bound + 1 } else { bound };
+            stack.push(Run::new(group.stream(), base, body_tokens_only));
+        }
+    }
+    None
 }
 
 fn module_path(path: &str) -> String {
@@ -285,6 +472,8 @@ fn collect_block(
         }
         // A nested function is visited on its own.
         fn visit_item_fn(&mut self, _: &'ast syn::ItemFn) {}
+        fn visit_impl_item_fn(&mut self, _: &'ast syn::ImplItemFn) {}
+        fn visit_trait_item_fn(&mut self, _: &'ast syn::TraitItemFn) {}
     }
     Collect {
         bindings,

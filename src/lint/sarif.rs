@@ -4,7 +4,7 @@
 
 use serde_json::{Value, json};
 
-use super::{BARE_SUPPRESSION, Finding};
+use super::{BARE_SUPPRESSION, Finding, NOT_CHECKED};
 
 pub const SCHEMA: &str = "https://json.schemastore.org/sarif-2.1.0.json";
 
@@ -25,6 +25,13 @@ pub fn render(findings: &[Finding], rule_id: &str) -> Value {
             "shortDescription": { "text": "A lint suppression gives no reason" },
             "help": { "text": "Write the reason after the marker: `fleet: allow(RULE) <reason>`." },
             "defaultConfiguration": { "level": "error" }
+        },
+        {
+            "id": NOT_CHECKED,
+            "name": "FileNotChecked",
+            "shortDescription": { "text": "A file the lint cannot check (nested too deep, or too large)" },
+            "help": { "text": "Split the file or its expressions; what cannot be checked is never passed as clean." },
+            "defaultConfiguration": { "level": "error" }
         }
     ]);
     let results: Vec<Value> = findings
@@ -32,7 +39,11 @@ pub fn render(findings: &[Finding], rule_id: &str) -> Value {
         .map(|f| {
             json!({
                 "ruleId": f.rule,
-                "ruleIndex": if f.rule == BARE_SUPPRESSION { 1 } else { 0 },
+                "ruleIndex": match f.rule.as_str() {
+                    BARE_SUPPRESSION => 1,
+                    NOT_CHECKED => 2,
+                    _ => 0,
+                },
                 "level": "error",
                 "message": { "text": format!("{}. {}", f.message, f.help) },
                 "locations": [{

@@ -27,11 +27,9 @@ fn ascii_only(src: &str) -> String {
 pub fn check(original: &str, rules: &Rules) -> Checked {
     let ascii = ascii_only(original);
     let src = ascii.as_str();
-    let Some(tree) = syntax::parse(tree_sitter_bash::LANGUAGE.into(), src) else {
-        return Checked {
-            findings: Vec::new(),
-            parse_error: Some("the shell parser gave up".into()),
-        };
+    let tree = match syntax::parse_bounded(tree_sitter_bash::LANGUAGE.into(), src, "shell") {
+        Ok(tree) => tree,
+        Err(checked) => return checked,
     };
     let root = tree.root_node();
     let mut variables: HashMap<String, Vec<String>> = HashMap::new();
@@ -69,6 +67,7 @@ pub fn check(original: &str, rules: &Rules) -> Checked {
     Checked {
         findings,
         parse_error: syntax::first_error(&tree),
+        too_deep: None,
     }
 }
 
@@ -183,7 +182,7 @@ fn agent_in_script(
 ) -> Option<String> {
     let script = ascii_only(script);
     let script = script.as_str();
-    let tree = syntax::parse(tree_sitter_bash::LANGUAGE.into(), script)?;
+    let tree = syntax::parse_bounded(tree_sitter_bash::LANGUAGE.into(), script, "shell").ok()?;
     let mut found = None;
     syntax::walk(tree.root_node(), &mut |node| {
         if found.is_none() && node.kind() == "command" {

@@ -7,8 +7,11 @@
 use std::collections::{HashMap, HashSet};
 use std::path::{Path, PathBuf};
 
-use crate::error::{Context, Result};
+use crate::error::Result;
 use crate::git::{ChangedPath, GITLINK, ObjectId, Repo};
+
+/// git's mode for a symbolic link.
+const SYMLINK: u16 = 0o120000;
 
 #[derive(Clone, Debug)]
 pub enum Selection {
@@ -33,13 +36,84 @@ enum From {
     Blob(ObjectId),
 }
 
+/// What reading a file gave.
+pub enum Content {
+    /// All of it.
+    Whole(Vec<u8>),
+    /// More than [`super::MAX_FILE_BYTES`]: its first bytes only (its `#!` line).
+    TooLarge(Vec<u8>),
+    /// Deleted from the working tree since it was staged: nothing to lint.
+    Gone,
+    /// Not read, and why.
+    Skipped(String),
+}
+
+/// How much of an over-large file is kept: enough for its `#!` line.
+const HEAD_BYTES: usize = 4096;
+
 impl File {
-    pub fn read(&self, repo: &Repo) -> Result<Vec<u8>> {
+    pub fn read(&self, repo: &Repo) -> Content {
         match &self.from {
-            From::Disk(p) => std::fs::read(p).context(|| format!("cannot read {}", p.display())),
-            From::Blob(id) => repo.blob(*id),
+            From::Disk(p) => read_regular(p),
+            From::Blob(id) => match repo.blob(*id) {
+                Ok(mut bytes) if bytes.len() > super::MAX_FILE_BYTES => {
+                    bytes.truncate(HEAD_BYTES);
+                    Content::TooLarge(bytes)
+                }
+                Ok(bytes) => Content::Whole(bytes),
+                Err(e) => Content::Skipped(format!("cannot read it: {}", e.message)),
+            },
         }
     }
+}
+
+/// A regular file's bytes, read to at most one byte past the size cap. A symbolic link
+/// is not followed (a tracked link's target, when inside the repository, is linted
+/// under its own path; outside it, it is not the project's code); a named pipe, a
+/// device or a socket is never opened for reading: a pipe would block forever and
+/// `/dev/zero` never ends. The link and kind are checked on the open file itself, so a
+/// path swapped between the look and the read cannot slip past.
+fn read_regular(path: &Path) -> Content {
+    use rustix::fs::{FileType, Mode, OFlags};
+    use std::io::Read;
+    let kind = match std::fs::symlink_metadata(path) {
+        Ok(meta) => meta.file_type(),
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Content::Gone,
+        Err(e) => return Content::Skipped(format!("cannot read it: {e}")),
+    };
+    if kind.is_symlink() {
+        return Content::Skipped(
+            "a symbolic link, not followed (its target is linted under its own path when \
+             tracked)"
+                .into(),
+        );
+    }
+    if !kind.is_file() {
+        return Content::Skipped("not a regular file".into());
+    }
+    let flags = OFlags::RDONLY | OFlags::NOFOLLOW | OFlags::NONBLOCK | OFlags::NOCTTY;
+    let fd = match rustix::fs::open(path, flags | OFlags::CLOEXEC, Mode::empty()) {
+        Ok(fd) => fd,
+        Err(rustix::io::Errno::LOOP) => {
+            return Content::Skipped("a symbolic link, not followed".into());
+        }
+        Err(e) => return Content::Skipped(format!("cannot read it: {e}")),
+    };
+    match rustix::fs::fstat(&fd) {
+        Ok(stat) if FileType::from_raw_mode(stat.st_mode) == FileType::RegularFile => {}
+        Ok(_) => return Content::Skipped("not a regular file".into()),
+        Err(e) => return Content::Skipped(format!("cannot read it: {e}")),
+    }
+    let mut bytes = Vec::new();
+    let limit = super::MAX_FILE_BYTES as u64 + 1;
+    if let Err(e) = std::fs::File::from(fd).take(limit).read_to_end(&mut bytes) {
+        return Content::Skipped(format!("cannot read it: {e}"));
+    }
+    if bytes.len() > super::MAX_FILE_BYTES {
+        bytes.truncate(HEAD_BYTES);
+        return Content::TooLarge(bytes);
+    }
+    Content::Whole(bytes)
 }
 
 pub fn files(repo: &Repo, root: &Path, selection: &Selection) -> Result<Vec<File>> {
@@ -118,6 +192,8 @@ fn changed_files(repo: &Repo, changes: Vec<ChangedPath>) -> Result<Vec<File>> {
     let changes: Vec<ChangedPath> = changes
         .into_iter()
         .filter(|c| c.new_mode != GITLINK && c.old_mode != GITLINK)
+        // A symbolic link's blob is the path it points to, not code.
+        .filter(|c| c.new_mode != SYMLINK)
         .collect();
     let deleted: Vec<(String, ObjectId)> = changes
         .iter()
@@ -126,18 +202,32 @@ fn changed_files(repo: &Repo, changes: Vec<ChangedPath>) -> Result<Vec<File>> {
         .collect();
     let deleted_text: Vec<String> = deleted
         .iter()
-        .map(|(_, id)| String::from_utf8_lossy(&repo.blob(*id).unwrap_or_default()).into_owned())
+        .map(|(_, id)| {
+            text_within_cap(repo, *id)
+                .ok()
+                .flatten()
+                .unwrap_or_default()
+        })
         .collect();
     // Lines removed anywhere in the change, counted: a line added elsewhere that was
     // removed here only moved, and each removed line accounts for one added line.
     let mut removed: HashMap<String, usize> = HashMap::new();
     let mut used_as_source = HashSet::new();
     let mut files = Vec::new();
+    let mut out = Vec::new();
     for change in &changes {
         let Some(new) = change.new else { continue };
-        let new_text = String::from_utf8_lossy(&repo.blob(new)?).into_owned();
+        let Some(new_text) = text_within_cap(repo, new)? else {
+            // Too large to compare: reading it reports that, whatever its lines.
+            out.push(File {
+                path: change.path.clone(),
+                from: From::Blob(new),
+                added_lines: Some(HashSet::from([1])),
+            });
+            continue;
+        };
         let old_text = match change.old {
-            Some(old) => String::from_utf8_lossy(&repo.blob(old)?).into_owned(),
+            Some(old) => text_within_cap(repo, old)?.unwrap_or_default(),
             None => match rename_source(&new_text, &deleted_text, &used_as_source) {
                 Some(i) => {
                     used_as_source.insert(i);
@@ -159,7 +249,6 @@ fn changed_files(repo: &Repo, changes: Vec<ChangedPath>) -> Result<Vec<File>> {
             }
         }
     }
-    let mut out = Vec::new();
     for (path, id, text, added) in files {
         let lines: Vec<&str> = text.lines().collect();
         let added: HashSet<usize> = added
@@ -184,6 +273,15 @@ fn changed_files(repo: &Repo, changes: Vec<ChangedPath>) -> Result<Vec<File>> {
         }
     }
     Ok(out)
+}
+
+/// A blob as text, unless it is larger than the lint reads.
+fn text_within_cap(repo: &Repo, id: ObjectId) -> Result<Option<String>> {
+    let bytes = repo.blob(id)?;
+    Ok(
+        (bytes.len() <= super::MAX_FILE_BYTES)
+            .then(|| String::from_utf8_lossy(&bytes).into_owned()),
+    )
 }
 
 /// The deleted file a new file was most likely renamed (or copied) from: the one sharing

@@ -20,12 +20,88 @@ pub struct Raw {
 pub struct Checked {
     pub findings: Vec<Raw>,
     pub parse_error: Option<String>,
+    /// Where the file nests deeper than the checker follows: nothing in it was checked.
+    pub too_deep: Option<TooDeep>,
 }
+
+/// A file nested deeper than the lint follows, and where (1-based line and column).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct TooDeep {
+    pub line: usize,
+    pub column: usize,
+    pub limit: usize,
+}
+
+impl Checked {
+    fn too_deep(at: TooDeep) -> Checked {
+        Checked {
+            too_deep: Some(at),
+            ..Checked::default()
+        }
+    }
+}
+
+/// How deep a tree-sitter tree may nest. The walks are iterative, but some checks cost
+/// the depth times the text below (a shell command's words hold every substitution
+/// nested in them), so hostile nesting (`$($($(...)))` thousands deep) would take
+/// minutes; hand-written code stays far below this.
+pub const MAX_TREE_DEPTH: usize = 2000;
 
 /// How long one file may take to parse. tree-sitter's error recovery can go
 /// exponential on hostile input (a fuzzed 270-byte TSX file ran for minutes); past this,
 /// the file is reported as unparsable instead of hanging the lint.
 const PARSE_BUDGET: std::time::Duration = std::time::Duration::from_secs(3);
+
+/// Parse `src`, or the `Checked` to return instead: the parser gave up (`what` names it),
+/// or the tree nests deeper than [`MAX_TREE_DEPTH`].
+pub fn parse_bounded(
+    language: tree_sitter::Language,
+    src: &str,
+    what: &str,
+) -> std::result::Result<Tree, Checked> {
+    let Some(tree) = parse(language, src) else {
+        return Err(Checked {
+            parse_error: Some(format!("the {what} parser gave up")),
+            ..Checked::default()
+        });
+    };
+    match deepest(&tree, MAX_TREE_DEPTH) {
+        Some(node) => {
+            let (line, column) = position(src, node.start_byte());
+            Err(Checked::too_deep(TooDeep {
+                line,
+                column,
+                limit: MAX_TREE_DEPTH,
+            }))
+        }
+        None => Ok(tree),
+    }
+}
+
+/// The first node (in document order) more than `limit` levels below the root, found
+/// with a cursor: no recursion, however deep the tree.
+fn deepest(tree: &Tree, limit: usize) -> Option<Node<'_>> {
+    let mut cursor = tree.walk();
+    let mut depth = 0;
+    loop {
+        if depth > limit {
+            return Some(cursor.node());
+        }
+        if cursor.goto_first_child() {
+            depth += 1;
+            continue;
+        }
+        loop {
+            if cursor.goto_next_sibling() {
+                break;
+            }
+            if !cursor.goto_parent() {
+                return None;
+            }
+            depth -= 1;
+        }
+    }
+}
 
 pub fn parse(language: tree_sitter::Language, src: &str) -> Option<Tree> {
     let mut parser = Parser::new();
