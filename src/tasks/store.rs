@@ -29,6 +29,8 @@ const ATTEMPTS: usize = 50;
 /// A ref lock older than this was left by a killed writer (git and gix hold one for
 /// milliseconds).
 const STALE_REF_LOCK: Duration = Duration::from_secs(10);
+/// How often a failed fetch of a remote queue is tried again.
+const FETCH_TRIES: usize = 5;
 
 /// A task just claimed, and its new run.
 #[derive(Clone, Debug, serde::Serialize)]
@@ -60,9 +62,21 @@ impl<'a> Store<'a> {
         format!("{}{name}", self.prefix())
     }
 
-    /// With the queue on a remote: fetch it (its task refs among the rest).
+    /// With the queue on a remote: fetch it (its task refs among the rest). Tried
+    /// again after a failure: two drainers in one clone fetch at once, and git refuses
+    /// the fetch whose tracking refs the other moved meanwhile.
     pub fn refresh(&self) -> Result<()> {
-        self.queue.refresh(self.ctx).map(|_| ())
+        let mut tries = 0;
+        loop {
+            match self.queue.refresh(self.ctx) {
+                Ok(_) => return Ok(()),
+                Err(e) if tries >= FETCH_TRIES => return Err(e),
+                Err(_) => {
+                    tries += 1;
+                    std::thread::sleep(Duration::from_millis(50 * tries as u64));
+                }
+            }
+        }
     }
 
     fn read(&self, full_ref: &str, commit: ObjectId) -> Result<Task> {

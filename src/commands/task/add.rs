@@ -62,7 +62,9 @@ pub fn run(env: &CommandEnv, args: Args) -> Result<u8> {
         })?),
         None => None,
     };
-    let (ctx, queue) = env.refreshed_queue(&args.queue)?;
+    let (ctx, queue) = env.queue(&args.queue)?;
+    let store = Store::new(&ctx, &queue);
+    store.refresh()?;
     let mut task = Task::new(&args.name, fleet::time::now());
     task.prompt = args.prompt;
     task.plan_from = args.plan.map(|p| p.display().to_string());
@@ -70,7 +72,7 @@ pub fn run(env: &CommandEnv, args: Args) -> Result<u8> {
     task.after = args.after.iter().map(|a| a.as_str().to_string()).collect();
     task.priority = args.priority;
     task.max_attempts = args.max_attempts;
-    Store::new(&ctx, &queue).add(&task, plan.as_deref())?;
+    store.add(&task, plan.as_deref())?;
     if args.out.json {
         render::json(&task);
     } else {

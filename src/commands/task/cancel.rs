@@ -27,8 +27,10 @@ pub struct Args {
 }
 
 pub fn run(env: &CommandEnv, args: Args) -> Result<u8> {
-    let (ctx, queue) = env.refreshed_queue(&args.queue)?;
-    let task = Store::new(&ctx, &queue).cancel(&args.name, fleet::time::now())?;
+    let (ctx, queue) = env.queue(&args.queue)?;
+    let store = Store::new(&ctx, &queue);
+    store.refresh()?;
+    let task = store.cancel(&args.name, fleet::time::now())?;
     if args.out.json {
         render::json(&task);
     } else {

@@ -29,12 +29,14 @@ pub struct Args {
 }
 
 pub fn run(env: &CommandEnv, args: Args) -> Result<u8> {
-    let (ctx, queue) = env.refreshed_queue(&args.queue)?;
+    let (ctx, queue) = env.queue(&args.queue)?;
+    let store = Store::new(&ctx, &queue);
+    store.refresh()?;
     let mut holder = Holder::this_process(env!("FLEET_COMMIT"));
     if let Some(host) = args.holder {
         holder.host = host;
     }
-    let claimed = Store::new(&ctx, &queue).claim_next(&holder, fleet::time::now(), args.lease)?;
+    let claimed = store.claim_next(&holder, fleet::time::now(), args.lease)?;
     if args.out.json {
         render::json(&claimed);
     } else {

@@ -24,8 +24,10 @@ pub struct Args {
 }
 
 pub fn run(env: &CommandEnv, args: Args) -> Result<u8> {
-    let (ctx, queue) = env.refreshed_queue(&args.queue)?;
-    let tasks = Store::new(&ctx, &queue).list()?;
+    let (ctx, queue) = env.queue(&args.queue)?;
+    let store = Store::new(&ctx, &queue);
+    store.refresh()?;
+    let tasks = store.list()?;
     if args.out.json {
         render::json(&tasks);
         return Ok(0);

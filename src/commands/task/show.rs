@@ -34,8 +34,10 @@ struct Shown<'a> {
 }
 
 pub fn run(env: &CommandEnv, args: Args) -> Result<u8> {
-    let (ctx, queue) = env.refreshed_queue(&args.queue)?;
-    let Some((task, plan)) = Store::new(&ctx, &queue).load(&args.name)? else {
+    let (ctx, queue) = env.queue(&args.queue)?;
+    let store = Store::new(&ctx, &queue);
+    store.refresh()?;
+    let Some((task, plan)) = store.load(&args.name)? else {
         return Err(Error::usage(format!("there is no task `{}`", args.name))
             .with_help("`fleet task list` lists the tasks"));
     };
