@@ -31,6 +31,7 @@ pub mod report;
 pub mod state;
 pub mod status;
 pub mod sys;
+pub mod tasks;
 pub mod time;
 pub mod verify;
 pub mod worktree;

@@ -73,6 +73,25 @@ pub fn is_fleet_ref(name: &str) -> bool {
     name.starts_with(FLEET) || name == NOTES
 }
 
+/// The prefix of the task refs: one per task, `refs/fleet/tasks/<name>` (see
+/// [`crate::tasks`]).
+pub const TASKS: &str = "refs/fleet/tasks/";
+
+/// The ref holding task `name`.
+pub fn task(name: &str) -> String {
+    format!("{TASKS}{name}")
+}
+
+/// Where the remote's task refs are kept here: the prefix of `refs/fleet/remotes/<remote>/tasks/<name>`.
+pub fn remote_tasks(remote: &str) -> String {
+    format!("{FLEET_REMOTES}{remote}/tasks/")
+}
+
+/// The refspec that fetches a remote's task refs into [`remote_tasks`].
+pub fn tasks_fetch_refspec(remote: &str) -> String {
+    format!("+{TASKS}*:{}*", remote_tasks(remote))
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

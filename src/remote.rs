@@ -49,7 +49,8 @@ pub fn check_exists(repo: &Repo, remote: &str) -> Result<()> {
 /// this repository's.
 pub fn fetch(ctx: &Context, remote: &str) -> Result<Fetched> {
     let repo = &ctx.repo;
-    let refspecs = refs::fetch_refspecs(remote);
+    let mut refspecs = refs::fetch_refspecs(remote).to_vec();
+    refspecs.push(refs::tasks_fetch_refspec(remote));
     // git refuses to fetch while a packed-refs.lock exists, or while a lock a killed
     // fetch left sits on one of the refs it updates.
     repo.wait_out_packed_refs_lock();

@@ -37,6 +37,7 @@ mod reads;
 mod remote;
 mod repo_env_overrides;
 mod run;
+mod task;
 mod verify;
 mod watchdog;
 mod worktree;

@@ -10,7 +10,7 @@ use clap::{Parser, Subcommand};
 
 use crate::commands::{
     completions, config, demo, doctor, gate, hook, hooks, init, land, lint, preflight, ready,
-    recover, revert, run, status, track, untrack, verify, watchdog, worktree,
+    recover, revert, run, status, task, track, untrack, verify, watchdog, worktree,
 };
 
 #[derive(Debug, Parser)]
@@ -56,6 +56,8 @@ pub enum Command {
     Revert(revert::Args),
     Verify(verify::Args),
     Run(run::Args),
+    #[command(subcommand)]
+    Task(task::TaskCommand),
     Demo(demo::Args),
     Completions(completions::Args),
 }

@@ -18,6 +18,7 @@ pub mod recover;
 pub mod revert;
 pub mod run;
 pub mod status;
+pub mod task;
 pub mod track;
 pub mod untrack;
 pub mod verify;
@@ -57,6 +58,7 @@ pub fn run(cli: Cli) -> Result<u8> {
         Command::Revert(args) => revert::run(&env, args),
         Command::Verify(args) => verify::run(&env, args),
         Command::Run(args) => run::run(&env, args),
+        Command::Task(cmd) => task::run(&env, cmd),
         Command::Demo(args) => demo::run(&env, args),
         Command::Completions(args) => completions::run(&env, args),
     }

@@ -206,6 +206,19 @@ pub fn group_members(pgid: i32) -> Vec<u32> {
     .collect()
 }
 
+/// This boot of the machine (`/proc/sys/kernel/random/boot_id`): a pid and start time
+/// name a process only within one boot.
+pub fn boot_id() -> Option<String> {
+    let id = std::fs::read_to_string("/proc/sys/kernel/random/boot_id").ok()?;
+    Some(id.trim().to_string()).filter(|id| !id.is_empty())
+}
+
+/// The machine's host name (`/proc/sys/kernel/hostname`).
+pub fn hostname() -> Option<String> {
+    let name = std::fs::read_to_string("/proc/sys/kernel/hostname").ok()?;
+    Some(name.trim().to_string()).filter(|n| !n.is_empty())
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -1,0 +1,211 @@
+//! The task queue's shape, measured: one ref per task (what fleet stores) against one
+//! registry blob holding every task (the lanes' shape), at `FLEET_BENCH_TASKS` tasks
+//! (default 10,000) with 4 claimers racing.
+//!
+//!   cargo bench --bench tasks
+//!
+//! 1. Claims per second with 4 claimer threads (each its own repository handle, as 4
+//!    drainers are) making `FLEET_BENCH_CLAIMS` claims in all (default 200), and double
+//!    claims (a task claimed twice, or a claim the stored task does not show): must be 0.
+//! 2. Reading the whole queue: `fleet task list --json` (the process, loose refs, then
+//!    packed refs and objects), against parsing the registry blob in-process.
+
+mod common;
+
+use std::collections::HashSet;
+use std::path::Path;
+use std::time::{Duration, Instant};
+
+use common::{Env, median, ms, runs};
+use fleet::context::Context;
+use fleet::git::OwnRefStep;
+use fleet::queue::Queue;
+use fleet::tasks::{Holder, Run, Store, Task, TaskName, TaskState};
+
+const REGISTRY: &str = "refs/fleet/bench-registry";
+const CLAIMERS: usize = 4;
+
+#[derive(serde::Serialize, serde::Deserialize)]
+struct Registry {
+    #[serde(default, rename = "task")]
+    tasks: Vec<Task>,
+}
+
+fn count(var: &str, default: usize) -> usize {
+    std::env::var(var)
+        .ok()
+        .and_then(|v| v.parse().ok())
+        .unwrap_or(default)
+}
+
+fn task(i: usize) -> Task {
+    let mut t = Task::new(
+        &TaskName::parse(&format!("t{i:05}")).unwrap(),
+        1_000 + i as i64,
+    );
+    t.priority = (i % 5) as i32;
+    t.prompt = Some(format!("do thing {i}"));
+    t
+}
+
+fn main() {
+    let env = Env::new();
+    let n = count("FLEET_BENCH_TASKS", 10_000);
+    let claims = count("FLEET_BENCH_CLAIMS", 200);
+    let dir = env.base.join("repo");
+    env.base_repo(&dir, "");
+    env.git(&dir, &["config", "user.name", "Bench"]);
+    env.git(&dir, &["config", "user.email", "bench@example.invalid"]);
+
+    let started = Instant::now();
+    {
+        let ctx = Context::find(&dir).unwrap();
+        let store = Store::new(&ctx, &Queue::Local);
+        for i in 0..n {
+            store.add(&task(i), None).unwrap();
+        }
+        let registry = Registry {
+            tasks: (0..n).map(task).collect(),
+        };
+        let text = toml::to_string(&registry).unwrap();
+        let commit = ctx
+            .repo
+            .write_commit(&[("tasks.toml", text.as_bytes())], "registry", &[])
+            .unwrap();
+        ctx.repo
+            .cas_update(REGISTRY, None, commit, "bench")
+            .unwrap();
+    }
+    println!(
+        "{n} tasks added in {:.1} s\n",
+        started.elapsed().as_secs_f64()
+    );
+
+    println!("| {n} tasks, {CLAIMERS} claimers | claims/s | double claims |");
+    println!("| --- | ---: | ---: |");
+    let (rate, doubles) = race(&dir, claims, claim_one_ref);
+    println!("| one ref per task (fleet) | {rate:.0} | {doubles} |");
+    let (rate, doubles) = race(&dir, claims, claim_registry);
+    println!("| one registry blob | {rate:.0} | {doubles} |");
+    let ctx = Context::find(&dir).unwrap();
+    let stored = Store::new(&ctx, &Queue::Local).list().unwrap();
+    let claimed = stored
+        .iter()
+        .filter(|t| t.state == TaskState::Claimed)
+        .count();
+    assert_eq!(claimed, claims, "the refs show every claim once");
+
+    println!("\n| reading {n} tasks | median |");
+    println!("| --- | ---: |");
+    let list = |label: &str| {
+        let times: Vec<Duration> = (0..runs(5))
+            .map(|_| env.time_fleet(&dir, &["task", "list", "--json"]))
+            .collect();
+        println!(
+            "| `fleet task list --json`, {label} | {} |",
+            ms(median(&times))
+        );
+    };
+    list("loose refs and objects");
+    env.git(&dir, &["pack-refs", "--all"]);
+    list("packed refs, loose objects");
+    env.git(&dir, &["repack", "-adq"]);
+    list("packed refs and objects");
+    let times: Vec<Duration> = (0..runs(5))
+        .map(|_| {
+            let started = Instant::now();
+            let reg = read_registry(&ctx);
+            assert_eq!(reg.tasks.len(), n);
+            started.elapsed()
+        })
+        .collect();
+    println!(
+        "| registry blob read and parsed (in-process, no process start) | {} |",
+        ms(median(&times))
+    );
+}
+
+/// `claims` claims made by `CLAIMERS` threads with `claim`; claims per second and
+/// double claims.
+fn race(dir: &Path, claims: usize, claim: fn(&Context, &Holder) -> Option<String>) -> (f64, usize) {
+    let started = Instant::now();
+    let names: Vec<String> = std::thread::scope(|s| {
+        let handles: Vec<_> = (0..CLAIMERS)
+            .map(|i| {
+                s.spawn(move || {
+                    let ctx = Context::find(dir).unwrap();
+                    let mut holder = Holder::this_process("bench");
+                    holder.host = format!("claimer-{i}");
+                    (0..claims / CLAIMERS)
+                        .map(|_| claim(&ctx, &holder).expect("a task to claim"))
+                        .collect::<Vec<_>>()
+                })
+            })
+            .collect();
+        handles
+            .into_iter()
+            .flat_map(|h| h.join().unwrap())
+            .collect()
+    });
+    let took = started.elapsed();
+    let unique: HashSet<&String> = names.iter().collect();
+    (
+        names.len() as f64 / took.as_secs_f64(),
+        names.len() - unique.len(),
+    )
+}
+
+fn claim_one_ref(ctx: &Context, holder: &Holder) -> Option<String> {
+    let store = Store::new(ctx, &Queue::Local);
+    let claimed = store
+        .claim_next(holder, fleet::time::now(), Duration::from_secs(300))
+        .unwrap()?;
+    Some(claimed.task.name)
+}
+
+fn read_registry(ctx: &Context) -> Registry {
+    let commit = ctx.repo.ref_target(REGISTRY).unwrap().unwrap();
+    let bytes = ctx.repo.file_at(commit, "tasks.toml").unwrap().unwrap();
+    toml::from_str(&String::from_utf8_lossy(&bytes)).unwrap()
+}
+
+/// The registry's claim: read every task, take the first claimable one, write every
+/// task back, compare-and-swap the one ref (under fleet's refs lock, as the lanes do).
+fn claim_registry(ctx: &Context, holder: &Holder) -> Option<String> {
+    let repo = &ctx.repo;
+    repo.update_own_ref(REGISTRY, "claim", |old| {
+        let bytes = repo.file_at(old.unwrap(), "tasks.toml")?.unwrap();
+        let mut reg: Registry = toml::from_str(&String::from_utf8_lossy(&bytes)).unwrap();
+        let now = fleet::time::now();
+        let Some(i) = (0..reg.tasks.len())
+            .filter(|i| reg.tasks[*i].state == TaskState::Queued)
+            .min_by(|a, b| Task::queue_order(&reg.tasks[*a], &reg.tasks[*b]))
+        else {
+            return Ok(OwnRefStep::Keep(None));
+        };
+        let t = &mut reg.tasks[i];
+        let run = Run {
+            id: fleet::tasks::mint_run_id(now),
+            attempt: t.attempts() + 1,
+            holder: holder.clone(),
+            lease_expires: now + 300,
+            claimed: now,
+            started: None,
+            pgid: None,
+            ended: None,
+            outcome: None,
+            error: None,
+        };
+        t.runs.push(run.clone());
+        t.move_to(TaskState::Claimed, now, Some(&run.id));
+        let name = t.name.clone();
+        let text = toml::to_string(&reg).unwrap();
+        let new = repo.write_commit(
+            &[("tasks.toml", text.as_bytes())],
+            "claim",
+            &old.into_iter().collect::<Vec<_>>(),
+        )?;
+        Ok(OwnRefStep::Set(new, Some(name)))
+    })
+    .unwrap()
+}

@@ -1,0 +1,85 @@
+//! `fleet task add`: put a task in the queue.
+
+use std::path::PathBuf;
+
+use fleet::error::{Error, Result};
+use fleet::tasks::{Store, Task, TaskName};
+
+use super::{REMOTE_HELP, task_name};
+use crate::cli::args::{Output, QueueArgs};
+use crate::commands::CommandEnv;
+use crate::render;
+
+/// Add a task to the queue
+#[derive(Debug, clap::Args)]
+#[command(
+    long_about = "Add a task to the queue, queued. Its prompt, or its plan file's content, is \
+                  stored in git with it, so every machine that fetches the queue has it; it is \
+                  data, never run by a shell. A name taken already is refused.",
+    after_long_help = "Examples:\n  fleet task add fix-login --prompt 'Fix the login redirect loop'\n  fleet task add docs --plan plans/docs.md --agent claude --after fix-login\n  fleet task add hotfix --prompt 'Revert the flag' --priority 10 --max-attempts 1\n  fleet task add api --remote origin --prompt 'Add the /health route'",
+    group(clap::ArgGroup::new("what").required(true).args(["prompt", "plan"])),
+    mut_arg("remote", |a| a.help(REMOTE_HELP))
+)]
+pub struct Args {
+    /// The task's name: ASCII letters, digits, `-`, `_` and `.`
+    #[arg(value_name = "NAME", value_parser = task_name)]
+    name: TaskName,
+    /// What the agent is asked to do
+    #[arg(long, value_name = "TEXT")]
+    prompt: Option<String>,
+    /// A file holding the plan (stored with the task as plan.md)
+    #[arg(long, value_name = "FILE")]
+    plan: Option<PathBuf>,
+    /// The agent profile ([agents.PROFILE] in fleet.toml) to run it with
+    #[arg(long, value_name = "PROFILE")]
+    agent: Option<String>,
+    /// Wait until this task has succeeded (repeat for several)
+    #[arg(long, value_name = "TASK", value_parser = task_name)]
+    after: Vec<TaskName>,
+    /// Higher runs first (negative is allowed)
+    #[arg(
+        long,
+        value_name = "N",
+        default_value_t = 0,
+        allow_negative_numbers = true
+    )]
+    priority: i32,
+    /// Attempts before the task is parked
+    #[arg(long, value_name = "N", default_value_t = fleet::tasks::DEFAULT_MAX_ATTEMPTS,
+          value_parser = clap::value_parser!(u32).range(1..))]
+    max_attempts: u32,
+    #[command(flatten)]
+    queue: QueueArgs,
+    #[command(flatten)]
+    out: Output,
+}
+
+pub fn run(env: &CommandEnv, args: Args) -> Result<u8> {
+    let plan = match &args.plan {
+        Some(path) => Some(std::fs::read_to_string(path).map_err(|e| {
+            Error::usage(format!("cannot read the plan {}: {e}", path.display()))
+                .with_help("give --plan a readable text file")
+        })?),
+        None => None,
+    };
+    let (ctx, queue) = env.queue(&args.queue)?;
+    let store = Store::new(&ctx, &queue);
+    store.refresh()?;
+    let mut task = Task::new(&args.name, fleet::time::now());
+    task.prompt = args.prompt;
+    task.plan_from = args.plan.map(|p| p.display().to_string());
+    task.agent = args.agent;
+    task.after = args.after.iter().map(|a| a.as_str().to_string()).collect();
+    task.priority = args.priority;
+    task.max_attempts = args.max_attempts;
+    store.add(&task, plan.as_deref())?;
+    if args.out.json {
+        render::json(&task);
+    } else {
+        render::ok(&format!(
+            "added task {} (queued, priority {})",
+            task.name, task.priority
+        ));
+    }
+    Ok(0)
+}

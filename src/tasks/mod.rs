@@ -1,0 +1,365 @@
+//! The task queue: work for agents, waiting to be claimed by a drainer, as git data.
+//!
+//! One ref per task, `refs/fleet/tasks/<name>` ([`crate::refs::task`]), pointing at a
+//! commit whose tree holds `task.toml` (the task, its runs and every transition) and,
+//! for a task made from a plan file, `plan.md` (the plan itself, so every machine that
+//! fetches the queue has it). Each change is a new commit whose parent is the old one,
+//! moved by compare-and-swap on that one ref: two drainers claiming two different
+//! tasks never contend, and the history of a task is its ref's log. Through a remote
+//! the remote's task refs are the queue (fetched into
+//! `refs/fleet/remotes/<remote>/tasks/`) and every change is a push leased on the exact
+//! old value of the ref. Why one ref per task rather than one registry blob like the
+//! lanes': `benches/tasks.rs` measures both (see [`store`]).
+//!
+//! This module is the model; [`store`] reads and writes it.
+
+use serde::{Deserialize, Serialize};
+
+use crate::error::{Error, Result};
+
+pub mod store;
+
+pub use store::{Claimed, Store};
+
+/// The file in a task's tree holding the task.
+pub const TASK_FILE: &str = "task.toml";
+/// The file in a task's tree holding its plan, when it was made from one.
+pub const PLAN_FILE: &str = "plan.md";
+/// Attempts a task gets unless `--max-attempts` says otherwise.
+pub const DEFAULT_MAX_ATTEMPTS: u32 = 3;
+
+/// A validated task name: an agent name (see [`crate::worktree::AgentName`]) made of
+/// ASCII letters, digits, `-`, `_` and `.` only, because a drainer turns it into a
+/// branch, a folder and an environment variable.
+#[derive(Clone, Debug, PartialEq, Eq, PartialOrd, Ord)]
+pub struct TaskName(String);
+
+impl TaskName {
+    pub fn parse(name: &str) -> Result<TaskName> {
+        let refusal = |why: &str| {
+            Error::usage(format!("invalid task name {name:?}: {why}"))
+                .with_help("use ASCII letters, digits, `-`, `_` and `.`, like `task-42`")
+        };
+        if let Err(e) = crate::worktree::AgentName::parse(name) {
+            // The agent name's own reason, reworded for a task.
+            let why = e.message.split_once(": ").map_or("", |(_, why)| why);
+            return Err(refusal(why));
+        }
+        if let Some(c) = name
+            .chars()
+            .find(|c| !(c.is_ascii_alphanumeric() || matches!(c, '-' | '_' | '.')))
+        {
+            return Err(refusal(&format!("it contains {c:?}")));
+        }
+        Ok(TaskName(name.to_string()))
+    }
+
+    pub fn as_str(&self) -> &str {
+        &self.0
+    }
+}
+
+impl std::fmt::Display for TaskName {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(&self.0)
+    }
+}
+
+/// Where a task is in its life. The order is the one `fleet task list` sorts by.
+/// (`limited`, a usage limit that is not a failure, comes with the plans: it goes after
+/// `running`.)
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum TaskState {
+    /// Waiting for a drainer (and for its `after` tasks, and its back-off).
+    Queued,
+    /// Taken by a drainer, which has not started its agent yet.
+    Claimed,
+    /// Its agent is running.
+    Running,
+    Succeeded,
+    Failed,
+    TimedOut,
+    Crashed,
+    /// Out of attempts; `fleet task retry` puts it back.
+    Parked,
+    Cancelled,
+}
+
+impl TaskState {
+    /// The word stored and shown (the serde name).
+    pub fn as_str(self) -> &'static str {
+        match self {
+            TaskState::Queued => "queued",
+            TaskState::Claimed => "claimed",
+            TaskState::Running => "running",
+            TaskState::Succeeded => "succeeded",
+            TaskState::Failed => "failed",
+            TaskState::TimedOut => "timed_out",
+            TaskState::Crashed => "crashed",
+            TaskState::Parked => "parked",
+            TaskState::Cancelled => "cancelled",
+        }
+    }
+
+    /// An attempt that ended badly: queued again after a back-off, or parked at the cap.
+    pub fn is_failure(self) -> bool {
+        matches!(
+            self,
+            TaskState::Failed | TaskState::TimedOut | TaskState::Crashed
+        )
+    }
+}
+
+/// How an attempt ended, as the drainer classified it.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Outcome {
+    Succeeded,
+    Failed,
+    TimedOut,
+    Crashed,
+}
+
+impl Outcome {
+    pub fn state(self) -> TaskState {
+        match self {
+            Outcome::Succeeded => TaskState::Succeeded,
+            Outcome::Failed => TaskState::Failed,
+            Outcome::TimedOut => TaskState::TimedOut,
+            Outcome::Crashed => TaskState::Crashed,
+        }
+    }
+}
+
+/// Who claimed a run: enough to tell, from any machine, whether it can still be alive
+/// (the same host and boot, a live pid with the same start time) and which fleet it was.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Holder {
+    pub host: String,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub boot_id: Option<String>,
+    pub pid: u32,
+    /// The holder's start time, seconds since the epoch (from /proc).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub process_start: Option<u64>,
+    pub version: String,
+    /// The commit the holder's binary was built from (`env!("FLEET_COMMIT")` is the
+    /// binary's, so the caller passes it).
+    pub commit: String,
+}
+
+impl Holder {
+    /// This process, on this machine.
+    pub fn this_process(commit: &str) -> Holder {
+        let pid = std::process::id();
+        Holder {
+            host: crate::sys::procfs::hostname().unwrap_or_else(|| "unknown".into()),
+            boot_id: crate::sys::procfs::boot_id(),
+            pid,
+            process_start: crate::sys::procfs::started_at(pid),
+            version: env!("CARGO_PKG_VERSION").to_string(),
+            commit: commit.to_string(),
+        }
+    }
+}
+
+/// One attempt of a task, from its claim.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Run {
+    pub id: String,
+    /// 1 for the first attempt; counted at claim, so a crash still uses one up.
+    pub attempt: u32,
+    pub holder: Holder,
+    pub lease_expires: i64,
+    pub claimed: i64,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub started: Option<i64>,
+    /// The agent's process group, once started.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub pgid: Option<i32>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub ended: Option<i64>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub outcome: Option<Outcome>,
+    /// Why it failed, in the drainer's words (the tail of the agent's error).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub error: Option<String>,
+}
+
+/// One change of state, as it happened.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Transition {
+    pub at: i64,
+    /// `None` for the task's creation.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub from: Option<TaskState>,
+    pub to: TaskState,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub run: Option<String>,
+}
+
+/// A task as `task.toml` stores it.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Task {
+    pub name: String,
+    pub state: TaskState,
+    /// Higher first.
+    pub priority: i32,
+    pub max_attempts: u32,
+    pub created: i64,
+    /// Not claimed before this time (the back-off after a failed attempt).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub not_before: Option<i64>,
+    /// The agent profile (`[agents.NAME]`) to run it with; the drainer's default when none.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub agent: Option<String>,
+    /// Tasks that must have succeeded before this one is claimed.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub after: Vec<String>,
+    /// The prompt, for a task made with `--prompt`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub prompt: Option<String>,
+    /// The file the plan was read from, for a task made with `--plan` (its content is
+    /// `plan.md` beside this file, read by [`Store::load`]).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub plan_from: Option<String>,
+    #[serde(default, rename = "run", skip_serializing_if = "Vec::is_empty")]
+    pub runs: Vec<Run>,
+    #[serde(default, rename = "transition", skip_serializing_if = "Vec::is_empty")]
+    pub transitions: Vec<Transition>,
+}
+
+impl Task {
+    /// A new queued task.
+    pub fn new(name: &TaskName, now: i64) -> Task {
+        Task {
+            name: name.as_str().to_string(),
+            state: TaskState::Queued,
+            priority: 0,
+            max_attempts: DEFAULT_MAX_ATTEMPTS,
+            created: now,
+            not_before: None,
+            agent: None,
+            after: Vec::new(),
+            prompt: None,
+            plan_from: None,
+            runs: Vec::new(),
+            transitions: vec![Transition {
+                at: now,
+                from: None,
+                to: TaskState::Queued,
+                run: None,
+            }],
+        }
+    }
+
+    /// Attempts used so far (each claim is one).
+    pub fn attempts(&self) -> u32 {
+        self.runs.len() as u32
+    }
+
+    /// The latest run, if any.
+    pub fn last_run(&self) -> Option<&Run> {
+        self.runs.last()
+    }
+
+    /// Move to `to`, recording the transition.
+    pub fn move_to(&mut self, to: TaskState, at: i64, run: Option<&str>) {
+        self.transitions.push(Transition {
+            at,
+            from: Some(self.state),
+            to,
+            run: run.map(str::to_string),
+        });
+        self.state = to;
+    }
+
+    /// The order `fleet task list` shows and a drainer claims in: by state, higher
+    /// priority first, older first, then by name.
+    pub fn queue_order(a: &Task, b: &Task) -> std::cmp::Ordering {
+        a.state
+            .cmp(&b.state)
+            .then(b.priority.cmp(&a.priority))
+            .then(a.created.cmp(&b.created))
+            .then(a.name.cmp(&b.name))
+    }
+
+    /// The TOML stored in `task.toml`.
+    pub fn to_toml(&self) -> Result<String> {
+        toml::to_string(self)
+            .map_err(|e| Error::env(format!("cannot write task {}: {e}", self.name)))
+    }
+
+    /// A task read back from `task.toml`; `full_ref` names where it came from in the
+    /// error (an unknown state, a missing field).
+    pub fn from_toml(text: &str, full_ref: &str) -> Result<Task> {
+        toml::from_str(text).map_err(|e| {
+            Error::env(format!(
+                "the task at {full_ref} is unreadable: {}",
+                e.message()
+            ))
+            .with_help(format!(
+                "inspect it with `git show {full_ref}:{TASK_FILE}`; a newer fleet may have written it"
+            ))
+        })
+    }
+}
+
+/// A fresh run id: the claim time and randomness, unique across machines.
+pub fn mint_run_id(now: i64) -> String {
+    use std::hash::{BuildHasher, Hasher};
+    let mut hasher = std::collections::hash_map::RandomState::new().build_hasher();
+    hasher.write_u32(std::process::id());
+    hasher.write_u128(
+        std::time::SystemTime::now()
+            .duration_since(std::time::UNIX_EPOCH)
+            .map(|d| d.as_nanos())
+            .unwrap_or(0),
+    );
+    format!("{now:x}-{:016x}", hasher.finish())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn hostile_task_names_are_refused_as_usage_errors() {
+        for bad in [
+            "",
+            "-rf",
+            "a b",
+            "$(touch pwned)",
+            "a;b",
+            "a\nb",
+            "tâche",
+            "../x",
+            "a/b",
+            "`x`",
+        ] {
+            let e = TaskName::parse(bad).unwrap_err();
+            assert_eq!(e.kind, crate::error::Kind::Usage, "{bad:?}");
+            assert!(e.message.starts_with("invalid task name"), "{}", e.message);
+        }
+        assert!(TaskName::parse("task-42_v1.2").is_ok());
+    }
+
+    #[test]
+    fn an_unknown_state_is_an_error_naming_the_task() {
+        let text =
+            "name = \"a\"\nstate = \"sleeping\"\npriority = 0\nmax_attempts = 3\ncreated = 1\n";
+        let e = Task::from_toml(text, "refs/fleet/tasks/a").unwrap_err();
+        assert!(e.message.contains("refs/fleet/tasks/a"), "{}", e.message);
+        assert!(e.message.contains("sleeping"), "{}", e.message);
+    }
+
+    #[test]
+    fn a_task_round_trips_through_toml() {
+        let mut task = Task::new(&TaskName::parse("a").unwrap(), 5);
+        task.after = vec!["b".into()];
+        task.move_to(TaskState::Claimed, 6, Some("r1"));
+        let back = Task::from_toml(&task.to_toml().unwrap(), "x").unwrap();
+        assert_eq!(back, task);
+    }
+}
