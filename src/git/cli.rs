@@ -377,8 +377,19 @@ fn not_ignored(checkout: &Path, paths: &[String]) -> Result<Vec<String>> {
     if paths.is_empty() {
         return Ok(Vec::new());
     }
-    let mut cmd = git(checkout);
-    cmd.args(["check-ignore", "-z", "--stdin"]);
+    let ignored = check_ignore(checkout, paths, &[])?;
+    Ok(paths
+        .iter()
+        .filter(|p| !ignored.contains(p))
+        .cloned()
+        .collect())
+}
+
+/// Which of `paths` git ignores in the worktree at `dir` (`git check-ignore`, with
+/// `extra` flags such as `--no-index`).
+fn check_ignore(dir: &Path, paths: &[String], extra: &[&str]) -> Result<Vec<String>> {
+    let mut cmd = git(dir);
+    cmd.args(["check-ignore", "-z", "--stdin"]).args(extra);
     let input: Vec<u8> = paths
         .iter()
         .flat_map(|p| p.bytes().chain(std::iter::once(0)))
@@ -387,20 +398,21 @@ fn not_ignored(checkout: &Path, paths: &[String]) -> Result<Vec<String>> {
         cmd,
         Input::Bytes(input),
         Duration::from_secs(60),
-        "check ignore rules",
+        "check the ignore rules",
     )?;
-    // Exit 1 only means "none of them is ignored".
-    let ignored: Vec<String> = out
-        .stdout
-        .split(|b| *b == 0)
-        .filter(|p| !p.is_empty())
-        .map(|p| String::from_utf8_lossy(p).into_owned())
-        .collect();
-    Ok(paths
-        .iter()
-        .filter(|p| !ignored.contains(p))
-        .cloned()
-        .collect())
+    // Exit 1: none ignored; 0: some are, listed NUL-terminated.
+    match out.status.code() {
+        Some(0 | 1) => Ok(out
+            .stdout
+            .split(|b| *b == 0)
+            .filter(|p| !p.is_empty())
+            .map(|p| String::from_utf8_lossy(p).into_owned())
+            .collect()),
+        _ => Err(Error::env(format!(
+            "git failed to check the ignore rules: {}",
+            out.stderr_str().trim()
+        ))),
+    }
 }
 
 /// Untracked, not ignored files over [`SNAPSHOT_MAX_FILE`].
@@ -578,31 +590,7 @@ pub fn tracked_under(dir: &Path, prefix: &str) -> Result<bool> {
 /// Why git: the user's ignore rules (core.excludesFile, info/exclude, nested
 /// .gitignore files) exactly as `git add` applies them.
 pub fn all_ignored(dir: &Path, paths: &[String]) -> Result<bool> {
-    let mut cmd = git(dir);
-    cmd.args(["check-ignore", "--no-index", "-z", "--stdin"]);
-    let input: Vec<u8> = paths
-        .iter()
-        .flat_map(|p| p.bytes().chain(std::iter::once(0)))
-        .collect();
-    let out = run_any_exit(
-        cmd,
-        Input::Bytes(input),
-        Duration::from_secs(60),
-        "check the ignore rules",
-    )?;
-    // Exit 1: none ignored; 0: some are, listed NUL-terminated.
-    match out.status.code() {
-        Some(0 | 1) => Ok(out
-            .stdout
-            .split(|b| *b == 0)
-            .filter(|p| !p.is_empty())
-            .count()
-            == paths.len()),
-        _ => Err(Error::env(format!(
-            "git failed to check the ignore rules: {}",
-            out.stderr_str().trim()
-        ))),
-    }
+    Ok(check_ignore(dir, paths, &["--no-index"])?.len() == paths.len())
 }
 
 /// Fetch `refspecs` from `remote`, pruning tracking refs whose source is gone. Hooks are
