@@ -26,7 +26,7 @@ const VERSION: u32 = 1;
 /// a claim (many per second across drainers, each leaving one new commit) rewrites it
 /// only once it has fallen this far behind, so a claim costs at most about this many
 /// task reads.
-pub(super) const SAVE_AFTER_MISSES: usize = 64;
+pub(super) const SAVE_AFTER_CHANGES: usize = 64;
 
 #[derive(Serialize, Deserialize)]
 struct File {
