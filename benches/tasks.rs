@@ -4,11 +4,17 @@
 //!
 //!   cargo bench --bench tasks
 //!
-//! 1. Claims per second with 4 claimer threads (each its own repository handle, as 4
-//!    drainers are) making `FLEET_BENCH_CLAIMS` claims in all (default 200), and double
-//!    claims (a task claimed twice, or a claim the stored task does not show): must be 0.
-//! 2. Reading the whole queue: `fleet task list --json` (the process, loose refs, then
-//!    packed refs and objects), against parsing the registry blob in-process.
+//! 1. Listing the task refs in-process, loose and packed, peeled (`Repo::refs_under`)
+//!    and not (`Repo::ref_ids_under`, what every list and claim reads even when the
+//!    memo knows every task).
+//! 2. Claims per second with 4 claimer threads (each its own repository handle and
+//!    store, as 4 drainers are) making `FLEET_BENCH_CLAIMS` claims in all (default 200),
+//!    and double claims (a task claimed twice, or a claim the stored task does not
+//!    show): must be 0. Run on loose refs, then again once the refs are packed. Also one
+//!    claim per process (`fleet task claim`), which reads the memo file each time.
+//! 3. Reading the whole queue: `fleet task list --json` (the process), without the
+//!    memo file (the first list) and with it, on loose refs, packed refs, and packed
+//!    refs and objects, against parsing the registry blob in-process.
 
 mod common;
 
@@ -81,34 +87,67 @@ fn main() {
         started.elapsed().as_secs_f64()
     );
 
-    println!("| {n} tasks, {CLAIMERS} claimers | claims/s | double claims |");
-    println!("| --- | ---: | ---: |");
-    let (rate, doubles) = race(&dir, claims, claim_one_ref);
-    println!("| one ref per task (fleet) | {rate:.0} | {doubles} |");
-    let (rate, doubles) = race(&dir, claims, claim_registry);
-    println!("| one registry blob | {rate:.0} | {doubles} |");
     let ctx = Context::find(&dir).unwrap();
-    let stored = Store::new(&ctx, &Queue::Local).list().unwrap();
-    let claimed = stored
-        .iter()
-        .filter(|t| t.state == TaskState::Claimed)
-        .count();
-    assert_eq!(claimed, claims, "the refs show every claim once");
-
-    println!("\n| reading {n} tasks | median |");
-    println!("| --- | ---: |");
+    let memo = ctx.repo.common_dir().join("fleet/cache/task-memo-v1.json");
+    let refs_under = |label: &str| {
+        let times: Vec<Duration> = (0..runs(5))
+            .map(|_| {
+                let started = Instant::now();
+                let refs = ctx.repo.refs_under("refs/fleet/tasks/").unwrap();
+                assert_eq!(refs.len(), n);
+                started.elapsed()
+            })
+            .collect();
+        println!(
+            "| `refs_under` (peeled), {label} | {} |",
+            ms(median(&times))
+        );
+        let times: Vec<Duration> = (0..runs(5))
+            .map(|_| {
+                let started = Instant::now();
+                let refs = ctx.repo.ref_ids_under("refs/fleet/tasks/").unwrap();
+                assert_eq!(refs.len(), n);
+                started.elapsed()
+            })
+            .collect();
+        println!(
+            "| `ref_ids_under` (not peeled: what the store reads), {label} | {} |",
+            ms(median(&times))
+        );
+    };
     let list = |label: &str| {
+        let _ = std::fs::remove_file(&memo);
+        let cold = env.time_fleet(&dir, &["task", "list", "--json"]);
         let times: Vec<Duration> = (0..runs(5))
             .map(|_| env.time_fleet(&dir, &["task", "list", "--json"]))
             .collect();
         println!(
-            "| `fleet task list --json`, {label} | {} |",
+            "| `fleet task list --json`, {label}: no memo file / with it | {} / {} |",
+            ms(cold),
             ms(median(&times))
         );
     };
+    let per_process = |label: &str| {
+        let times: Vec<Duration> = (0..runs(10))
+            .map(|_| env.time_fleet(&dir, &["task", "claim", "--json"]))
+            .collect();
+        println!(
+            "| `fleet task claim`, one per process, {label} | {} |",
+            ms(median(&times))
+        );
+    };
+
+    println!("| {n} tasks | median |");
+    println!("| --- | ---: |");
+    refs_under("loose refs");
     list("loose refs and objects");
+    let (loose_rate, loose_doubles) = race(&dir, claims, claim_one_ref);
+    per_process("loose refs");
     env.git(&dir, &["pack-refs", "--all"]);
+    refs_under("packed refs");
     list("packed refs, loose objects");
+    let (packed_rate, packed_doubles) = race(&dir, claims, claim_one_ref);
+    per_process("packed refs (the claims since are loose again)");
     env.git(&dir, &["repack", "-adq"]);
     list("packed refs and objects");
     let times: Vec<Duration> = (0..runs(5))
@@ -123,11 +162,32 @@ fn main() {
         "| registry blob read and parsed (in-process, no process start) | {} |",
         ms(median(&times))
     );
+
+    let (reg_rate, reg_doubles) = race(&dir, claims, claim_registry);
+    println!("\n| {n} tasks, {CLAIMERS} claimers | claims/s | double claims |");
+    println!("| --- | ---: | ---: |");
+    println!("| one ref per task (fleet), loose refs | {loose_rate:.0} | {loose_doubles} |");
+    println!("| one ref per task (fleet), packed refs | {packed_rate:.0} | {packed_doubles} |");
+    println!("| one registry blob | {reg_rate:.0} | {reg_doubles} |");
+    let stored = Store::new(&ctx, &Queue::Local).list().unwrap();
+    let claimed = stored
+        .iter()
+        .filter(|t| t.state == TaskState::Claimed)
+        .count();
+    assert_eq!(
+        claimed,
+        2 * claims + 2 * runs(10),
+        "the refs show every claim once"
+    );
 }
 
 /// `claims` claims made by `CLAIMERS` threads with `claim`; claims per second and
 /// double claims.
-fn race(dir: &Path, claims: usize, claim: fn(&Context, &Holder) -> Option<String>) -> (f64, usize) {
+fn race(
+    dir: &Path,
+    claims: usize,
+    claim: fn(&Context, &Holder, usize) -> Vec<String>,
+) -> (f64, usize) {
     let started = Instant::now();
     let names: Vec<String> = std::thread::scope(|s| {
         let handles: Vec<_> = (0..CLAIMERS)
@@ -136,9 +196,7 @@ fn race(dir: &Path, claims: usize, claim: fn(&Context, &Holder) -> Option<String
                     let ctx = Context::find(dir).unwrap();
                     let mut holder = Holder::this_process("bench");
                     holder.host = format!("claimer-{i}");
-                    (0..claims / CLAIMERS)
-                        .map(|_| claim(&ctx, &holder).expect("a task to claim"))
-                        .collect::<Vec<_>>()
+                    claim(&ctx, &holder, claims / CLAIMERS)
                 })
             })
             .collect();
@@ -155,12 +213,19 @@ fn race(dir: &Path, claims: usize, claim: fn(&Context, &Holder) -> Option<String
     )
 }
 
-fn claim_one_ref(ctx: &Context, holder: &Holder) -> Option<String> {
+/// `k` claims through one store, as a drainer keeps one.
+fn claim_one_ref(ctx: &Context, holder: &Holder, k: usize) -> Vec<String> {
     let store = Store::new(ctx, &Queue::Local);
-    let claimed = store
-        .claim_next(holder, fleet::time::now(), Duration::from_secs(300))
-        .unwrap()?;
-    Some(claimed.task.name)
+    (0..k)
+        .map(|_| {
+            store
+                .claim_next(holder, fleet::time::now(), Duration::from_secs(300))
+                .unwrap()
+                .expect("a task to claim")
+                .task
+                .name
+        })
+        .collect()
 }
 
 fn read_registry(ctx: &Context) -> Registry {
@@ -171,7 +236,13 @@ fn read_registry(ctx: &Context) -> Registry {
 
 /// The registry's claim: read every task, take the first claimable one, write every
 /// task back, compare-and-swap the one ref (under fleet's refs lock, as the lanes do).
-fn claim_registry(ctx: &Context, holder: &Holder) -> Option<String> {
+fn claim_registry(ctx: &Context, holder: &Holder, k: usize) -> Vec<String> {
+    (0..k)
+        .map(|_| claim_registry_once(ctx, holder).expect("a task to claim"))
+        .collect()
+}
+
+fn claim_registry_once(ctx: &Context, holder: &Holder) -> Option<String> {
     let repo = &ctx.repo;
     repo.update_own_ref(REGISTRY, "claim", |old| {
         let bytes = repo.file_at(old.unwrap(), "tasks.toml")?.unwrap();

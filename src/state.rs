@@ -70,6 +70,12 @@ pub fn status_cache(common: &Path) -> PathBuf {
     dir(common).join("cache").join("status-facts-v1.json")
 }
 
+/// The task queue's memo of parsed tasks, keyed by the commit each was read from
+/// (see `tasks::memo`), which any worktree may reuse.
+pub fn task_memo(common: &Path) -> PathBuf {
+    dir(common).join("cache").join("task-memo-v1.json")
+}
+
 /// The crash journal of a landing that spans nested repositories, written before its
 /// first move and read back by the next landing when one was killed between moves.
 pub fn unit_journal(common: &Path) -> PathBuf {

@@ -479,3 +479,169 @@ fn a_stale_run_id_cannot_finish_or_start_a_task_it_lost() {
     assert_eq!(shown["run"].as_array().unwrap().len(), 4);
     assert_eq!(shown["run"][1]["error"], "boom");
 }
+
+/// The task memo's file (parsed tasks keyed by commit id).
+fn memo_file(dir: &Path) -> PathBuf {
+    dir.join(".git/fleet/cache/task-memo-v1.json")
+}
+
+/// The commit ids the memo holds for the local queue.
+fn memo_commits(dir: &Path) -> std::collections::BTreeSet<String> {
+    let memo: serde_json::Value =
+        serde_json::from_slice(&std::fs::read(memo_file(dir)).unwrap()).unwrap();
+    memo["queues"]["refs/fleet/tasks/"]
+        .as_object()
+        .unwrap()
+        .keys()
+        .cloned()
+        .collect()
+}
+
+/// `fleet task list --json`, as (name, state, priority).
+fn listed(env: &Env, dir: &Path) -> Vec<(String, String, i64)> {
+    json(env.fleet(dir, &["task", "list", "--json"]))
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|t| {
+            (
+                t["name"].as_str().unwrap().to_string(),
+                t["state"].as_str().unwrap().to_string(),
+                t["priority"].as_i64().unwrap(),
+            )
+        })
+        .collect()
+}
+
+#[test]
+fn a_corrupt_or_partial_task_memo_is_ignored_and_rebuilt_and_the_list_stays_right() {
+    let env = Env::new();
+    let dir = repo(&env);
+    for (name, priority) in [("a", "1"), ("b", "2"), ("c", "3")] {
+        env.fleet(
+            &dir,
+            &["task", "add", name, "--prompt", "p", "--priority", priority],
+        )
+        .ok();
+    }
+    env.fleet(&dir, &["task", "cancel", "a"]).ok();
+    let want = vec![
+        ("c".to_string(), "queued".to_string(), 3),
+        ("b".to_string(), "queued".to_string(), 2),
+        ("a".to_string(), "cancelled".to_string(), 1),
+    ];
+    assert_eq!(listed(&env, &dir), want);
+    let refs: std::collections::BTreeSet<String> = task_refs(&env, &dir, "refs/fleet/tasks/")
+        .into_values()
+        .collect();
+    assert_eq!(memo_commits(&dir), refs, "the list wrote the memo");
+
+    let whole = std::fs::read(memo_file(&dir)).unwrap();
+    for broken in [
+        whole[..whole.len() / 2].to_vec(),
+        b"\x00\xffnot json".to_vec(),
+        br#"{"version": 999, "queues": {}}"#.to_vec(),
+        Vec::new(),
+    ] {
+        std::fs::write(memo_file(&dir), &broken).unwrap();
+        assert_eq!(listed(&env, &dir), want, "with {broken:?}");
+        assert_eq!(memo_commits(&dir), refs, "rebuilt after {broken:?}");
+    }
+    // A claim reads a broken memo as no memo too, and claims the first task once.
+    std::fs::write(memo_file(&dir), &whole[..whole.len() / 3]).unwrap();
+    let claimed = json(env.fleet(&dir, &["task", "claim", "--json"]));
+    assert_eq!(claimed["task"]["name"], "c");
+    assert_eq!(
+        stored(&env, &dir, "refs/fleet/tasks/c")["state"].as_str(),
+        Some("claimed")
+    );
+    assert_eq!(
+        stored(&env, &dir, "refs/fleet/tasks/b")["state"].as_str(),
+        Some("queued")
+    );
+}
+
+/// Put a new commit on task `name`'s ref by git alone, its `task.toml` edited by
+/// `edit`, as another program would.
+fn change_by_git(env: &Env, dir: &Path, name: &str, edit: impl Fn(&mut toml::Value)) -> String {
+    let reference = format!("refs/fleet/tasks/{name}");
+    let old = env.git(dir, &["rev-parse", &reference]);
+    let mut task = stored(env, dir, &reference);
+    edit(&mut task);
+    let blob = env
+        .git_cmd(dir, &["hash-object", "-w", "--stdin"])
+        .stdin(&toml::to_string(&task).unwrap())
+        .stdout();
+    let tree = env
+        .git_cmd(dir, &["mktree"])
+        .stdin(&format!("100644 blob {}\ttask.toml\n", blob.trim()))
+        .stdout();
+    let new = env.git(
+        dir,
+        &["commit-tree", tree.trim(), "-p", &old, "-m", "by hand"],
+    );
+    env.git(dir, &["update-ref", &reference, &new, &old]);
+    new
+}
+
+#[test]
+fn a_task_changed_by_another_process_is_seen_at_once_because_the_memo_is_keyed_by_commit() {
+    let env = Env::new();
+    let dir = repo(&env);
+    env.git(&dir, &["config", "user.name", "Test"]);
+    env.git(&dir, &["config", "user.email", "test@example.invalid"]);
+    for (name, priority) in [("a", "5"), ("b", "1")] {
+        env.fleet(
+            &dir,
+            &["task", "add", name, "--prompt", "p", "--priority", priority],
+        )
+        .ok();
+    }
+    let old_a = env.git(&dir, &["rev-parse", "refs/fleet/tasks/a"]);
+    listed(&env, &dir);
+    assert!(memo_commits(&dir).contains(old_a.trim()), "a is memoised");
+
+    // Another program cancels `a` and raises `b`: the memo's entries for the old
+    // commits stay true of those commits, and the new commits are read from git.
+    let new_a = change_by_git(&env, &dir, "a", |t| {
+        t["state"] = toml::Value::String("cancelled".into());
+    });
+    change_by_git(&env, &dir, "b", |t| {
+        t["priority"] = toml::Value::Integer(9);
+    });
+    assert_eq!(
+        listed(&env, &dir),
+        vec![
+            ("b".to_string(), "queued".to_string(), 9),
+            ("a".to_string(), "cancelled".to_string(), 5),
+        ]
+    );
+    let memo = memo_commits(&dir);
+    assert!(memo.contains(new_a.trim()), "{memo:?}");
+    assert!(
+        !memo.contains(old_a.trim()),
+        "a commit no ref names is dropped"
+    );
+
+    // A memo file edited to lie (`a` queued again under its real commit) does not get
+    // `a` claimed: the claim reads the chosen commit itself before it swaps.
+    let path = memo_file(&dir);
+    let mut file: serde_json::Value =
+        serde_json::from_slice(&std::fs::read(&path).unwrap()).unwrap();
+    file["queues"]["refs/fleet/tasks/"][new_a.trim()]["state"] = "queued".into();
+    file["queues"]["refs/fleet/tasks/"][new_a.trim()]["priority"] = 99.into();
+    std::fs::write(&path, serde_json::to_vec(&file).unwrap()).unwrap();
+    let claimed = json(env.fleet(&dir, &["task", "claim", "--json"]));
+    assert_eq!(claimed["task"]["name"], "b");
+    assert_eq!(
+        env.git(&dir, &["rev-parse", "refs/fleet/tasks/a"]),
+        new_a,
+        "the cancelled task did not move"
+    );
+    assert_eq!(
+        stored(&env, &dir, "refs/fleet/tasks/a")["state"].as_str(),
+        Some("cancelled")
+    );
+    let claimed = json(env.fleet(&dir, &["task", "claim", "--json"]));
+    assert!(claimed.is_null(), "{claimed}");
+}

@@ -17,6 +17,7 @@ use serde::{Deserialize, Serialize};
 
 use crate::error::{Error, Result};
 
+mod memo;
 pub mod store;
 
 pub use store::{Claimed, Store};
