@@ -492,10 +492,19 @@ fn the_local_queue_and_the_remote_queue_do_not_leak_into_each_other() {
     );
     assert_eq!(f.landed_count("loc"), 0);
     assert_eq!(f.landed_count("pub"), 1);
-    // The local registry still knows only its own lane.
+    // The local registry knows its own lane, and of `pub` only what `worktree new`
+    // registered here (running): nothing of the remote's landing.
     let local = f.env.git(&a, &["show", "refs/fleet/lanes:lanes.toml"]);
-    assert!(
-        local.contains("fleet/loc") && !local.contains("fleet/pub"),
+    let local: toml::Value = toml::from_str(&local).unwrap();
+    let states: Vec<(&str, &str)> = local["lane"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|l| (l["branch"].as_str().unwrap(), l["state"].as_str().unwrap()))
+        .collect();
+    assert_eq!(
+        states,
+        vec![("fleet/loc", "landed"), ("fleet/pub", "running")],
         "{local}"
     );
 }

@@ -188,6 +188,7 @@ pub fn new(ctx: &Context, req: &NewRequest) -> Result<NewOutcome> {
     drop(deferred);
     cover_with_guard(&members, &mut notes);
     note_unguarded(ctx, &mut notes);
+    track_lane(ctx, &branch, &mut notes)?;
     Ok(NewOutcome {
         path: dest,
         branch,
@@ -271,6 +272,24 @@ fn note_unguarded(ctx: &Context, notes: &mut Vec<String>) {
             unguarded.join(", ")
         ));
     }
+}
+
+/// The agent's branch is a lane from the start (running), so the worker's own
+/// `fleet ready --exit-code $? --log FILE` works and `fleet preflight`'s "lane:" is
+/// true. With the queue on a remote, tracking would publish the branch there: that is
+/// left to `fleet track`, and said.
+fn track_lane(ctx: &Context, branch: &str, notes: &mut Vec<String>) -> Result<()> {
+    let queue = crate::queue::Queue::configured(ctx);
+    if let Some(remote) = queue.remote() {
+        notes.push(format!(
+            "the lane queue is on the remote `{remote}`: {branch} is not tracked yet;              `fleet track {branch}` publishes and tracks it (before `fleet ready`)"
+        ));
+        return Ok(());
+    }
+    if let Some(tip) = ctx.repo.branch_tip(branch)? {
+        queue.track_new_worktree(ctx, branch, tip)?;
+    }
+    Ok(())
 }
 
 /// A nested repository without commits cannot have a worktree; say so and go on.

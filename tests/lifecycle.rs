@@ -1,0 +1,201 @@
+//! A lane's life told the same way by every command: `worktree new` tracks it, the
+//! worker marks it ready with its own test result, `land` lands it, `worktree rm`
+//! clears it, and `status`, `doctor` and `worktree list` agree afterwards, also when a
+//! later lane rewrites a landed lane's lines.
+
+use std::path::Path;
+
+use crate::common::{Env, assert::lane_states, write};
+
+fn status(env: &Env, repo: &Path) -> serde_json::Value {
+    serde_json::from_str(&env.fleet(repo, &["status", "--json"]).ok().stdout).unwrap()
+}
+
+/// The worker's last step, in its worktree: its tests' exit code and log (kept outside
+/// the worktree, which must be clean to be marked ready).
+fn worker_ready(env: &Env, wt: &Path) {
+    let log = env
+        .path()
+        .join(format!("{}.log", wt.file_name().unwrap().to_str().unwrap()));
+    write(&log, "all tests passed\n");
+    env.fleet(
+        wt,
+        &["ready", "--exit-code", "0", "--log", log.to_str().unwrap()],
+    )
+    .ok();
+}
+
+#[test]
+fn worktree_new_tracks_the_lane_so_the_workers_own_ready_works() {
+    let env = Env::new();
+    let repo = env.gated_repo("true");
+    let wt = env.agent(&repo, "alpha");
+    assert_eq!(
+        lane_states(&env, &repo),
+        vec![("fleet/alpha".to_string(), "running".to_string())]
+    );
+    let main = env.git(&repo, &["rev-parse", "main"]);
+    let lanes = status(&env, &repo);
+    assert_eq!(lanes[0]["tip"], main.as_str(), "tracked at its base");
+    // Running `worktree new` again changes nothing.
+    env.agent(&repo, "alpha");
+    assert_eq!(status(&env, &repo).as_array().unwrap().len(), 1);
+    env.commit_file(&wt, "a.txt", "a\n", "alpha work");
+    // Tracking it again by hand is no refusal (older scripts do it).
+    let run = env.fleet(&repo, &["track", "alpha"]).ok();
+    assert!(
+        run.stderr.contains("already a lane (running"),
+        "{}",
+        run.stderr
+    );
+    worker_ready(&env, &wt);
+    let lanes = status(&env, &repo);
+    assert_eq!(lanes[0]["state"], "ready");
+    assert_eq!(lanes[0]["worker"]["exit_code"], 0);
+    assert!(lanes[0]["worker"]["log"].is_string(), "{lanes}");
+    // A ready lane tracked again is still refused.
+    env.refused(&repo, &["track", "alpha"], "already a lane (ready)");
+}
+
+#[test]
+fn track_ready_of_a_running_lane_marks_it_ready() {
+    let env = Env::new();
+    let repo = env.gated_repo("true");
+    let wt = env.agent(&repo, "alpha");
+    env.commit_file(&wt, "a.txt", "a\n", "alpha work");
+    env.fleet(&repo, &["track", "--ready", "alpha"]).ok();
+    assert_eq!(
+        lane_states(&env, &repo),
+        vec![("fleet/alpha".to_string(), "ready".to_string())]
+    );
+}
+
+/// `fleet doctor --json`: its exit code and the verdict of each check by name.
+fn doctor(env: &Env, repo: &Path) -> (i32, serde_json::Value) {
+    let run = env.fleet(repo, &["doctor", "--json"]);
+    (run.code, serde_json::from_str(&run.stdout).unwrap())
+}
+
+fn worktree_list(env: &Env, repo: &Path) -> serde_json::Value {
+    serde_json::from_str(&env.fleet(repo, &["worktree", "list", "--json"]).ok().stdout).unwrap()
+}
+
+#[test]
+fn an_ordinary_day_of_new_ready_land_rm_leaves_doctor_green_and_nothing_tracked() {
+    let env = Env::new();
+    let repo = env.gated_repo("true");
+    env.fleet(&repo, &["init"]).ok();
+    for name in ["alpha", "beta", "gamma"] {
+        let wt = env.agent(&repo, name);
+        env.commit_file(
+            &wt,
+            &format!("{name}.txt"),
+            "work\n",
+            &format!("{name} work"),
+        );
+        worker_ready(&env, &wt);
+    }
+    env.fleet(&repo, &["land", "--all", "--yes"]).ok();
+    for name in ["alpha", "beta", "gamma"] {
+        env.fleet(&repo, &["worktree", "rm", name]).ok();
+    }
+    assert_eq!(
+        status(&env, &repo),
+        serde_json::json!([]),
+        "rm untracks landed lanes"
+    );
+    assert_eq!(worktree_list(&env, &repo), serde_json::json!([]));
+    for name in ["alpha", "beta", "gamma"] {
+        assert!(
+            !env.branches(&repo)
+                .contains(&format!("refs/heads/fleet/{name}")),
+            "{name}'s branch is deleted"
+        );
+    }
+    let (code, checks) = doctor(&env, &repo);
+    assert_eq!(code, 0, "{checks:#}");
+}
+
+#[test]
+fn untrack_landed_clears_every_landed_lane_and_keeps_the_others() {
+    let env = Env::new();
+    let repo = env.gated_repo("true");
+    for name in ["alpha", "beta"] {
+        let wt = env.agent(&repo, name);
+        env.commit_file(
+            &wt,
+            &format!("{name}.txt"),
+            "work\n",
+            &format!("{name} work"),
+        );
+    }
+    env.fleet(&repo, &["ready", "alpha"]).ok();
+    env.fleet(&repo, &["land", "alpha", "--yes"]).ok();
+    env.fleet(&repo, &["untrack", "--landed"]).ok();
+    assert_eq!(
+        lane_states(&env, &repo),
+        vec![("fleet/beta".to_string(), "running".to_string())]
+    );
+    assert!(
+        env.branches(&repo)
+            .contains(&"refs/heads/fleet/alpha".to_string()),
+        "untrack keeps branches"
+    );
+}
+
+#[test]
+fn a_landed_lane_stays_landed_when_a_later_lane_rewrites_its_lines() {
+    let env = Env::new();
+    let repo = env.gated_repo("true");
+    env.fleet(&repo, &["init"]).ok();
+    let alpha = env.agent(&repo, "alpha");
+    env.commit_file(&alpha, "shared.txt", "alpha\n", "alpha: shared line");
+    worker_ready(&env, &alpha);
+    // Another lane lands first, so alpha lands rebased (not as its own commits).
+    let zeta = env.agent(&repo, "zeta");
+    env.commit_file(&zeta, "zeta.txt", "z\n", "zeta work");
+    worker_ready(&env, &zeta);
+    env.fleet(&repo, &["land", "zeta", "--yes"]).ok();
+    env.fleet(&repo, &["worktree", "rm", "zeta"]).ok();
+    env.fleet(&repo, &["land", "alpha", "--yes"]).ok();
+    let alpha_tip = env.git(&repo, &["rev-parse", "fleet/alpha"]);
+    assert_ne!(
+        env.git(&repo, &["merge-base", "main", "fleet/alpha"]),
+        alpha_tip,
+        "alpha landed rebased"
+    );
+    let beta = env.agent(&repo, "beta");
+    env.commit_file(&beta, "shared.txt", "beta\n", "beta: rewrites alpha's line");
+    worker_ready(&env, &beta);
+    env.fleet(&repo, &["land", "beta", "--yes"]).ok();
+    let main = env.git(&repo, &["rev-parse", "main"]);
+
+    // status: landed, no conflict.
+    let lanes = status(&env, &repo);
+    let alpha_view = &lanes[0];
+    assert_eq!(alpha_view["branch"], "fleet/alpha");
+    assert_eq!(alpha_view["state"], "landed", "{lanes:#}");
+    assert_eq!(alpha_view["conflicts"], serde_json::json!([]), "{lanes:#}");
+    // land: nothing to land, and alpha named is already landed; main untouched.
+    let run = env.fleet(&repo, &["land", "--all", "--yes"]).ok();
+    assert!(run.stderr.contains("nothing to land"), "{}", run.stderr);
+    let run = env.fleet(&repo, &["land", "alpha", "--yes", "--json"]).ok();
+    assert!(run.stdout.contains("already-landed"), "{}", run.stdout);
+    assert_eq!(env.git(&repo, &["rev-parse", "main"]), main);
+    assert_eq!(env.git(&repo, &["show", "main:shared.txt"]), "beta");
+    assert_eq!(lane_states(&env, &repo)[0].1, "landed");
+    // doctor: green.
+    let (code, checks) = doctor(&env, &repo);
+    assert_eq!(code, 0, "{checks:#}");
+    // rm: removes it, deletes its branch and untracks it.
+    env.fleet(&repo, &["worktree", "rm", "alpha"]).ok();
+    assert!(!alpha.exists());
+    assert!(
+        !env.branches(&repo)
+            .contains(&"refs/heads/fleet/alpha".to_string())
+    );
+    assert_eq!(
+        lane_states(&env, &repo),
+        vec![("fleet/beta".to_string(), "landed".to_string())]
+    );
+}
