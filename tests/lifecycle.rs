@@ -199,3 +199,36 @@ fn a_landed_lane_stays_landed_when_a_later_lane_rewrites_its_lines() {
         vec![("fleet/beta".to_string(), "landed".to_string())]
     );
 }
+
+#[test]
+fn a_conflict_is_reported_with_a_help_line_and_each_path_once() {
+    let env = Env::new();
+    let repo = env.gated_repo("true");
+    for name in ["alpha", "beta"] {
+        let wt = env.agent(&repo, name);
+        env.commit_file(
+            &wt,
+            "shared.txt",
+            &format!("{name}\n"),
+            &format!("{name} edits"),
+        );
+        worker_ready(&env, &wt);
+    }
+    env.fleet(&repo, &["land", "alpha", "--yes"]).ok();
+    let main = env.git(&repo, &["rev-parse", "main"]);
+    let run = env.refused_and_unchanged(
+        &repo,
+        &["land", "beta", "--yes"],
+        "conflicts with the target in shared.txt",
+        &main,
+    );
+    assert!(
+        run.stderr.contains("help:") && run.stderr.contains("git rebase"),
+        "{}",
+        run.stderr
+    );
+    assert_eq!(lane_states(&env, &repo)[1].1, "conflicted");
+    let text = env.fleet(&repo, &["status"]).ok().stdout;
+    let line = text.lines().find(|l| l.contains("fleet/beta")).unwrap();
+    assert_eq!(line.matches("shared.txt").count(), 1, "{text}");
+}
