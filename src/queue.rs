@@ -303,6 +303,43 @@ impl Queue {
         })
     }
 
+    /// With the queue on a remote: the lanes among `wanted` (all when `None`) that are
+    /// ready in this repository's own registry but not lanes of the remote's queue, so
+    /// landing there cannot see them, and the command that publishes them.
+    pub fn ready_only_here(
+        &self,
+        ctx: &Context,
+        wanted: Option<&[String]>,
+    ) -> Result<Option<(Vec<String>, String)>> {
+        let Queue::Remote(remote) = self else {
+            return Ok(None);
+        };
+        let (theirs, _) = self.load(ctx)?;
+        let (own, _) = lanes::load_at(&ctx.repo, refs::LANES)?;
+        let prefix = ctx.config.lanes.prefix.as_str();
+        let only_here: Vec<String> = own
+            .lanes
+            .iter()
+            .filter(|l| matches!(l.state, LaneState::Ready | LaneState::Testing))
+            .filter(|l| theirs.get(&l.branch).is_none())
+            .filter(|l| {
+                wanted.is_none_or(|w| {
+                    w.iter()
+                        .any(|g| *g == l.branch || format!("{prefix}{g}") == l.branch)
+                })
+            })
+            .map(|l| l.branch.clone())
+            .collect();
+        if only_here.is_empty() {
+            return Ok(None);
+        }
+        let publish = format!(
+            "fleet track --remote {remote} --ready {}",
+            only_here.join(" ")
+        );
+        Ok(Some((only_here, publish)))
+    }
+
     /// The refusal for a branch `fleet track` cannot find where the queue is.
     fn no_branch(&self, name: &str) -> Error {
         match self {

@@ -232,3 +232,64 @@ fn a_conflict_is_reported_with_a_help_line_and_each_path_once() {
     let line = text.lines().find(|l| l.contains("fleet/beta")).unwrap();
     assert_eq!(line.matches("shared.txt").count(), 1, "{text}");
 }
+
+#[test]
+fn land_remote_with_lanes_ready_only_here_says_how_to_publish_them() {
+    let env = Env::new();
+    let root = env.path();
+    env.git(&root, &["init", "-q", "--bare", "-b", "main", "remote.git"]);
+    let seed = root.join("seed");
+    env.repo(
+        &seed,
+        "main",
+        &[
+            ("README", "r\n"),
+            ("fleet.toml", "[gate]\ncommands = [\"true\"]\n"),
+        ],
+    );
+    env.git(&seed, &["remote", "add", "origin", "../remote.git"]);
+    env.git(&seed, &["push", "-q", "origin", "main"]);
+    env.git(&root, &["clone", "-q", "remote.git", "machine"]);
+    let repo = root.join("machine");
+    let wt = env.agent(&repo, "alpha");
+    env.commit_file(&wt, "a.txt", "a\n", "alpha work");
+    worker_ready(&env, &wt);
+    let before = env.git(&repo, &["ls-remote", "origin"]);
+    let run = env.refused(
+        &repo,
+        &["land", "--remote", "origin", "--all", "--yes"],
+        "ready only in this repository's own queue: fleet/alpha",
+    );
+    assert!(
+        run.stderr
+            .contains("fleet track --remote origin --ready fleet/alpha"),
+        "{}",
+        run.stderr
+    );
+    let run = env
+        .fleet(&repo, &["land", "--remote", "origin", "alpha", "--yes"])
+        .code(2);
+    assert!(
+        run.stderr
+            .contains("fleet track --remote origin --ready fleet/alpha"),
+        "{}",
+        run.stderr
+    );
+    assert_eq!(
+        env.git(&repo, &["ls-remote", "origin"]),
+        before,
+        "nothing pushed"
+    );
+    // Published as the help says, it lands on the remote.
+    env.fleet(
+        &repo,
+        &["track", "--remote", "origin", "--ready", "fleet/alpha"],
+    )
+    .ok();
+    env.fleet(&repo, &["land", "--remote", "origin", "--all", "--yes"])
+        .ok();
+    assert_eq!(
+        env.git(&repo, &["rev-parse", "origin/main:a.txt"]),
+        env.git(&repo, &["rev-parse", "fleet/alpha:a.txt"])
+    );
+}
