@@ -293,3 +293,46 @@ fn land_remote_with_lanes_ready_only_here_says_how_to_publish_them() {
         env.git(&repo, &["rev-parse", "fleet/alpha:a.txt"])
     );
 }
+
+#[test]
+fn sibling_repositories_get_their_own_default_worktree_root() {
+    let env = Env::new();
+    let (app, app2) = (env.path().join("app"), env.path().join("app2"));
+    env.repo(&app, "main", &[("README", "one\n")]);
+    env.repo(&app2, "main", &[("README", "two\n")]);
+    let a = env.agent(&app, "task-42");
+    let b = env.agent(&app2, "task-42");
+    assert_eq!(a, env.path().join(".fleet-work/app/task-42"));
+    assert_eq!(b, env.path().join(".fleet-work/app2/task-42"));
+    assert_eq!(std::fs::read_to_string(a.join("README")).unwrap(), "one\n");
+    assert_eq!(std::fs::read_to_string(b.join("README")).unwrap(), "two\n");
+    env.fleet(&app2, &["worktree", "rm", "task-42"]).ok();
+    assert!(a.exists() && !b.exists(), "each repository removes its own");
+}
+
+#[test]
+fn a_shared_root_collision_names_the_repository_that_owns_the_folder() {
+    let env = Env::new();
+    let (app, app2) = (env.path().join("app"), env.path().join("app2"));
+    env.repo(&app, "main", &[("README", "one\n")]);
+    env.repo(&app2, "main", &[("README", "two\n")]);
+    for repo in [&app, &app2] {
+        write(
+            &repo.join("fleet.toml"),
+            "[worktrees]\nroot = \"../shared-root\"\n",
+        );
+    }
+    env.agent(&app, "task-42");
+    let run = env.refused(&app2, &["worktree", "new", "task-42"], "another repository");
+    assert!(run.stderr.contains(app.to_str().unwrap()), "{}", run.stderr);
+    assert!(
+        run.stderr.contains("[worktrees] root") && !run.stderr.contains("worktree rm"),
+        "{}",
+        run.stderr
+    );
+    assert!(
+        !env.branches(&app2)
+            .contains(&"refs/heads/fleet/task-42".to_string()),
+        "nothing made in app2"
+    );
+}

@@ -155,7 +155,7 @@ impl Project {
             let running: Vec<_> = AGENTS
                 .iter()
                 .map(|(name, script)| {
-                    let dir = format!(".fleet-work/{name}");
+                    let dir = format!(".fleet-work/app/{name}");
                     let line = format!("fleet run -- sh -c \"{script}\"");
                     scope.spawn(move || self.run(&dir, &line, 0, keep_all))
                 })
