@@ -265,6 +265,18 @@ impl Queue {
         } else {
             LaneState::Running
         };
+        // Every one already running and nothing to change: no registry commit.
+        let (now, _) = self.load(ctx)?;
+        if !ready
+            && branches
+                .iter()
+                .all(|b| now.get(b).is_some_and(|l| l.state == LaneState::Running))
+        {
+            return Ok(Tracked {
+                already: branches.clone(),
+                branches,
+            });
+        }
         self.update(ctx, &format!("track {}", branches.join(" ")), |registry| {
             let mut already = Vec::new();
             for branch in &branches {

@@ -41,13 +41,15 @@ fn worktree_new_tracks_the_lane_so_the_workers_own_ready_works() {
     env.agent(&repo, "alpha");
     assert_eq!(status(&env, &repo).as_array().unwrap().len(), 1);
     env.commit_file(&wt, "a.txt", "a\n", "alpha work");
-    // Tracking it again by hand is no refusal (older scripts do it).
+    // Tracking it again by hand is no refusal (older scripts do it), and changes nothing.
+    let registry = env.git(&repo, &["rev-parse", "refs/fleet/lanes"]);
     let run = env.fleet(&repo, &["track", "alpha"]).ok();
     assert!(
         run.stderr.contains("already a lane (running"),
         "{}",
         run.stderr
     );
+    assert_eq!(env.git(&repo, &["rev-parse", "refs/fleet/lanes"]), registry);
     worker_ready(&env, &wt);
     let lanes = status(&env, &repo);
     assert_eq!(lanes[0]["state"], "ready");
