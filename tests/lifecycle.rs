@@ -338,3 +338,45 @@ fn a_shared_root_collision_names_the_repository_that_owns_the_folder() {
         "nothing made in app2"
     );
 }
+
+#[test]
+fn worktree_new_with_the_queue_on_a_remote_says_how_to_track_the_lane() {
+    let env = Env::new();
+    let root = env.path();
+    env.git(&root, &["init", "-q", "--bare", "-b", "main", "remote.git"]);
+    let seed = root.join("seed");
+    env.repo(
+        &seed,
+        "main",
+        &[
+            ("README", "r\n"),
+            (
+                "fleet.toml",
+                "[lanes]\nremote = \"origin\"\n[gate]\ncommands = [\"true\"]\n",
+            ),
+        ],
+    );
+    env.git(&seed, &["remote", "add", "origin", "../remote.git"]);
+    env.git(&seed, &["push", "-q", "origin", "main"]);
+    env.git(&root, &["clone", "-q", "remote.git", "machine"]);
+    let repo = root.join("machine");
+    let run = env.fleet(&repo, &["worktree", "new", "alpha"]).ok();
+    assert!(
+        run.stderr
+            .contains("`fleet track fleet/alpha` publishes and tracks it"),
+        "{}",
+        run.stderr
+    );
+    assert_eq!(
+        env.git_cmd(&repo, &["rev-parse", "--verify", "-q", "refs/fleet/lanes"])
+            .run()
+            .code,
+        1,
+        "nothing tracked in this repository's own registry"
+    );
+    env.fleet(&repo, &["track", "alpha"]).ok();
+    assert_eq!(
+        lane_states(&env, &repo),
+        vec![("fleet/alpha".to_string(), "running".to_string())]
+    );
+}
