@@ -380,3 +380,54 @@ fn worktree_new_with_the_queue_on_a_remote_says_how_to_track_the_lane() {
         vec![("fleet/alpha".to_string(), "running".to_string())]
     );
 }
+
+#[test]
+fn a_landed_lane_with_a_nested_part_stays_landed_when_a_later_lane_rewrites_it() {
+    let env = Env::new();
+    let outer = env.outer_with_nested();
+    env.commit_file(
+        &outer,
+        "fleet.toml",
+        "[gate]\ncommands = [\"true\"]\n",
+        "gate",
+    );
+    let land = |name: &str, file: &str, text: &str| {
+        let wt = env.agent(&outer, name);
+        env.commit_file(&wt.join("cockpit"), file, text, &format!("{name}: c"));
+        env.commit_file(
+            &wt,
+            &format!("{name}.txt"),
+            "x\n",
+            &format!("{name}: outer"),
+        );
+        worker_ready(&env, &wt);
+        env.fleet(&outer, &["land", name, "--yes"]).ok();
+        wt
+    };
+    let alpha = env.agent(&outer, "alpha");
+    env.commit_file(&alpha.join("cockpit"), "c.txt", "alpha\n", "alpha: c");
+    env.commit_file(&alpha, "alpha.txt", "x\n", "alpha: outer");
+    worker_ready(&env, &alpha);
+    // Another lane lands first in both repositories, so alpha lands rebased.
+    land("zeta", "z.txt", "zeta\n");
+    env.fleet(&outer, &["land", "alpha", "--yes"]).ok();
+    land("beta", "c.txt", "beta\n");
+    assert_eq!(
+        lane_states(&env, &outer)[0],
+        ("fleet/alpha".into(), "landed".into())
+    );
+    env.fleet(&outer, &["worktree", "rm", "alpha"]).ok();
+    for repo in [outer.clone(), outer.join("cockpit")] {
+        assert!(
+            !env.branches(&repo)
+                .contains(&"refs/heads/fleet/alpha".to_string()),
+            "alpha's branch kept in {}",
+            repo.display()
+        );
+    }
+    assert!(
+        !lane_states(&env, &outer)
+            .iter()
+            .any(|(b, _)| b == "fleet/alpha")
+    );
+}

@@ -95,6 +95,43 @@ pub(crate) fn undone_by(
     Ok(!landed_commit_in(repo, lane, target)?)
 }
 
+/// [`kept_landed`] for a lane's part in the nested repository `part` (at `rel` from the
+/// outer checkout): the outer landing stands, its receipt lists this repository's move,
+/// that move's receipt there names `head`, and its commit is in `part_target`'s history.
+/// A lane that landed nothing in the outer repository has no outer landing to start
+/// from, and is not covered here.
+#[allow(clippy::too_many_arguments)]
+pub fn kept_landed_part(
+    outer: &Repo,
+    lane: &Lane,
+    outer_tip: ObjectId,
+    outer_target: ObjectId,
+    part: &Repo,
+    rel: &str,
+    head: ObjectId,
+    part_target: ObjectId,
+) -> Result<bool> {
+    if !kept_landed(outer, lane, outer_tip, outer_target)? {
+        return Ok(false);
+    }
+    let Some(landed_as) = lane.landed_as else {
+        return Ok(false);
+    };
+    let Some(receipt) = crate::gate::read_receipt(outer, landed_as)? else {
+        return Ok(false);
+    };
+    let Some(moved) = receipt.unit.iter().find(|m| m.path == rel) else {
+        return Ok(false);
+    };
+    if !part.has_object(moved.candidate)
+        || part.merge_base(moved.candidate, part_target)? != Some(moved.candidate)
+    {
+        return Ok(false);
+    }
+    Ok(crate::gate::read_receipt(part, moved.candidate)?
+        .is_some_and(|r| r.lane == lane.branch && r.lane_tip == head))
+}
+
 /// The commit the lane landed as is still in the target's history.
 fn landed_commit_in(repo: &Repo, lane: &Lane, target: ObjectId) -> Result<bool> {
     Ok(match lane.landed_as {

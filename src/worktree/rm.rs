@@ -13,7 +13,7 @@ use crate::context::Context;
 use crate::error::{Error, Result};
 use crate::git::{self, ObjectId, Repo};
 use crate::lanes::Lane;
-use crate::lanes::landed::{head_landed, kept_landed};
+use crate::lanes::landed::{head_landed, kept_landed, kept_landed_part};
 use crate::nested;
 
 #[derive(Debug, Serialize)]
@@ -109,9 +109,8 @@ pub fn rm(ctx: &Context, name: &AgentName, force: bool) -> Result<Removed> {
     let queue = crate::queue::Queue::configured(ctx);
     let (registry, _) = queue.load(ctx)?;
     for item in &items {
-        let recorded = item.depth == 0
-            && item.branch.as_deref() == Some(agent_branch.as_str())
-            && recorded_landed(ctx, registry.get(&agent_branch), item)?;
+        let recorded = item.branch.as_deref() == Some(agent_branch.as_str())
+            && recorded_landed(ctx, registry.get(&agent_branch), &items[0], item)?;
         landed.push(inspect_for_rm(item, recorded, &mut losses)?);
     }
     let members: Vec<PathBuf> = items.iter().map(|i| i.path.clone()).collect();
@@ -187,11 +186,35 @@ pub fn rm(ctx: &Context, name: &AgentName, force: bool) -> Result<Removed> {
 
 /// The registry's landed record for the agent's lane stands ([`kept_landed`]): landed,
 /// even when a later landing rewrote its lines, so `rm` agrees with `fleet status`.
-fn recorded_landed(ctx: &Context, lane: Option<&Lane>, item: &RmItem) -> Result<bool> {
-    match (lane, item.head, item.target) {
-        (Some(lane), Some(head), Some(target)) => kept_landed(&ctx.repo, lane, head, target),
-        _ => Ok(false),
+/// `outer` is the agent's outer worktree; `item` it or one of its nested parts.
+fn recorded_landed(
+    ctx: &Context,
+    lane: Option<&Lane>,
+    outer: &RmItem,
+    item: &RmItem,
+) -> Result<bool> {
+    let (Some(lane), Some(outer_tip), Some(outer_target)) = (lane, outer.head, outer.target) else {
+        return Ok(false);
+    };
+    if item.depth == 0 {
+        return kept_landed(&ctx.repo, lane, outer_tip, outer_target);
     }
+    let (Some(head), Some(target)) = (item.head, item.target) else {
+        return Ok(false);
+    };
+    let Ok(rel) = item.shared.strip_prefix(&ctx.shared) else {
+        return Ok(false);
+    };
+    kept_landed_part(
+        &ctx.repo,
+        lane,
+        outer_tip,
+        outer_target,
+        &Repo::open(&item.shared)?,
+        &rel.to_string_lossy(),
+        head,
+        target,
+    )
 }
 
 /// The agent's branch is gone because it landed: its lane is finished, and goes from
