@@ -167,10 +167,30 @@ impl Default for Gate {
     }
 }
 
+/// The default worktree root: one folder per repository under a `.fleet-work` next to
+/// the shared checkout, so sibling repositories never share agent folders.
+pub const DEFAULT_ROOT: &str = "../.fleet-work/{repo}";
+
+/// What `{repo}` in `[worktrees] root` stands for.
+pub const REPO_PLACEHOLDER: &str = "{repo}";
+
+impl Worktrees {
+    /// The worktree root for the shared checkout `shared`, not yet normalised:
+    /// `[worktrees] root` joined to it, `{repo}` replaced by the checkout's folder name.
+    pub fn root_in(&self, shared: &Path) -> PathBuf {
+        let name = shared
+            .file_name()
+            .map(|n| n.to_string_lossy().into_owned())
+            .unwrap_or_default();
+        let root = self.root.0.replace(REPO_PLACEHOLDER, &name);
+        shared.join(root)
+    }
+}
+
 impl Default for Worktrees {
     fn default() -> Self {
         Worktrees {
-            root: RelativePath("../.fleet-work".into()),
+            root: RelativePath(DEFAULT_ROOT.into()),
             nested: Vec::new(),
             max_behind: 25,
         }
@@ -532,7 +552,7 @@ forbid = []              # markers no added line may hold, e.g. ["TODO_SCRUB", "
 env = []                 # variables whose values change the gate's result, e.g. ["RUSTFLAGS"]
 
 [worktrees]
-root = "../.fleet-work"  # agent worktrees go here, relative to the shared checkout
+root = "../.fleet-work/{repo}"  # agent worktrees go here, relative to the shared checkout ({repo}: its folder's name)
 nested = []              # nested repositories (found automatically as well)
 max_behind = 25          # refuse a base this many commits behind the target
 

@@ -122,9 +122,7 @@ impl Context {
     /// folders exist (git records worktree paths resolved, and a submodule's relative
     /// git dir link would otherwise be followed through the link and miss).
     pub fn worktree_root(&self) -> PathBuf {
-        resolve_existing(&normalize(
-            &self.shared.join(self.config.worktrees.root.as_path()),
-        ))
+        resolve_existing(&normalize(&self.config.worktrees.root_in(&self.shared)))
     }
 
     pub fn target(&self) -> &str {

@@ -232,7 +232,7 @@ fn outer_of(checkout: &Path) -> Option<(PathBuf, PathBuf)> {
 fn agent_report(workdir: &Path, shared: &Path) -> Result<Report> {
     let (config, _) = Config::load(shared)?;
     let root = canon(&crate::context::normalize(
-        &shared.join(config.worktrees.root.as_path()),
+        &config.worktrees.root_in(shared),
     ));
     let mut report = Report::blind("");
     report.repo = Some(shared.to_path_buf());

@@ -197,9 +197,40 @@ impl Queue {
         Ok(())
     }
 
+    /// A lane for the agent branch `fleet worktree new` just made (or found): tracked as
+    /// running at `tip` unless it is a lane already (its state is kept) or a landed lane
+    /// whose branch has not moved. Only on this repository's own queue: with a remote
+    /// the branch would have to be published first, which `fleet track` does. Returns
+    /// whether it was newly tracked.
+    pub fn track_new_worktree(&self, ctx: &Context, branch: &str, tip: ObjectId) -> Result<bool> {
+        if *self != Queue::Local {
+            return Ok(false);
+        }
+        let keep = |registry: &Registry| {
+            registry
+                .get(branch)
+                .is_some_and(|lane| lane.state != LaneState::Landed || lane.landed_tip == Some(tip))
+        };
+        if keep(&self.load(ctx)?.0) {
+            return Ok(false);
+        }
+        self.update(ctx, &format!("track {branch} (worktree new)"), |registry| {
+            if keep(registry) {
+                return Ok(false);
+            }
+            registry.lanes.retain(|l| l.branch != branch);
+            registry
+                .lanes
+                .push(new_lane(branch, LaneState::Running, tip));
+            Ok(true)
+        })
+    }
+
     /// Register branches as lanes, all or none. With the queue on a remote, the
-    /// branches are looked up there.
-    pub fn track(&self, ctx: &Context, given: &[String], ready: bool) -> Result<Vec<String>> {
+    /// branches are looked up there. A lane already tracked as running (as `fleet
+    /// worktree new` leaves it) is no refusal: it stays as it is (or, with `ready`, is
+    /// marked ready) and is listed in [`Tracked::already`].
+    pub fn track(&self, ctx: &Context, given: &[String], ready: bool) -> Result<Tracked> {
         let target = ctx.target();
         let prefix = ctx.config.lanes.prefix.as_str();
         let mut branches = Vec::new();
@@ -234,35 +265,91 @@ impl Queue {
         } else {
             LaneState::Running
         };
+        // Every one already running and nothing to change: no registry commit.
+        let (now, _) = self.load(ctx)?;
+        if !ready
+            && branches
+                .iter()
+                .all(|b| now.get(b).is_some_and(|l| l.state == LaneState::Running))
+        {
+            return Ok(Tracked {
+                already: branches.clone(),
+                branches,
+            });
+        }
         self.update(ctx, &format!("track {}", branches.join(" ")), |registry| {
+            let mut already = Vec::new();
             for branch in &branches {
-                if let Some(lane) = registry.get(branch)
-                    && lane.state != LaneState::Landed
-                {
-                    return Err(Error::refused(format!(
-                        "`{branch}` is already a lane ({})",
-                        lane.state.as_str()
-                    ))
-                    .with_help("`fleet status` shows the lanes; `fleet ready` marks one ready"));
+                match registry.get(branch).map(|l| l.state) {
+                    None | Some(LaneState::Landed) => {}
+                    Some(LaneState::Running) => already.push(branch.clone()),
+                    Some(other) => {
+                        return Err(Error::refused(format!(
+                            "`{branch}` is already a lane ({})",
+                            other.as_str()
+                        ))
+                        .with_help(
+                            "`fleet status` shows the lanes; `fleet ready` marks one ready",
+                        ));
+                    }
                 }
             }
-            registry.lanes.retain(|l| !branches.contains(&l.branch));
-            for (branch, tip) in branches.iter().zip(&tips) {
-                registry.lanes.push(Lane {
-                    branch: branch.clone(),
-                    state,
-                    tracked_at: crate::time::now(),
-                    tracked_tip: *tip,
-                    worker: None,
-                    gate: None,
-                    detail: Vec::new(),
-                    landed_as: None,
-                    landed_tip: None,
-                });
+            for lane in registry.lanes.iter_mut() {
+                if already.contains(&lane.branch) {
+                    lane.state = state;
+                    lane.detail.clear();
+                }
             }
-            Ok(())
-        })?;
-        Ok(branches)
+            registry
+                .lanes
+                .retain(|l| !branches.contains(&l.branch) || already.contains(&l.branch));
+            for (branch, tip) in branches.iter().zip(&tips) {
+                if !already.contains(branch) {
+                    registry.lanes.push(new_lane(branch, state, *tip));
+                }
+            }
+            Ok(Tracked {
+                branches: branches.clone(),
+                already,
+            })
+        })
+    }
+
+    /// With the queue on a remote: the lanes among `wanted` (all when `None`) that are
+    /// ready in this repository's own registry but not lanes of the remote's queue, so
+    /// landing there cannot see them, and the command that publishes them.
+    pub fn ready_only_here(
+        &self,
+        ctx: &Context,
+        wanted: Option<&[String]>,
+    ) -> Result<Option<(Vec<String>, String)>> {
+        let Queue::Remote(remote) = self else {
+            return Ok(None);
+        };
+        let (theirs, _) = self.load(ctx)?;
+        let (own, _) = lanes::load_at(&ctx.repo, refs::LANES)?;
+        let prefix = ctx.config.lanes.prefix.as_str();
+        let only_here: Vec<String> = own
+            .lanes
+            .iter()
+            .filter(|l| matches!(l.state, LaneState::Ready | LaneState::Testing))
+            .filter(|l| theirs.get(&l.branch).is_none())
+            .filter(|l| {
+                wanted.is_none_or(|w| {
+                    w.iter()
+                        .any(|g| *g == l.branch || format!("{prefix}{g}") == l.branch)
+                })
+            })
+            .map(|l| l.branch.clone())
+            .collect();
+        if only_here.is_empty() {
+            return Ok(None);
+        }
+        let publish = format!(
+            "fleet track --remote {remote} --ready {}",
+            only_here.join(" ")
+        );
+        Ok(Some((only_here, publish)))
     }
 
     /// The refusal for a branch `fleet track` cannot find where the queue is.
@@ -322,7 +409,7 @@ impl Queue {
         for name in given {
             let branch = lanes::lane_name(&registry, prefix, name).ok_or_else(|| {
                 Error::usage(format!("`{name}` is not a lane")).with_help(format!(
-                    "track it and mark it at once: `fleet track --ready {name}`"
+                    "track it first (`fleet track {name}`), then run this again"
                 ))
             })?;
             branches.push(branch);
@@ -363,6 +450,29 @@ impl Queue {
             .with_help("fix the failure and run `fleet ready` again with a passing test"));
         }
         Ok(branches)
+    }
+}
+
+/// What `fleet track` did: every branch it was given, and those of them that were
+/// already lanes, running (left as they were, or marked ready with `--ready`).
+#[derive(Debug, Clone, serde::Serialize)]
+pub struct Tracked {
+    pub branches: Vec<String>,
+    pub already: Vec<String>,
+}
+
+/// A lane just tracked, at `tip`.
+fn new_lane(branch: &str, state: LaneState, tip: ObjectId) -> Lane {
+    Lane {
+        branch: branch.to_string(),
+        state,
+        tracked_at: crate::time::now(),
+        tracked_tip: tip,
+        worker: None,
+        gate: None,
+        detail: Vec::new(),
+        landed_as: None,
+        landed_tip: None,
     }
 }
 

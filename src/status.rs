@@ -285,6 +285,10 @@ fn view(
     if v.state != LaneState::Landed {
         v.conflicts = facts.conflicts;
     }
+    // A conflicted lane's detail is its conflicting files: each path is said once.
+    if !v.conflicts.is_empty() {
+        v.detail.retain(|d| !v.conflicts.contains(d));
+    }
     if v.state == LaneState::Running {
         v.stale = is_stale(repo, tip, worktree.as_deref(), stale_after);
     }

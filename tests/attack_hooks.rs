@@ -106,6 +106,9 @@ fn guarded(env: &Env) -> (PathBuf, PathBuf) {
 fn doctor_fails_naming_a_guard_hook_without_its_run_bit_and_its_probes_leave_no_trace() {
     let env = Env::new();
     let (repo, _wt) = guarded(&env);
+    // The agent's lane (tracked by `worktree new`) is read once first: status's cache
+    // of its facts is no trace of the probes.
+    env.fleet(&repo, &["status"]).ok();
     let before = repo_state(&env, &repo);
     let (code, all) = doctor(&env, &repo);
     assert_eq!(code, 0, "{all:#}");

@@ -706,7 +706,7 @@ fn put_back_handles_paths_with_quotes_and_newlines() {
     let env = Env::new();
     let repo = guarded(&env);
     write(&repo.join("a.txt"), "one\n");
-    let scratch = repo.join("../.fleet-work/scratch");
+    let scratch = repo.join("../.fleet-work/repo/scratch");
     write(&scratch.join("\"q\""), "q\n");
     write(&scratch.join("new\nline"), "n\n");
     env.git(&scratch, &["add", "-A"]);

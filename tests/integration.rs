@@ -29,6 +29,7 @@ mod land_confirm;
 mod land_crash;
 mod land_nested;
 mod lanes;
+mod lifecycle;
 mod lint;
 mod lint_corpus;
 mod lint_sarif;

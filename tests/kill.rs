@@ -120,7 +120,7 @@ fn kill_sweep(
 /// The next run completes the worktree, consistent and clean; `rm` then removes it all.
 fn assert_converges(env: &Env, outer: &Path, name: &str) {
     env.fleet(outer, &["worktree", "new", name]).ok();
-    let wt = env.path().join(".fleet-work").join(name);
+    let wt = env.path().join(".fleet-work/outer").join(name);
     let branch = format!("fleet/{name}");
     for member in [wt.clone(), wt.join("cockpit"), wt.join("cockpit/engine")] {
         assert_eq!(
@@ -204,7 +204,7 @@ fn new_interrupted_by_a_signal_leaves_nothing_or_a_whole_worktree() {
         // SAFETY: kill(2) on our own child, still unreaped.
         unsafe { libc::kill(child.id() as i32, signal) };
         let out = child.wait_with_output().unwrap();
-        let wt = env.path().join(".fleet-work").join(&name);
+        let wt = env.path().join(".fleet-work/outer").join(&name);
         // Done before the signal was acted on (fleet still ends with it): complete.
         if out.status.success() || wt.exists() {
             for member in [wt.clone(), wt.join("cockpit"), wt.join("cockpit/engine")] {

@@ -440,7 +440,10 @@ fn a_nested_gate_worktree_record_killed_before_its_gitdir_was_written_is_dropped
     // Made again, whole, for the gate.
     let gitdir = std::fs::read_to_string(record.join("gitdir")).unwrap();
     assert!(gitdir.ends_with("/gate/cockpit/.git\n"), "{gitdir}");
-    assert!(gitdir.contains("/.fleet-work/.fleet-gate/"), "{gitdir}");
+    assert!(
+        gitdir.contains("/.fleet-work/outer/.fleet-gate/"),
+        "{gitdir}"
+    );
     assert_eq!(
         env.git(&outer.join("cockpit"), &["show", "main:version"]),
         "2"

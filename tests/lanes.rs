@@ -14,7 +14,10 @@ fn status(env: &Env, dir: &Path) -> serde_json::Value {
 fn track_refuses_unknown_branches_the_target_and_duplicates_changing_nothing() {
     let env = Env::new();
     let (repo, _) = env.worktrees_with_one_commit(2);
+    // `worktree new` tracked both as running; tracking a running lane again is no
+    // refusal, so t0 is made ready for the duplicate to be refused.
     env.fleet(&repo, &["track", "fleet/t0"]).ok();
+    env.fleet(&repo, &["ready", "fleet/t0"]).ok();
     let before = env.git(&repo, &["rev-parse", "refs/fleet/lanes"]);
     let run = env.fleet(&repo, &["track", "fleet/t1", "nope"]).code(2);
     assert!(run.stderr.contains("no branch `nope`"), "{}", run.stderr);
@@ -67,7 +70,12 @@ fn hostile_but_valid_branch_names_work_as_lanes() {
 #[test]
 fn concurrent_tracking_never_loses_an_update() {
     let env = Env::new();
-    let (repo, _) = env.worktrees_with_one_commit(8);
+    // Plain branches: `worktree new` would track them itself, one after the other.
+    let repo = env.path().join("repo");
+    env.repo(&repo, "main", &[("README", "r\n")]);
+    for i in 0..8 {
+        env.git(&repo, &["branch", &format!("fleet/t{i}")]);
+    }
     std::thread::scope(|s| {
         for i in 0..8 {
             let (env, repo) = (&env, &repo);
@@ -122,7 +130,8 @@ fn ready_uses_the_worker_exit_code_not_the_log_words() {
     assert_eq!(status(&env, &repo)[0]["state"], "ready");
     // Untracked branches are not silently tracked by `ready`.
     let run = env.fleet(&repo, &["ready", "main"]).code(2);
-    assert!(run.stderr.contains("fleet track --ready"), "{}", run.stderr);
+    // The help keeps the worker's result: track first, then `ready` again.
+    assert!(run.stderr.contains("fleet track main"), "{}", run.stderr);
 }
 
 #[test]

@@ -84,7 +84,7 @@ fn agent_flag_prints_the_path_and_create_makes_it() {
     let run = env.refused(&outer, &["preflight", "--agent", "z"], "--create");
     assert_eq!(run.stdout, "");
     // A plain folder where the worktree would be is not the agent's worktree.
-    std::fs::create_dir_all(env.path().join(".fleet-work/ghost")).unwrap();
+    std::fs::create_dir_all(env.path().join(".fleet-work/outer/ghost")).unwrap();
     let run = env.refused(
         &outer,
         &["preflight", "--agent", "ghost"],
@@ -94,7 +94,7 @@ fn agent_flag_prints_the_path_and_create_makes_it() {
     let run = env
         .fleet(&outer, &["preflight", "--agent", "z", "--create"])
         .code(1);
-    let path = env.path().join(".fleet-work/z");
+    let path = env.path().join(".fleet-work/outer/z");
     assert_eq!(run.stdout.trim(), path.display().to_string());
     assert_eq!(
         env.git(&path.join("cockpit"), &["symbolic-ref", "--short", "HEAD"]),
@@ -302,7 +302,10 @@ fn a_project_inside_an_unrelated_repository_still_passes_in_its_agent_worktrees(
     let run = env.fleet(&project, &["worktree", "new", "b"]).ok();
     assert_eq!(
         run.stdout.trim(),
-        dotfiles.join("src/.fleet-work/b").display().to_string()
+        dotfiles
+            .join("src/.fleet-work/project/b")
+            .display()
+            .to_string()
     );
     let list = env.fleet(&project, &["worktree", "list"]).ok();
     assert!(list.stdout.contains("fleet/a"), "{}", list.stdout);
@@ -351,7 +354,7 @@ fn agent_flag_in_another_agents_worktree_fails_and_points_to_the_right_one() {
     let run = env
         .fleet(&alice, &["preflight", "--agent", "bob", "--create"])
         .code(1);
-    let bob = env.path().join(".fleet-work/bob");
+    let bob = env.path().join(".fleet-work/outer/bob");
     assert_eq!(run.stdout.trim(), bob.display().to_string());
     env.fleet(&bob, &["preflight", "--agent", "bob"]).ok();
     env.fleet(&alice, &["preflight", "--agent", "no/such"])

@@ -452,7 +452,7 @@ fn commits_readied_during_the_gate_are_not_swallowed_by_the_landing() {
     f.lane(&a, "w", false);
     let lander = spawn_land(&f, &a, &["--all"], &[("GATE_SLEEP", "1.5")]);
     wait_for("the gate to start", || !f.gates().is_empty());
-    let wt = f.env.path().join(".fleet-work/w");
+    let wt = f.env.path().join(".fleet-work/a/w");
     f.env.commit_file(&wt, "more.txt", "more\n", "more work");
     f.env.fleet(&wt, &["ready", "--remote", "origin"]).ok();
     assert_eq!(Env::wait(lander).code, 0);
@@ -492,10 +492,19 @@ fn the_local_queue_and_the_remote_queue_do_not_leak_into_each_other() {
     );
     assert_eq!(f.landed_count("loc"), 0);
     assert_eq!(f.landed_count("pub"), 1);
-    // The local registry still knows only its own lane.
+    // The local registry knows its own lane, and of `pub` only what `worktree new`
+    // registered here (running): nothing of the remote's landing.
     let local = f.env.git(&a, &["show", "refs/fleet/lanes:lanes.toml"]);
-    assert!(
-        local.contains("fleet/loc") && !local.contains("fleet/pub"),
+    let local: toml::Value = toml::from_str(&local).unwrap();
+    let states: Vec<(&str, &str)> = local["lane"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|l| (l["branch"].as_str().unwrap(), l["state"].as_str().unwrap()))
+        .collect();
+    assert_eq!(
+        states,
+        vec![("fleet/loc", "landed"), ("fleet/pub", "running")],
         "{local}"
     );
 }
@@ -533,7 +542,7 @@ fn a_remote_branch_that_went_apart_is_refused_and_nothing_changes() {
     f.env.commit_file(&b, "other.txt", "o\n", "other");
     f.env.git(&b, &["push", "-q", "origin", "tmp:fleet/split"]);
     let theirs = f.remote_git(&["rev-parse", "fleet/split"]);
-    let wt = f.env.path().join(".fleet-work/split");
+    let wt = f.env.path().join(".fleet-work/a/split");
     f.env.commit_file(&wt, "mine.txt", "m\n", "mine");
     let registry = f.remote_git(&["rev-parse", "refs/fleet/lanes"]);
     let run = f.env.fleet(&wt, &["ready", "--remote", "origin"]);

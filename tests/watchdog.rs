@@ -379,7 +379,7 @@ fn killed_during_a_restore_a_rerun_converges_without_losing_a_byte() {
     for delay_ms in [5u64, 15, 30, 50, 80, 120] {
         let env = Env::new();
         let repo = guarded(&env);
-        let scratch = repo.join("../.fleet-work/scratch");
+        let scratch = repo.join("../.fleet-work/repo/scratch");
         for n in 0..300 {
             write(&scratch.join(format!("many/f{n}.txt")), &format!("{n}\n"));
         }

@@ -20,8 +20,8 @@ fn new_gives_each_agent_isolated_outer_and_nested_worktrees() {
     let b = env.fleet(&outer, &["worktree", "new", "b"]).ok();
     let a = Path::new(a.stdout.trim()).to_path_buf();
     let b = Path::new(b.stdout.trim()).to_path_buf();
-    assert_eq!(a, env.path().join(".fleet-work/a"));
-    assert_eq!(b, env.path().join(".fleet-work/b"));
+    assert_eq!(a, env.path().join(".fleet-work/outer/a"));
+    assert_eq!(b, env.path().join(".fleet-work/outer/b"));
 
     for (wt, name) in [(&a, "a"), (&b, "b")] {
         let branch = format!("fleet/{name}");
@@ -78,7 +78,7 @@ fn new_prints_only_the_path_on_stdout() {
     let run = env.fleet(&outer, &["worktree", "new", "x"]).ok();
     assert_eq!(
         run.stdout,
-        format!("{}\n", env.path().join(".fleet-work/x").display())
+        format!("{}\n", env.path().join(".fleet-work/outer/x").display())
     );
     assert!(
         run.stderr.contains("creating agent worktree x"),
@@ -135,21 +135,21 @@ fn new_refuses_inconsistent_leftovers_and_changes_nothing() {
         &["worktree", "new", "taken"],
         "branch fleet/taken is checked out at",
     );
-    assert!(!env.path().join(".fleet-work/taken").exists());
+    assert!(!env.path().join(".fleet-work/outer/taken").exists());
     assert!(
         !env.branches(&outer.join("cockpit"))
             .contains(&"refs/heads/fleet/taken".to_string())
     );
 
     // A folder in the way.
-    write(&env.path().join(".fleet-work/busy/file"), "mine");
+    write(&env.path().join(".fleet-work/outer/busy/file"), "mine");
     env.refused(
         &outer,
         &["worktree", "new", "busy"],
         "already exists and is not an agent worktree",
     );
     assert_eq!(
-        std::fs::read_to_string(env.path().join(".fleet-work/busy/file")).unwrap(),
+        std::fs::read_to_string(env.path().join(".fleet-work/outer/busy/file")).unwrap(),
         "mine"
     );
     assert!(
@@ -158,7 +158,7 @@ fn new_refuses_inconsistent_leftovers_and_changes_nothing() {
     );
 
     // A worktree at the right place on the wrong branch.
-    let wt = env.path().join(".fleet-work/wrong");
+    let wt = env.path().join(".fleet-work/outer/wrong");
     env.git(
         &outer,
         &["worktree", "add", "-q", "-b", "other", wt.to_str().unwrap()],
@@ -286,7 +286,7 @@ fn a_crash_half_way_converges_on_the_next_run() {
         .envs(&[("FLEET_FAILPOINT", "worktree-new-after-outer:abort")])
         .run();
     assert_ne!(run.code, 0);
-    let wt = env.path().join(".fleet-work/x");
+    let wt = env.path().join(".fleet-work/outer/x");
     assert!(
         wt.exists() && !wt.join("cockpit").exists(),
         "the crash should have hit between the steps"
@@ -309,7 +309,7 @@ fn new_from_a_nested_shared_checkout_works_on_the_project() {
     let run = env
         .fleet(&outer.join("cockpit/engine"), &["worktree", "new", "n"])
         .ok();
-    let wt = env.path().join(".fleet-work/n");
+    let wt = env.path().join(".fleet-work/outer/n");
     assert_eq!(run.stdout.trim(), wt.display().to_string());
     assert_eq!(
         env.git(
@@ -338,7 +338,7 @@ fn works_through_a_symlinked_path_to_the_checkout() {
     for (name, from) in [("s1", link.clone()), ("s2", link.join("cockpit"))] {
         let run = env.fleet(&from, &["worktree", "new", name]).ok();
         let wt = Path::new(run.stdout.trim()).to_path_buf();
-        assert_eq!(wt, env.path().join(".fleet-work").join(name));
+        assert_eq!(wt, env.path().join(".fleet-work/outer").join(name));
         for repo in ["", "cockpit", "cockpit/engine"] {
             env.commit_file(&wt.join(repo), &format!("{name}.txt"), name, "work");
         }
@@ -556,7 +556,7 @@ fn prune_forgets_vanished_worktrees_in_every_repo() {
     ] {
         let list = env.git(&repo, &["worktree", "list", "--porcelain"]);
         assert!(
-            !list.contains(".fleet-work/p"),
+            !list.contains(".fleet-work/outer/p"),
             "{}: {list}",
             repo.display()
         );
@@ -577,7 +577,10 @@ fn racing_processes_for_one_name_end_with_one_consistent_worktree() {
         assert_eq!(run.code, 0, "{}", run.stderr);
         assert_eq!(
             run.stdout.trim(),
-            env.path().join(".fleet-work/race").display().to_string()
+            env.path()
+                .join(".fleet-work/outer/race")
+                .display()
+                .to_string()
         );
     }
     assert_eq!(
@@ -586,7 +589,7 @@ fn racing_processes_for_one_name_end_with_one_consistent_worktree() {
             .count(),
         3
     );
-    let wt = env.path().join(".fleet-work/race");
+    let wt = env.path().join(".fleet-work/outer/race");
     assert_eq!(
         env.git(
             &wt.join("cockpit/engine"),
@@ -666,7 +669,7 @@ fn a_nested_repo_without_commits_is_skipped_with_a_warning() {
     );
     assert!(
         env.path()
-            .join(".fleet-work/e/cockpit/engine/e.txt")
+            .join(".fleet-work/outer/e/cockpit/engine/e.txt")
             .exists()
     );
 }
@@ -689,7 +692,7 @@ fn listed_nested_repos_are_included_and_missing_ones_warned_about() {
     assert!(run.stderr.contains("lists `gone`"), "{}", run.stderr);
     assert_eq!(
         env.git(
-            &env.path().join(".fleet-work/n/tools/deep"),
+            &env.path().join(".fleet-work/outer/n/tools/deep"),
             &["symbolic-ref", "--short", "HEAD"]
         ),
         "fleet/n"
@@ -1043,7 +1046,7 @@ fn an_agent_name_that_would_be_the_target_branch_is_refused() {
         "{}",
         run.stderr
     );
-    assert!(!env.path().join(".fleet-work/main").exists());
+    assert!(!env.path().join(".fleet-work/outer/main").exists());
     // And where a nested repository's shared checkout has the branch out.
     env.git(&outer, &["switch", "-q", "main"]);
     env.git(
@@ -1066,7 +1069,7 @@ fn an_agent_name_that_would_be_the_target_branch_is_refused() {
 fn a_users_checkoutless_worktree_is_never_taken_for_a_crash_leftover() {
     let env = Env::new();
     let outer = env.outer_with_nested();
-    let wt = env.path().join(".fleet-work/mine");
+    let wt = env.path().join(".fleet-work/outer/mine");
     env.git(
         &outer,
         &[
@@ -1107,7 +1110,7 @@ fn new_from_inside_an_agents_submodule_works_on_the_project() {
         .ok();
     assert_eq!(
         run.stdout.trim(),
-        env.path().join(".fleet-work/y").display().to_string()
+        env.path().join(".fleet-work/outer/y").display().to_string()
     );
     assert!(!wt.join(".fleet-work").exists());
 }
@@ -1140,7 +1143,7 @@ fn overlong_names_and_symlinked_nested_repos_are_handled() {
 fn a_removal_cut_short_at_any_step_converges() {
     let env = Env::new();
     let outer = env.outer_with_nested();
-    let root = env.path().join(".fleet-work");
+    let root = env.path().join(".fleet-work/outer");
 
     // Moved aside into the trash, record still there: `new` starts again on the kept
     // branch (its commit included) and empties the trash.
@@ -1255,7 +1258,7 @@ fn rm_of_a_name_that_is_a_symlink_to_another_agent_is_refused() {
     let env = Env::new();
     let outer = env.outer_with_nested();
     let a = env.agent(&outer, "a");
-    std::os::unix::fs::symlink(&a, env.path().join(".fleet-work/x")).unwrap();
+    std::os::unix::fs::symlink(&a, env.path().join(".fleet-work/outer/x")).unwrap();
     env.refused(&outer, &["worktree", "rm", "x", "--force"], "symbolic link");
     assert!(a.join("cockpit/c.txt").exists());
     assert!(
@@ -1373,7 +1376,7 @@ fn a_submodule_whose_commit_the_shared_copy_lacks_is_left_out_with_a_note() {
     std::fs::remove_dir_all(&lib).unwrap();
     let run = env.fleet(&outer, &["worktree", "new", "s"]).ok();
     assert!(run.stderr.contains("lacks its commit"), "{}", run.stderr);
-    assert!(env.path().join(".fleet-work/s/README").exists());
+    assert!(env.path().join(".fleet-work/outer/s/README").exists());
 }
 
 #[test]

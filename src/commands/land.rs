@@ -80,6 +80,18 @@ pub fn run(env: &CommandEnv, args: Args) -> Result<u8> {
     let (ctx, queue) = env.queue(&args.queue)?;
     let term = TermUi::for_landing(&opts, json)?;
     let landing = fleet::land::land(&ctx, &queue, &opts, &term)?;
+    if landing.lanes.is_empty()
+        && opts.all
+        && let (Some(remote), Some((lanes, publish))) =
+            (queue.remote(), queue.ready_only_here(&ctx, None)?)
+    {
+        return Err(fleet::error::Error::refused(format!(
+            "nothing to land on {remote}: its queue has no ready lane; ready only in this \
+             repository's own queue: {}",
+            lanes.join(", ")
+        ))
+        .with_help(format!("publish them to {remote}'s queue: `{publish}`")));
+    }
     if opts.batch && !opts.dry_run {
         if json {
             render::json(&landing);

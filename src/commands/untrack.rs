@@ -8,11 +8,16 @@ use crate::render;
 
 /// Forget lanes (their branches stay)
 #[derive(Debug, clap::Args)]
-#[command(after_long_help = "Examples:\n  fleet untrack fleet/task-a")]
+#[command(
+    after_long_help = "Examples:\n  fleet untrack fleet/task-a\n  fleet untrack --landed      # every lane `fleet status` shows landed"
+)]
 pub struct Args {
     /// Lanes to stop tracking (their branches are kept)
-    #[arg(required = true, value_name = "LANE")]
+    #[arg(required_unless_present = "landed", value_name = "LANE")]
     lanes: Vec<String>,
+    /// Also every lane that has landed (as `fleet status` shows it)
+    #[arg(long)]
+    landed: bool,
     #[command(flatten)]
     queue: QueueArgs,
     #[command(flatten)]
@@ -21,7 +26,23 @@ pub struct Args {
 
 pub fn run(env: &CommandEnv, args: Args) -> Result<u8> {
     let (ctx, queue) = env.queue(&args.queue)?;
-    let gone = queue.untrack(&ctx, &args.lanes)?;
+    let mut lanes = args.lanes;
+    if args.landed {
+        lanes.extend(
+            fleet::status::lanes(&ctx, &queue)?
+                .into_iter()
+                .filter(|l| l.state == fleet::lanes::LaneState::Landed)
+                .map(|l| l.branch),
+        );
+    }
+    let gone = if lanes.is_empty() {
+        Vec::new()
+    } else {
+        queue.untrack(&ctx, &lanes)?
+    };
+    if gone.is_empty() && !args.out.json {
+        render::note("no landed lane to untrack");
+    }
     if args.out.json {
         render::json(&gone);
     } else {

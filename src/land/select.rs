@@ -39,10 +39,16 @@ pub(crate) fn lanes(ctx: &Context, queue: &Queue, opts: &LandOptions) -> Result<
     }
     let mut out = Vec::new();
     for given in &opts.lanes {
-        let lane = lanes::lane_name(&registry, prefix, given).ok_or_else(|| {
-            Error::usage(format!("`{given}` is not a lane"))
-                .with_help(format!("track it first: `fleet track {given}`"))
-        })?;
+        let Some(lane) = lanes::lane_name(&registry, prefix, given) else {
+            let one = std::slice::from_ref(given);
+            let help = match (queue.remote(), queue.ready_only_here(ctx, Some(one))?) {
+                (Some(remote), Some((_, publish))) => format!(
+                    "it is ready only in this repository's own queue, not {remote}'s: publish it with `{publish}`"
+                ),
+                _ => format!("track it first: `fleet track {given}`"),
+            };
+            return Err(Error::usage(format!("`{given}` is not a lane")).with_help(help));
+        };
         if !out.contains(&lane) {
             out.push(lane);
         }

@@ -2,7 +2,8 @@
 //! registry says. Decided from the refs on every read, so squash and rebase landings
 //! count, and a target rewound past a landing makes the lane ready again. The one rule
 //! that `fleet status` shows and `fleet land` acts on, and `fleet worktree rm` (for a
-//! head no lane records) and `fleet doctor` (through status) read.
+//! head no lane records, and [`kept_landed`] for one that does) and `fleet doctor`
+//! (through status) read.
 
 use super::{Lane, LaneState};
 use crate::error::Result;
@@ -24,7 +25,24 @@ pub fn has_landed(
     ahead: usize,
 ) -> Result<bool> {
     let changes_in = ahead > 0 && changes_in(repo, tip, target)?;
-    Ok(landed_by(lane, tip, ahead, changes_in))
+    Ok(landed_by(lane, tip, ahead, changes_in) || kept_landed(repo, lane, tip, target)?)
+}
+
+/// A landing the target has built on since: the registry recorded the lane landed at
+/// `tip`, the commit it landed as is still in the target's history, and that commit's
+/// receipt names this lane and this tip. Landed whatever later landings did to the same
+/// lines (their changes are no longer "in" the target path by path, but the landing
+/// stands); only a rewind past the landing undoes it ([`landing_undone`]), and a
+/// revert is a landing of its own.
+pub fn kept_landed(repo: &Repo, lane: &Lane, tip: ObjectId, target: ObjectId) -> Result<bool> {
+    if !recorded_landed_at(lane, tip) || !landed_commit_in(repo, lane, target)? {
+        return Ok(false);
+    }
+    let Some(landed_as) = lane.landed_as else {
+        return Ok(false);
+    };
+    Ok(crate::gate::read_receipt(repo, landed_as)?
+        .is_some_and(|r| r.lane == lane.branch && r.lane_tip == tip))
 }
 
 /// A head no lane records (an agent worktree's, as `fleet worktree rm` sees it): landed
@@ -75,6 +93,43 @@ pub(crate) fn undone_by(
         return Ok(false);
     }
     Ok(!landed_commit_in(repo, lane, target)?)
+}
+
+/// [`kept_landed`] for a lane's part in the nested repository `part` (at `rel` from the
+/// outer checkout): the outer landing stands, its receipt lists this repository's move,
+/// that move's receipt there names `head`, and its commit is in `part_target`'s history.
+/// A lane that landed nothing in the outer repository has no outer landing to start
+/// from, and is not covered here.
+#[allow(clippy::too_many_arguments)]
+pub fn kept_landed_part(
+    outer: &Repo,
+    lane: &Lane,
+    outer_tip: ObjectId,
+    outer_target: ObjectId,
+    part: &Repo,
+    rel: &str,
+    head: ObjectId,
+    part_target: ObjectId,
+) -> Result<bool> {
+    if !kept_landed(outer, lane, outer_tip, outer_target)? {
+        return Ok(false);
+    }
+    let Some(landed_as) = lane.landed_as else {
+        return Ok(false);
+    };
+    let Some(receipt) = crate::gate::read_receipt(outer, landed_as)? else {
+        return Ok(false);
+    };
+    let Some(moved) = receipt.unit.iter().find(|m| m.path == rel) else {
+        return Ok(false);
+    };
+    if !part.has_object(moved.candidate)
+        || part.merge_base(moved.candidate, part_target)? != Some(moved.candidate)
+    {
+        return Ok(false);
+    }
+    Ok(crate::gate::read_receipt(part, moved.candidate)?
+        .is_some_and(|r| r.lane == lane.branch && r.lane_tip == head))
 }
 
 /// The commit the lane landed as is still in the target's history.

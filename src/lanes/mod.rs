@@ -62,6 +62,12 @@ lane_states! {
     Refused = "refused",
 }
 
+/// How a conflicted lane gets out of that state: what `fleet land` says with the
+/// conflict.
+pub const CONFLICT_HELP: &str = "in the lane's worktree, `git rebase` it onto the target \
+     branch (resolve each file, `git add` it, `git rebase --continue`), then `fleet ready` \
+     and land it again";
+
 /// The worker's own test run, attached by `fleet ready`.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
 pub struct WorkerTest {

@@ -61,11 +61,14 @@ pub fn lanes(reports: &[LaneReport], term: &TermUi, as_json: bool) -> u8 {
                 )));
                 note(&fleet::gate::log_tail(log, 20));
             }
-            Outcome::Conflicted { files } => error(&Error::refused(format!(
-                "{}: conflicts with the target in {}",
-                r.lane,
-                files.join(", ")
-            ))),
+            Outcome::Conflicted { files } => error(
+                &Error::refused(format!(
+                    "{}: conflicts with the target in {}",
+                    r.lane,
+                    files.join(", ")
+                ))
+                .with_help(fleet::lanes::CONFLICT_HELP),
+            ),
             Outcome::Blocked { reasons } => error(&Error::refused(format!(
                 "{}: blocked:\n  {}",
                 r.lane,

@@ -75,6 +75,8 @@ enum State {
     /// with the id of its record.
     Unfinished(String),
     Conflict(String),
+    /// The folder is another repository's agent worktree (the root is shared).
+    Foreign(String),
 }
 
 pub fn new(ctx: &Context, req: &NewRequest) -> Result<NewOutcome> {
@@ -120,6 +122,7 @@ pub fn new(ctx: &Context, req: &NewRequest) -> Result<NewOutcome> {
     // submodule, marked) before fleet ends with the signal.
     let deferred = crate::proc::defer_signals();
     let mut conflicts = Vec::new();
+    let mut foreign = false;
     let mut todo = Vec::new();
     for member in &members {
         let mut state = member_state(member)?;
@@ -161,18 +164,32 @@ pub fn new(ctx: &Context, req: &NewRequest) -> Result<NewOutcome> {
                 member.path.display()
             )),
             State::Conflict(why) => conflicts.push(why),
+            State::Foreign(why) => {
+                foreign = true;
+                conflicts.push(why);
+            }
         }
     }
     if !conflicts.is_empty() {
+        let help = if foreign {
+            format!(
+                "the worktree root {} is shared with another repository: give this one its own \
+                 with [worktrees] root = \"{}\" in fleet.toml, or pick another agent name",
+                root.display(),
+                crate::config::DEFAULT_ROOT
+            )
+        } else {
+            format!(
+                "inspect it, then `fleet worktree rm {}` (add --force to drop its changes) and retry",
+                req.name.as_str()
+            )
+        };
         return Err(Error::refused(format!(
             "agent worktree `{}` exists but is not consistent:\n  {}",
             req.name.as_str(),
             conflicts.join("\n  ")
         ))
-        .with_help(format!(
-            "inspect it, then `fleet worktree rm {}` (add --force to drop its changes) and retry",
-            req.name.as_str()
-        )));
+        .with_help(help));
     }
     let created = !todo.is_empty();
     if let (false, Some(rev)) = (created, &req.base) {
@@ -188,6 +205,7 @@ pub fn new(ctx: &Context, req: &NewRequest) -> Result<NewOutcome> {
     drop(deferred);
     cover_with_guard(&members, &mut notes);
     note_unguarded(ctx, &mut notes);
+    track_lane(ctx, &branch, &mut notes)?;
     Ok(NewOutcome {
         path: dest,
         branch,
@@ -271,6 +289,24 @@ fn note_unguarded(ctx: &Context, notes: &mut Vec<String>) {
             unguarded.join(", ")
         ));
     }
+}
+
+/// The agent's branch is a lane from the start (running), so the worker's own
+/// `fleet ready --exit-code $? --log FILE` works and `fleet preflight`'s "lane:" is
+/// true. With the queue on a remote, tracking would publish the branch there: that is
+/// left to `fleet track`, and said.
+fn track_lane(ctx: &Context, branch: &str, notes: &mut Vec<String>) -> Result<()> {
+    let queue = crate::queue::Queue::configured(ctx);
+    if let Some(remote) = queue.remote() {
+        notes.push(format!(
+            "the lane queue is on the remote `{remote}`: {branch} is not tracked yet;              `fleet track {branch}` publishes and tracks it (before `fleet ready`)"
+        ));
+        return Ok(());
+    }
+    if let Some(tip) = ctx.repo.branch_tip(branch)? {
+        queue.track_new_worktree(ctx, branch, tip)?;
+    }
+    Ok(())
 }
 
 /// A nested repository without commits cannot have a worktree; say so and go on.
@@ -377,11 +413,28 @@ fn member_state(member: &Member) -> Result<State> {
                 .map(|w| w.path.display().to_string())
                 .unwrap_or_default()
         )),
-        None if member.path.exists() && !is_empty_dir(&member.path) => State::Conflict(format!(
-            "{shown} already exists and is not an agent worktree"
-        )),
+        None if member.path.exists() && !is_empty_dir(&member.path) => {
+            match owner_elsewhere(&member.path, &member.shared) {
+                Some(owner) => State::Foreign(format!(
+                    "{shown} already exists: it is a worktree of another repository, {}",
+                    owner.display(),
+                )),
+                None => State::Conflict(format!(
+                    "{shown} already exists and is not an agent worktree"
+                )),
+            }
+        }
         None => State::Absent(branch_tip),
     })
+}
+
+/// The shared checkout of the repository `path` is a worktree of, when that is not
+/// `shared`'s: another project's agent folder in a root both use.
+fn owner_elsewhere(path: &Path, shared: &Path) -> Option<PathBuf> {
+    let owner = Repo::open(path).ok()?.main_repo().ok()?.workdir()?;
+    let mine = Repo::open(shared).ok()?.common_dir();
+    let theirs = Repo::open(&owner).ok()?.common_dir();
+    (!same_path(&mine, &theirs)).then_some(owner)
 }
 
 fn has_index(repo: &Repo, id: Option<&str>) -> bool {
@@ -396,13 +449,21 @@ fn create_all(
     notes: &mut Vec<String>,
 ) -> Result<()> {
     if !root.exists() {
+        // Every folder this creates (`.fleet-work` too, for the default
+        // `../.fleet-work/<repo>`) goes on a roll-back, innermost first.
+        let mut created = vec![root.to_path_buf()];
+        while let Some(parent) = created.last().and_then(|d| d.parent())
+            && !parent.exists()
+        {
+            created.push(parent.to_path_buf());
+        }
         std::fs::create_dir_all(root).map_err(|e| {
             Error::env(format!(
                 "cannot create the worktree root {}: {e}",
                 root.display()
             ))
         })?;
-        undo.push(Undo::Dir(root.to_path_buf()));
+        undo.extend(created.into_iter().rev().map(Undo::Dir));
     }
     let max_depth = todo.iter().map(|m| m.depth).max().unwrap_or(0);
     for depth in 0..=max_depth {

@@ -12,7 +12,8 @@ use super::{
 use crate::context::Context;
 use crate::error::{Error, Result};
 use crate::git::{self, ObjectId, Repo};
-use crate::lanes::landed::head_landed;
+use crate::lanes::Lane;
+use crate::lanes::landed::{head_landed, kept_landed, kept_landed_part};
 use crate::nested;
 
 #[derive(Debug, Serialize)]
@@ -24,6 +25,8 @@ pub struct Removed {
     pub branches_deleted: Vec<String>,
     /// Branches kept because they hold work the target does not have.
     pub branches_kept: Vec<String>,
+    /// The lane untracked because its branch landed and is deleted.
+    pub untracked: Vec<String>,
 }
 
 impl Removed {
@@ -34,6 +37,7 @@ impl Removed {
             worktrees: Vec::new(),
             branches_deleted: Vec::new(),
             branches_kept: Vec::new(),
+            untracked: Vec::new(),
         }
     }
 }
@@ -77,8 +81,10 @@ pub fn rm(ctx: &Context, name: &AgentName, force: bool) -> Result<Removed> {
     let items = collect_rm_items(ctx, &dest, &root)?;
     if items.is_empty() {
         // A removal cut short after the worktrees went leaves the agent's branches.
-        let leftovers = settle_leftover_branches(ctx, &dest, &agent_branch)?;
+        let mut leftovers = settle_leftover_branches(ctx, &dest, &agent_branch)?;
         if !leftovers.branches_deleted.is_empty() || !leftovers.branches_kept.is_empty() {
+            let queue = crate::queue::Queue::configured(ctx);
+            untrack_finished(ctx, &queue, &agent_branch, &mut leftovers)?;
             return Ok(leftovers);
         }
         return Err(Error::refused(format!(
@@ -100,8 +106,12 @@ pub fn rm(ctx: &Context, name: &AgentName, force: bool) -> Result<Removed> {
     }
     let mut losses = Losses::default();
     let mut landed = Vec::new();
+    let queue = crate::queue::Queue::configured(ctx);
+    let (registry, _) = queue.load(ctx)?;
     for item in &items {
-        landed.push(inspect_for_rm(item, &mut losses)?);
+        let recorded = item.branch.as_deref() == Some(agent_branch.as_str())
+            && recorded_landed(ctx, registry.get(&agent_branch), &items[0], item)?;
+        landed.push(inspect_for_rm(item, recorded, &mut losses)?);
     }
     let members: Vec<PathBuf> = items.iter().map(|i| i.path.clone()).collect();
     let unmanaged = unmanaged_repositories(&dest, &members);
@@ -170,7 +180,63 @@ pub fn rm(ctx: &Context, name: &AgentName, force: bool) -> Result<Removed> {
         owner.drop_worktree_record(&id)?;
     }
     let _ = std::fs::remove_dir(&dest);
+    untrack_finished(ctx, &queue, &agent_branch, &mut removed)?;
     Ok(removed)
+}
+
+/// The registry's landed record for the agent's lane stands ([`kept_landed`]): landed,
+/// even when a later landing rewrote its lines, so `rm` agrees with `fleet status`.
+/// `outer` is the agent's outer worktree; `item` it or one of its nested parts.
+fn recorded_landed(
+    ctx: &Context,
+    lane: Option<&Lane>,
+    outer: &RmItem,
+    item: &RmItem,
+) -> Result<bool> {
+    let (Some(lane), Some(outer_tip), Some(outer_target)) = (lane, outer.head, outer.target) else {
+        return Ok(false);
+    };
+    if item.depth == 0 {
+        return kept_landed(&ctx.repo, lane, outer_tip, outer_target);
+    }
+    let (Some(head), Some(target)) = (item.head, item.target) else {
+        return Ok(false);
+    };
+    let Ok(rel) = item.shared.strip_prefix(&ctx.shared) else {
+        return Ok(false);
+    };
+    kept_landed_part(
+        &ctx.repo,
+        lane,
+        outer_tip,
+        outer_target,
+        &Repo::open(&item.shared)?,
+        &rel.to_string_lossy(),
+        head,
+        target,
+    )
+}
+
+/// The agent's branch is gone because it landed: its lane is finished, and goes from
+/// this repository's own registry, so `fleet status` and `fleet doctor` do not keep a
+/// lane with no branch. A queue on a remote keeps its lane (its branch is the remote's).
+fn untrack_finished(
+    ctx: &Context,
+    queue: &crate::queue::Queue,
+    branch: &str,
+    removed: &mut Removed,
+) -> Result<()> {
+    let outer = format!("{branch} ({})", ctx.shared.display());
+    if queue.remote().is_some()
+        || !removed.branches_deleted.contains(&outer)
+        || ctx.repo.branch_tip(branch)?.is_some()
+        || queue.load(ctx)?.0.get(branch).is_none()
+    {
+        return Ok(());
+    }
+    queue.untrack(ctx, &[branch.to_string()])?;
+    removed.untracked.push(branch.to_string());
+    Ok(())
 }
 
 /// Remove one worktree so that a crash at any moment leaves either all of it or a
@@ -290,8 +356,9 @@ fn collect_rm_items(ctx: &Context, dest: &Path, root: &Path) -> Result<Vec<RmIte
     Ok(items)
 }
 
-/// Record what removing this worktree would lose; returns whether its HEAD has landed.
-fn inspect_for_rm(item: &RmItem, losses: &mut Losses) -> Result<bool> {
+/// Record what removing this worktree would lose; returns whether its HEAD has landed
+/// (`recorded`: the lane registry's landing of it stands).
+fn inspect_for_rm(item: &RmItem, recorded: bool, losses: &mut Losses) -> Result<bool> {
     let shown = item.path.display();
     if item.path.exists() && !is_checkout(&item.path) {
         losses.forceable.push(format!(
@@ -308,7 +375,7 @@ fn inspect_for_rm(item: &RmItem, losses: &mut Losses) -> Result<bool> {
         submodule_losses(&item.path, &item.shared, losses)?;
     }
     let repo = Repo::open(&item.shared)?;
-    let landed = head_landed(&repo, item.head, item.target)?;
+    let landed = recorded || head_landed(&repo, item.head, item.target)?;
     if !landed {
         match &item.branch {
             Some(branch) => losses.forceable.push(format!(

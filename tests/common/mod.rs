@@ -231,7 +231,7 @@ impl Env {
                 repo.display()
             );
             let list = self.git(&repo, &["worktree", "list", "--porcelain"]);
-            let wt = format!(".fleet-work/{name}");
+            let wt = format!(".fleet-work/{}/{name}", outer_name(outer));
             assert!(
                 !list.contains(&wt),
                 "worktree record left in {}: {list}",
@@ -239,7 +239,12 @@ impl Env {
             );
         }
         assert!(
-            !self.path().join(".fleet-work").join(name).exists(),
+            !self
+                .path()
+                .join(".fleet-work")
+                .join(outer_name(outer))
+                .join(name)
+                .exists(),
             "folder left behind"
         );
     }
@@ -304,4 +309,10 @@ pub fn write(path: &Path, text: &str) {
         std::fs::create_dir_all(parent).unwrap();
     }
     std::fs::write(path, text).unwrap();
+}
+
+/// The folder name of a project's shared checkout: the default worktree root is
+/// `../.fleet-work/<that name>`.
+pub fn outer_name(outer: &Path) -> String {
+    outer.file_name().unwrap().to_string_lossy().into_owned()
 }

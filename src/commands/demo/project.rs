@@ -20,15 +20,15 @@ const CHECK_SH: &str = "#!/bin/sh\n# The demo's gate: red when any file says BUG
 const AGENTS: [(&str, &str); 3] = [
     (
         "alpha",
-        "echo '# alpha' > alpha.md && git add alpha.md && git commit -qm 'alpha: docs' && fleet track --ready alpha",
+        "echo '# alpha' > alpha.md && git add alpha.md && git commit -qm 'alpha: docs' && fleet ready",
     ),
     (
         "beta",
-        "echo v2 > engine/engine.txt && git -C engine commit -qam 'beta: engine v2' && fleet track --ready beta",
+        "echo v2 > engine/engine.txt && git -C engine commit -qam 'beta: engine v2' && fleet ready",
     ),
     (
         "gamma",
-        "echo 'BUG: off by one' > gamma.txt && git add gamma.txt && git commit -qm 'gamma: a bug' && fleet track --ready gamma",
+        "echo 'BUG: off by one' > gamma.txt && git add gamma.txt && git commit -qm 'gamma: a bug' && fleet ready",
     ),
 ];
 
@@ -155,7 +155,7 @@ impl Project {
             let running: Vec<_> = AGENTS
                 .iter()
                 .map(|(name, script)| {
-                    let dir = format!(".fleet-work/{name}");
+                    let dir = format!(".fleet-work/app/{name}");
                     let line = format!("fleet run -- sh -c \"{script}\"");
                     scope.spawn(move || self.run(&dir, &line, 0, keep_all))
                 })

@@ -47,6 +47,9 @@ pub fn run(env: &CommandEnv, args: Args) -> Result<u8> {
             "deleted branch {branch}: its changes are in the target"
         ));
     }
+    for lane in &removed.untracked {
+        render::note(&format!("no longer tracking {lane}: it has landed"));
+    }
     for branch in &removed.branches_kept {
         render::warn(&format!(
             "kept branch {branch}: it has work the target does not have"
