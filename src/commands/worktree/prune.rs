@@ -9,7 +9,9 @@ use crate::render;
 
 /// Forget worktrees whose folders are gone, in every repo
 #[derive(Debug, clap::Args)]
-#[command(after_long_help = "Examples:\n  rm -rf ../.fleet-work/app/task-42 && fleet worktree prune")]
+#[command(
+    after_long_help = "Examples:\n  rm -rf ../.fleet-work/app/task-42 && fleet worktree prune"
+)]
 pub struct Args {
     #[command(flatten)]
     out: Output,
