@@ -280,13 +280,13 @@ fn the_gate_sees_the_whole_candidate_whatever_sparse_skip_worktree_or_assume_unc
 }
 
 /// repo/ with one ready lane `a` and a gate that records each run in `runs` and, the
-/// first time only, writes `marker` and sleeps (for a signal to land on). Returns the
-/// repository, main's tip, and the two files.
-fn repo_with_a_slow_first_gate(env: &Env) -> (PathBuf, String, PathBuf, PathBuf) {
+/// first time only, writes `marker` and then does `first` (sleeps for a signal to land
+/// on, say). Returns the repository, main's tip, and the two files.
+fn repo_with_a_first_gate_that(env: &Env, first: &str) -> (PathBuf, String, PathBuf, PathBuf) {
     let repo = env.path().join("repo");
     let (runs, marker) = (env.path().join("runs"), env.path().join("marker"));
     let gate = format!(
-        "echo run >> {runs}; if [ ! -e {marker} ]; then touch {marker}; sleep 120; fi",
+        "echo run >> {runs}; if [ ! -e {marker} ]; then touch {marker}; {first}; fi",
         runs = runs.display(),
         marker = marker.display()
     );
@@ -323,7 +323,7 @@ fn a_gate_interrupted_by_sigterm_or_ctrl_c_is_no_result_cached_or_recorded() {
     use std::os::unix::process::ExitStatusExt;
     for (signal, number) in [("-TERM", 15), ("-INT", 2)] {
         let env = Env::new();
-        let (repo, old, runs, marker) = repo_with_a_slow_first_gate(&env);
+        let (repo, old, runs, marker) = repo_with_a_first_gate_that(&env, "sleep 120");
         let fleet = env.fleet_cmd(&repo, &["land", "a", "--yes"]).spawn();
         wait_for(&marker);
         let pid = fleet.id().to_string();
@@ -387,27 +387,9 @@ fn assert_every_worktree_head_resolves(env: &Env, repo: &Path) {
 #[test]
 fn fleet_killed_during_its_gate_leaves_every_worktree_head_resolvable_and_git_fetch_working() {
     let env = Env::new();
-    let repo = env.path().join("repo");
-    let (runs, marker) = (env.path().join("runs"), env.path().join("marker"));
     // The first run kills its fleet with -9 from inside the gate: the candidate is
     // checked out in a gate worktree made moments before.
-    let gate = format!(
-        "echo run >> {runs}; if [ ! -e {marker} ]; then touch {marker}; kill -9 $PPID; sleep 5; fi",
-        runs = runs.display(),
-        marker = marker.display()
-    );
-    env.repo(
-        &repo,
-        "main",
-        &[
-            ("README", "r\n"),
-            ("fleet.toml", &format!("[gate]\ncommands = [{gate:?}]\n")),
-        ],
-    );
-    let wt = env.agent(&repo, "a");
-    env.commit_file(&wt, "a.txt", "x\n", "lane a");
-    env.fleet(&repo, &["track", "--ready", "a"]).ok();
-    let old = env.git(&repo, &["rev-parse", "main"]);
+    let (repo, old, runs, _marker) = repo_with_a_first_gate_that(&env, "kill -9 $PPID; sleep 5");
     let out = env
         .fleet_cmd(&repo, &["land", "a", "--yes"])
         .spawn()

@@ -7,91 +7,22 @@ use std::path::{Path, PathBuf};
 use std::time::{Duration, Instant};
 
 use crate::common::Env;
-
-/// The state letter of `pid` in /proc, `None` once it is gone.
-fn state(pid: i32) -> Option<char> {
-    let stat = std::fs::read_to_string(format!("/proc/{pid}/stat")).ok()?;
-    stat[stat.rfind(')')? + 1..].trim_start().chars().next()
-}
-
-fn live(pid: i32) -> bool {
-    !matches!(state(pid), None | Some('Z'))
-}
-
-/// Every live (not zombie) process of group `pgid`.
-fn members(pgid: i32) -> Vec<i32> {
-    let mut found = Vec::new();
-    for entry in std::fs::read_dir("/proc").unwrap().flatten() {
-        let Some(pid) = entry
-            .file_name()
-            .to_str()
-            .and_then(|n| n.parse::<i32>().ok())
-        else {
-            continue;
-        };
-        let Ok(stat) = std::fs::read_to_string(format!("/proc/{pid}/stat")) else {
-            continue;
-        };
-        let Some(close) = stat.rfind(')') else {
-            continue;
-        };
-        let fields: Vec<&str> = stat[close + 1..].split_whitespace().collect();
-        if fields.first() != Some(&"Z") && fields.get(2) == Some(&pgid.to_string().as_str()) {
-            found.push(pid);
-        }
-    }
-    found
-}
+use crate::common::procs::{all_pids, live, members, read_pid, stat_fields};
 
 /// The guardians (fleet re-executed to watch a group) that fleet process `fleet` started.
 fn guardians_of(fleet: u32) -> Vec<i32> {
-    let mut found = Vec::new();
-    for entry in std::fs::read_dir("/proc").unwrap().flatten() {
-        let Some(pid) = entry
-            .file_name()
-            .to_str()
-            .and_then(|n| n.parse::<i32>().ok())
-        else {
-            continue;
-        };
-        let Ok(cmdline) = std::fs::read(format!("/proc/{pid}/cmdline")) else {
-            continue;
-        };
-        let is_guardian = cmdline
-            .split(|b| *b == 0)
-            .nth(1)
-            .is_some_and(|a| a == b"__fleet-guardian");
-        let parent = std::fs::read_to_string(format!("/proc/{pid}/stat"))
-            .ok()
-            .and_then(|s| {
-                s[s.rfind(')')? + 1..]
-                    .split_whitespace()
-                    .nth(1)?
-                    .parse::<u32>()
-                    .ok()
+    all_pids()
+        .into_iter()
+        .filter(|&pid| {
+            let is_guardian = std::fs::read(format!("/proc/{pid}/cmdline")).is_ok_and(|c| {
+                c.split(|b| *b == 0)
+                    .nth(1)
+                    .is_some_and(|a| a == b"__fleet-guardian")
             });
-        if is_guardian && parent == Some(fleet) && live(pid) {
-            found.push(pid);
-        }
-    }
-    found
-}
-
-fn read_pid(path: &Path) -> i32 {
-    let deadline = Instant::now() + Duration::from_secs(30);
-    loop {
-        if let Ok(text) = std::fs::read_to_string(path)
-            && let Ok(pid) = text.trim().parse()
-        {
-            return pid;
-        }
-        assert!(
-            Instant::now() < deadline,
-            "{} never written",
-            path.display()
-        );
-        std::thread::sleep(Duration::from_millis(20));
-    }
+            let parent = stat_fields(pid).and_then(|f| f.get(1)?.parse::<u32>().ok());
+            is_guardian && parent == Some(fleet) && live(pid)
+        })
+        .collect()
 }
 
 /// Poll (generous deadline) until `done` holds; `false` if it never did.

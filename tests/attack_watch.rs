@@ -405,17 +405,16 @@ fn hold_lock(repo: &Path, name: &str) -> std::fs::File {
 
 /// A process other than this one that has `path` open.
 fn someone_has_open(path: &Path) -> bool {
-    let me = std::process::id();
-    std::fs::read_dir("/proc").unwrap().flatten().any(|p| {
-        p.file_name()
-            .to_str()
-            .and_then(|n| n.parse::<u32>().ok())
-            .is_some_and(|pid| pid != me)
-            && std::fs::read_dir(p.path().join("fd")).is_ok_and(|fds| {
+    let me = std::process::id() as i32;
+    crate::common::procs::all_pids()
+        .into_iter()
+        .filter(|&pid| pid != me)
+        .any(|pid| {
+            std::fs::read_dir(format!("/proc/{pid}/fd")).is_ok_and(|fds| {
                 fds.flatten()
                     .any(|fd| std::fs::read_link(fd.path()).is_ok_and(|t| t == path))
             })
-    })
+        })
 }
 
 /// Wait until `child` has `path` open (it waits for the lock in it) or has exited;

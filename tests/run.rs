@@ -1,42 +1,22 @@
 //! `fleet run`: the whole process group dies on timeout, on a forwarded signal and after
 //! a clean exit; exit codes follow `timeout`. Liveness is checked in /proc.
 
-use std::path::Path;
 use std::process::{Command, Stdio};
 use std::time::{Duration, Instant};
 
 use crate::common::Env;
+use crate::common::procs::{live, read_pid};
 
 /// Alive and not a zombie; waits a little for a dying process to go.
 fn alive(pid: i32) -> bool {
     let deadline = Instant::now() + Duration::from_secs(2);
-    loop {
-        let state = std::fs::read_to_string(format!("/proc/{pid}/stat"))
-            .ok()
-            .and_then(|s| s[s.rfind(')')? + 1..].trim_start().chars().next());
-        match state {
-            None | Some('Z') => return false,
-            Some(_) if Instant::now() > deadline => return true,
-            Some(_) => std::thread::sleep(Duration::from_millis(20)),
+    while live(pid) {
+        if Instant::now() > deadline {
+            return true;
         }
+        std::thread::sleep(Duration::from_millis(20));
     }
-}
-
-fn read_pid(path: &Path) -> i32 {
-    let deadline = Instant::now() + Duration::from_secs(10);
-    loop {
-        if let Ok(text) = std::fs::read_to_string(path)
-            && let Ok(pid) = text.trim().parse()
-        {
-            return pid;
-        }
-        assert!(
-            Instant::now() < deadline,
-            "{} never written",
-            path.display()
-        );
-        std::thread::sleep(Duration::from_millis(10));
-    }
+    false
 }
 
 #[test]

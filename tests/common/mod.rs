@@ -4,6 +4,7 @@ use std::path::{Path, PathBuf};
 use std::process::{Command, Output, Stdio};
 
 pub mod assert;
+pub mod procs;
 mod repos;
 pub mod snap;
 
