@@ -27,18 +27,6 @@ fn guarded_with_local_work(env: &Env) -> PathBuf {
     repo
 }
 
-/// `git args` in `dir` fails and the guard says why.
-fn refused(env: &Env, dir: &Path, args: &[&str]) -> String {
-    let run = env.git_cmd(dir, args).run();
-    assert_ne!(run.code, 0, "git {args:?} was not refused");
-    assert!(
-        run.stderr.contains("fleet guard"),
-        "git {args:?} failed without the guard saying why: {}",
-        run.stderr
-    );
-    run.stderr
-}
-
 /// Everything a refused command must leave alone: the snapshot (HEAD, branch, index,
 /// files, status), the staged diff, and every ref.
 fn state(env: &Env, dir: &Path) -> String {
@@ -68,7 +56,7 @@ fn git_stash_in_the_shared_checkout_is_refused_and_leaves_every_edit_in_place() 
         &["stash", "push", "--include-untracked", "-m", "hide"],
         &["stash", "--all"],
     ] {
-        let stderr = refused(&env, &repo, args);
+        let stderr = env.guard_refuses(&repo, args);
         assert!(stderr.contains("stash"), "{stderr}");
         assert!(
             !has_ref(&env, &repo, "refs/stash"),
@@ -106,8 +94,8 @@ fn an_agent_worktree_stashes_and_pops_its_own_work_and_the_shared_checkout_canno
     let stashes = env.git(&agent, &["stash", "list", "--format=%H"]);
     assert_eq!(stashes.lines().count(), 2);
     let before = state(&env, &repo);
-    refused(&env, &repo, &["stash", "clear"]);
-    refused(&env, &repo, &["stash", "push", "-u"]);
+    env.guard_refuses(&repo, &["stash", "clear"]);
+    env.guard_refuses(&repo, &["stash", "push", "-u"]);
     assert_eq!(env.git(&agent, &["stash", "list", "--format=%H"]), stashes);
     assert_eq!(state(&env, &repo), before);
     assert_eq!(
@@ -150,7 +138,7 @@ fn a_refused_checkout_b_or_switch_c_leaves_no_branch_behind_outer_or_nested() {
             &["switch", "-c", "y1", "HEAD~1"],
             &["switch", "--create", "y2"],
         ] {
-            refused(&env, &repo, args);
+            env.guard_refuses(&repo, args);
             assert_eq!(
                 state(&env, &repo),
                 before,
@@ -218,7 +206,7 @@ fn assert_submodule_guarded(env: &Env, outer: &Path, sub: &Path) {
         &["switch", "-q", "-c", "y", "origin/main"],
         &["reset", "-q", "--soft", "origin/main"],
     ] {
-        refused(env, sub, args);
+        env.guard_refuses(sub, args);
         assert_eq!(
             state(env, sub),
             before,
@@ -326,7 +314,7 @@ fn git_stash_in_a_nested_shared_checkout_is_refused_too() {
     write(&cockpit.join("c.txt"), "local edit\n");
     write(&cockpit.join("new.txt"), "untracked\n");
     let before = state(&env, &cockpit);
-    refused(&env, &cockpit, &["stash", "push", "-u"]);
+    env.guard_refuses(&cockpit, &["stash", "push", "-u"]);
     assert!(!has_ref(&env, &cockpit, "refs/stash"));
     assert_eq!(state(&env, &cockpit), before);
 }

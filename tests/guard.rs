@@ -1,7 +1,7 @@
 //! The shared-checkout guard, attacked with real git commands: what must be refused
 //! changes nothing, what must pass passes.
 
-use std::path::{Path, PathBuf};
+use std::path::PathBuf;
 
 use crate::common::{Env, write};
 
@@ -29,17 +29,6 @@ fn guarded(env: &Env) -> PathBuf {
     repo
 }
 
-fn refused(env: &Env, dir: &Path, args: &[&str]) -> String {
-    let run = env.git_cmd(dir, args).run();
-    assert_ne!(run.code, 0, "git {args:?} was not refused");
-    assert!(
-        run.stderr.contains("fleet guard"),
-        "git {args:?} failed without the guard saying why: {}",
-        run.stderr
-    );
-    run.stderr
-}
-
 #[test]
 fn commits_switches_and_resets_in_the_shared_checkout_are_refused_and_change_nothing() {
     let env = Env::new();
@@ -49,29 +38,25 @@ fn commits_switches_and_resets_in_the_shared_checkout_are_refused_and_change_not
     let before = env.snapshot(&repo);
     let main = env.git(&repo, &["rev-parse", "main"]);
 
-    let stderr = refused(&env, &repo, &["commit", "-m", "sneak"]);
+    let stderr = env.guard_refuses(&repo, &["commit", "-m", "sneak"]);
     assert!(stderr.contains("fleet worktree new"), "{stderr}");
-    refused(&env, &repo, &["commit", "--no-verify", "-m", "sneak"]);
-    refused(
-        &env,
-        &repo,
-        &["commit", "--amend", "--no-verify", "-m", "sneak"],
-    );
-    refused(&env, &repo, &["switch", "other"]);
+    env.guard_refuses(&repo, &["commit", "--no-verify", "-m", "sneak"]);
+    env.guard_refuses(&repo, &["commit", "--amend", "--no-verify", "-m", "sneak"]);
+    env.guard_refuses(&repo, &["switch", "other"]);
     assert_eq!(
         env.snapshot(&repo),
         before,
         "a refused switch changed the checkout"
     );
-    refused(&env, &repo, &["checkout", "--detach", "HEAD~1"]);
-    refused(&env, &repo, &["checkout", "--detach"]);
-    refused(&env, &repo, &["reset", "--soft", "HEAD~1"]);
+    env.guard_refuses(&repo, &["checkout", "--detach", "HEAD~1"]);
+    env.guard_refuses(&repo, &["checkout", "--detach"]);
+    env.guard_refuses(&repo, &["reset", "--soft", "HEAD~1"]);
     assert_eq!(
         env.snapshot(&repo),
         before,
         "a refused reset changed the checkout"
     );
-    refused(&env, &repo, &["merge", "--no-edit", "other"]);
+    env.guard_refuses(&repo, &["merge", "--no-edit", "other"]);
     assert_eq!(
         env.snapshot(&repo),
         before,
@@ -89,7 +74,7 @@ fn a_refused_reset_hard_leaves_status_exactly_as_before() {
     // snapshots cover that); a clean tree with an untracked file must come back whole.
     // A mixed reset rewrites only the index: unstaged edits survive it.
     let before = env.snapshot(&repo);
-    refused(&env, &repo, &["reset", "HEAD~1"]);
+    env.guard_refuses(&repo, &["reset", "HEAD~1"]);
     assert_eq!(
         env.snapshot(&repo),
         before,
@@ -97,20 +82,20 @@ fn a_refused_reset_hard_leaves_status_exactly_as_before() {
     );
     write(&repo.join("a.txt"), "one\n");
     let before = env.snapshot(&repo);
-    refused(&env, &repo, &["reset", "--hard", "HEAD~1"]);
+    env.guard_refuses(&repo, &["reset", "--hard", "HEAD~1"]);
     assert_eq!(env.snapshot(&repo), before);
     assert!(
         repo.join("b.txt").exists(),
         "the file reset removed was not put back"
     );
     // `other` is one commit ahead: pull and rebase would fast-forward the checkout.
-    refused(&env, &repo, &["pull", "-q", "--no-rebase", ".", "other"]);
+    env.guard_refuses(&repo, &["pull", "-q", "--no-rebase", ".", "other"]);
     assert_eq!(
         env.snapshot(&repo),
         before,
         "a refused pull changed the checkout"
     );
-    let stderr = refused(&env, &repo, &["rebase", "-q", "other"]);
+    let stderr = env.guard_refuses(&repo, &["rebase", "-q", "other"]);
     assert!(stderr.contains("`git rebase --abort`"), "{stderr}");
     env.git(&repo, &["rebase", "--abort"]);
     assert_eq!(
@@ -136,7 +121,7 @@ fn a_commit_made_with_hooks_switched_off_is_still_refused_by_the_ref_guard() {
     for hook in ["pre-commit", "prepare-commit-msg"] {
         std::fs::remove_file(hooks.join(hook)).unwrap();
     }
-    refused(&env, &repo, &["commit", "-m", "sneak"]);
+    env.guard_refuses(&repo, &["commit", "-m", "sneak"]);
     assert_eq!(
         env.snapshot(&repo),
         before,
@@ -164,17 +149,15 @@ fn agent_worktrees_commit_freely_but_cannot_move_the_target() {
     env.git(&wt, &["switch", "-q", "fleet/agent"]);
 
     let main = env.git(&outer, &["rev-parse", "main"]);
-    refused(&env, &wt, &["update-ref", "refs/heads/main", "HEAD"]);
-    refused(&env, &wt, &["update-ref", "-d", "refs/heads/main"]);
+    env.guard_refuses(&wt, &["update-ref", "refs/heads/main", "HEAD"]);
+    env.guard_refuses(&wt, &["update-ref", "-d", "refs/heads/main"]);
     // The shared checkout's HEAD, named from an agent worktree.
-    refused(
-        &env,
+    env.guard_refuses(
         &wt,
         &["update-ref", "--no-deref", "main-worktree/HEAD", "HEAD"],
     );
     // A global option git knows but fleet's command-line reader might not.
-    refused(
-        &env,
+    env.guard_refuses(
         &wt,
         &[
             "--attr-source",
@@ -186,12 +169,12 @@ fn agent_worktrees_commit_freely_but_cannot_move_the_target() {
     );
     // fleet's own state is written by fleet alone.
     env.fleet(&outer, &["track", "agent"]).ok();
-    refused(&env, &wt, &["update-ref", "-d", "refs/fleet/lanes"]);
-    refused(&env, &wt, &["update-ref", "refs/notes/fleet", "HEAD"]);
+    env.guard_refuses(&wt, &["update-ref", "-d", "refs/fleet/lanes"]);
+    env.guard_refuses(&wt, &["update-ref", "refs/notes/fleet", "HEAD"]);
     // Housekeeping that rewrites refs without moving them passes.
     env.git(&outer, &["pack-refs", "--all"]);
     env.git(&outer, &["gc", "-q"]);
-    refused(&env, &wt, &["update-ref", "-d", "refs/heads/main"]);
+    env.guard_refuses(&wt, &["update-ref", "-d", "refs/heads/main"]);
     // git itself already refuses these for a branch checked out elsewhere.
     for args in [
         ["branch", "-f", "main", "HEAD"],
@@ -205,8 +188,7 @@ fn agent_worktrees_commit_freely_but_cannot_move_the_target() {
     assert_eq!(env.git(&outer, &["rev-parse", "main"]), main);
     // The nested repo's target is guarded from the nested agent worktree too.
     let nested_main = env.git(&outer.join("cockpit"), &["rev-parse", "main"]);
-    refused(
-        &env,
+    env.guard_refuses(
         &wt.join("cockpit"),
         &["update-ref", "refs/heads/main", "HEAD"],
     );
@@ -216,8 +198,8 @@ fn agent_worktrees_commit_freely_but_cannot_move_the_target() {
     );
     // And the nested repo's shared checkout refuses commits.
     write(&outer.join("cockpit/c.txt"), "changed\n");
-    refused(&env, &outer.join("cockpit"), &["commit", "-am", "sneak"]);
-    refused(&env, &outer.join("cockpit"), &["switch", "-c", "elsewhere"]);
+    env.guard_refuses(&outer.join("cockpit"), &["commit", "-am", "sneak"]);
+    env.guard_refuses(&outer.join("cockpit"), &["switch", "-c", "elsewhere"]);
 }
 
 #[test]
@@ -252,8 +234,8 @@ fn the_checkout_reached_through_a_symlink_is_guarded() {
     let link = env.path().join("link");
     std::os::unix::fs::symlink(&repo, &link).unwrap();
     let before = env.snapshot(&repo);
-    refused(&env, &link, &["commit", "-am", "sneak"]);
-    refused(&env, &link, &["switch", "other"]);
+    env.guard_refuses(&link, &["commit", "-am", "sneak"]);
+    env.guard_refuses(&link, &["switch", "other"]);
     assert_eq!(env.snapshot(&repo), before);
 }
 
@@ -292,10 +274,10 @@ fn with_core_hooks_path_relative_or_absolute_the_guard_fires_in_every_worktree()
                 .stdout
                 .trim(),
         );
-        refused(&env, &repo, &["commit", "--allow-empty", "-m", "sneak"]);
+        env.guard_refuses(&repo, &["commit", "--allow-empty", "-m", "sneak"]);
         for wt in [&early, &late] {
             env.commit_file(wt, "w.txt", "w\n", "agent work");
-            refused(&env, wt, &["update-ref", "refs/heads/main", "HEAD"]);
+            env.guard_refuses(wt, &["update-ref", "refs/heads/main", "HEAD"]);
         }
         env.fleet(&repo, &["hooks", "status"]).ok();
     }
@@ -505,7 +487,7 @@ fn a_hook_whose_fleet_binary_is_gone_says_so_and_fails_closed_only_where_it_guar
     assert!(status.stdout.contains("stale"), "{}", status.stdout);
     // PATH without fleet: the agent's own commit needs no fleet and passes.
     env.commit_file(&wt, "w.txt", "w\n", "agent work");
-    let stderr = refused(&env, &repo, &["commit", "-am", "sneak"]);
+    let stderr = env.guard_refuses(&repo, &["commit", "-am", "sneak"]);
     assert!(stderr.contains("/gone/fleet"), "{stderr}");
     env.fleet(&repo, &["hooks", "install"]).ok();
     env.fleet(&repo, &["hooks", "status"]).ok();
@@ -525,7 +507,7 @@ fn refused_merges_and_picks_say_how_to_get_back_and_their_abort_passes() {
             vec!["reset", "--merge"],
         ),
     ] {
-        let stderr = refused(&env, &repo, &args);
+        let stderr = env.guard_refuses(&repo, &args);
         let hint = format!("`git {}`", abort.join(" "));
         assert!(stderr.contains(&hint), "{args:?}: {stderr}");
         env.git(&repo, &abort);
@@ -539,7 +521,7 @@ fn a_refused_orphan_switch_puts_every_file_back() {
     let repo = guarded(&env);
     write(&repo.join("a.txt"), "one\n");
     let before = env.snapshot(&repo);
-    refused(&env, &repo, &["switch", "--orphan", "newroot"]);
+    env.guard_refuses(&repo, &["switch", "--orphan", "newroot"]);
     assert_eq!(env.snapshot(&repo), before);
 }
 
@@ -551,10 +533,10 @@ fn commands_that_leave_files_alone_keep_the_users_changes_after_a_refusal() {
     // An untracked copy of a file only the other branch has.
     write(&repo.join("other-only.txt"), "x\n");
     let before = env.snapshot(&repo);
-    refused(&env, &repo, &["reset", "--soft", "HEAD~1"]);
-    refused(&env, &repo, &["reset", "--soft", "other"]);
-    refused(&env, &repo, &["update-ref", "HEAD", "other"]);
-    refused(&env, &repo, &["symbolic-ref", "HEAD", "refs/heads/other"]);
+    env.guard_refuses(&repo, &["reset", "--soft", "HEAD~1"]);
+    env.guard_refuses(&repo, &["reset", "--soft", "other"]);
+    env.guard_refuses(&repo, &["update-ref", "HEAD", "other"]);
+    env.guard_refuses(&repo, &["symbolic-ref", "HEAD", "refs/heads/other"]);
     assert_eq!(env.snapshot(&repo), before);
 }
 
@@ -587,7 +569,7 @@ fn put_back_goes_through_the_checkouts_filters() {
     env.git(&repo, &["checkout", "--", "a.txt"]);
     env.fleet(&repo, &["init"]).ok();
     let before = env.snapshot(&repo);
-    refused(&env, &repo, &["switch", "side"]);
+    env.guard_refuses(&repo, &["switch", "side"]);
     assert_eq!(env.snapshot(&repo), before);
     assert_eq!(std::fs::read(repo.join("a.txt")).unwrap(), b"one\r\n");
 }
@@ -655,14 +637,14 @@ fn a_target_changed_after_install_is_guarded_too() {
             .trim(),
     );
     env.commit_file(&wt, "w.txt", "w\n", "agent work");
-    refused(&env, &wt, &["update-ref", "refs/heads/release", "HEAD"]);
+    env.guard_refuses(&wt, &["update-ref", "refs/heads/release", "HEAD"]);
 }
 
 #[test]
 fn the_guard_log_keeps_the_git_command_but_not_its_ancestors_arguments() {
     let env = Env::new();
     let repo = guarded(&env);
-    refused(&env, &repo, &["commit", "-am", "sneak"]);
+    env.guard_refuses(&repo, &["commit", "-am", "sneak"]);
     let log = std::fs::read_to_string(repo.join(".git/fleet/guard.log")).unwrap();
     let line: serde_json::Value = serde_json::from_str(log.lines().last().unwrap()).unwrap();
     let processes = line["processes"].as_array().unwrap();
@@ -713,7 +695,7 @@ fn put_back_handles_paths_with_quotes_and_newlines() {
     env.git(&scratch, &["commit", "-q", "-m", "odd names"]);
     env.git(&scratch, &["branch", "-f", "other", "HEAD"]);
     let before = env.snapshot(&repo);
-    refused(&env, &repo, &["switch", "other"]);
+    env.guard_refuses(&repo, &["switch", "other"]);
     assert_eq!(env.snapshot(&repo), before);
 }
 
@@ -742,19 +724,14 @@ fn a_target_with_a_hostile_name_is_guarded_like_any_other() {
     );
     env.commit_file(&wt, "w.txt", "w\n", "agent work");
     let tip = env.git(&repo, &["rev-parse", target]);
-    refused(
-        &env,
+    env.guard_refuses(
         &wt,
         &["update-ref", &format!("refs/heads/{target}"), "HEAD"],
     );
-    refused(
-        &env,
-        &wt,
-        &["update-ref", "-d", &format!("refs/heads/{target}")],
-    );
+    env.guard_refuses(&wt, &["update-ref", "-d", &format!("refs/heads/{target}")]);
     let before = env.snapshot(&repo);
-    refused(&env, &repo, &["commit", "--allow-empty", "-m", "sneak"]);
-    refused(&env, &repo, &["reset", "--hard", "HEAD~1"]);
+    env.guard_refuses(&repo, &["commit", "--allow-empty", "-m", "sneak"]);
+    env.guard_refuses(&repo, &["reset", "--hard", "HEAD~1"]);
     assert_eq!(env.snapshot(&repo), before);
     assert_eq!(env.git(&repo, &["rev-parse", target]), tip);
     // Branches whose names merely resemble the target pass.

@@ -6,6 +6,18 @@ use std::path::Path;
 use super::{Env, Run};
 
 impl Env {
+    /// `git args` in `dir` fails and the guard says why; its stderr.
+    pub fn guard_refuses(&self, dir: &Path, args: &[&str]) -> String {
+        let run = self.git_cmd(dir, args).run();
+        assert_ne!(run.code, 0, "git {args:?} was not refused");
+        assert!(
+            run.stderr.contains("fleet guard"),
+            "git {args:?} failed without the guard saying why: {}",
+            run.stderr
+        );
+        run.stderr
+    }
+
     /// `fleet args` in `dir` is refused: exit 1, and stderr says `says`.
     pub fn refused(&self, dir: &Path, args: &[&str], says: &str) -> Run {
         let run = self.fleet(dir, args).code(1);
