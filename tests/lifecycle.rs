@@ -238,21 +238,7 @@ fn a_conflict_is_reported_with_a_help_line_and_each_path_once() {
 #[test]
 fn land_remote_with_lanes_ready_only_here_says_how_to_publish_them() {
     let env = Env::new();
-    let root = env.path();
-    env.git(&root, &["init", "-q", "--bare", "-b", "main", "remote.git"]);
-    let seed = root.join("seed");
-    env.repo(
-        &seed,
-        "main",
-        &[
-            ("README", "r\n"),
-            ("fleet.toml", "[gate]\ncommands = [\"true\"]\n"),
-        ],
-    );
-    env.git(&seed, &["remote", "add", "origin", "../remote.git"]);
-    env.git(&seed, &["push", "-q", "origin", "main"]);
-    env.git(&root, &["clone", "-q", "remote.git", "machine"]);
-    let repo = root.join("machine");
+    let repo = machine_of_a_bare_remote(&env, "[gate]\ncommands = [\"true\"]\n");
     let wt = env.agent(&repo, "alpha");
     env.commit_file(&wt, "a.txt", "a\n", "alpha work");
     worker_ready(&env, &wt);
@@ -342,24 +328,10 @@ fn a_shared_root_collision_names_the_repository_that_owns_the_folder() {
 #[test]
 fn worktree_new_with_the_queue_on_a_remote_says_how_to_track_the_lane() {
     let env = Env::new();
-    let root = env.path();
-    env.git(&root, &["init", "-q", "--bare", "-b", "main", "remote.git"]);
-    let seed = root.join("seed");
-    env.repo(
-        &seed,
-        "main",
-        &[
-            ("README", "r\n"),
-            (
-                "fleet.toml",
-                "[lanes]\nremote = \"origin\"\n[gate]\ncommands = [\"true\"]\n",
-            ),
-        ],
+    let repo = machine_of_a_bare_remote(
+        &env,
+        "[lanes]\nremote = \"origin\"\n[gate]\ncommands = [\"true\"]\n",
     );
-    env.git(&seed, &["remote", "add", "origin", "../remote.git"]);
-    env.git(&seed, &["push", "-q", "origin", "main"]);
-    env.git(&root, &["clone", "-q", "remote.git", "machine"]);
-    let repo = root.join("machine");
     let run = env.fleet(&repo, &["worktree", "new", "alpha"]).ok();
     assert!(
         run.stderr
@@ -430,4 +402,21 @@ fn a_landed_lane_with_a_nested_part_stays_landed_when_a_later_lane_rewrites_it()
             .iter()
             .any(|(b, _)| b == "fleet/alpha")
     );
+}
+
+/// machine/: a clone of remote.git (bare, on local disk) whose main holds README and
+/// `fleet_toml` as fleet.toml.
+fn machine_of_a_bare_remote(env: &Env, fleet_toml: &str) -> std::path::PathBuf {
+    let root = env.path();
+    env.git(&root, &["init", "-q", "--bare", "-b", "main", "remote.git"]);
+    let seed = root.join("seed");
+    env.repo(
+        &seed,
+        "main",
+        &[("README", "r\n"), ("fleet.toml", fleet_toml)],
+    );
+    env.git(&seed, &["remote", "add", "origin", "../remote.git"]);
+    env.git(&seed, &["push", "-q", "origin", "main"]);
+    env.git(&root, &["clone", "-q", "remote.git", "machine"]);
+    root.join("machine")
 }
