@@ -26,7 +26,7 @@ use common::{Env, median, ms, runs};
 use fleet::context::Context;
 use fleet::git::OwnRefStep;
 use fleet::queue::Queue;
-use fleet::tasks::{Holder, Run, Store, Task, TaskName, TaskState};
+use fleet::tasks::{Holder, Store, Task, TaskName, TaskState};
 
 const REGISTRY: &str = "refs/fleet/bench-registry";
 const CLAIMERS: usize = 4;
@@ -255,20 +255,7 @@ fn claim_registry_once(ctx: &Context, holder: &Holder) -> Option<String> {
             return Ok(OwnRefStep::Keep(None));
         };
         let t = &mut reg.tasks[i];
-        let run = Run {
-            id: fleet::tasks::mint_run_id(now),
-            attempt: t.attempts() + 1,
-            holder: holder.clone(),
-            lease_expires: now + 300,
-            claimed: now,
-            started: None,
-            pgid: None,
-            ended: None,
-            outcome: None,
-            error: None,
-        };
-        t.runs.push(run.clone());
-        t.move_to(TaskState::Claimed, now, Some(&run.id));
+        t.claim(holder, now, 300);
         let name = t.name.clone();
         let text = toml::to_string(&reg).unwrap();
         let new = repo.write_commit(

@@ -276,6 +276,26 @@ impl Task {
         self.state = to;
     }
 
+    /// Claim the task for `holder` at `now`: a new run (a fresh id, the next attempt,
+    /// a lease of `lease` seconds) and the move to claimed. Returns the run.
+    pub fn claim(&mut self, holder: &Holder, now: i64, lease: i64) -> Run {
+        let run = Run {
+            id: mint_run_id(now),
+            attempt: self.attempts() + 1,
+            holder: holder.clone(),
+            lease_expires: now + lease,
+            claimed: now,
+            started: None,
+            pgid: None,
+            ended: None,
+            outcome: None,
+            error: None,
+        };
+        self.runs.push(run.clone());
+        self.move_to(TaskState::Claimed, now, Some(&run.id));
+        run
+    }
+
     /// The order `fleet task list` shows and a drainer claims in: by state, higher
     /// priority first, older first, then by name.
     pub fn queue_order(a: &Task, b: &Task) -> std::cmp::Ordering {

@@ -27,7 +27,7 @@ use std::collections::HashSet;
 use std::time::Duration;
 
 use super::memo::{Memo, SAVE_AFTER_CHANGES};
-use super::{Holder, Outcome, PLAN_FILE, Run, TASK_FILE, Task, TaskName, TaskState, mint_run_id};
+use super::{Holder, Outcome, PLAN_FILE, Run, TASK_FILE, Task, TaskName, TaskState};
 use crate::context::Context;
 use crate::error::{Error, Result};
 use crate::git::{ObjectId, cli::PushUpdate};
@@ -414,21 +414,8 @@ impl<'a> Store<'a> {
                 if !claimable(&task, now) {
                     continue;
                 }
-                let run = Run {
-                    id: mint_run_id(now),
-                    attempt: task.attempts() + 1,
-                    holder: holder.clone(),
-                    lease_expires: now + lease.as_secs() as i64,
-                    claimed: now,
-                    started: None,
-                    pgid: None,
-                    ended: None,
-                    outcome: None,
-                    error: None,
-                };
                 let mut next = task;
-                next.runs.push(run.clone());
-                next.move_to(TaskState::Claimed, now, Some(&run.id));
+                let run = next.claim(holder, now, lease.as_secs() as i64);
                 let what = format!("claimed (run {}, attempt {})", run.id, run.attempt);
                 let new = self.write_on(&next, old, &what)?;
                 if self.swap(&name, Some(old), new, &what)? {
