@@ -246,18 +246,10 @@ impl Repo {
             let Some(id) = id else {
                 return Ok(Default::default());
             };
-            let what = || format!("cannot read tree {id}");
-            let tree = self.inner.find_tree(id).context(what)?;
-            let decoded = tree.decode().context(what)?;
-            Ok(decoded
-                .entries
-                .iter()
-                .map(|e| {
-                    (
-                        e.filename.to_vec(),
-                        (e.mode.is_tree(), e.mode.value(), e.oid.to_owned()),
-                    )
-                })
+            Ok(self
+                .tree_entries(id)?
+                .into_iter()
+                .map(|(name, mode, id)| (name, (mode.is_tree(), mode.value(), id)))
                 .collect())
         };
         let (a, b) = (read(old)?, read(new)?);
@@ -314,6 +306,21 @@ impl Repo {
         }
     }
 
+    /// The entries of tree `id`: name, mode, object.
+    fn tree_entries(
+        &self,
+        id: ObjectId,
+    ) -> Result<Vec<(Vec<u8>, gix::objs::tree::EntryMode, ObjectId)>> {
+        let what = || format!("cannot read tree {id}");
+        let tree = self.inner.find_tree(id).context(what)?;
+        let decoded = tree.decode().context(what)?;
+        Ok(decoded
+            .entries
+            .iter()
+            .map(|e| (e.filename.to_vec(), e.mode, e.oid.to_owned()))
+            .collect())
+    }
+
     fn refused_names_into(
         &self,
         old: Option<ObjectId>,
@@ -325,25 +332,16 @@ impl Repo {
         if old == Some(new) {
             return Ok(());
         }
-        let read = |id: ObjectId| -> Result<Vec<(Vec<u8>, gix::objs::tree::EntryMode, ObjectId)>> {
-            let what = || format!("cannot read tree {id}");
-            let tree = self.inner.find_tree(id).context(what)?;
-            let decoded = tree.decode().context(what)?;
-            Ok(decoded
-                .entries
-                .iter()
-                .map(|e| (e.filename.to_vec(), e.mode, e.oid.to_owned()))
-                .collect())
-        };
         let before: std::collections::HashMap<Vec<u8>, (gix::objs::tree::EntryMode, ObjectId)> =
             match old {
-                Some(old) => read(old)?
+                Some(old) => self
+                    .tree_entries(old)?
                     .into_iter()
                     .map(|(name, mode, id)| (name, (mode, id)))
                     .collect(),
                 None => Default::default(),
             };
-        for (name, mode, id) in read(new)? {
+        for (name, mode, id) in self.tree_entries(new)? {
             let was = before.get(&name).copied();
             if was == Some((mode, id)) {
                 continue;
