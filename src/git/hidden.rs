@@ -4,7 +4,7 @@
 
 use gix::bstr::ByteSlice;
 
-use super::{GITLINK, ObjectId, Repo};
+use super::{ObjectId, Repo};
 use crate::error::{Context, Result};
 
 /// One index entry `git status` does not compare with its file.
@@ -26,10 +26,7 @@ impl Repo {
             .inner
             .index_or_empty()
             .context(|| "cannot read the index".into())?;
-        Ok(index
-            .entries()
-            .iter()
-            .filter(|e| e.stage_raw() == 0 && e.mode.bits() as u16 != GITLINK)
+        Ok(super::status::file_entries(&index)
             .filter_map(|e| {
                 let flag = if e.flags.contains(Flags::SKIP_WORKTREE) {
                     "skip-worktree"

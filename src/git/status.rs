@@ -25,10 +25,7 @@ impl Repo {
             .inner
             .index_or_empty()
             .context(|| "cannot read the index".into())?;
-        Ok(index
-            .entries()
-            .iter()
-            .filter(|e| e.stage_raw() == 0 && e.mode.bits() as u16 != GITLINK)
+        Ok(file_entries(&index)
             .map(|e| (e.path(&index).to_str_lossy().into_owned(), e.id))
             .collect())
     }
@@ -224,4 +221,13 @@ fn is_nested_repository(item: &gix::status::Item) -> bool {
         }
         _ => false,
     }
+}
+
+/// The stage-0 entries of `index` that are files (gitlinks left out): what a checkout's
+/// files are compared against.
+pub(super) fn file_entries(index: &gix::index::File) -> impl Iterator<Item = &gix::index::Entry> {
+    index
+        .entries()
+        .iter()
+        .filter(|e| e.stage_raw() == 0 && e.mode.bits() as u16 != GITLINK)
 }
