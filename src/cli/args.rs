@@ -39,10 +39,3 @@ pub struct LandFlags {
 pub fn duration(text: &str) -> Result<std::time::Duration, String> {
     fleet::config::parse_duration(text)
 }
-
-/// An agent name, checked where the arguments are parsed. The refusal is fleet's own
-/// error, carried through clap as the source and printed by `main` in fleet's shape
-/// (`error:` and `help:`, or JSON with `--json`), exit 2.
-pub fn agent_name(text: &str) -> Result<fleet::worktree::AgentName, fleet::error::Error> {
-    fleet::worktree::AgentName::parse(text)
-}

@@ -3,9 +3,9 @@
 use std::path::PathBuf;
 
 use fleet::error::{Error, Result};
-use fleet::tasks::{Store, Task, TaskName};
+use fleet::tasks::{Task, TaskName};
 
-use super::{REMOTE_HELP, task_name};
+use super::{REMOTE_HELP, with_store};
 use crate::cli::args::{Output, QueueArgs};
 use crate::commands::CommandEnv;
 use crate::render;
@@ -22,7 +22,7 @@ use crate::render;
 )]
 pub struct Args {
     /// The task's name: ASCII letters, digits, `-`, `_` and `.`
-    #[arg(value_name = "NAME", value_parser = task_name)]
+    #[arg(value_name = "NAME", value_parser = TaskName::parse)]
     name: TaskName,
     /// What the agent is asked to do
     #[arg(long, value_name = "TEXT")]
@@ -34,7 +34,7 @@ pub struct Args {
     #[arg(long, value_name = "PROFILE")]
     agent: Option<String>,
     /// Wait until this task has succeeded (repeat for several)
-    #[arg(long, value_name = "TASK", value_parser = task_name)]
+    #[arg(long, value_name = "TASK", value_parser = TaskName::parse)]
     after: Vec<TaskName>,
     /// Higher runs first (negative is allowed)
     #[arg(
@@ -62,24 +62,23 @@ pub fn run(env: &CommandEnv, args: Args) -> Result<u8> {
         })?),
         None => None,
     };
-    let (ctx, queue) = env.queue(&args.queue)?;
-    let store = Store::new(&ctx, &queue);
-    store.refresh()?;
-    let mut task = Task::new(&args.name, fleet::time::now());
-    task.prompt = args.prompt;
-    task.plan_from = args.plan.map(|p| p.display().to_string());
-    task.agent = args.agent;
-    task.after = args.after.iter().map(|a| a.as_str().to_string()).collect();
-    task.priority = args.priority;
-    task.max_attempts = args.max_attempts;
-    store.add(&task, plan.as_deref())?;
-    if args.out.json {
-        render::json(&task);
-    } else {
-        render::ok(&format!(
-            "added task {} (queued, priority {})",
-            task.name, task.priority
-        ));
-    }
-    Ok(0)
+    with_store(env, &args.queue, |store| {
+        let mut task = Task::new(&args.name, fleet::time::now());
+        task.prompt = args.prompt;
+        task.plan_from = args.plan.map(|p| p.display().to_string());
+        task.agent = args.agent;
+        task.after = args.after.iter().map(|a| a.as_str().to_string()).collect();
+        task.priority = args.priority;
+        task.max_attempts = args.max_attempts;
+        store.add(&task, plan.as_deref())?;
+        if args.out.json {
+            render::json(&task);
+        } else {
+            render::ok(&format!(
+                "added task {} (queued, priority {})",
+                task.name, task.priority
+            ));
+        }
+        Ok(0)
+    })
 }

@@ -1,9 +1,9 @@
 //! `fleet task cancel`: take a task out of the queue for good (until a retry).
 
 use fleet::error::Result;
-use fleet::tasks::{Store, TaskName};
+use fleet::tasks::TaskName;
 
-use super::{REMOTE_HELP, task_name};
+use super::{REMOTE_HELP, with_store};
 use crate::cli::args::{Output, QueueArgs};
 use crate::commands::CommandEnv;
 use crate::render;
@@ -18,7 +18,7 @@ use crate::render;
 )]
 pub struct Args {
     /// The task to cancel
-    #[arg(value_name = "NAME", value_parser = task_name)]
+    #[arg(value_name = "NAME", value_parser = TaskName::parse)]
     name: TaskName,
     #[command(flatten)]
     queue: QueueArgs,
@@ -27,14 +27,13 @@ pub struct Args {
 }
 
 pub fn run(env: &CommandEnv, args: Args) -> Result<u8> {
-    let (ctx, queue) = env.queue(&args.queue)?;
-    let store = Store::new(&ctx, &queue);
-    store.refresh()?;
-    let task = store.cancel(&args.name, fleet::time::now())?;
-    if args.out.json {
-        render::json(&task);
-    } else {
-        render::ok(&format!("cancelled task {}", task.name));
-    }
-    Ok(0)
+    with_store(env, &args.queue, |store| {
+        let task = store.cancel(&args.name, fleet::time::now())?;
+        if args.out.json {
+            render::json(&task);
+        } else {
+            render::ok(&format!("cancelled task {}", task.name));
+        }
+        Ok(0)
+    })
 }

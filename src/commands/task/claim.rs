@@ -2,9 +2,9 @@
 //! and scripts can race claimers without a drainer.
 
 use fleet::error::Result;
-use fleet::tasks::{Holder, Store};
+use fleet::tasks::Holder;
 
-use super::REMOTE_HELP;
+use super::{REMOTE_HELP, with_store};
 use crate::cli::args::{Output, QueueArgs, duration};
 use crate::commands::CommandEnv;
 use crate::render;
@@ -29,24 +29,23 @@ pub struct Args {
 }
 
 pub fn run(env: &CommandEnv, args: Args) -> Result<u8> {
-    let (ctx, queue) = env.queue(&args.queue)?;
-    let store = Store::new(&ctx, &queue);
-    store.refresh()?;
-    let mut holder = Holder::this_process(env!("FLEET_COMMIT"));
-    if let Some(host) = args.holder {
-        holder.host = host;
-    }
-    let claimed = store.claim_next(&holder, fleet::time::now(), args.lease)?;
-    if args.out.json {
-        render::json(&claimed);
-    } else {
-        match &claimed {
-            Some(c) => render::ok(&format!(
-                "claimed task {} (run {}, attempt {})",
-                c.task.name, c.run.id, c.run.attempt
-            )),
-            None => render::note("nothing to claim"),
+    with_store(env, &args.queue, |store| {
+        let mut holder = Holder::this_process(env!("FLEET_COMMIT"));
+        if let Some(host) = args.holder {
+            holder.host = host;
         }
-    }
-    Ok(0)
+        let claimed = store.claim_next(&holder, fleet::time::now(), args.lease)?;
+        if args.out.json {
+            render::json(&claimed);
+        } else {
+            match &claimed {
+                Some(c) => render::ok(&format!(
+                    "claimed task {} (run {}, attempt {})",
+                    c.task.name, c.run.id, c.run.attempt
+                )),
+                None => render::note("nothing to claim"),
+            }
+        }
+        Ok(0)
+    })
 }

@@ -1,9 +1,8 @@
 //! `fleet task list`: the tasks as a table, or JSON.
 
 use fleet::error::Result;
-use fleet::tasks::Store;
 
-use super::REMOTE_HELP;
+use super::{REMOTE_HELP, with_store};
 use crate::cli::args::{Output, QueueArgs};
 use crate::commands::CommandEnv;
 use crate::render::{self, DIM, age, answer, paint};
@@ -24,38 +23,37 @@ pub struct Args {
 }
 
 pub fn run(env: &CommandEnv, args: Args) -> Result<u8> {
-    let (ctx, queue) = env.queue(&args.queue)?;
-    let store = Store::new(&ctx, &queue);
-    store.refresh()?;
-    let tasks = store.list()?;
-    if args.out.json {
-        render::json(&tasks);
-        return Ok(0);
-    }
-    if tasks.is_empty() {
-        render::note("no tasks; add one with `fleet task add NAME --prompt TEXT`");
-        return Ok(0);
-    }
-    // A header row for a person at a terminal only (as the other tables).
-    use std::io::IsTerminal;
-    if std::io::stdout().is_terminal() {
-        answer(&paint(
-            DIM,
-            &format!(
+    with_store(env, &args.queue, |store| {
+        let tasks = store.list()?;
+        if args.out.json {
+            render::json(&tasks);
+            return Ok(0);
+        }
+        if tasks.is_empty() {
+            render::note("no tasks; add one with `fleet task add NAME --prompt TEXT`");
+            return Ok(0);
+        }
+        // A header row for a person at a terminal only (as the other tables).
+        use std::io::IsTerminal;
+        if std::io::stdout().is_terminal() {
+            answer(&paint(
+                DIM,
+                &format!(
+                    "{:<24} {:<10} {:>8} {:>8}  {}",
+                    "TASK", "STATE", "PRIORITY", "ATTEMPTS", "AGE"
+                ),
+            ));
+        }
+        for t in &tasks {
+            answer(&format!(
                 "{:<24} {:<10} {:>8} {:>8}  {}",
-                "TASK", "STATE", "PRIORITY", "ATTEMPTS", "AGE"
-            ),
-        ));
-    }
-    for t in &tasks {
-        answer(&format!(
-            "{:<24} {:<10} {:>8} {:>8}  {}",
-            t.name,
-            t.state.as_str(),
-            t.priority,
-            format!("{}/{}", t.attempts(), t.max_attempts),
-            age(t.created)
-        ));
-    }
-    Ok(0)
+                t.name,
+                t.state.as_str(),
+                t.priority,
+                format!("{}/{}", t.attempts(), t.max_attempts),
+                age(t.created)
+            ));
+        }
+        Ok(0)
+    })
 }

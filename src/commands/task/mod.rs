@@ -8,7 +8,9 @@ pub mod retry;
 pub mod show;
 
 use fleet::error::Result;
-use fleet::tasks::TaskName;
+use fleet::tasks::Store;
+
+use crate::cli::args::QueueArgs;
 
 use super::CommandEnv;
 
@@ -42,10 +44,17 @@ pub fn run(env: &CommandEnv, cmd: TaskCommand) -> Result<u8> {
     }
 }
 
-/// A task name, checked where the arguments are parsed; the refusal is fleet's own
-/// error in fleet's shape, exit 2 (as `args::agent_name`).
-pub fn task_name(text: &str) -> Result<TaskName, fleet::error::Error> {
-    TaskName::parse(text)
+/// Open the task queue the command names (`--remote`, else the configured one, else
+/// this repository's), fetched when it is a remote's, and run `f` on it.
+pub fn with_store<T>(
+    env: &CommandEnv,
+    queue: &QueueArgs,
+    f: impl FnOnce(&Store) -> Result<T>,
+) -> Result<T> {
+    let (ctx, queue) = env.queue(queue)?;
+    let store = Store::new(&ctx, &queue);
+    store.refresh()?;
+    f(&store)
 }
 
 /// The help of `--remote` for the task commands.

@@ -1,9 +1,9 @@
 //! `fleet task retry`: queue a parked, cancelled or failed task again.
 
 use fleet::error::Result;
-use fleet::tasks::{Store, TaskName};
+use fleet::tasks::TaskName;
 
-use super::{REMOTE_HELP, task_name};
+use super::{REMOTE_HELP, with_store};
 use crate::cli::args::{Output, QueueArgs};
 use crate::commands::CommandEnv;
 use crate::render;
@@ -19,7 +19,7 @@ use crate::render;
 )]
 pub struct Args {
     /// The task to queue again
-    #[arg(value_name = "NAME", value_parser = task_name)]
+    #[arg(value_name = "NAME", value_parser = TaskName::parse)]
     name: TaskName,
     #[command(flatten)]
     queue: QueueArgs,
@@ -28,19 +28,18 @@ pub struct Args {
 }
 
 pub fn run(env: &CommandEnv, args: Args) -> Result<u8> {
-    let (ctx, queue) = env.queue(&args.queue)?;
-    let store = Store::new(&ctx, &queue);
-    store.refresh()?;
-    let task = store.retry(&args.name, fleet::time::now())?;
-    if args.out.json {
-        render::json(&task);
-    } else {
-        render::ok(&format!(
-            "queued task {} again ({} of {} attempts used)",
-            task.name,
-            task.attempts(),
-            task.max_attempts
-        ));
-    }
-    Ok(0)
+    with_store(env, &args.queue, |store| {
+        let task = store.retry(&args.name, fleet::time::now())?;
+        if args.out.json {
+            render::json(&task);
+        } else {
+            render::ok(&format!(
+                "queued task {} again ({} of {} attempts used)",
+                task.name,
+                task.attempts(),
+                task.max_attempts
+            ));
+        }
+        Ok(0)
+    })
 }

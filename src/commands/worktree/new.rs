@@ -21,7 +21,7 @@ use crate::render;
 )]
 pub struct Args {
     /// Agent name: one branch-name component
-    #[arg(value_parser = crate::cli::args::agent_name)]
+    #[arg(value_parser = AgentName::parse)]
     name: AgentName,
     /// Start from this revision instead of the target branch (resolved where you are:
     /// in an agent worktree, HEAD is that worktree's)

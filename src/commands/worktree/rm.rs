@@ -22,7 +22,7 @@ use crate::render;
 )]
 pub struct Args {
     /// Agent name, as given to `fleet worktree new`
-    #[arg(value_parser = crate::cli::args::agent_name)]
+    #[arg(value_parser = AgentName::parse)]
     name: AgentName,
     /// Delete uncommitted changes too (unlanded branches are kept)
     #[arg(long)]
