@@ -42,11 +42,21 @@ impl Repo {
         tip: ObjectId,
         hide: ObjectId,
     ) -> Result<std::collections::HashSet<ObjectId>> {
-        let what = || format!("cannot walk {hide}..{tip}");
+        self.reachable_only_from(tip, &[hide])
+    }
+
+    /// The commits reachable from `tip` and from none of `hide` (git's
+    /// `tip --not hide...`), in one walk: empty when one of them contains `tip`.
+    pub fn reachable_only_from(
+        &self,
+        tip: ObjectId,
+        hide: &[ObjectId],
+    ) -> Result<std::collections::HashSet<ObjectId>> {
+        let what = || format!("cannot walk the history of {tip}");
         let walk = self
             .inner
             .rev_walk([tip])
-            .with_hidden([hide])
+            .with_hidden(hide.iter().copied())
             .all()
             .context(what)?;
         let mut out = std::collections::HashSet::new();

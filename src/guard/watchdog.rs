@@ -496,28 +496,16 @@ fn commits_on_no_branch(repo: &Repo, head: ObjectId) -> Result<Vec<ObjectId>> {
             .into_iter()
             .map(|(_, id)| id),
     );
-    let mut lost: Option<std::collections::HashSet<ObjectId>> = None;
-    for tip in tips {
-        if tip == head || repo.merge_base(head, tip)? == Some(head) {
-            return Ok(Vec::new());
+    let mut lost = if tips.is_empty() {
+        // No branch at all (the restore needs one, so only in theory): the first parents.
+        let mut chain = std::collections::HashSet::new();
+        let mut next = Some(head);
+        while let Some(id) = next.filter(|id| chain.insert(*id)) {
+            next = repo.first_parent(id)?;
         }
-        let only_head = repo.exclusive_commits(head, tip)?;
-        lost = Some(match lost {
-            None => only_head,
-            Some(so_far) => so_far.intersection(&only_head).copied().collect(),
-        });
-    }
-    // No branch at all (the restore needs one, so only in theory): the first parents.
-    let mut lost = match lost {
-        Some(set) => set,
-        None => {
-            let mut chain = std::collections::HashSet::new();
-            let mut next = Some(head);
-            while let Some(id) = next.filter(|id| chain.insert(*id)) {
-                next = repo.first_parent(id)?;
-            }
-            chain
-        }
+        chain
+    } else {
+        repo.reachable_only_from(head, &tips)?
     };
     let mut ordered = Vec::new();
     let mut next = Some(head);

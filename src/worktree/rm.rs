@@ -446,9 +446,8 @@ fn commits_only_in(path: &Path, doomed: &Path) -> Option<String> {
         .map(|(_, id)| id)
         .collect();
     let contained = |tip: ObjectId| {
-        elsewhere
-            .iter()
-            .any(|&r| repo.count_exclusive(tip, r).is_ok_and(|n| n == 0))
+        repo.reachable_only_from(tip, &elsewhere)
+            .is_ok_and(|only| only.is_empty())
     };
     tips.into_iter()
         .find(|&(_, tip)| !contained(tip))
@@ -486,9 +485,9 @@ fn detached_head_only_here(repo: &Repo, doomed: &Path) -> Option<String> {
             .filter(|w| outside(&w.path))
             .filter_map(|w| w.head),
     );
-    let kept = names
-        .iter()
-        .any(|&name| repo.count_exclusive(head, name).is_ok_and(|n| n == 0));
+    let kept = repo
+        .reachable_only_from(head, &names)
+        .is_ok_and(|only| only.is_empty());
     (!kept).then(|| format!("detached HEAD at {}", head.to_hex_with_len(12)))
 }
 
