@@ -8,9 +8,11 @@
 // (anstream's print macros, which these lints do not see, are disallowed in clippy.toml.)
 #![warn(clippy::print_stdout, clippy::print_stderr)]
 
+pub mod agents;
 pub mod checkout;
 pub mod config;
 pub mod context;
+pub mod drain;
 pub mod error;
 pub mod failpoint;
 pub mod files;

@@ -163,6 +163,18 @@ impl Holder {
             commit: commit.to_string(),
         }
     }
+
+    /// Whether the holder still runs, as far as this machine can tell: `Some(true)` or
+    /// `Some(false)` on the host and boot that holds it (a live pid with the same start
+    /// time), `None` elsewhere (only its lease can tell).
+    pub fn alive_here(&self) -> Option<bool> {
+        let here = crate::sys::procfs::hostname().unwrap_or_else(|| "unknown".into());
+        if here != self.host || crate::sys::procfs::boot_id() != self.boot_id {
+            return None;
+        }
+        let started = crate::sys::procfs::started_at(self.pid);
+        Some(started.is_some() && started == self.process_start)
+    }
 }
 
 /// One attempt of a task, from its claim.
@@ -176,6 +188,11 @@ pub struct Run {
     pub claimed: i64,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub started: Option<i64>,
+    /// The run's worktree and branch, once made.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub worktree: Option<String>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub branch: Option<String>,
     /// The agent's process group, once started.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub pgid: Option<i32>,
@@ -286,6 +303,8 @@ impl Task {
             lease_expires: now + lease,
             claimed: now,
             started: None,
+            worktree: None,
+            branch: None,
             pgid: None,
             ended: None,
             outcome: None,

@@ -1,0 +1,3 @@
+//! `fleet drain`, the supervisor: claims tasks, runs their agents into lanes, never lands.
+
+pub mod record;
