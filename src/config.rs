@@ -565,10 +565,26 @@ helpers = []             # your own approved spawn helpers, by qualified name
 "#;
 
 /// [`TEMPLATE`] with `target` as the `[lanes] target` (`fleet init` gives the branch
-/// the shared checkout has, so a repository on `master` lands on `master`).
-pub fn template_for(target: &str) -> String {
+/// the shared checkout has, so a repository on `master` lands on `master`), `commands`
+/// as the `[gate] commands` (what `fleet init` found the project tests with), and
+/// `comment` (lines starting with `#`: why those commands, or how to set them) just above
+/// them. The rest is the commented template as it is.
+pub fn template_for(target: &str, commands: &[String], comment: &str) -> String {
     let line = format!("target = {}", toml::Value::String(target.to_string()));
-    TEMPLATE.replacen("target = \"main\"          #", &format!("{line:<24} #"), 1)
+    let text = TEMPLATE.replacen("target = \"main\"          #", &format!("{line:<24} #"), 1);
+    const COMMANDS: &str = "commands = []            # e.g. [\"cargo test --locked\"]; ";
+    let gate = if commands.is_empty() {
+        COMMANDS.to_string()
+    } else {
+        let list = toml::Value::Array(
+            commands
+                .iter()
+                .map(|c| toml::Value::String(c.clone()))
+                .collect(),
+        );
+        format!("{:<24} # ", format!("commands = {list}"))
+    };
+    text.replacen(COMMANDS, &format!("{comment}{gate}"), 1)
 }
 
 #[cfg(test)]
@@ -577,11 +593,27 @@ mod tests {
 
     #[test]
     fn the_template_for_a_branch_names_it_and_is_otherwise_the_defaults() {
-        assert_eq!(template_for("main"), TEMPLATE);
-        let config = Config::parse(&template_for("master"), "t").unwrap();
+        assert_eq!(template_for("main", &[], ""), TEMPLATE);
+        let config = Config::parse(&template_for("master", &[], ""), "t").unwrap();
         assert_eq!(config.lanes.target.as_str(), "master");
-        let config = Config::parse(&template_for("we\"ird/br"), "t").unwrap();
+        let config = Config::parse(&template_for("we\"ird/br", &[], ""), "t").unwrap();
         assert_eq!(config.lanes.target.as_str(), "we\"ird/br");
+    }
+
+    #[test]
+    fn the_template_with_a_gate_has_it_and_its_comment_and_is_otherwise_the_defaults() {
+        let commands = ["go test ./...".to_string(), "sh \"ci/t.sh\"".to_string()];
+        let text = template_for("main", &commands, "# found go.mod\n");
+        assert!(text.contains("# found go.mod\ncommands = ["), "{text}");
+        assert!(
+            text.contains("# run on the exact tree that lands"),
+            "{text}"
+        );
+        let config = Config::parse(&text, "t").unwrap();
+        assert_eq!(config.gate.commands, commands);
+        let mut defaults = Config::default();
+        defaults.gate.commands = commands.to_vec();
+        assert_eq!(config, defaults);
     }
 
     #[test]

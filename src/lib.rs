@@ -8,6 +8,7 @@
 // (anstream's print macros, which these lints do not see, are disallowed in clippy.toml.)
 #![warn(clippy::print_stdout, clippy::print_stderr)]
 
+pub mod adopt;
 pub mod agents;
 pub mod checkout;
 pub mod config;

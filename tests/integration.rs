@@ -4,6 +4,7 @@
 
 mod common;
 
+mod adopt;
 mod attack_gate;
 mod attack_guard;
 mod attack_hooks;

@@ -236,7 +236,9 @@ pub(crate) fn require_commands(ctx: &Context, commands: Vec<String>) -> Result<V
             config::FILE_NAME
         ))
         .with_help(
-            "commit a gate to the target first, e.g. commands = [\"cargo test --locked\"]",
+            "set `[gate] commands` in the shared checkout's fleet.toml to the command that tests \
+             this project (e.g. commands = [\"cargo test --locked\"]), then commit it on the \
+             target: `fleet init --commit`",
         ));
     }
     Ok(commands)

@@ -317,3 +317,11 @@ pub fn write(path: &Path, text: &str) {
 pub fn outer_name(outer: &Path) -> String {
     outer.file_name().unwrap().to_string_lossy().into_owned()
 }
+
+impl Env {
+    /// `sh -ec script` in `dir` with the hermetic environment: for text a user types, run
+    /// as they would type it (the README's steps).
+    pub fn sh_cmd(&self, dir: &Path, script: &str) -> Cmd {
+        self.command("sh", dir, &["-ec", script])
+    }
+}
