@@ -137,7 +137,7 @@ fn closing(ok: bool, folder: &Option<PathBuf>, took: Duration) -> String {
         None => "the project is removed; `fleet demo --keep` leaves it to look around".into(),
     };
     format!(
-        "{verdict} ({:.1}s)\n{after}\nyour own project: `cd your-project && fleet init`",
+        "{verdict} ({:.1}s)\n{after}\nyour own project: `cd your-project && fleet init --commit`",
         took.as_secs_f64()
     )
 }
