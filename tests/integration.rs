@@ -4,6 +4,7 @@
 
 mod common;
 
+mod agent_output;
 mod attack_gate;
 mod attack_guard;
 mod attack_hooks;

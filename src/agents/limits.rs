@@ -111,7 +111,7 @@ pub fn reset_in_text(text: &str, now: i64, local: &TimeZone) -> Option<i64> {
         return epoch(&text[at..]);
     }
     if let Some(at) = after(&lower, "resets in ") {
-        return Some(now + duration(&lower[at..])?);
+        return now.checked_add(duration(&lower[at..])?);
     }
     if let Some(at) = after(&lower, "resets ") {
         return moment(&text[at..], now, local);
@@ -121,7 +121,7 @@ pub fn reset_in_text(text: &str, now: i64, local: &TimeZone) -> Option<i64> {
     }
     for marker in ["reset after ", "retry in ", "retry after "] {
         if let Some(at) = after(&lower, marker) {
-            return Some(now + duration(&lower[at..])?);
+            return now.checked_add(duration(&lower[at..])?);
         }
     }
     None
@@ -451,6 +451,10 @@ mod tests {
 
     /// The zone from the system's tz database, or `None` with a loud line when the
     /// machine has none.
+    #[allow(
+        clippy::print_stderr,
+        reason = "a test's SKIPPED line, not the library printing"
+    )]
     fn zone(name: &str) -> Option<TimeZone> {
         match jiff::tz::db().get(name) {
             Ok(tz) => Some(tz),
