@@ -580,3 +580,171 @@ fn with_words(what: String, words: &str) -> String {
 fn one_line(text: &str) -> String {
     text.split_whitespace().collect::<Vec<_>>().join(" ")
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    const NOW: i64 = 1_773_489_600;
+
+    fn run(kind: ResultKind, code: i32, stdout: &str, stderr: &str) -> Verdict {
+        let ended = Ended {
+            code,
+            timed_out: false,
+            stopped: false,
+            stdout: stdout.as_bytes(),
+            stderr: stderr.as_bytes(),
+        };
+        classify_in(kind, &ended, NOW, &TimeZone::UTC)
+    }
+
+    #[test]
+    fn fleets_own_timeout_wins_over_a_partial_document() {
+        let ended = Ended {
+            code: 124,
+            timed_out: true,
+            stopped: false,
+            stdout: br#"{"type":"system","subtype":"init"}"#,
+            stderr: b"",
+        };
+        let verdict = classify_in(ResultKind::ClaudeJson, &ended, NOW, &TimeZone::UTC);
+        assert_eq!(
+            verdict,
+            Verdict::TimedOut {
+                reason: "timed out".into()
+            }
+        );
+        let stopped = Ended {
+            stopped: true,
+            timed_out: false,
+            ..ended
+        };
+        assert!(matches!(
+            classify_in(ResultKind::CodexJsonl, &stopped, NOW, &TimeZone::UTC),
+            Verdict::TimedOut { reason } if reason == "stopped by the drainer"
+        ));
+    }
+
+    #[test]
+    fn claude_subtype_is_never_read() {
+        // `subtype` says error, `is_error` says success: success.
+        let doc = r#"{"type":"result","subtype":"error_during_execution","is_error":false,"result":"ok"}"#;
+        assert!(matches!(
+            run(ResultKind::ClaudeJson, 0, doc, ""),
+            Verdict::Succeeded { .. }
+        ));
+        // `subtype` says success, `is_error` says error: failed.
+        let doc = r#"{"type":"result","subtype":"success","is_error":true,"result":"boom"}"#;
+        assert!(matches!(
+            run(ResultKind::ClaudeJson, 1, doc, ""),
+            Verdict::Failed { reason, .. } if reason.ends_with("boom")
+        ));
+    }
+
+    #[test]
+    fn claude_no_error_but_a_failing_exit_code_fails() {
+        let doc = r#"{"type":"result","is_error":false,"result":"done"}"#;
+        assert!(matches!(
+            run(ResultKind::ClaudeJson, 2, doc, "hook failed"),
+            Verdict::Failed { reason, .. } if reason.contains("exited with code 2") && reason.ends_with("hook failed")
+        ));
+    }
+
+    #[test]
+    fn claude_verbose_array_form_is_read() {
+        let doc = r#"[{"type":"system","subtype":"init"},{"type":"result","is_error":true,"api_error_status":529,"result":"API Error: 529"}]"#;
+        assert!(matches!(
+            run(ResultKind::ClaudeJson, 1, doc, ""),
+            Verdict::Limited { limit, .. } if limit.overload && limit.status == Some(529)
+        ));
+    }
+
+    #[test]
+    fn a_status_that_is_not_a_limit_is_a_failure_whatever_the_text() {
+        let doc = r#"{"type":"result","is_error":true,"api_error_status":403,"result":"usage limit reached|1773518400"}"#;
+        assert!(matches!(
+            run(ResultKind::ClaudeJson, 1, doc, ""),
+            Verdict::Failed { reason, .. } if reason.contains("API status 403")
+        ));
+    }
+
+    #[test]
+    fn a_stream_cut_before_its_result_is_a_crash() {
+        let doc =
+            "{\"type\":\"system\",\"subtype\":\"init\"}\n{\"type\":\"assistant\",\"message\":{}}\n";
+        assert!(matches!(
+            run(ResultKind::ClaudeJson, 137, doc, ""),
+            Verdict::Crashed { reason } if reason.contains("killed by signal 9")
+        ));
+    }
+
+    #[test]
+    fn codex_error_event_without_turn_failed() {
+        let doc = "{\"type\":\"thread.started\",\"thread_id\":\"t\"}\n{\"type\":\"error\",\"message\":\"Quota exceeded. Check your plan and billing details.\"}\n";
+        assert!(matches!(
+            run(ResultKind::CodexJsonl, 1, doc, ""),
+            Verdict::Limited { limit, .. } if limit.provider == "codex" && limit.resets_at.is_none()
+        ));
+        let doc = "{\"type\":\"error\",\"message\":\"stream disconnected before completion\"}\n";
+        assert!(matches!(
+            run(ResultKind::CodexJsonl, 1, doc, ""),
+            Verdict::Failed { reason, .. } if reason.ends_with("stream disconnected before completion")
+        ));
+    }
+
+    #[test]
+    fn codex_a_later_completed_turn_outweighs_an_earlier_failure() {
+        let doc = "{\"type\":\"turn.failed\",\"error\":{\"message\":\"x\"}}\n{\"type\":\"turn.completed\",\"usage\":{\"input_tokens\":5,\"output_tokens\":1}}\n";
+        assert_eq!(
+            run(ResultKind::CodexJsonl, 0, doc, ""),
+            Verdict::Succeeded {
+                usage: Usage {
+                    input_tokens: Some(5),
+                    output_tokens: Some(1),
+                    cost_usd: None
+                }
+            }
+        );
+    }
+
+    #[test]
+    fn gemini_quota_on_stderr_with_unknown_error_json() {
+        let doc =
+            r#"{"error":{"type":"Error","message":"[API Error: An unknown error occurred.]"}}"#;
+        let stderr = "TerminalQuotaError: You have exhausted your daily quota on this model.\n  cause: { code: 429, message: 'Please retry in 34.9s.' }\n";
+        assert!(matches!(
+            run(ResultKind::GeminiJson, 1, doc, stderr),
+            Verdict::Limited { limit, .. } if limit.resets_at == Some(NOW + 35) && !limit.overload
+        ));
+        // The same exit without the quota text is a failure naming the JSON's words.
+        assert!(matches!(
+            run(ResultKind::GeminiJson, 1, doc, "boom"),
+            Verdict::Failed { reason, .. } if reason.contains("An unknown error occurred") && reason.ends_with("boom")
+        ));
+    }
+
+    #[test]
+    fn exit_code_kind_keeps_its_verdicts() {
+        assert!(matches!(
+            run(ResultKind::ExitCode, 0, "anything", ""),
+            Verdict::Succeeded { .. }
+        ));
+        assert!(matches!(
+            run(ResultKind::ExitCode, 1, "", ""),
+            Verdict::Failed { reason, .. } if reason == "exited with code 1"
+        ));
+        assert!(matches!(
+            run(ResultKind::ExitCode, 143, "", ""),
+            Verdict::Crashed { reason } if reason == "killed by signal 15"
+        ));
+    }
+
+    #[test]
+    fn bounded_keeps_the_end_on_a_char_boundary() {
+        let text = "é".repeat(REASON_MAX);
+        let cut = bounded(&text);
+        assert!(cut.starts_with('…'));
+        assert!(cut.len() <= REASON_MAX + '…'.len_utf8());
+        assert!(cut.ends_with('é'));
+    }
+}
