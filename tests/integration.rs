@@ -5,6 +5,7 @@
 mod common;
 
 mod adopt;
+mod agent_output;
 mod attack_gate;
 mod attack_guard;
 mod attack_hooks;
