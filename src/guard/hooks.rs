@@ -62,7 +62,9 @@ pub struct DirReport {
 
 #[derive(Debug, Serialize)]
 pub struct RepoReport {
-    /// Relative to the shared checkout; `.` for the outer repository.
+    /// Relative to the shared checkout; `.` for the outer repository. `rel` in JSON, as
+    /// everywhere a path is relative to the shared checkout (`repo` is an absolute one).
+    #[serde(rename = "rel")]
     pub repo: PathBuf,
     pub guarded_refs: Vec<String>,
     pub dirs: Vec<DirReport>,

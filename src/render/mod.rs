@@ -88,14 +88,29 @@ pub fn parse_error(err: clap::Error, json: bool) -> u8 {
 }
 
 fn json_error(kind: impl AsRef<str>, exit_code: u8, message: &str, help: Option<&str>) {
-    json(&serde_json::json!({
+    json(&error_value(kind.as_ref(), exit_code, message, help));
+}
+
+/// The document every `--json` failure is: `{"error": {kind, exit_code, message, help}}`,
+/// here for an error whose exit code is not its kind's (`fleet run`'s 126 and 127).
+pub fn error_document(err: &Error, exit_code: u8) -> serde_json::Value {
+    error_value(
+        &json_word(&err.kind),
+        exit_code,
+        &err.message,
+        err.help.as_deref(),
+    )
+}
+
+fn error_value(kind: &str, exit_code: u8, message: &str, help: Option<&str>) -> serde_json::Value {
+    serde_json::json!({
         "error": {
-            "kind": kind.as_ref(),
+            "kind": kind,
             "exit_code": exit_code,
             "message": message,
             "help": help,
         }
-    }));
+    })
 }
 
 /// One JSON document on stdout.

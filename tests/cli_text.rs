@@ -1,0 +1,176 @@
+//! What fleet prints for people and for scripts: the same keys for the same facts in
+//! every `--json` document, texts that read right (snapshots), and hook scripts that
+//! find fleet the way it was installed.
+
+use std::path::PathBuf;
+
+use serde_json::Value;
+
+use crate::common::{Env, write};
+
+fn json(text: &str) -> Value {
+    serde_json::from_str(text).unwrap_or_else(|e| panic!("not one JSON document ({e}): {text}"))
+}
+
+/// outer/ (with nested cockpit/) whose committed gate passes unless a file `bad` exists,
+/// and agent `name`'s worktree with one commit in the outer repository and one in cockpit.
+fn project_with_a_lane(env: &Env, name: &str) -> (PathBuf, PathBuf) {
+    let outer = env.outer_with_nested();
+    env.commit_file(
+        &outer,
+        "fleet.toml",
+        "[gate]\ncommands = [\"test ! -e bad\"]\n",
+        "gate",
+    );
+    let wt = env.agent(&outer, name);
+    env.commit_file(&wt, &format!("{name}.txt"), "x\n", "outer work");
+    env.commit_file(
+        &wt.join("cockpit"),
+        &format!("{name}.txt"),
+        "x\n",
+        "nested work",
+    );
+    (outer, wt)
+}
+
+/// The keys of an object, sorted.
+fn keys(v: &Value) -> Vec<String> {
+    let mut keys: Vec<String> = v.as_object().unwrap().keys().cloned().collect();
+    keys.sort();
+    keys
+}
+
+#[test]
+fn json_documents_name_the_same_facts_with_the_same_keys() {
+    let env = Env::new();
+    let (outer, wt) = project_with_a_lane(&env, "alpha");
+    let cockpit = outer.join("cockpit");
+
+    // An exit code is `exit_code` everywhere: a run's, a worker's test, a failed gate's.
+    let run = env
+        .fleet(&outer, &["run", "--json", "--", "sh", "-c", "exit 3"])
+        .code(3);
+    let report = json(run.stderr.lines().last().unwrap());
+    assert_eq!(report["exit_code"], 3, "{report}");
+    assert!(report.get("code").is_none(), "{report}");
+    let log = env.path().join("test.log");
+    write(&log, "ok\n");
+    env.fleet(
+        &wt,
+        &["ready", "--exit-code", "0", "--log", log.to_str().unwrap()],
+    )
+    .ok();
+    let bad = env.agent(&outer, "bad");
+    env.commit_file(&bad, "bad", "x\n", "breaks the gate");
+    env.fleet(&outer, &["track", "--ready", "bad"]).ok();
+    let landing = env
+        .fleet(&outer, &["land", "--all", "--yes", "--json"])
+        .code(1);
+    let landing = json(&landing.stdout);
+    let failed = landing
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|l| l["result"] == "failed")
+        .unwrap_or_else(|| panic!("{landing}"));
+    assert_eq!(failed["exit_code"], 1, "{failed}");
+    let lanes = json(&env.fleet(&outer, &["status", "--json"]).ok().stdout);
+    let alpha = lanes
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|l| l["branch"] == "fleet/alpha")
+        .unwrap();
+    assert_eq!(alpha["state"], "landed", "{alpha}");
+    assert_eq!(alpha["worker"]["exit_code"], 0, "{alpha}");
+
+    // The not-found run is the error document every other command prints: that shape and
+    // nothing else, with run's own exit code.
+    let run = env
+        .fleet(&outer, &["run", "--json", "--", "no-such-program-xyz"])
+        .code(127);
+    let report = json(run.stderr.lines().last().unwrap());
+    assert_eq!(keys(&report), ["error"], "{report}");
+    assert_eq!(
+        keys(&report["error"]),
+        ["exit_code", "help", "kind", "message"]
+    );
+    assert_eq!(report["error"]["exit_code"], 127);
+    assert_eq!(report["error"]["kind"], "environment");
+    let usage = env
+        .fleet(&outer, &["worktree", "rm", "nosuch", "--json"])
+        .code(1);
+    assert_eq!(keys(&json(&usage.stdout)["error"]), keys(&report["error"]));
+
+    // A repository is `repo` (its shared checkout, absolute) or `rel` (relative to the
+    // outer one); a branch in one of them is an object, never "branch (path)".
+    let removed = json(
+        &env.fleet(&outer, &["worktree", "rm", "alpha", "--json"])
+            .ok()
+            .stdout,
+    );
+    let mut deleted: Vec<(String, String)> = removed["branches_deleted"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|b| {
+            assert_eq!(keys(b), ["branch", "repo"], "{b}");
+            (
+                b["branch"].as_str().unwrap().to_string(),
+                b["repo"].as_str().unwrap().to_string(),
+            )
+        })
+        .collect();
+    deleted.sort();
+    let mut expected = vec![
+        ("fleet/alpha".to_string(), outer.display().to_string()),
+        ("fleet/alpha".to_string(), cockpit.display().to_string()),
+        (
+            "fleet/alpha".to_string(),
+            cockpit.join("engine").display().to_string(),
+        ),
+    ];
+    expected.sort();
+    assert_eq!(deleted, expected);
+    assert_eq!(removed["untracked"], serde_json::json!(["fleet/alpha"]));
+    env.fleet(&bad, &["preflight"]).ok();
+    let kept = json(
+        &env.fleet(&outer, &["worktree", "rm", "bad", "--force", "--json"])
+            .ok()
+            .stdout,
+    );
+    assert_eq!(
+        kept["branches_kept"],
+        serde_json::json!([{"branch": "fleet/bad", "repo": outer.display().to_string()}]),
+        "{kept}"
+    );
+    assert!(
+        env.branches(&outer)
+            .contains(&"refs/heads/fleet/bad".to_string())
+    );
+    assert!(
+        !env.branches(&outer)
+            .contains(&"refs/heads/fleet/alpha".to_string())
+    );
+
+    let preflight = json(&env.fleet(&cockpit, &["preflight", "--json"]).stdout);
+    assert_eq!(
+        preflight["repo"],
+        outer.display().to_string(),
+        "{preflight}"
+    );
+    assert_eq!(preflight["nested"], "cockpit", "{preflight}");
+    env.fleet(&outer, &["init"]).ok();
+    let hooks = json(
+        &env.fleet(&outer, &["hooks", "status", "--json"])
+            .ok()
+            .stdout,
+    );
+    let rels: Vec<&str> = hooks
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|r| r["rel"].as_str().unwrap())
+        .collect();
+    assert!(rels.contains(&".") && rels.contains(&"cockpit"), "{hooks}");
+}
