@@ -6,7 +6,7 @@ use std::path::PathBuf;
 
 use serde_json::Value;
 
-use crate::common::{Env, write};
+use crate::common::{Env, snap, write};
 
 fn json(text: &str) -> Value {
     serde_json::from_str(text).unwrap_or_else(|e| panic!("not one JSON document ({e}): {text}"))
@@ -173,4 +173,62 @@ fn json_documents_name_the_same_facts_with_the_same_keys() {
         .map(|r| r["rel"].as_str().unwrap())
         .collect();
     assert!(rels.contains(&".") && rels.contains(&"cockpit"), "{hooks}");
+}
+
+/// One git command runs several hooks; each is a fleet process of its own. The refusal
+/// is explained once per git command, and a human's allowed commit is one line that
+/// says it was let through (never "allowed: refusing").
+#[test]
+fn the_guard_speaks_once_per_git_command_and_allowed_is_never_refusing() {
+    let env = Env::new();
+    let repo = env.path().join("repo");
+    env.repo(&repo, "main", &[("README", "r\n")]);
+    env.commit_file(&repo, "second", "2\n", "second");
+    env.fleet(&repo, &["init"]).ok();
+    let head = env.git(&repo, &["rev-parse", "HEAD"]);
+
+    write(&repo.join("README"), "human edit\n");
+    env.git(&repo, &["add", "README"]);
+    let allowed = env
+        .git_cmd(&repo, &["commit", "-q", "-m", "by hand"])
+        .env("FLEET_ALLOW_SHARED", "1")
+        .run()
+        .ok();
+    let said: Vec<&str> = allowed
+        .stderr
+        .lines()
+        .filter(|l| l.contains("fleet guard"))
+        .collect();
+    assert_eq!(said.len(), 1, "{}", allowed.stderr);
+    assert!(
+        said[0].contains("let through by FLEET_ALLOW_SHARED=1"),
+        "{}",
+        said[0]
+    );
+    assert!(!allowed.stderr.contains("refusing"), "{}", allowed.stderr);
+    assert_ne!(
+        env.git(&repo, &["rev-parse", "HEAD"]),
+        head,
+        "the commit was made"
+    );
+
+    let head = env.git(&repo, &["rev-parse", "HEAD"]);
+    for args in [
+        &["switch", "-q", "--detach", "HEAD~1"][..],
+        &["checkout", "-q", "-b", "side"],
+    ] {
+        let stderr = env.guard_refuses(&repo, args);
+        assert_eq!(
+            stderr.matches("fleet guard: refusing").count(),
+            1,
+            "{args:?}: {stderr}"
+        );
+        assert_eq!(stderr.matches("  fix: ").count(), 1, "{args:?}: {stderr}");
+        assert_eq!(env.git(&repo, &["rev-parse", "HEAD"]), head);
+        assert_eq!(env.git(&repo, &["symbolic-ref", "HEAD"]), "refs/heads/main");
+    }
+    let _snap = snap::settings(&env).bind_to_scope();
+    write(&repo.join("README"), "another edit\n");
+    let refused = env.git_cmd(&repo, &["commit", "-qam", "agent"]).run();
+    insta::assert_snapshot!("guard_refuses_a_commit_once", snap::run(&refused));
 }

@@ -572,11 +572,24 @@ fn refuse(place: &Place, hook: &str, what: &str, ui: &dyn Ui) -> Result<u8> {
         },
         ui,
     );
+    let told = Told::check(place, what);
     if allowed {
-        ui.note(&format!(
-            "fleet guard: {ALLOW_VAR}=1: allowed (and logged): {what}"
-        ));
+        if told == Told::Nothing {
+            ui.note(&format!(
+                "fleet guard: let through by {ALLOW_VAR}=1 (and logged): {}",
+                action_of(what)
+            ));
+        }
         return Ok(0);
+    }
+    match told {
+        // Another hook of this same git command already explained the refusal.
+        Told::This => return Ok(1),
+        Told::Other => {
+            ui.note(&format!("fleet guard: {what}."));
+            return Ok(1);
+        }
+        Told::Nothing => {}
     }
     if let Ok(value) = std::env::var(ALLOW_VAR) {
         ui.note(&format!(
@@ -594,6 +607,57 @@ fn refuse(place: &Place, hook: &str, what: &str, ui: &dyn Ui) -> Result<u8> {
         "  a human who means it:  {ALLOW_VAR}=1 git ...  (logged)"
     ));
     Ok(1)
+}
+
+/// What the guard has already told the git command running this hook. One `git commit`
+/// runs pre-commit, prepare-commit-msg and reference-transaction, each a fleet process
+/// of its own: the git process (this process's parent: the hook script execs fleet) and
+/// its start time, kept in [`crate::state::guard_told`] with the refusals said, let
+/// the later hooks stay quiet instead of repeating the explanation.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Told {
+    /// Nothing yet: say it in full.
+    Nothing,
+    /// This very refusal: say nothing more.
+    This,
+    /// Another refusal: its one line.
+    Other,
+}
+
+impl Told {
+    /// What was told before, and remember `what` as told now. Unknown (no /proc, a file
+    /// that cannot be written) counts as nothing told: saying it twice beats silence.
+    fn check(place: &Place, what: &str) -> Told {
+        let git = std::os::unix::process::parent_id();
+        let Some(ticks) = crate::sys::procfs::start_ticks(git) else {
+            return Told::Nothing;
+        };
+        let key = format!("{git} {ticks}");
+        let file = crate::state::guard_told(&place.common);
+        let before = std::fs::read_to_string(&file).unwrap_or_default();
+        let mut lines = before.lines();
+        let told = if lines.next() == Some(key.as_str()) {
+            if before.lines().skip(1).any(|l| l == what) {
+                return Told::This;
+            }
+            Told::Other
+        } else {
+            Told::Nothing
+        };
+        let text = match told {
+            Told::Nothing => format!("{key}\n{what}\n"),
+            _ => format!("{before}{what}\n"),
+        };
+        let _ = crate::files::write_atomically(&file, text.as_bytes(), None);
+        told
+    }
+}
+
+/// A refusal's action without its "refusing to" and its reason, for the line that says
+/// a human let it through: "commit in the shared checkout /p".
+fn action_of(what: &str) -> &str {
+    let action = what.strip_prefix("refusing to ").unwrap_or(what);
+    action.split_once(": ").map_or(action, |(head, _)| head)
 }
 
 fn post_checkout(place: &Place, args: &[String], ui: &dyn Ui) -> Result<u8> {

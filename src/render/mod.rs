@@ -140,6 +140,34 @@ pub fn paint(style: Style, text: &str) -> String {
     format!("{style}{text}{style:#}")
 }
 
+/// `n` things, the noun in the singular for one: "1 file", "3 files".
+pub fn count(n: usize, noun: &str) -> String {
+    if n == 1 {
+        format!("1 {noun}")
+    } else {
+        format!("{n} {noun}s")
+    }
+}
+
+/// A path as people read it: relative to `base` (the folder the command ran in, or
+/// the shared checkout) when it lies inside, else under `~` when it lies in the home
+/// folder, else as it is; `..` and `.` steps are resolved first without touching the
+/// file system.
+pub fn short_path(path: &std::path::Path, base: &std::path::Path) -> String {
+    let path = fleet::context::normalize(path);
+    if let Ok(rel) = path.strip_prefix(fleet::context::normalize(base))
+        && !rel.as_os_str().is_empty()
+    {
+        return rel.display().to_string();
+    }
+    if let Some(home) = std::env::var_os("HOME").filter(|h| !h.is_empty())
+        && let Ok(rel) = path.strip_prefix(std::path::Path::new(&home))
+    {
+        return format!("~/{}", rel.display());
+    }
+    path.display().to_string()
+}
+
 /// A commit id as people read it: its first 12 hex digits (all of it when shorter).
 pub fn short_id(id: &str) -> &str {
     &id[..12.min(id.len())]

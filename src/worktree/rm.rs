@@ -148,12 +148,12 @@ pub fn rm(ctx: &Context, name: &AgentName, force: bool) -> Result<Removed> {
         let mut all = losses.fatal.clone();
         all.extend(losses.forceable.iter().cloned());
         let help = if losses.fatal.is_empty() {
-            "commit and land it first, or pass --force to delete uncommitted changes and untracked files (unlanded branches are kept)"
+            "land it first (`fleet ready`, then `fleet land`), or pass --force: it deletes uncommitted changes and untracked files and keeps every unlanded branch, so no commit is lost"
         } else {
             "this would be lost even with --force: put commits on a branch (`git switch -c NAME`) or push them, move other repositories out, then retry"
         };
         return Err(Error::refused(format!(
-            "agent worktree `{}` holds work that would be lost:\n  {}",
+            "agent worktree `{}` is not finished:\n  {}",
             name.as_str(),
             all.join("\n  ")
         ))
@@ -395,11 +395,11 @@ fn inspect_for_rm(item: &RmItem, recorded: bool, losses: &mut Losses) -> Result<
     if !landed {
         match &item.branch {
             Some(branch) => losses.forceable.push(format!(
-                "{shown}: branch {branch} has commits that are not in its target yet (the branch is kept)"
+                "{shown}: branch {branch} has commits that are not in its target yet"
             )),
-            None => losses
-                .fatal
-                .push(format!("{shown}: the detached HEAD has commits that are not in its target")),
+            None => losses.fatal.push(format!(
+                "{shown}: the detached HEAD has commits that are not in its target"
+            )),
         }
     }
     Ok(landed)
