@@ -39,12 +39,6 @@ pub fn guard_refs(common: &Path) -> PathBuf {
     dir(common).join("guard-refs")
 }
 
-/// What the guard last told a git process (its pid and start time, then the refusals
-/// said), so the several hooks of one git command explain a refusal once.
-pub fn guard_told(common: &Path) -> PathBuf {
-    dir(common).join("guard-told")
-}
-
 /// Gate and worker logs.
 pub fn logs(common: &Path) -> PathBuf {
     dir(common).join("logs")

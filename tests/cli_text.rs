@@ -232,3 +232,90 @@ fn the_guard_speaks_once_per_git_command_and_allowed_is_never_refusing() {
     let refused = env.git_cmd(&repo, &["commit", "-qam", "agent"]).run();
     insta::assert_snapshot!("guard_refuses_a_commit_once", snap::run(&refused));
 }
+
+/// `fleet hooks install` run as the `fleet` that PATH finds writes hooks that call
+/// `fleet` by name: replacing the binary on PATH replaces what the hooks run. A fleet
+/// that is not on PATH is named by its absolute path.
+#[test]
+fn hooks_call_fleet_by_name_when_installed_from_path_and_by_path_otherwise() {
+    let env = Env::new();
+    let bin = env.path().join("bin");
+    std::fs::create_dir_all(&bin).unwrap();
+    let real = std::path::Path::new(env!("CARGO_BIN_EXE_fleet"));
+    std::os::unix::fs::symlink(real, bin.join("fleet")).unwrap();
+    let path = format!(
+        "{}:{}",
+        bin.display(),
+        std::env::var("PATH").unwrap_or_default()
+    );
+    let repo = env.path().join("repo");
+    env.repo(&repo, "main", &[("README", "r\n")]);
+    let install = std::process::Command::new(bin.join("fleet"))
+        .args(["hooks", "install"])
+        .current_dir(&repo)
+        .env("PATH", &path)
+        .env("HOME", env.path().join("home"))
+        .env("GIT_CONFIG_NOSYSTEM", "1")
+        .env("GIT_CONFIG_GLOBAL", env.path().join("home/.gitconfig"))
+        .output()
+        .unwrap();
+    assert!(install.status.success(), "{install:?}");
+    let hook = std::fs::read_to_string(repo.join(".git/hooks/pre-commit")).unwrap();
+    assert!(hook.contains("fleet_bin='fleet'"), "{hook}");
+    let status = env
+        .fleet_cmd(&repo, &["hooks", "status"])
+        .env("PATH", &path)
+        .run()
+        .ok();
+    assert!(status.stdout.contains("installed"), "{}", status.stdout);
+
+    // An upgrade is a new binary under the same name: the hooks run it.
+    let marker = env.path().join("upgraded");
+    std::fs::remove_file(bin.join("fleet")).unwrap();
+    write(
+        &bin.join("fleet"),
+        &format!(
+            "#!/bin/sh\necho \"$@\" >> '{}'\nexec '{}' \"$@\"\n",
+            marker.display(),
+            real.display()
+        ),
+    );
+    use std::os::unix::fs::PermissionsExt;
+    std::fs::set_permissions(bin.join("fleet"), std::fs::Permissions::from_mode(0o755)).unwrap();
+    let head = env.git(&repo, &["rev-parse", "HEAD"]);
+    write(&repo.join("README"), "edit\n");
+    let refused = env
+        .git_cmd(&repo, &["commit", "-qam", "agent"])
+        .env("PATH", &path)
+        .run();
+    assert_ne!(refused.code, 0, "{}", refused.stderr);
+    assert!(
+        refused.stderr.contains("fleet guard: refusing"),
+        "{}",
+        refused.stderr
+    );
+    assert_eq!(env.git(&repo, &["rev-parse", "HEAD"]), head);
+    let ran = std::fs::read_to_string(&marker).unwrap_or_default();
+    assert!(
+        ran.contains("hook pre-commit"),
+        "the upgraded fleet did not run: {ran:?}"
+    );
+    // Without fleet on PATH at all, the hook refuses rather than letting it through.
+    let blind = env
+        .git_cmd(&repo, &["commit", "-qam", "agent"])
+        .env("PATH", "/usr/bin:/bin")
+        .run();
+    assert_ne!(blind.code, 0, "{}", blind.stderr);
+    assert_eq!(env.git(&repo, &["rev-parse", "HEAD"]), head);
+
+    // Not on PATH: the absolute path, as before.
+    let other = env.path().join("other");
+    env.repo(&other, "main", &[("README", "r\n")]);
+    env.fleet(&other, &["hooks", "install"]).ok();
+    let hook = std::fs::read_to_string(other.join(".git/hooks/pre-commit")).unwrap();
+    let canonical = real.canonicalize().unwrap();
+    assert!(
+        hook.contains(&format!("fleet_bin='{}'", canonical.display())),
+        "{hook}"
+    );
+}
