@@ -1,5 +1,5 @@
 #!/bin/sh
-# fleet-guard-hook 1 (@HOOK@). Written by `fleet hooks install`;
+# fleet-guard-hook 2 (@HOOK@). Written by `fleet hooks install`;
 # `fleet hooks uninstall` puts back exactly what was here before.
 #
 # Hooks are shared by every worktree of a repository, so nothing here was decided at
@@ -93,9 +93,12 @@ FLEET_EOF
     ;;
 esac
 
-if [ ! -x "$fleet_bin" ]; then
-    fleet_bin=$(command -v fleet) || fleet_bin=
-fi
+# A bare name (fleet was installed on PATH): found on PATH each time, so upgrading the
+# binary upgrades the hooks. A path: that binary, or fleet on PATH if it is gone.
+case "$fleet_bin" in
+*/*) [ -x "$fleet_bin" ] || fleet_bin=$(command -v fleet) || fleet_bin= ;;
+*) fleet_bin=$(command -v "$fleet_bin") || fleet_bin= ;;
+esac
 if [ -z "$fleet_bin" ]; then
     echo "fleet guard ($fleet_hook): the fleet binary is gone (was @FLEET@) and fleet is not on PATH." >&2
     echo "  This operation touches the shared checkout or a guarded branch, so it is refused." >&2

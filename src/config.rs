@@ -411,8 +411,12 @@ into_string!(
 );
 
 impl From<DurationSetting> for String {
+    /// As it is written in fleet.toml: `7d`, not humantime's `7days`.
     fn from(d: DurationSetting) -> String {
-        humantime::format_duration(d.0).to_string()
+        humantime::format_duration(d.0)
+            .to_string()
+            .replace("days", "d")
+            .replace("day", "d")
     }
 }
 

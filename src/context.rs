@@ -136,15 +136,21 @@ impl Context {
     /// The tip of the target branch, or a configuration error naming the fix.
     pub fn target_tip(&self) -> Result<crate::git::ObjectId> {
         let target = self.target();
+        // A repository with no commit yet cannot branch: the first commit makes it.
+        let unborn = self.repo.head_id().ok().flatten().is_none();
         self.repo.branch_tip(target)?.ok_or_else(|| {
             Error::usage(format!(
                 "the target branch `{target}` does not exist in {}",
                 self.shared.display()
             ))
-            .with_help(format!(
-                "create it (`git branch {target}`) or set [lanes] target in {}",
-                config::FILE_NAME
-            ))
+            .with_help(if unborn {
+                format!("the repository has no commit yet: make the first one on `{target}` (`git commit`), then retry")
+            } else {
+                format!(
+                    "create it (`git branch {target}`) or set [lanes] target in {}",
+                    config::FILE_NAME
+                )
+            })
         })
     }
 }

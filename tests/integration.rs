@@ -15,6 +15,7 @@ mod attack_proc;
 mod attack_watch;
 mod attack_worktree;
 mod cli;
+mod cli_text;
 mod demo;
 mod doctor;
 mod examples;

@@ -296,7 +296,7 @@ fn run_keeps_the_command_s_stdout_and_reports_on_stderr_or_to_a_file() {
     assert_eq!(run.stdout, "{\"result\": 1}\n");
     let last = run.stderr.lines().last().unwrap_or_default();
     let report: serde_json::Value = serde_json::from_str(last).unwrap();
-    assert_eq!(report["code"], 0);
+    assert_eq!(report["exit_code"], 0);
     assert!(run.stderr.starts_with("to-stderr\n"), "{}", run.stderr);
     let file = env.path().join("report.json");
     let run = env
@@ -308,14 +308,13 @@ fn run_keeps_the_command_s_stdout_and_reports_on_stderr_or_to_a_file() {
     assert_eq!(run.stdout, "");
     let report: serde_json::Value =
         serde_json::from_str(&std::fs::read_to_string(&file).unwrap()).unwrap();
-    assert_eq!(report["code"], 4);
+    assert_eq!(report["exit_code"], 4);
     let run = env
         .fleet(&env.path(), &["run", "--json", "--", "no-such-program-xyz"])
         .code(127);
     assert_eq!(run.stdout, "");
     let last = run.stderr.lines().last().unwrap_or_default();
     let report: serde_json::Value = serde_json::from_str(last).unwrap();
-    assert_eq!(report["code"], 127);
     assert_eq!(report["error"]["exit_code"], 127);
     assert!(
         report["error"]["message"]

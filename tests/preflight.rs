@@ -43,9 +43,9 @@ fn passes_in_an_agent_worktree_and_its_nested_worktrees() {
     }
     let text = env.fleet(&wt.join("cockpit"), &["preflight"]).ok();
     assert!(
-        text.stderr.contains("nested cockpit of agent a"),
+        text.stdout.contains("nested cockpit of agent a"),
         "{}",
-        text.stderr
+        text.stdout
     );
 }
 

@@ -95,7 +95,7 @@ fn helpers_left_running_after_a_clean_exit_are_killed() {
         .ok();
     let last = run.stderr.lines().last().unwrap_or_default();
     let report: serde_json::Value = serde_json::from_str(last).unwrap();
-    assert_eq!(report["code"], 0);
+    assert_eq!(report["exit_code"], 0);
     let pid = read_pid(&pidfile);
     assert!(!alive(pid), "helper {pid} outlived fleet run");
 }

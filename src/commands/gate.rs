@@ -64,7 +64,7 @@ pub fn run(env: &CommandEnv, args: Args) -> Result<u8> {
         if !summary.passed {
             render::answer(&fleet::gate::log_tail(log, 40));
         }
-        render::note(&format!("gate log: {}", log.display()));
+        render::note(&format!("gate log: {}", render::short_path(log, env.cwd())));
     }
     if summary.passed {
         render::ok(&format!(

@@ -78,6 +78,13 @@ pub fn run(env: &CommandEnv, args: Args) -> Result<u8> {
     };
     // The library fetches a remote queue itself, under its landing lock.
     let (ctx, queue) = env.queue(&args.queue)?;
+    // Which lanes comes before how to confirm them.
+    if !opts.all && opts.lanes.is_empty() {
+        return Err(
+            fleet::error::Error::usage("which lanes? name them, or pass --all")
+                .with_help("`fleet status` lists the lanes"),
+        );
+    }
     let term = TermUi::for_landing(&opts, json)?;
     let landing = fleet::land::land(&ctx, &queue, &opts, &term)?;
     if landing.lanes.is_empty()

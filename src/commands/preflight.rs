@@ -86,7 +86,9 @@ pub fn run(env: &CommandEnv, args: Args) -> Result<u8> {
             agent_worktree: agent_path.as_ref(),
         });
     } else {
-        render_report(&report);
+        // stdout is the answer: the report, unless it is the agent worktree's path
+        // (`cd "$(fleet preflight --agent NAME)"`), and then the report is narration.
+        render_report(&report, agent_path.is_none() && agent_error.is_none());
         if let Some(path) = &agent_path {
             render::note(&format!(
                 "agent worktree: {}  (cd there to work)",
@@ -128,7 +130,14 @@ fn agent_worktree(env: &CommandEnv, agent: &str, create: bool) -> Result<PathBuf
     })
 }
 
-fn render_report(r: &preflight::Report) {
+fn render_report(r: &preflight::Report, on_stdout: bool) {
+    let say = |line: &str| {
+        if on_stdout {
+            render::answer(line)
+        } else {
+            render::note(line)
+        }
+    };
     let show = |p: &Option<PathBuf>| p.as_ref().map_or("-".into(), |p| p.display().to_string());
     let place = match r.place {
         Place::Agent => format!("agent {}", r.agent.as_deref().unwrap_or("?")),
@@ -141,15 +150,17 @@ fn render_report(r: &preflight::Report) {
         Place::NestedShared => format!("shared checkout of nested repo {}", show(&r.nested)),
         Place::Blind => "unknown".into(),
     };
-    render::note(&format!("repo:     {}", show(&r.repo)));
-    render::note(&format!("worktree: {} ({place})", show(&r.worktree)));
-    render::note(&format!(
+    say(&format!("repo:     {}", show(&r.repo)));
+    say(&format!("worktree: {} ({place})", show(&r.worktree)));
+    say(&format!(
         "branch:   {}",
         r.branch.as_deref().unwrap_or("(detached or unknown)")
     ));
-    render::note(&format!("lane:     {}", r.lane.as_deref().unwrap_or("-")));
-    match &r.problem {
-        None => render::ok("this is an agent worktree on its own lane branch"),
-        Some(problem) => render::error(&Error::refused(problem.clone())),
+    say(&format!("lane:     {}", r.lane.as_deref().unwrap_or("-")));
+    match (&r.problem, on_stdout) {
+        (None, true) => say("ok: this is an agent worktree on its own lane branch"),
+        (None, false) => render::ok("this is an agent worktree on its own lane branch"),
+        // A refusal is an error, on stderr like every other.
+        (Some(problem), _) => render::error(&Error::refused(problem.clone())),
     }
 }

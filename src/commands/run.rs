@@ -49,10 +49,12 @@ pub struct Args {
     command: Vec<String>,
 }
 
+/// The report of a command that ran. `exit_code` is the key every fleet document uses
+/// for an exit code (a failed gate command's, a worker's test, an error's).
 #[derive(Serialize)]
 struct RunReport {
     command: Vec<String>,
-    code: i32,
+    exit_code: i32,
     timed_out: bool,
     /// The signal that killed the command, if one did.
     signal: Option<i32>,
@@ -81,22 +83,14 @@ pub fn run(env: &CommandEnv, args: Args) -> Result<u8> {
             let error = Error::env(format!("cannot run `{program}`: {e}"))
                 .with_help("check the command name and PATH");
             render::error(&error);
-            report_to.write(&serde_json::json!({
-                "command": command,
-                "code": code,
-                "error": {
-                    "kind": "environment",
-                    "exit_code": code,
-                    "message": error.message,
-                    "help": error.help,
-                },
-            }))?;
+            // The one shape of every fleet error document, with the exit code run gives.
+            report_to.write(&render::error_document(&error, code))?;
             return Ok(code);
         }
     };
     report_to.write(&RunReport {
         command: command.to_vec(),
-        code: outcome.code(),
+        exit_code: outcome.code(),
         timed_out: outcome.timed_out,
         signal: outcome.status.signal(),
         forwarded_signal: outcome.forwarded,

@@ -33,6 +33,6 @@ pub fn run(env: &CommandEnv, args: Args) -> Result<u8> {
         render::note("no lanes; track one with `fleet track BRANCH`");
         return Ok(0);
     }
-    render::table::lanes(&views);
+    render::table::lanes(&views, env.cwd());
     Ok(0)
 }

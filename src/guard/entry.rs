@@ -531,6 +531,13 @@ struct LogLine<'a> {
     #[serde(skip_serializing_if = "Option::is_none")]
     head: Option<String>,
     detail: &'a str,
+    /// The git process that ran the hook ("pid start-ticks"): how the several hooks of
+    /// one git command know it was told already.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    git: Option<String>,
+    /// The refusal, without the hook's name.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    what: Option<&'a str>,
     processes: Vec<ProcessInfo>,
 }
 
@@ -557,6 +564,8 @@ fn append_log(place: &Place, file: &str, line: &LogLine, ui: &dyn Ui) {
 /// the escape hatch: then allow, and log it.
 fn refuse(place: &Place, hook: &str, what: &str, ui: &dyn Ui) -> Result<u8> {
     let allowed = std::env::var(ALLOW_VAR).as_deref() == Ok("1");
+    let git = git_key();
+    let told = Told::check(place, git.as_deref(), what);
     append_log(
         place,
         "guard.log",
@@ -568,15 +577,29 @@ fn refuse(place: &Place, hook: &str, what: &str, ui: &dyn Ui) -> Result<u8> {
             new: None,
             head: place.shared_branch(),
             detail: &format!("{hook}: {what}"),
+            git,
+            what: Some(what),
             processes: process_chain(),
         },
         ui,
     );
     if allowed {
-        ui.note(&format!(
-            "fleet guard: {ALLOW_VAR}=1: allowed (and logged): {what}"
-        ));
+        if told == Told::Nothing {
+            ui.note(&format!(
+                "fleet guard: let through by {ALLOW_VAR}=1 (and logged): {}",
+                action_of(what)
+            ));
+        }
         return Ok(0);
+    }
+    match told {
+        // Another hook of this same git command already explained the refusal.
+        Told::This => return Ok(1),
+        Told::Other => {
+            ui.note(&format!("fleet guard: {what}."));
+            return Ok(1);
+        }
+        Told::Nothing => {}
     }
     if let Ok(value) = std::env::var(ALLOW_VAR) {
         ui.note(&format!(
@@ -594,6 +617,68 @@ fn refuse(place: &Place, hook: &str, what: &str, ui: &dyn Ui) -> Result<u8> {
         "  a human who means it:  {ALLOW_VAR}=1 git ...  (logged)"
     ));
     Ok(1)
+}
+
+/// What the guard has already told the git command running this hook. One `git commit`
+/// runs pre-commit, prepare-commit-msg and reference-transaction, each a fleet process
+/// of its own: the git process and its start time, logged with each refusal, let the
+/// later hooks stay quiet instead of repeating the explanation.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Told {
+    /// Nothing yet: say it in full.
+    Nothing,
+    /// This very refusal: say nothing more.
+    This,
+    /// Another refusal: its one line.
+    Other,
+}
+
+impl Told {
+    /// What was told before, from the end of guard.log (every refusal and allowed use
+    /// is logged there with its git process). Unknown (no /proc, no log) counts as
+    /// nothing told: saying it twice beats silence.
+    fn check(place: &Place, git: Option<&str>, what: &str) -> Told {
+        use std::io::{Read, Seek, SeekFrom};
+        let Some(git) = git else {
+            return Told::Nothing;
+        };
+        let path = crate::state::dir(&place.common).join("guard.log");
+        let Ok(mut file) = std::fs::File::open(&path) else {
+            return Told::Nothing;
+        };
+        let len = file.metadata().map(|m| m.len()).unwrap_or(0);
+        let _ = file.seek(SeekFrom::Start(len.saturating_sub(16 * 1024)));
+        let mut tail = String::new();
+        let _ = file.read_to_string(&mut tail);
+        let mut told = Told::Nothing;
+        for line in tail.lines() {
+            let Ok(v) = serde_json::from_str::<serde_json::Value>(line) else {
+                continue;
+            };
+            if v["git"].as_str() == Some(git) {
+                if v["what"].as_str() == Some(what) {
+                    return Told::This;
+                }
+                told = Told::Other;
+            }
+        }
+        told
+    }
+}
+
+/// The git process running this hook (this process's parent: the hook script execs
+/// fleet), as "pid start-ticks", which no later process shares.
+fn git_key() -> Option<String> {
+    let git = std::os::unix::process::parent_id();
+    let ticks = crate::sys::procfs::start_ticks(git)?;
+    Some(format!("{git} {ticks}"))
+}
+
+/// A refusal's action without its "refusing to" and its reason, for the line that says
+/// a human let it through: "commit in the shared checkout /p".
+fn action_of(what: &str) -> &str {
+    let action = what.strip_prefix("refusing to ").unwrap_or(what);
+    action.split_once(": ").map_or(action, |(head, _)| head)
 }
 
 fn post_checkout(place: &Place, args: &[String], ui: &dyn Ui) -> Result<u8> {
@@ -617,6 +702,8 @@ fn post_checkout(place: &Place, args: &[String], ui: &dyn Ui) -> Result<u8> {
             } else {
                 "file checkout"
             },
+            git: None,
+            what: None,
             processes: process_chain(),
         },
         ui,

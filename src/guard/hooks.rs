@@ -62,7 +62,9 @@ pub struct DirReport {
 
 #[derive(Debug, Serialize)]
 pub struct RepoReport {
-    /// Relative to the shared checkout; `.` for the outer repository.
+    /// Relative to the shared checkout; `.` for the outer repository. `rel` in JSON, as
+    /// everywhere a path is relative to the shared checkout (`repo` is an absolute one).
+    #[serde(rename = "rel")]
     pub repo: PathBuf,
     pub guarded_refs: Vec<String>,
     pub dirs: Vec<DirReport>,
@@ -127,11 +129,40 @@ fn relative_hooks_path(repo: &Repo) -> Option<String> {
         .then_some(value)
 }
 
-/// The binary the hook scripts call: this one, by its real path.
+/// The name the hook scripts use when fleet is on PATH.
+const ON_PATH: &str = "fleet";
+
+/// The binary the hook scripts call: `fleet` by name when that name on PATH is this very
+/// binary (installed that way, so an upgrade of it upgrades the hooks), else this one by
+/// its real path.
 pub(super) fn fleet_binary() -> Result<PathBuf> {
     let exe = std::env::current_exe()
         .map_err(|e| Error::env(format!("cannot find the fleet binary's own path: {e}")))?;
-    Ok(exe.canonicalize().unwrap_or(exe))
+    let exe = exe.canonicalize().unwrap_or(exe);
+    let on_path = on_path(ON_PATH).and_then(|p| p.canonicalize().ok());
+    Ok(if on_path.as_deref() == Some(exe.as_path()) {
+        PathBuf::from(ON_PATH)
+    } else {
+        exe
+    })
+}
+
+/// What `command -v NAME` finds: the first executable file of that name on PATH.
+fn on_path(name: &str) -> Option<PathBuf> {
+    std::env::split_paths(&std::env::var_os("PATH")?)
+        .filter(|dir| dir.is_absolute())
+        .map(|dir| dir.join(name))
+        .find(|p| is_executable(p))
+}
+
+/// The binary a hook's recorded `fleet_bin` runs: itself when a path, found on PATH when
+/// a bare name.
+fn resolve_binary(recorded: &Path) -> Option<PathBuf> {
+    if recorded.components().count() == 1 && !recorded.is_absolute() {
+        on_path(&recorded.to_string_lossy())
+    } else {
+        Some(recorded.to_path_buf())
+    }
 }
 
 fn render(hook: &str, fleet: &Path, chained_is_sh: bool) -> String {
@@ -333,8 +364,14 @@ pub(super) fn hook_status(dir: &Path, hook: &str) -> HookReport {
             "not executable, so git skips it; `fleet hooks install` sets its run bit".into(),
         )
     } else {
+        let runs = |bin: &Path| match resolve_binary(bin) {
+            Some(found) if found != bin => {
+                format!("{} (on PATH: {})", bin.display(), found.display())
+            }
+            _ => bin.display().to_string(),
+        };
         match recorded_binary(&path) {
-            Some(bin) if !is_executable(&bin) => (
+            Some(bin) if !resolve_binary(&bin).is_some_and(|b| is_executable(&b)) => (
                 HookState::Stale,
                 format!(
                     "names {}, which is gone; `fleet hooks install` rewrites it",
@@ -353,9 +390,9 @@ pub(super) fn hook_status(dir: &Path, hook: &str) -> HookReport {
             None => (HookState::Stale, "unreadable fleet hook".into()),
             Some(bin) if has_chained => (
                 HookState::Chained,
-                format!("runs {hook}{CHAINED} first, then {}", bin.display()),
+                format!("runs {hook}{CHAINED} first, then {}", runs(&bin)),
             ),
-            Some(bin) => (HookState::Installed, format!("runs {}", bin.display())),
+            Some(bin) => (HookState::Installed, format!("runs {}", runs(&bin))),
         }
     };
     HookReport {

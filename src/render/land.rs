@@ -57,7 +57,7 @@ pub fn lanes(reports: &[LaneReport], term: &TermUi, as_json: bool) -> u8 {
                     } else {
                         ""
                     },
-                    log.display()
+                    super::short_path(log, &std::env::current_dir().unwrap_or_default())
                 )));
                 note(&fleet::gate::log_tail(log, 20));
             }
@@ -86,9 +86,10 @@ pub fn lanes(reports: &[LaneReport], term: &TermUi, as_json: bool) -> u8 {
                 commands,
                 ..
             } => note(&format!(
-                "{}: would land on {} ({files} files), gate: {}",
+                "{}: would land on {} ({}), gate: {}",
                 r.lane,
                 base.to_hex_with_len(12),
+                super::count(*files, "file"),
                 commands.join(" && ")
             )),
         }

@@ -88,14 +88,29 @@ pub fn parse_error(err: clap::Error, json: bool) -> u8 {
 }
 
 fn json_error(kind: impl AsRef<str>, exit_code: u8, message: &str, help: Option<&str>) {
-    json(&serde_json::json!({
+    json(&error_value(kind.as_ref(), exit_code, message, help));
+}
+
+/// The document every `--json` failure is: `{"error": {kind, exit_code, message, help}}`,
+/// here for an error whose exit code is not its kind's (`fleet run`'s 126 and 127).
+pub fn error_document(err: &Error, exit_code: u8) -> serde_json::Value {
+    error_value(
+        &json_word(&err.kind),
+        exit_code,
+        &err.message,
+        err.help.as_deref(),
+    )
+}
+
+fn error_value(kind: &str, exit_code: u8, message: &str, help: Option<&str>) -> serde_json::Value {
+    serde_json::json!({
         "error": {
-            "kind": kind.as_ref(),
+            "kind": kind,
             "exit_code": exit_code,
             "message": message,
             "help": help,
         }
-    }));
+    })
 }
 
 /// One JSON document on stdout.
@@ -123,6 +138,34 @@ pub fn answer(text: &str) {
 /// Paint `text` with `style` (stripped again when stdout is not a terminal).
 pub fn paint(style: Style, text: &str) -> String {
     format!("{style}{text}{style:#}")
+}
+
+/// `n` things, the noun in the singular for one: "1 file", "3 files".
+pub fn count(n: usize, noun: &str) -> String {
+    if n == 1 {
+        format!("1 {noun}")
+    } else {
+        format!("{n} {noun}s")
+    }
+}
+
+/// A path as people read it: relative to `base` (the folder the command ran in, or
+/// the shared checkout) when it lies inside, else under `~` when it lies in the home
+/// folder, else as it is; `..` and `.` steps are resolved first without touching the
+/// file system.
+pub fn short_path(path: &std::path::Path, base: &std::path::Path) -> String {
+    let path = fleet::context::normalize(path);
+    if let Ok(rel) = path.strip_prefix(fleet::context::normalize(base))
+        && !rel.as_os_str().is_empty()
+    {
+        return rel.display().to_string();
+    }
+    if let Some(home) = std::env::var_os("HOME").filter(|h| !h.is_empty())
+        && let Ok(rel) = path.strip_prefix(std::path::Path::new(&home))
+    {
+        return format!("~/{}", rel.display());
+    }
+    path.display().to_string()
 }
 
 /// A commit id as people read it: its first 12 hex digits (all of it when shorter).

@@ -1,6 +1,7 @@
 //! The two tables: `fleet status` (one line per lane) and `fleet worktree list` (one
 //! line per agent worktree, one more per nested worktree).
 
+use fleet::lanes::LaneState;
 use fleet::status::LaneView;
 use fleet::worktree::Listed;
 
@@ -15,7 +16,8 @@ fn header(text: &str) {
     }
 }
 
-pub fn lanes(views: &[LaneView]) {
+/// One line per lane; paths (a red gate's log) relative to `cwd` or `~` where shorter.
+pub fn lanes(views: &[LaneView], cwd: &std::path::Path) {
     if !views.is_empty() {
         header(&format!(
             "{:<28} {:<10} {:<10} {}",
@@ -27,7 +29,13 @@ pub fn lanes(views: &[LaneView]) {
             "{:<28} {:<10} {}",
             v.branch,
             v.state.as_str(),
-            ahead_behind(v.ahead, v.behind)
+            if v.state == LaneState::Landed {
+                // Its commits are in the target (squashed or rebased, so git still
+                // counts them ahead): a count would read like unlanded work.
+                format!("{:<10}", "in target")
+            } else {
+                ahead_behind(v.ahead, v.behind)
+            }
         );
         if v.missing {
             line.push_str(" branch missing");
@@ -45,7 +53,10 @@ pub fn lanes(views: &[LaneView]) {
                 gate.duration_ms as f64 / 1000.0
             ));
             if !gate.green {
-                line.push_str(&format!(" log {}", gate.log));
+                line.push_str(&format!(
+                    " log {}",
+                    super::short_path(std::path::Path::new(&gate.log), cwd)
+                ));
             }
         }
         if !v.detail.is_empty() {

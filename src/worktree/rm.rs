@@ -22,11 +22,28 @@ pub struct Removed {
     /// Worktrees removed, deepest first.
     pub worktrees: Vec<PathBuf>,
     /// Agent branches deleted because their changes are in their target.
-    pub branches_deleted: Vec<String>,
+    pub branches_deleted: Vec<RepoBranch>,
     /// Branches kept because they hold work the target does not have.
-    pub branches_kept: Vec<String>,
+    pub branches_kept: Vec<RepoBranch>,
     /// The lane untracked because its branch landed and is deleted.
     pub untracked: Vec<String>,
+}
+
+/// A branch in one of the project's repositories: the outer one or a nested one.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct RepoBranch {
+    pub branch: String,
+    /// The repository's shared checkout.
+    pub repo: PathBuf,
+}
+
+impl RepoBranch {
+    fn new(branch: &str, repo: &Path) -> RepoBranch {
+        RepoBranch {
+            branch: branch.to_string(),
+            repo: repo.to_path_buf(),
+        }
+    }
 }
 
 impl Removed {
@@ -131,12 +148,12 @@ pub fn rm(ctx: &Context, name: &AgentName, force: bool) -> Result<Removed> {
         let mut all = losses.fatal.clone();
         all.extend(losses.forceable.iter().cloned());
         let help = if losses.fatal.is_empty() {
-            "commit and land it first, or pass --force to delete uncommitted changes and untracked files (unlanded branches are kept)"
+            "land it first (`fleet ready`, then `fleet land`), or pass --force: it deletes uncommitted changes and untracked files and keeps every unlanded branch, so no commit is lost"
         } else {
             "this would be lost even with --force: put commits on a branch (`git switch -c NAME`) or push them, move other repositories out, then retry"
         };
         return Err(Error::refused(format!(
-            "agent worktree `{}` holds work that would be lost:\n  {}",
+            "agent worktree `{}` is not finished:\n  {}",
             name.as_str(),
             all.join("\n  ")
         ))
@@ -154,7 +171,6 @@ pub fn rm(ctx: &Context, name: &AgentName, force: bool) -> Result<Removed> {
         let repo = Repo::open(&item.shared)?;
         retire(&repo, item, &root)?;
         removed.worktrees.push(item.path.clone());
-        let where_ = item.shared.display();
         match (&item.branch, item.head) {
             // Only the agent's own branch is ever deleted, and only once it has landed.
             (Some(branch), Some(head))
@@ -165,11 +181,11 @@ pub fn rm(ctx: &Context, name: &AgentName, force: bool) -> Result<Removed> {
                 repo.cas_delete(&crate::refs::branch(branch), head)?;
                 removed
                     .branches_deleted
-                    .push(format!("{branch} ({where_})"));
+                    .push(RepoBranch::new(branch, &item.shared));
             }
-            (Some(branch), _) if !landed[i] => {
-                removed.branches_kept.push(format!("{branch} ({where_})"))
-            }
+            (Some(branch), _) if !landed[i] => removed
+                .branches_kept
+                .push(RepoBranch::new(branch, &item.shared)),
             _ => {}
         }
     }
@@ -226,7 +242,7 @@ fn untrack_finished(
     branch: &str,
     removed: &mut Removed,
 ) -> Result<()> {
-    let outer = format!("{branch} ({})", ctx.shared.display());
+    let outer = RepoBranch::new(branch, &ctx.shared);
     if queue.remote().is_some()
         || !removed.branches_deleted.contains(&outer)
         || ctx.repo.branch_tip(branch)?.is_some()
@@ -279,7 +295,7 @@ fn settle_leftover_branches(ctx: &Context, dest: &Path, branch: &str) -> Result<
             continue;
         }
         let landed = head_landed(&repo, Some(tip), target_of(ctx, &repo, depth)?)?;
-        let shown = format!("{branch} ({})", shared.display());
+        let shown = RepoBranch::new(branch, &shared);
         if landed && (depth > 0 || branch != ctx.target()) {
             repo.cas_delete(&crate::refs::branch(branch), tip)?;
             settled.branches_deleted.push(shown);
@@ -379,11 +395,11 @@ fn inspect_for_rm(item: &RmItem, recorded: bool, losses: &mut Losses) -> Result<
     if !landed {
         match &item.branch {
             Some(branch) => losses.forceable.push(format!(
-                "{shown}: branch {branch} has commits that are not in its target yet (the branch is kept)"
+                "{shown}: branch {branch} has commits that are not in its target yet"
             )),
-            None => losses
-                .fatal
-                .push(format!("{shown}: the detached HEAD has commits that are not in its target")),
+            None => losses.fatal.push(format!(
+                "{shown}: the detached HEAD has commits that are not in its target"
+            )),
         }
     }
     Ok(landed)

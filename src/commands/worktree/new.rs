@@ -43,7 +43,9 @@ pub fn run(env: &CommandEnv, args: Args) -> Result<u8> {
     };
     let json = args.out.json;
     let ctx = env.context()?;
-    if !json {
+    // No "creating" when it is there already: the answer would be "already there".
+    let there = ctx.worktree_root().join(req.name.as_str()).exists();
+    if !json && !there {
         render::note(&format!(
             "creating agent worktree {} on {} ...",
             req.name.as_str(),
@@ -67,7 +69,10 @@ pub fn run(env: &CommandEnv, args: Args) -> Result<u8> {
             ));
         }
     } else {
-        render::note("already there and consistent");
+        render::note(&format!(
+            "agent worktree {} is already there and consistent",
+            req.name.as_str()
+        ));
     }
     println!("{}", outcome.path.display());
     Ok(0)

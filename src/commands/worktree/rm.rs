@@ -42,17 +42,21 @@ pub fn run(env: &CommandEnv, args: Args) -> Result<u8> {
     for path in &removed.worktrees {
         render::ok(&format!("removed {}", path.display()));
     }
-    for branch in &removed.branches_deleted {
+    for gone in &removed.branches_deleted {
         render::note(&format!(
-            "deleted branch {branch}: its changes are in the target"
+            "deleted branch {} ({}): its changes are in the target",
+            gone.branch,
+            gone.repo.display()
         ));
     }
     for lane in &removed.untracked {
         render::note(&format!("no longer tracking {lane}: it has landed"));
     }
-    for branch in &removed.branches_kept {
+    for kept in &removed.branches_kept {
         render::warn(&format!(
-            "kept branch {branch}: it has work the target does not have"
+            "kept branch {} ({}): it has work the target does not have",
+            kept.branch,
+            kept.repo.display()
         ));
     }
     Ok(0)

@@ -1,0 +1,321 @@
+//! What fleet prints for people and for scripts: the same keys for the same facts in
+//! every `--json` document, texts that read right (snapshots), and hook scripts that
+//! find fleet the way it was installed.
+
+use std::path::PathBuf;
+
+use serde_json::Value;
+
+use crate::common::{Env, snap, write};
+
+fn json(text: &str) -> Value {
+    serde_json::from_str(text).unwrap_or_else(|e| panic!("not one JSON document ({e}): {text}"))
+}
+
+/// outer/ (with nested cockpit/) whose committed gate passes unless a file `bad` exists,
+/// and agent `name`'s worktree with one commit in the outer repository and one in cockpit.
+fn project_with_a_lane(env: &Env, name: &str) -> (PathBuf, PathBuf) {
+    let outer = env.outer_with_nested();
+    env.commit_file(
+        &outer,
+        "fleet.toml",
+        "[gate]\ncommands = [\"test ! -e bad\"]\n",
+        "gate",
+    );
+    let wt = env.agent(&outer, name);
+    env.commit_file(&wt, &format!("{name}.txt"), "x\n", "outer work");
+    env.commit_file(
+        &wt.join("cockpit"),
+        &format!("{name}.txt"),
+        "x\n",
+        "nested work",
+    );
+    (outer, wt)
+}
+
+/// The keys of an object, sorted.
+fn keys(v: &Value) -> Vec<String> {
+    let mut keys: Vec<String> = v.as_object().unwrap().keys().cloned().collect();
+    keys.sort();
+    keys
+}
+
+#[test]
+fn json_documents_name_the_same_facts_with_the_same_keys() {
+    let env = Env::new();
+    let (outer, wt) = project_with_a_lane(&env, "alpha");
+    let cockpit = outer.join("cockpit");
+
+    // An exit code is `exit_code` everywhere: a run's, a worker's test, a failed gate's.
+    let run = env
+        .fleet(&outer, &["run", "--json", "--", "sh", "-c", "exit 3"])
+        .code(3);
+    let report = json(run.stderr.lines().last().unwrap());
+    assert_eq!(report["exit_code"], 3, "{report}");
+    assert!(report.get("code").is_none(), "{report}");
+    let log = env.path().join("test.log");
+    write(&log, "ok\n");
+    env.fleet(
+        &wt,
+        &["ready", "--exit-code", "0", "--log", log.to_str().unwrap()],
+    )
+    .ok();
+    let bad = env.agent(&outer, "bad");
+    env.commit_file(&bad, "bad", "x\n", "breaks the gate");
+    env.fleet(&outer, &["track", "--ready", "bad"]).ok();
+    let landing = env
+        .fleet(&outer, &["land", "--all", "--yes", "--json"])
+        .code(1);
+    let landing = json(&landing.stdout);
+    let failed = landing
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|l| l["result"] == "failed")
+        .unwrap_or_else(|| panic!("{landing}"));
+    assert_eq!(failed["exit_code"], 1, "{failed}");
+    let lanes = json(&env.fleet(&outer, &["status", "--json"]).ok().stdout);
+    let alpha = lanes
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|l| l["branch"] == "fleet/alpha")
+        .unwrap();
+    assert_eq!(alpha["state"], "landed", "{alpha}");
+    assert_eq!(alpha["worker"]["exit_code"], 0, "{alpha}");
+
+    // The not-found run is the error document every other command prints: that shape and
+    // nothing else, with run's own exit code.
+    let run = env
+        .fleet(&outer, &["run", "--json", "--", "no-such-program-xyz"])
+        .code(127);
+    let report = json(run.stderr.lines().last().unwrap());
+    assert_eq!(keys(&report), ["error"], "{report}");
+    assert_eq!(
+        keys(&report["error"]),
+        ["exit_code", "help", "kind", "message"]
+    );
+    assert_eq!(report["error"]["exit_code"], 127);
+    assert_eq!(report["error"]["kind"], "environment");
+    let usage = env
+        .fleet(&outer, &["worktree", "rm", "nosuch", "--json"])
+        .code(1);
+    assert_eq!(keys(&json(&usage.stdout)["error"]), keys(&report["error"]));
+
+    // A repository is `repo` (its shared checkout, absolute) or `rel` (relative to the
+    // outer one); a branch in one of them is an object, never "branch (path)".
+    let removed = json(
+        &env.fleet(&outer, &["worktree", "rm", "alpha", "--json"])
+            .ok()
+            .stdout,
+    );
+    let mut deleted: Vec<(String, String)> = removed["branches_deleted"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|b| {
+            assert_eq!(keys(b), ["branch", "repo"], "{b}");
+            (
+                b["branch"].as_str().unwrap().to_string(),
+                b["repo"].as_str().unwrap().to_string(),
+            )
+        })
+        .collect();
+    deleted.sort();
+    let mut expected = vec![
+        ("fleet/alpha".to_string(), outer.display().to_string()),
+        ("fleet/alpha".to_string(), cockpit.display().to_string()),
+        (
+            "fleet/alpha".to_string(),
+            cockpit.join("engine").display().to_string(),
+        ),
+    ];
+    expected.sort();
+    assert_eq!(deleted, expected);
+    assert_eq!(removed["untracked"], serde_json::json!(["fleet/alpha"]));
+    env.fleet(&bad, &["preflight"]).ok();
+    let kept = json(
+        &env.fleet(&outer, &["worktree", "rm", "bad", "--force", "--json"])
+            .ok()
+            .stdout,
+    );
+    assert_eq!(
+        kept["branches_kept"],
+        serde_json::json!([{"branch": "fleet/bad", "repo": outer.display().to_string()}]),
+        "{kept}"
+    );
+    assert!(
+        env.branches(&outer)
+            .contains(&"refs/heads/fleet/bad".to_string())
+    );
+    assert!(
+        !env.branches(&outer)
+            .contains(&"refs/heads/fleet/alpha".to_string())
+    );
+
+    let preflight = json(&env.fleet(&cockpit, &["preflight", "--json"]).stdout);
+    assert_eq!(
+        preflight["repo"],
+        outer.display().to_string(),
+        "{preflight}"
+    );
+    assert_eq!(preflight["nested"], "cockpit", "{preflight}");
+    env.fleet(&outer, &["init"]).ok();
+    let hooks = json(
+        &env.fleet(&outer, &["hooks", "status", "--json"])
+            .ok()
+            .stdout,
+    );
+    let rels: Vec<&str> = hooks
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|r| r["rel"].as_str().unwrap())
+        .collect();
+    assert!(rels.contains(&".") && rels.contains(&"cockpit"), "{hooks}");
+}
+
+/// One git command runs several hooks; each is a fleet process of its own. The refusal
+/// is explained once per git command, and a human's allowed commit is one line that
+/// says it was let through (never "allowed: refusing").
+#[test]
+fn the_guard_speaks_once_per_git_command_and_allowed_is_never_refusing() {
+    let env = Env::new();
+    let repo = env.path().join("repo");
+    env.repo(&repo, "main", &[("README", "r\n")]);
+    env.commit_file(&repo, "second", "2\n", "second");
+    env.fleet(&repo, &["init"]).ok();
+    let head = env.git(&repo, &["rev-parse", "HEAD"]);
+
+    write(&repo.join("README"), "human edit\n");
+    env.git(&repo, &["add", "README"]);
+    let allowed = env
+        .git_cmd(&repo, &["commit", "-q", "-m", "by hand"])
+        .env("FLEET_ALLOW_SHARED", "1")
+        .run()
+        .ok();
+    let said: Vec<&str> = allowed
+        .stderr
+        .lines()
+        .filter(|l| l.contains("fleet guard"))
+        .collect();
+    assert_eq!(said.len(), 1, "{}", allowed.stderr);
+    assert!(
+        said[0].contains("let through by FLEET_ALLOW_SHARED=1"),
+        "{}",
+        said[0]
+    );
+    assert!(!allowed.stderr.contains("refusing"), "{}", allowed.stderr);
+    assert_ne!(
+        env.git(&repo, &["rev-parse", "HEAD"]),
+        head,
+        "the commit was made"
+    );
+
+    let head = env.git(&repo, &["rev-parse", "HEAD"]);
+    for args in [
+        &["switch", "-q", "--detach", "HEAD~1"][..],
+        &["checkout", "-q", "-b", "side"],
+    ] {
+        let stderr = env.guard_refuses(&repo, args);
+        assert_eq!(
+            stderr.matches("fleet guard: refusing").count(),
+            1,
+            "{args:?}: {stderr}"
+        );
+        assert_eq!(stderr.matches("  fix: ").count(), 1, "{args:?}: {stderr}");
+        assert_eq!(env.git(&repo, &["rev-parse", "HEAD"]), head);
+        assert_eq!(env.git(&repo, &["symbolic-ref", "HEAD"]), "refs/heads/main");
+    }
+    let _snap = snap::settings(&env).bind_to_scope();
+    write(&repo.join("README"), "another edit\n");
+    let refused = env.git_cmd(&repo, &["commit", "-qam", "agent"]).run();
+    insta::assert_snapshot!("guard_refuses_a_commit_once", snap::run(&refused));
+}
+
+/// `fleet hooks install` run as the `fleet` that PATH finds writes hooks that call
+/// `fleet` by name: replacing the binary on PATH replaces what the hooks run. A fleet
+/// that is not on PATH is named by its absolute path.
+#[test]
+fn hooks_call_fleet_by_name_when_installed_from_path_and_by_path_otherwise() {
+    let env = Env::new();
+    let bin = env.path().join("bin");
+    std::fs::create_dir_all(&bin).unwrap();
+    let real = std::path::Path::new(env!("CARGO_BIN_EXE_fleet"));
+    std::os::unix::fs::symlink(real, bin.join("fleet")).unwrap();
+    let path = format!(
+        "{}:{}",
+        bin.display(),
+        std::env::var("PATH").unwrap_or_default()
+    );
+    let repo = env.path().join("repo");
+    env.repo(&repo, "main", &[("README", "r\n")]);
+    let install = std::process::Command::new(bin.join("fleet"))
+        .args(["hooks", "install"])
+        .current_dir(&repo)
+        .env("PATH", &path)
+        .env("HOME", env.path().join("home"))
+        .env("GIT_CONFIG_NOSYSTEM", "1")
+        .env("GIT_CONFIG_GLOBAL", env.path().join("home/.gitconfig"))
+        .output()
+        .unwrap();
+    assert!(install.status.success(), "{install:?}");
+    let hook = std::fs::read_to_string(repo.join(".git/hooks/pre-commit")).unwrap();
+    assert!(hook.contains("fleet_bin='fleet'"), "{hook}");
+    let status = env
+        .fleet_cmd(&repo, &["hooks", "status"])
+        .env("PATH", &path)
+        .run()
+        .ok();
+    assert!(status.stdout.contains("installed"), "{}", status.stdout);
+
+    // An upgrade is a new binary under the same name: the hooks run it.
+    let marker = env.path().join("upgraded");
+    std::fs::remove_file(bin.join("fleet")).unwrap();
+    write(
+        &bin.join("fleet"),
+        &format!(
+            "#!/bin/sh\necho \"$@\" >> '{}'\nexec '{}' \"$@\"\n",
+            marker.display(),
+            real.display()
+        ),
+    );
+    use std::os::unix::fs::PermissionsExt;
+    std::fs::set_permissions(bin.join("fleet"), std::fs::Permissions::from_mode(0o755)).unwrap();
+    let head = env.git(&repo, &["rev-parse", "HEAD"]);
+    write(&repo.join("README"), "edit\n");
+    let refused = env
+        .git_cmd(&repo, &["commit", "-qam", "agent"])
+        .env("PATH", &path)
+        .run();
+    assert_ne!(refused.code, 0, "{}", refused.stderr);
+    assert!(
+        refused.stderr.contains("fleet guard: refusing"),
+        "{}",
+        refused.stderr
+    );
+    assert_eq!(env.git(&repo, &["rev-parse", "HEAD"]), head);
+    let ran = std::fs::read_to_string(&marker).unwrap_or_default();
+    assert!(
+        ran.contains("hook pre-commit"),
+        "the upgraded fleet did not run: {ran:?}"
+    );
+    // Without fleet on PATH at all, the hook refuses rather than letting it through.
+    let blind = env
+        .git_cmd(&repo, &["commit", "-qam", "agent"])
+        .env("PATH", "/usr/bin:/bin")
+        .run();
+    assert_ne!(blind.code, 0, "{}", blind.stderr);
+    assert_eq!(env.git(&repo, &["rev-parse", "HEAD"]), head);
+
+    // Not on PATH: the absolute path, as before.
+    let other = env.path().join("other");
+    env.repo(&other, "main", &[("README", "r\n")]);
+    env.fleet(&other, &["hooks", "install"]).ok();
+    let hook = std::fs::read_to_string(other.join(".git/hooks/pre-commit")).unwrap();
+    let canonical = real.canonicalize().unwrap();
+    assert!(
+        hook.contains(&format!("fleet_bin='{}'", canonical.display())),
+        "{hook}"
+    );
+}
