@@ -525,6 +525,14 @@ fn doctor_dead_holders_fails_on_a_gone_holder_here_and_an_expired_lease_elsewher
     );
     let fix = check["fix"].as_str().unwrap();
     assert!(fix.contains(&format!("kill -- -{}", group.pid())), "{fix}");
+    let status = env.fleet(&dir, &["status"]).ok().stdout;
+    let line = status.lines().find(|l| l.contains("orphaned")).unwrap();
+    assert!(
+        line.ends_with("holder gone"),
+        "status says so too: {status}"
+    );
+    let here = status.lines().find(|l| l.contains(" here ")).unwrap();
+    assert!(!here.contains("holder gone"), "{status}");
     assert!(fix.contains("fleet drain --once"), "{fix}");
     assert!(live(group.pid() as i32), "doctor only reports");
 }

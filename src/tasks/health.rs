@@ -78,7 +78,8 @@ pub fn dead_holders(tasks: &[Task], now: i64) -> Check {
     {
         let Some(run) = t.last_run() else { continue };
         let holder = &run.holder;
-        let why = match holder.alive_here() {
+        let alive = holder.alive_here();
+        let why = match alive {
             Some(true) => continue,
             Some(false) => format!("its holder, pid {} on this machine, is gone", holder.pid),
             None if run.lease_expires < now => format!(
@@ -96,7 +97,7 @@ pub fn dead_holders(tasks: &[Task], now: i64) -> Check {
             t.state.as_str()
         );
         // Only here can the group be seen; elsewhere it belongs to another machine.
-        if holder.alive_here() == Some(false)
+        if alive == Some(false)
             && let Some(pgid) = run.pgid
         {
             let left = procfs::group_members(pgid).len();
