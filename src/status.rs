@@ -15,6 +15,7 @@ use crate::git::{ChangedPath, Merged, ObjectId, Repo, WorktreeInfo};
 use crate::lanes::landed::{self, landed_by, undone_by};
 use crate::lanes::{GateRecord, Lane, LaneState, WorkerTest};
 use crate::queue::Queue;
+use crate::tasks::TaskState;
 
 #[derive(Debug, Serialize)]
 pub struct LaneView {
@@ -325,4 +326,102 @@ fn is_stale(
         .unwrap_or_default()
         .into_iter()
         .any(|p| recent(&path.join(p)))
+}
+
+/// The task queue at a glance, for `fleet status`: how many tasks are in each state,
+/// and each task a drainer holds (claimed or running). Read through [`Store::list`],
+/// whose memo makes it a listing of the task refs, not a read of every task commit.
+///
+/// [`Store::list`]: crate::tasks::Store::list
+#[derive(Debug, Serialize)]
+pub struct TaskSummary {
+    /// Every state with its count, zeros included, in queue order.
+    #[serde(serialize_with = "counts_in_order")]
+    pub counts: Vec<(TaskState, usize)>,
+    /// The claimed and running tasks, in queue order.
+    pub running: Vec<HeldTask>,
+}
+
+impl TaskSummary {
+    pub fn total(&self) -> usize {
+        self.counts.iter().map(|(_, n)| n).sum()
+    }
+}
+
+/// A task a drainer holds, with where its run is.
+#[derive(Debug, Serialize)]
+pub struct HeldTask {
+    pub name: String,
+    pub state: TaskState,
+    pub run: String,
+    pub attempt: u32,
+    pub claimed: i64,
+    /// When its agent started (running only).
+    pub started: Option<i64>,
+    pub worktree: Option<String>,
+    pub branch: Option<String>,
+    /// The holder (the drainer), its host, and the agent's process group.
+    pub pid: u32,
+    pub pgid: Option<i32>,
+    pub host: String,
+    pub lease_expires: i64,
+    /// Whether the holder still runs: known on its own machine only (`null` elsewhere).
+    pub holder_alive: Option<bool>,
+}
+
+fn counts_in_order<S: serde::Serializer>(
+    counts: &[(TaskState, usize)],
+    s: S,
+) -> std::result::Result<S::Ok, S::Error> {
+    s.collect_map(counts.iter().map(|(state, n)| (state.as_str(), n)))
+}
+
+/// The states counted even at zero, so a script finds every key; a state added later
+/// is counted too, once a task is in it.
+const STATES: [TaskState; 9] = [
+    TaskState::Queued,
+    TaskState::Claimed,
+    TaskState::Running,
+    TaskState::Succeeded,
+    TaskState::Failed,
+    TaskState::TimedOut,
+    TaskState::Crashed,
+    TaskState::Parked,
+    TaskState::Cancelled,
+];
+
+/// The task summary of `queue` (see [`TaskSummary`]).
+pub fn tasks(ctx: &Context, queue: &Queue) -> Result<TaskSummary> {
+    let tasks = crate::tasks::Store::new(ctx, queue).list()?;
+    let mut counts: Vec<(TaskState, usize)> = STATES.iter().map(|s| (*s, 0)).collect();
+    for t in &tasks {
+        match counts.iter_mut().find(|(s, _)| *s == t.state) {
+            Some((_, n)) => *n += 1,
+            None => counts.push((t.state, 1)),
+        }
+    }
+    counts.sort_by_key(|(s, _)| *s);
+    let running = tasks
+        .iter()
+        .filter(|t| matches!(t.state, TaskState::Claimed | TaskState::Running))
+        .filter_map(|t| {
+            let run = t.last_run()?;
+            Some(HeldTask {
+                name: t.name.clone(),
+                state: t.state,
+                run: run.id.clone(),
+                attempt: run.attempt,
+                claimed: run.claimed,
+                started: run.started,
+                worktree: run.worktree.clone(),
+                branch: run.branch.clone(),
+                pid: run.holder.pid,
+                pgid: run.pgid,
+                host: run.holder.host.clone(),
+                lease_expires: run.lease_expires,
+                holder_alive: run.holder.alive_here(),
+            })
+        })
+        .collect();
+    Ok(TaskSummary { counts, running })
 }

@@ -42,6 +42,7 @@ mod remote;
 mod repo_env_overrides;
 mod run;
 mod task;
+mod task_health;
 mod verify;
 mod watchdog;
 mod worktree;

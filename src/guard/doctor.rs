@@ -29,7 +29,8 @@ pub struct Check {
     pub fix: String,
 }
 
-fn check(name: &'static str, problems: Vec<String>, ok: &str, fix: &str) -> Check {
+/// A check from its problems: ok when there are none, else failing with `fix`.
+pub(crate) fn check(name: &'static str, problems: Vec<String>, ok: &str, fix: &str) -> Check {
     if problems.is_empty() {
         Check {
             name,
@@ -59,8 +60,11 @@ pub fn run(ctx: &Context, queue: &Queue) -> Result<Vec<Check>> {
         prunable_worktrees(ctx)?,
     ];
     checks.extend(lane_checks(ctx, queue)?);
+    checks.extend(crate::tasks::health::checks(ctx, queue)?);
     checks.push(stale_watchdogs());
     let (orphans, fix) = crate::proc::registry::report(ctx);
+    // Agent groups too: a drainer starts them through the same runner, which records
+    // them here (see `crate::tasks::health`).
     let ok = "no process group fleet started outlived its fleet";
     checks.push(check("orphan-groups", orphans, ok, &fix));
     Ok(checks)

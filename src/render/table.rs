@@ -1,8 +1,9 @@
-//! The two tables: `fleet status` (one line per lane) and `fleet worktree list` (one
-//! line per agent worktree, one more per nested worktree).
+//! The tables: `fleet status` (a line of task counts and one line per held task, then
+//! one line per lane) and `fleet worktree list` (one line per agent worktree, one more
+//! per nested worktree).
 
 use fleet::lanes::LaneState;
-use fleet::status::LaneView;
+use fleet::status::{LaneView, TaskSummary};
 use fleet::worktree::Listed;
 
 use super::{DIM, age, answer, paint};
@@ -13,6 +14,44 @@ fn header(text: &str) {
     use std::io::IsTerminal;
     if std::io::stdout().is_terminal() {
         answer(&paint(DIM, text));
+    }
+}
+
+/// The task counts (the states with any task) on one line, then each task a drainer
+/// holds: what to look at, and where, when an agent seems stuck.
+pub fn tasks(summary: &TaskSummary) {
+    let counts: Vec<String> = summary
+        .counts
+        .iter()
+        .filter(|(_, n)| *n > 0)
+        .map(|(state, n)| format!("{n} {}", state.as_str()))
+        .collect();
+    answer(&format!("tasks: {}", counts.join(", ")));
+    if !summary.running.is_empty() {
+        header(&format!(
+            "  {:<20} {:<8} {}",
+            "TASK", "STATE", "RUN, ATTEMPT, AGE, DRAINER, AGENT GROUP, HOST, WORKTREE"
+        ));
+    }
+    for t in &summary.running {
+        let mut line = format!(
+            "  {:<20} {:<8} run {} attempt {} {:<7} pid {} pgid {} on {}",
+            t.name,
+            t.state.as_str(),
+            t.run,
+            t.attempt,
+            age(t.started.unwrap_or(t.claimed)),
+            t.pid,
+            t.pgid.map_or("-".to_string(), |g| g.to_string()),
+            t.host,
+        );
+        if let Some(worktree) = &t.worktree {
+            line.push_str(&format!(" {worktree}"));
+        }
+        if t.holder_alive == Some(false) {
+            line.push_str(" holder gone");
+        }
+        answer(&line);
     }
 }
 

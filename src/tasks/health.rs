@@ -1,0 +1,205 @@
+//! `fleet doctor`'s checks of the task queue and of the drainers that work it: a claim
+//! that never started its agent (`stale-claims`), a claimed or running task whose holder
+//! is gone (`dead-holders`), and a drainer still running older code than the binary now
+//! installed (`old-drainers`).
+//!
+//! They read the queue through [`Store::list`] (the memo: the task refs, not every task
+//! commit) and the drainer records ([`crate::drain::record`]); they report and never
+//! move a task. The one thing removed is the record of a drainer that is gone, which is
+//! a leftover and not state: the same way the process-group check drops the record of a
+//! group that ended.
+//!
+//! Orphaned agent groups: a drainer starts its agents through the process-group runner
+//! (`crate::proc`), which records every group in the repository the command runs in; an
+//! agent worktree shares the repository's common dir, so the existing `orphan-groups`
+//! check already names an agent group that outlived its drainer. `dead-holders` adds
+//! the task's view: the group a dead holder's run left behind, with the `kill` to end it.
+
+use std::path::Path;
+use std::time::Duration;
+
+use super::{Store, Task, TaskState};
+use crate::context::Context;
+use crate::drain::record::{self, DrainerRecord};
+use crate::error::Result;
+use crate::guard::doctor::{Check, Verdict, check};
+use crate::queue::Queue;
+use crate::sys::procfs;
+
+/// How long a task may stay claimed without its agent starting. `[drain] claim_grace`
+/// in fleet.toml will set it (the drainer adds that setting); until then, this.
+pub const DEFAULT_CLAIM_GRACE: Duration = Duration::from_secs(60);
+
+/// The task checks, in the order doctor prints them.
+pub fn checks(ctx: &Context, queue: &Queue) -> Result<Vec<Check>> {
+    let tasks = Store::new(ctx, queue).list()?;
+    let now = crate::time::now();
+    Ok(vec![
+        stale_claims(&tasks, now, DEFAULT_CLAIM_GRACE),
+        dead_holders(&tasks, now),
+        old_drainers(&ctx.repo.common_dir()),
+    ])
+}
+
+/// Claimed for longer than `grace` and not running: the drainer claimed and never
+/// spawned (it died between the two, or hangs).
+pub fn stale_claims(tasks: &[Task], now: i64, grace: Duration) -> Check {
+    let grace_secs = grace.as_secs() as i64;
+    let problems = tasks
+        .iter()
+        .filter(|t| t.state == TaskState::Claimed)
+        .filter_map(|t| {
+            let run = t.last_run()?;
+            let waited = now - run.claimed;
+            (waited > grace_secs).then(|| {
+                format!(
+                    "task {} (run {}) was claimed {waited}s ago by pid {} on {} and its agent never started",
+                    t.name, run.id, run.holder.pid, run.holder.host
+                )
+            })
+        })
+        .collect();
+    check(
+        "stale-claims",
+        problems,
+        &format!("no task claimed without its agent starting for over {grace_secs}s"),
+        "`fleet drain --once` takes a stale claim back (if its drainer still runs, it is stuck: restart it)",
+    )
+}
+
+/// Claimed or running, and its holder is gone: dead on this machine (its pid and start
+/// time no longer match), or on another machine with its lease expired.
+pub fn dead_holders(tasks: &[Task], now: i64) -> Check {
+    let mut problems = Vec::new();
+    let mut kills = Vec::new();
+    for t in tasks
+        .iter()
+        .filter(|t| matches!(t.state, TaskState::Claimed | TaskState::Running))
+    {
+        let Some(run) = t.last_run() else { continue };
+        let holder = &run.holder;
+        let alive = holder.alive_here();
+        let why = match alive {
+            Some(true) => continue,
+            Some(false) => format!("its holder, pid {} on this machine, is gone", holder.pid),
+            None if run.lease_expires < now => format!(
+                "its holder, pid {} on {}, let its lease expire {}s ago",
+                holder.pid,
+                holder.host,
+                now - run.lease_expires
+            ),
+            None => continue,
+        };
+        let mut line = format!(
+            "task {} (run {}) is {}: {why}",
+            t.name,
+            run.id,
+            t.state.as_str()
+        );
+        // Only here can the group be seen; elsewhere it belongs to another machine.
+        if alive == Some(false)
+            && let Some(pgid) = run.pgid
+        {
+            let left = procfs::group_members(pgid).len();
+            if left > 0 {
+                line.push_str(&format!(
+                    "; its agent group {pgid} still has {left} process(es)"
+                ));
+                kills.push(format!("kill -- -{pgid}"));
+            }
+        }
+        problems.push(line);
+    }
+    let mut fix =
+        "`fleet drain --once` reaps a dead holder's task as crashed, or takes over an expired lease"
+            .to_string();
+    if !kills.is_empty() {
+        fix = format!("{}; then {fix}", kills.join("; "));
+    }
+    check(
+        "dead-holders",
+        problems,
+        "every claimed or running task has a live holder",
+        &fix,
+    )
+}
+
+/// A live drainer whose binary was replaced since it started, or was built from another
+/// commit than the binary now at that path. Records of drainers that are gone (killed
+/// before they could remove them) are removed, and said.
+pub fn old_drainers(common: &Path) -> Check {
+    let here = procfs::hostname().unwrap_or_else(|| "unknown".into());
+    let boot = procfs::boot_id();
+    let mut problems = Vec::new();
+    let mut removed = Vec::new();
+    for r in record::list(common) {
+        if r.host != here {
+            // Another machine's drainer (a shared folder): only that machine can tell.
+            continue;
+        }
+        if r.boot_id != boot || !r.alive() {
+            let path = record::folder(common).join(format!("{}.json", r.pid));
+            if std::fs::remove_file(&path).is_ok() {
+                removed.push(format!(
+                    "removed the record of drainer pid {}, which is gone",
+                    r.pid
+                ));
+            }
+            continue;
+        }
+        if let Some(why) = older_than_its_binary(&r) {
+            problems.push(format!("drainer pid {} {why}", r.pid));
+        }
+    }
+    let fix = "restart the drainer (e.g. `systemctl --user restart fleet-drain`): it stops \
+               claiming, lets its agents finish, and the new one runs the installed binary";
+    let mut c = check(
+        "old-drainers",
+        problems,
+        "every running drainer runs the binary now installed",
+        fix,
+    );
+    if !removed.is_empty() {
+        c.detail = format!("{}; {}", c.detail, removed.join("; "));
+        if c.verdict == Verdict::Ok {
+            c.verdict = Verdict::Warn;
+        }
+    }
+    c
+}
+
+/// Why the live drainer `r` runs older code than its binary now, if it does.
+fn older_than_its_binary(r: &DrainerRecord) -> Option<String> {
+    let shown = r.binary.display();
+    if procfs::exe(r.pid).is_some_and(|exe| exe.to_string_lossy().ends_with(" (deleted)")) {
+        return Some(format!(
+            "runs a binary that was replaced or removed ({shown})"
+        ));
+    }
+    let now = mtime(&r.binary);
+    if let (Some(then), Some(now)) = (r.binary_mtime, now)
+        && now > then
+    {
+        return Some(format!(
+            "started before {shown} was last changed ({}s newer)",
+            now - then
+        ));
+    }
+    // The commit of the binary at that path is known without running it when it is the
+    // binary running this check.
+    let this = std::env::current_exe().ok()?.canonicalize().ok()?;
+    if r.binary.canonicalize().ok()? == this && r.commit != env!("FLEET_COMMIT") {
+        return Some(format!(
+            "was built from commit {}, but {shown} is now commit {}",
+            r.commit,
+            env!("FLEET_COMMIT")
+        ));
+    }
+    None
+}
+
+/// A file's modification time, in seconds since the epoch.
+pub fn mtime(path: &Path) -> Option<i64> {
+    let m = std::fs::metadata(path).ok()?.modified().ok()?;
+    Some(m.duration_since(std::time::UNIX_EPOCH).ok()?.as_secs() as i64)
+}
