@@ -274,7 +274,7 @@ fn view(
     v.ahead = Some(facts.ahead);
     v.behind = Some(facts.behind);
     let landed = landed_by(lane, tip, facts.ahead, facts.changes_in);
-    if lane.state != LaneState::Landed && landed {
+    if !lane.state.finished() && landed {
         v.recorded_state = Some(lane.state);
         v.state = LaneState::Landed;
     }
@@ -282,7 +282,7 @@ fn view(
         v.recorded_state = Some(lane.state);
         v.state = LaneState::Ready;
     }
-    if v.state != LaneState::Landed {
+    if !v.state.finished() {
         v.conflicts = facts.conflicts;
     }
     // A conflicted lane's detail is its conflicting files: each path is said once.

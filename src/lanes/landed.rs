@@ -34,8 +34,12 @@ pub fn has_landed(
 /// lines (their changes are no longer "in" the target path by path, but the landing
 /// stands); only a rewind past the landing undoes it ([`landing_undone`]), and a
 /// revert is a landing of its own.
+///
+/// A reverted lane is kept landed here too: its work is in the target's history (as its
+/// landing), so removing its branch loses nothing.
 pub fn kept_landed(repo: &Repo, lane: &Lane, tip: ObjectId, target: ObjectId) -> Result<bool> {
-    if !recorded_landed_at(lane, tip) || !landed_commit_in(repo, lane, target)? {
+    let finished_at = lane.state.finished() && lane.landed_tip == Some(tip);
+    if !finished_at || !landed_commit_in(repo, lane, target)? {
         return Ok(false);
     }
     let Some(landed_as) = lane.landed_as else {
