@@ -374,3 +374,52 @@ fn a_lane_that_landed_only_in_a_nested_repository_is_landed_everywhere() {
         "{checks:#}"
     );
 }
+#[test]
+fn status_predicts_a_conflict_between_two_ready_lanes_before_either_lands() {
+    let env = Env::new();
+    let repo = env.gated_repo("true");
+    worker(&env, &repo, "alpha", &[("shared.txt", "alpha\n")]);
+    worker(
+        &env,
+        &repo,
+        "beta",
+        &[("shared.txt", "beta\n"), ("b.txt", "b\n")],
+    );
+    worker(&env, &repo, "gamma", &[("gamma.txt", "g\n")]);
+    // delta touches shared.txt too, but is still running: no landing order to predict.
+    let delta = env.agent(&repo, "delta");
+    env.commit_file(&delta, "shared.txt", "delta\n", "delta");
+    let lanes = status(&env, &repo);
+    for name in ["fleet/alpha", "fleet/beta", "fleet/gamma"] {
+        assert_eq!(lane(&lanes, name)["conflicts"], json!([]), "{lanes:#}");
+    }
+    assert_eq!(
+        lane(&lanes, "fleet/beta")["conflicts_after"],
+        json!([{"lane": "fleet/alpha", "files": ["shared.txt"]}]),
+        "{lanes:#}"
+    );
+    for name in ["fleet/alpha", "fleet/gamma", "fleet/delta"] {
+        assert_eq!(
+            lane(&lanes, name)["conflicts_after"],
+            json!([]),
+            "{lanes:#}"
+        );
+    }
+    let text = env.fleet(&repo, &["status"]).ok().stdout;
+    let line = text.lines().find(|l| l.starts_with("fleet/beta")).unwrap();
+    assert!(
+        line.contains("conflicts after fleet/alpha: shared.txt"),
+        "{text}"
+    );
+    assert_eq!(line.matches("shared.txt").count(), 1, "{text}");
+    // As predicted: alpha lands, then beta conflicts with the target (and no longer
+    // with a lane).
+    env.fleet(&repo, &["land", "alpha", "--yes"]).ok();
+    let lanes = status(&env, &repo);
+    assert_eq!(
+        lane(&lanes, "fleet/beta")["conflicts"],
+        json!(["shared.txt"]),
+        "{lanes:#}"
+    );
+    assert_eq!(lane(&lanes, "fleet/beta")["conflicts_after"], json!([]));
+}

@@ -19,6 +19,7 @@ use std::path::Path;
 use serde::{Deserialize, Serialize};
 
 pub mod landed;
+pub mod overlap;
 
 use crate::error::{Error, Result};
 // Ids are stored as full hex strings, as the receipts store theirs.
