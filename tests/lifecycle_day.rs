@@ -111,6 +111,24 @@ fn three_workers_through_a_day_leave_status_doctor_verify_and_worktree_list_agre
         ["landed"; 3],
         "{landed:#}"
     );
+    // Before rm: status calls each landed, with no conflict, and worktree list shows
+    // each worktree on its lane with nothing the target lacks.
+    let after = status(&env, &repo);
+    let listed = json_of(&env, &repo, &["worktree", "list", "--json"], 0);
+    for name in ["alpha", "beta", "gamma"] {
+        let l = lane(&after, &format!("fleet/{name}"));
+        assert_eq!(l["state"], "landed", "{after:#}");
+        assert_eq!(l["conflicts"], json!([]), "{after:#}");
+        let wt = listed
+            .as_array()
+            .unwrap()
+            .iter()
+            .find(|w| w["name"] == name)
+            .unwrap_or_else(|| panic!("{name} not listed: {listed:#}"));
+        assert_eq!(wt["branch"], format!("fleet/{name}"));
+        assert_eq!(wt["path"], l["worktree"], "{listed:#}");
+        assert_eq!(wt["dirty"], false, "{listed:#}");
+    }
     for name in ["alpha", "beta", "gamma"] {
         env.fleet(&repo, &["worktree", "rm", name]).ok();
         assert_no_branch(&env, &repo, &format!("fleet/{name}"));
@@ -212,6 +230,20 @@ fn revert_of_a_landed_lane_works_in_a_project_with_a_nested_repository() {
         lane(&lanes, "revert/fleet/alpha")["state"],
         "landed",
         "{lanes:#}"
+    );
+    // verify tells the same: alpha's landing stands, reverted by the move to main.
+    let report = json_of(&env, &outer, &["verify", "--json"], 0);
+    let main = env.git(&outer, &["rev-parse", "main"]);
+    let alpha_landing = report["verified"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|v| v["lane"] == "fleet/alpha")
+        .unwrap();
+    assert_eq!(alpha_landing["reverted_by"], main.as_str(), "{report:#}");
+    assert!(
+        report["verified"][0].get("reverted_by").is_none(),
+        "{report:#}"
     );
 
     // The end of the day: every worktree removed, every branch gone, all green.
@@ -316,6 +348,36 @@ fn a_reverted_lane_is_told_reverted_by_status_land_ready_rm_and_doctor() {
     let lanes = status(&env, &repo);
     assert_eq!(lane(&lanes, "fleet/alpha")["state"], "landed", "{lanes:#}");
     assert_eq!(lane(&lanes, "revert/fleet/alpha")["state"], "reverted");
+    // Reverting alpha again goes through the lane that brought it back.
+    let main = env.git(&repo, &["rev-parse", "main"]);
+    let run =
+        env.refused_and_unchanged(&repo, &["revert", "alpha", "--yes"], "landed again", &main);
+    assert!(
+        run.stderr
+            .contains("fleet revert revert/revert/fleet/alpha"),
+        "{}",
+        run.stderr
+    );
+    env.fleet(&repo, &["revert", "revert/revert/fleet/alpha", "--yes"])
+        .ok();
+    assert!(
+        !env.git(&repo, &["ls-tree", "--name-only", "main"])
+            .contains("alpha.txt")
+    );
+    let states: Vec<(String, String)> = lane_states(&env, &repo)
+        .into_iter()
+        .filter(|(b, _)| b.ends_with("fleet/alpha"))
+        .collect();
+    assert_eq!(
+        states,
+        [
+            ("fleet/alpha", "reverted"),
+            ("revert/fleet/alpha", "landed"),
+            ("revert/revert/fleet/alpha", "reverted"),
+            ("revert/revert/revert/fleet/alpha", "landed"),
+        ]
+        .map(|(b, s)| (b.to_string(), s.to_string()))
+    );
     // rm: finished work (in the target's history as its landing), so removed and
     // untracked without --force.
     for name in ["alpha", "beta"] {
@@ -333,6 +395,7 @@ fn a_reverted_lane_is_told_reverted_by_status_land_ready_rm_and_doctor() {
             "revert/fleet/alpha",
             "revert/fleet/beta",
             "revert/revert/fleet/alpha",
+            "revert/revert/revert/fleet/alpha",
         ],
     );
 }

@@ -85,6 +85,18 @@ fn landed_lane(ctx: &Context, queue: &Queue, given: &str) -> Result<(String, Obj
     if record.state == LaneState::Reverted {
         return Err(lanes::reverted(&lane));
     }
+    // Its revert lane is spent: reverted itself, which landed this lane's work again.
+    if registry
+        .get(&format!("revert/{lane}"))
+        .is_some_and(|r| r.state == LaneState::Reverted)
+    {
+        return Err(Error::refused(format!(
+            "lane `{lane}` was reverted, and landed again when revert/{lane} was reverted"
+        ))
+        .with_help(format!(
+            "revert what landed it again: `fleet revert revert/revert/{lane}`"
+        )));
+    }
     let landed_as = record.landed_as.ok_or_else(|| {
         Error::refused(format!(
             "lane `{lane}` was not landed by fleet, so there is nothing recorded to revert"
@@ -181,19 +193,25 @@ impl Reversal<'_> {
 
 /// The lane's landing is undone: [`LaneState::Reverted`], its landing record kept (the
 /// landing commit is still in the target's history, which `fleet worktree rm` and
-/// `fleet verify` read). Undoing a revert (`revert/X`) gives X's work back to the
-/// target: a reverted X is landed again.
+/// `fleet verify` read). Undoing a revert (`revert/X`) gives X's work back, so down the
+/// chain of reverts each lane's state flips: X is landed again, and undoing that undo
+/// makes `revert/X` landed and X reverted again.
 fn mark_reverted(ctx: &Context, queue: &Queue, lane: &str) -> Result<()> {
     queue.update(ctx, &format!("reverted {lane}"), |registry| {
         if let Some(l) = registry.get_mut(lane) {
             l.state = LaneState::Reverted;
         }
-        if let Some(l) = lane
-            .strip_prefix("revert/")
-            .and_then(|undone| registry.get_mut(undone))
-            .filter(|l| l.state == LaneState::Reverted)
-        {
-            l.state = LaneState::Landed;
+        let (mut undoing, mut reverted) = (lane, true);
+        while let Some(undone) = undoing.strip_prefix("revert/") {
+            let Some(l) = registry.get_mut(undone).filter(|l| l.state.finished()) else {
+                break;
+            };
+            l.state = if reverted {
+                LaneState::Landed
+            } else {
+                LaneState::Reverted
+            };
+            (undoing, reverted) = (undone, !reverted);
         }
         Ok(())
     })
