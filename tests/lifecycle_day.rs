@@ -408,8 +408,18 @@ fn a_lane_that_landed_only_in_a_nested_repository_is_landed_everywhere() {
     let wt = env.agent(&outer, "alpha");
     env.commit_file(&wt.join("cockpit"), "c.txt", "alpha\n", "alpha: c");
     worker_ready(&env, &wt);
+    // Another lane lands in cockpit first, so alpha lands there rebased.
+    let zeta = env.agent(&outer, "zeta");
+    env.commit_file(&zeta.join("cockpit"), "z.txt", "z\n", "zeta: c");
+    worker_ready(&env, &zeta);
+    env.fleet(&outer, &["land", "zeta", "--yes"]).ok();
     env.fleet(&outer, &["land", "alpha", "--yes"]).ok();
     assert_eq!(env.git(&cockpit, &["show", "main:c.txt"]), "alpha");
+    assert_ne!(
+        env.git(&cockpit, &["merge-base", "main", "fleet/alpha"]),
+        env.git(&cockpit, &["rev-parse", "fleet/alpha"]),
+        "alpha landed rebased in cockpit"
+    );
     // A later lane rewrites alpha's line in cockpit.
     let beta = env.agent(&outer, "beta");
     env.commit_file(&beta.join("cockpit"), "c.txt", "beta\n", "beta: c");
@@ -420,7 +430,7 @@ fn a_lane_that_landed_only_in_a_nested_repository_is_landed_everywhere() {
     assert_eq!(lane(&lanes, "fleet/alpha")["state"], "landed", "{lanes:#}");
     let run = env.fleet(&outer, &["land", "--all", "--yes"]).ok();
     assert!(run.stderr.contains("nothing to land"), "{}", run.stderr);
-    for name in ["alpha", "beta"] {
+    for name in ["alpha", "beta", "zeta"] {
         env.fleet(&outer, &["worktree", "rm", name]).ok();
         for repo in [&outer, &cockpit] {
             assert_no_branch(&env, repo, &format!("fleet/{name}"));
