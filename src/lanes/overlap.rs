@@ -74,15 +74,15 @@ impl Touched {
             return Ok(touched);
         };
         for change in repo.changed_paths(repo.tree_of(base)?, repo.tree_of(tip)?)? {
-            touched.folders.extend(
-                change
-                    .path
-                    .match_indices('/')
-                    .map(|(i, _)| change.path[..i].to_string()),
-            );
-            touched.paths.insert(change.path);
+            touched.add(change.path);
         }
         Ok(touched)
+    }
+
+    fn add(&mut self, path: String) {
+        self.folders
+            .extend(path.match_indices('/').map(|(i, _)| path[..i].to_string()));
+        self.paths.insert(path);
     }
 
     /// The two lanes change a common path, or one changes a file where the other
@@ -92,5 +92,34 @@ impl Touched {
             .iter()
             .any(|p| other.paths.contains(p) || other.folders.contains(p))
             || other.paths.iter().any(|p| self.folders.contains(p))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::Touched;
+
+    fn touched(paths: &[&str]) -> Touched {
+        let mut t = Touched {
+            paths: Default::default(),
+            folders: Default::default(),
+        };
+        for p in paths {
+            t.add(p.to_string());
+        }
+        t
+    }
+
+    #[test]
+    fn lanes_meet_on_a_common_path_or_a_file_where_the_other_has_a_folder() {
+        let a = touched(&["src/a.rs", "docs"]);
+        assert!(a.meets(&touched(&["src/a.rs"])));
+        assert!(
+            a.meets(&touched(&["docs/intro.md"])),
+            "a file where a folder goes"
+        );
+        assert!(touched(&["docs/intro.md"]).meets(&a), "either way round");
+        assert!(!a.meets(&touched(&["src/b.rs", "README"])));
+        assert!(touched(&["src/a.rs"]).meets(&touched(&["src"])));
     }
 }
