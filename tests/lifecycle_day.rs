@@ -289,6 +289,35 @@ fn revert_still_refuses_a_lane_that_landed_parts_in_a_nested_repository_and_says
         lane(&status(&env, &outer), "fleet/alpha")["state"],
         "landed"
     );
+    // The help, followed: a new lane whose parts reverse each move of the unit.
+    let help = run.stderr.lines().find(|l| l.contains("help:")).unwrap();
+    let undo = env.agent(&outer, "revert-alpha");
+    for rel in ["cockpit", "."] {
+        let from = help.find(&format!("in {rel}: `git diff ")).unwrap() + rel.len() + 15;
+        let ids: Vec<&str> = help[from..].split_whitespace().take(2).collect();
+        let dir = undo.join(rel);
+        // Untrimmed: a patch ends with its newline, as a shell pipe keeps it.
+        let patch = env
+            .git_cmd(&dir, &["diff", ids[0], ids[1]])
+            .run()
+            .ok()
+            .stdout;
+        env.git_cmd(&dir, &["apply", "--index"])
+            .stdin(&patch)
+            .run()
+            .ok();
+        env.git(&dir, &["commit", "-q", "-m", "Revert fleet/alpha here"]);
+    }
+    worker_ready(&env, &undo);
+    env.fleet(&outer, &["land", "revert-alpha", "--yes"]).ok();
+    assert_eq!(
+        env.git(&outer.join("cockpit"), &["show", "main:c.txt"]),
+        "cockpit"
+    );
+    assert!(
+        !env.git(&outer, &["ls-tree", "--name-only", "main"])
+            .contains("alpha.txt")
+    );
 }
 
 #[test]

@@ -3,7 +3,9 @@
 //! count, and a target rewound past a landing makes the lane ready again. The one rule
 //! that `fleet status` shows and `fleet land` acts on, and `fleet worktree rm` (for a
 //! head no lane records, and [`kept_landed`] for one that does) and `fleet doctor`
-//! (through status) read.
+//! (through status) read. A reverted lane ([`LaneState::Reverted`], recorded by `fleet
+//! revert`) is never called landed by status, but is finished here: its landing is in
+//! the target's history, so removing its branch loses nothing.
 
 use super::{Lane, LaneState};
 use crate::error::Result;
