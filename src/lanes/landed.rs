@@ -105,7 +105,7 @@ pub(crate) fn undone_by(
 /// outer checkout): the outer landing stands, its receipt lists this repository's move,
 /// that move's receipt there names `head`, and its commit is in `part_target`'s history.
 /// A lane that landed nothing in the outer repository has no outer landing to start
-/// from: [`landed_in_part_alone`] finds its landing in the nested repository itself.
+/// from: `landed_in_part_alone` finds its landing in the nested repository itself.
 #[allow(clippy::too_many_arguments)]
 pub fn kept_landed_part(
     outer: &Repo,
