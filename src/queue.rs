@@ -414,8 +414,15 @@ impl Queue {
             })?;
             branches.push(branch);
         }
-        // A landed lane becomes ready again only with new commits to land.
+        // A landed lane becomes ready again only with new commits to land; a reverted
+        // one never (its commits would land the reverted work again).
         for branch in &branches {
+            if registry
+                .get(branch)
+                .is_some_and(|l| l.state == LaneState::Reverted)
+            {
+                return Err(lanes::reverted(branch));
+            }
             if let Some(lane) = registry.get(branch)
                 && lane.state == LaneState::Landed
                 && self.lane_tip(ctx, branch)? == lane.landed_tip

@@ -13,6 +13,7 @@ use crate::context::Context;
 use crate::error::Result;
 use crate::git::{ChangedPath, Merged, ObjectId, Repo, WorktreeInfo};
 use crate::lanes::landed::{self, landed_by, undone_by};
+use crate::lanes::overlap;
 use crate::lanes::{GateRecord, Lane, LaneState, WorkerTest};
 use crate::queue::Queue;
 use crate::tasks::TaskState;
@@ -30,6 +31,9 @@ pub struct LaneView {
     pub behind: Option<usize>,
     /// Files that would conflict if the lane landed now; empty when it applies cleanly.
     pub conflicts: Vec<String>,
+    /// Ready lanes ahead of this ready one that it would conflict with once they landed
+    /// ([`overlap`]); empty when it conflicts with the target already.
+    pub conflicts_after: Vec<overlap::LaneConflict>,
     /// Running, but no commit and no file change for `[lanes] stale_after`.
     pub stale: bool,
     /// The branch is gone.
@@ -47,7 +51,7 @@ pub fn lanes(ctx: &Context, queue: &Queue) -> Result<Vec<LaneView>> {
     let worktrees = ctx.repo.worktrees()?;
     let stale_after = ctx.config.lanes.stale_after.0;
     let mut memo = Memo::load(&ctx.repo);
-    let views = registry
+    let mut views = registry
         .lanes
         .iter()
         .map(|lane| {
@@ -64,7 +68,26 @@ pub fn lanes(ctx: &Context, queue: &Queue) -> Result<Vec<LaneView>> {
         })
         .collect::<Result<Vec<_>>>()?;
     memo.save(&ctx.repo);
+    let mut after = overlap::predict(&ctx.repo, target, &ready_to_apply(&views))?;
+    for v in &mut views {
+        v.conflicts_after = after.remove(&v.branch).unwrap_or_default();
+    }
     Ok(views)
+}
+
+/// The ready lanes that apply cleanly to the target, in landing order: those the
+/// conflicts between lanes are predicted for.
+fn ready_to_apply(views: &[LaneView]) -> Vec<(String, ObjectId)> {
+    views
+        .iter()
+        .filter(|v| v.state == LaneState::Ready && v.conflicts.is_empty())
+        .filter_map(|v| {
+            Some((
+                v.branch.clone(),
+                ObjectId::from_hex(v.tip.as_ref()?.as_bytes()).ok()?,
+            ))
+        })
+        .collect()
 }
 
 /// What status derives from a (lane tip, target tip) pair: a pure function of two
@@ -263,6 +286,7 @@ fn view(
         ahead: None,
         behind: None,
         conflicts: Vec::new(),
+        conflicts_after: Vec::new(),
         stale: false,
         missing: tip.is_none(),
         worktree: worktree.clone(),
@@ -275,7 +299,7 @@ fn view(
     v.ahead = Some(facts.ahead);
     v.behind = Some(facts.behind);
     let landed = landed_by(lane, tip, facts.ahead, facts.changes_in);
-    if lane.state != LaneState::Landed && landed {
+    if !lane.state.finished() && landed {
         v.recorded_state = Some(lane.state);
         v.state = LaneState::Landed;
     }
@@ -283,7 +307,7 @@ fn view(
         v.recorded_state = Some(lane.state);
         v.state = LaneState::Ready;
     }
-    if v.state != LaneState::Landed {
+    if !v.state.finished() {
         v.conflicts = facts.conflicts;
     }
     // A conflicted lane's detail is its conflicting files: each path is said once.

@@ -95,6 +95,11 @@ pub struct Verified {
     /// First-parent commits between `moved_from` and this one (a rebased lane's chain):
     /// never target positions, so not checked.
     pub skipped: usize,
+    /// A later move in the range landed this lane's revert (`fleet revert`, the lane
+    /// `revert/<lane>`): the landing stands in the history, its work is out of the
+    /// target, as `fleet status` says with `reverted`.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub reverted_by: Option<String>,
 }
 
 #[derive(Debug, Serialize)]
@@ -180,6 +185,7 @@ pub fn verify(ctx: &Context, queue: &Queue, range: &RevRange) -> Result<Report> 
                     strategy: receipt.strategy,
                     moved_from: receipt.moved_from().to_string(),
                     skipped: from - at - 1,
+                    reverted_by: None,
                 });
                 at = from;
             }
@@ -194,6 +200,7 @@ pub fn verify(ctx: &Context, queue: &Queue, range: &RevRange) -> Result<Report> 
             }
         }
     }
+    mark_reverted(&mut verified);
     let from = match hide {
         Some(hide) => Some(hide),
         None => line.get(bound)?,
@@ -209,6 +216,17 @@ pub fn verify(ctx: &Context, queue: &Queue, range: &RevRange) -> Result<Report> 
         verified,
         unverified,
     })
+}
+
+/// Each landing whose revert landed later (`verified` is newest first).
+fn mark_reverted(verified: &mut [Verified]) {
+    for at in 0..verified.len() {
+        let revert = format!("revert/{}", verified[at].lane);
+        verified[at].reverted_by = verified[..at]
+            .iter()
+            .find(|v| v.lane == revert)
+            .map(|v| v.id.clone());
+    }
 }
 
 enum Check {

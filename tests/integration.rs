@@ -33,6 +33,7 @@ mod land_crash;
 mod land_nested;
 mod lanes;
 mod lifecycle;
+mod lifecycle_day;
 mod lint;
 mod lint_corpus;
 mod lint_sarif;

@@ -352,7 +352,8 @@ fn revert_refuses_a_unit_lane_plainly() {
     let run = env.fleet(&outer, &["revert", "a", "--yes"]);
     assert_eq!(run.code, 1, "{}", run.stderr);
     assert!(
-        run.stderr.contains("spans nested repositories"),
+        run.stderr
+            .contains("landed parts in nested repositories (cockpit)"),
         "{}",
         run.stderr
     );

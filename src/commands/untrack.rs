@@ -9,13 +9,13 @@ use crate::render;
 /// Forget lanes (their branches stay)
 #[derive(Debug, clap::Args)]
 #[command(
-    after_long_help = "Examples:\n  fleet untrack fleet/task-a\n  fleet untrack --landed      # every lane `fleet status` shows landed"
+    after_long_help = "Examples:\n  fleet untrack fleet/task-a\n  fleet untrack --landed      # every lane `fleet status` shows landed or reverted"
 )]
 pub struct Args {
     /// Lanes to stop tracking (their branches are kept)
     #[arg(required_unless_present = "landed", value_name = "LANE")]
     lanes: Vec<String>,
-    /// Also every lane that has landed (as `fleet status` shows it)
+    /// Also every lane that has landed or was reverted (as `fleet status` shows it)
     #[arg(long)]
     landed: bool,
     #[command(flatten)]
@@ -31,7 +31,7 @@ pub fn run(env: &CommandEnv, args: Args) -> Result<u8> {
         lanes.extend(
             fleet::status::lanes(&ctx, &queue)?
                 .into_iter()
-                .filter(|l| l.state == fleet::lanes::LaneState::Landed)
+                .filter(|l| l.state.finished())
                 .map(|l| l.branch),
         );
     }

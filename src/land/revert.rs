@@ -9,7 +9,7 @@ use crate::context::Context;
 use crate::error::{Error, Result};
 use crate::gate::policy::config_at;
 use crate::gate::{self, Receipt};
-use crate::git::{Merged, ObjectId, Repo};
+use crate::git::{Merged, ObjectId};
 use crate::lanes::{self, LaneState};
 use crate::queue::Queue;
 
@@ -27,12 +27,7 @@ pub fn revert(
         .repo
         .lock("land", std::time::Duration::from_secs(24 * 3600))?;
     journal::recover(ctx, ui)?;
-    let (lane, landed_as) = landed_lane(ctx, queue, given)?;
-    let receipt = gate::read_receipt(&ctx.repo, landed_as)?.ok_or_else(|| {
-        Error::refused(format!(
-            "no receipt for {landed_as}: cannot tell what {lane} landed"
-        ))
-    })?;
+    let (lane, landed_as, receipt) = landed_lane(ctx, queue, given)?;
     let base = receipt.base;
     let revert_branch = format!("revert/{lane}");
     let mut confirmed = false;
@@ -62,15 +57,21 @@ pub fn revert(
     };
     let lander = Lander::new(ctx, queue, opts, ui);
     let outcome = single::land_one(&lander, &revert_branch)?;
+    if matches!(outcome, Outcome::Landed { .. }) {
+        mark_reverted(ctx, queue, &lane)?;
+    }
     Ok(LaneReport {
         lane: revert_branch,
         outcome,
     })
 }
 
-/// The lane `given` names, and the commit fleet landed it as; refused for a lane that
-/// spans nested repositories or that fleet did not land.
-fn landed_lane(ctx: &Context, queue: &Queue, given: &str) -> Result<(String, ObjectId)> {
+/// The lane `given` names, the commit fleet landed it as, and that landing's receipt;
+/// refused for a lane fleet did not land, or whose landing moved nested repositories
+/// too. A nested branch with nothing beyond its target (the one `fleet worktree new`
+/// makes in every nested repository) is no part of the lane: its landing's receipt,
+/// which lists every repository the landing moved, is what says.
+fn landed_lane(ctx: &Context, queue: &Queue, given: &str) -> Result<(String, ObjectId, Receipt)> {
     let (registry, _) = queue.load(ctx)?;
     let lane =
         lanes::lane_name(&registry, ctx.config.lanes.prefix.as_str(), given).ok_or_else(|| {
@@ -81,17 +82,20 @@ fn landed_lane(ctx: &Context, queue: &Queue, given: &str) -> Result<(String, Obj
         .get(&lane)
         .cloned()
         .ok_or_else(|| Error::usage(format!("`{given}` is not a lane")))?;
-    for n in ctx.nested_repos() {
-        if Repo::open(&ctx.shared.join(&n.rel))?
-            .branch_tip(&lane)?
-            .is_some()
-        {
-            return Err(Error::refused(format!(
-                "lane `{lane}` spans nested repositories ({} has its branch); fleet cannot revert a unit yet",
-                n.rel.display()
-            ))
-            .with_help("revert each part on a branch of the same name in each repository and land that lane"));
-        }
+    if record.state == LaneState::Reverted {
+        return Err(lanes::reverted(&lane));
+    }
+    // Its revert lane is spent: reverted itself, which landed this lane's work again.
+    if registry
+        .get(&format!("revert/{lane}"))
+        .is_some_and(|r| r.state == LaneState::Reverted)
+    {
+        return Err(Error::refused(format!(
+            "lane `{lane}` was reverted, and landed again when revert/{lane} was reverted"
+        ))
+        .with_help(format!(
+            "revert what landed it again: `fleet revert revert/revert/{lane}`"
+        )));
     }
     let landed_as = record.landed_as.ok_or_else(|| {
         Error::refused(format!(
@@ -99,7 +103,36 @@ fn landed_lane(ctx: &Context, queue: &Queue, given: &str) -> Result<(String, Obj
         ))
         .with_help("revert its commits by hand on a branch and land that branch")
     })?;
-    Ok((lane, landed_as))
+    let receipt = gate::read_receipt(&ctx.repo, landed_as)?.ok_or_else(|| {
+        Error::refused(format!(
+            "no receipt for {landed_as}: cannot tell what {lane} landed"
+        ))
+    })?;
+    if receipt.unit.iter().any(|m| m.path != ".") {
+        let parts: Vec<&str> = receipt.unit.iter().map(|m| m.path.as_str()).collect();
+        let steps: Vec<String> = receipt
+            .unit
+            .iter()
+            .map(|m| {
+                format!(
+                    "in {}: `git diff {} {} | git apply --index && git commit -m \"Revert {lane} here\"`",
+                    m.path,
+                    m.candidate.to_hex_with_len(12),
+                    m.base.to_hex_with_len(12)
+                )
+            })
+            .collect();
+        return Err(Error::refused(format!(
+            "lane `{lane}` landed parts in nested repositories ({}) as one unit; fleet cannot revert a unit yet",
+            parts.iter().filter(|p| **p != ".").copied().collect::<Vec<_>>().join(", ")
+        ))
+        .with_help(format!(
+            "revert it as a new lane: `cd \"$(fleet worktree new revert-{name})\"`, then {}, then `fleet ready` and `fleet land revert-{name}` (the parts land together)",
+            steps.join(", "),
+            name = lane.strip_prefix(ctx.config.lanes.prefix.as_str()).unwrap_or(&lane),
+        )));
+    }
+    Ok((lane, landed_as, receipt))
 }
 
 /// The reversing commit of one landing, still to be made.
@@ -156,6 +189,32 @@ impl Reversal<'_> {
         repo.create_branch(self.branch, commit, &format!("revert {lane}"))?;
         Ok(None)
     }
+}
+
+/// The lane's landing is undone: [`LaneState::Reverted`], its landing record kept (the
+/// landing commit is still in the target's history, which `fleet worktree rm` and
+/// `fleet verify` read). Undoing a revert (`revert/X`) gives X's work back, so down the
+/// chain of reverts each lane's state flips: X is landed again, and undoing that undo
+/// makes `revert/X` landed and X reverted again.
+fn mark_reverted(ctx: &Context, queue: &Queue, lane: &str) -> Result<()> {
+    queue.update(ctx, &format!("reverted {lane}"), |registry| {
+        if let Some(l) = registry.get_mut(lane) {
+            l.state = LaneState::Reverted;
+        }
+        let (mut undoing, mut reverted) = (lane, true);
+        while let Some(undone) = undoing.strip_prefix("revert/") {
+            let Some(l) = registry.get_mut(undone).filter(|l| l.state.finished()) else {
+                break;
+            };
+            l.state = if reverted {
+                LaneState::Landed
+            } else {
+                LaneState::Reverted
+            };
+            (undoing, reverted) = (undone, !reverted);
+        }
+        Ok(())
+    })
 }
 
 /// Track the revert branch as a ready lane (published first when the queue is on a

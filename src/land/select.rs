@@ -49,6 +49,12 @@ pub(crate) fn lanes(ctx: &Context, queue: &Queue, opts: &LandOptions) -> Result<
             };
             return Err(Error::usage(format!("`{given}` is not a lane")).with_help(help));
         };
+        if registry
+            .get(&lane)
+            .is_some_and(|l| l.state == LaneState::Reverted)
+        {
+            return Err(lanes::reverted(&lane));
+        }
         if !out.contains(&lane) {
             out.push(lane);
         }

@@ -3,7 +3,9 @@
 //! count, and a target rewound past a landing makes the lane ready again. The one rule
 //! that `fleet status` shows and `fleet land` acts on, and `fleet worktree rm` (for a
 //! head no lane records, and [`kept_landed`] for one that does) and `fleet doctor`
-//! (through status) read.
+//! (through status) read. A reverted lane ([`LaneState::Reverted`], recorded by `fleet
+//! revert`) is never called landed by status, but is finished here: its landing is in
+//! the target's history, so removing its branch loses nothing.
 
 use super::{Lane, LaneState};
 use crate::error::Result;
@@ -34,8 +36,12 @@ pub fn has_landed(
 /// lines (their changes are no longer "in" the target path by path, but the landing
 /// stands); only a rewind past the landing undoes it ([`landing_undone`]), and a
 /// revert is a landing of its own.
+///
+/// A reverted lane is kept landed here too: its work is in the target's history (as its
+/// landing), so removing its branch loses nothing.
 pub fn kept_landed(repo: &Repo, lane: &Lane, tip: ObjectId, target: ObjectId) -> Result<bool> {
-    if !recorded_landed_at(lane, tip) || !landed_commit_in(repo, lane, target)? {
+    let finished_at = lane.state.finished() && lane.landed_tip == Some(tip);
+    if !finished_at || !landed_commit_in(repo, lane, target)? {
         return Ok(false);
     }
     let Some(landed_as) = lane.landed_as else {
@@ -99,7 +105,7 @@ pub(crate) fn undone_by(
 /// outer checkout): the outer landing stands, its receipt lists this repository's move,
 /// that move's receipt there names `head`, and its commit is in `part_target`'s history.
 /// A lane that landed nothing in the outer repository has no outer landing to start
-/// from, and is not covered here.
+/// from: `landed_in_part_alone` finds its landing in the nested repository itself.
 #[allow(clippy::too_many_arguments)]
 pub fn kept_landed_part(
     outer: &Repo,
@@ -111,12 +117,12 @@ pub fn kept_landed_part(
     head: ObjectId,
     part_target: ObjectId,
 ) -> Result<bool> {
+    let Some(landed_as) = lane.landed_as else {
+        return landed_in_part_alone(part, lane, head, part_target);
+    };
     if !kept_landed(outer, lane, outer_tip, outer_target)? {
         return Ok(false);
     }
-    let Some(landed_as) = lane.landed_as else {
-        return Ok(false);
-    };
     let Some(receipt) = crate::gate::read_receipt(outer, landed_as)? else {
         return Ok(false);
     };
@@ -130,6 +136,36 @@ pub fn kept_landed_part(
     }
     Ok(crate::gate::read_receipt(part, moved.candidate)?
         .is_some_and(|r| r.lane == lane.branch && r.lane_tip == head))
+}
+
+/// A lane that landed only in nested repositories (its outer branch had nothing to
+/// land, so the registry records no landing commit): the registry says it finished, and
+/// `part_target`'s first-parent line since `head` branched off holds a landing whose
+/// receipt names this lane and this head. The walk is bounded by the target's moves
+/// since the lane began.
+fn landed_in_part_alone(
+    part: &Repo,
+    lane: &Lane,
+    head: ObjectId,
+    part_target: ObjectId,
+) -> Result<bool> {
+    if !lane.state.finished() {
+        return Ok(false);
+    }
+    let since = part.reachable_only_from(part_target, &[head])?;
+    let mut at = part_target;
+    while since.contains(&at) {
+        if crate::gate::read_receipt(part, at)?
+            .is_some_and(|r| r.lane == lane.branch && r.lane_tip == head)
+        {
+            return Ok(true);
+        }
+        let Some(parent) = part.commit_info(at)?.parents.first().copied() else {
+            break;
+        };
+        at = parent;
+    }
+    Ok(false)
 }
 
 /// The commit the lane landed as is still in the target's history.

@@ -19,6 +19,7 @@ use std::path::Path;
 use serde::{Deserialize, Serialize};
 
 pub mod landed;
+pub mod overlap;
 
 use crate::error::{Error, Result};
 // Ids are stored as full hex strings, as the receipts store theirs.
@@ -53,6 +54,12 @@ lane_states! {
     Ready = "ready",
     Testing = "testing",
     Landed = "landed",
+    /// Landed, then undone by `fleet revert` (the lane `revert/<branch>` landed the
+    /// reversal). Finished like a landed lane (`worktree rm` and `untrack --landed` clear
+    /// it), but its work is no longer in the target, so it is not called landed; and
+    /// never ready again: its commits would land the reverted work a second time behind
+    /// the revert's back. Reverting the revert is the way back.
+    Reverted = "reverted",
     Failed = "failed",
     Conflicted = "conflicted",
     /// Touches protected paths or adds a forbidden marker.
@@ -60,6 +67,24 @@ lane_states! {
     /// Cannot land as it is, for a reason of its own the detail names (a tree git
     /// cannot check out, a rebase that would lose changes); `fleet ready` after a fix.
     Refused = "refused",
+}
+
+impl LaneState {
+    /// Nothing left to land: landed, or landed and reverted.
+    pub fn finished(self) -> bool {
+        matches!(self, LaneState::Landed | LaneState::Reverted)
+    }
+}
+
+/// The refusal every command gives for a reverted lane it is asked to land, ready or
+/// revert: the way back is the revert's own revert.
+pub fn reverted(branch: &str) -> Error {
+    Error::refused(format!(
+        "lane `{branch}` was reverted (revert/{branch} landed its reversal)"
+    ))
+    .with_help(format!(
+        "to land its work again, revert the revert: `fleet revert revert/{branch}`; new work goes on a new lane"
+    ))
 }
 
 /// How a conflicted lane gets out of that state: what `fleet land` says with the

@@ -85,6 +85,13 @@ pub fn lanes(views: &[LaneView], cwd: &std::path::Path) {
         if !v.conflicts.is_empty() {
             line.push_str(&format!(" conflicts: {}", v.conflicts.join(", ")));
         }
+        for c in &v.conflicts_after {
+            line.push_str(&format!(
+                " conflicts after {}: {}",
+                c.lane,
+                c.files.join(", ")
+            ));
+        }
         if let Some(gate) = &v.gate {
             let verdict = if gate.green { "green" } else { "red" };
             line.push_str(&format!(
