@@ -5,7 +5,9 @@
 //! must be what the README shows under it, once what changes from run to run (object
 //! ids, durations, times, log names) is masked on both sides. A `cd` holds for the
 //! following lines and blocks of the same section; each section starts in `app`.
-//! `FLEET_UPDATE_README=1` writes the real output into the blocks that differ. A block
+//! `FLEET_UPDATE_README=1` writes the real output into the blocks that differ, keeping
+//! the lines that agree once masked; `FLEET_UPDATE_README=all` writes every block from
+//! one run, so that their ids agree with each other again. A block
 //! that cannot run says why on the line before it (`<!-- readme: not run (REASON) -->`);
 //! the test counts and prints those, so none is skipped silently.
 
@@ -388,11 +390,14 @@ fn readme_console_blocks_print_what_the_readme_shows() {
             .map(|b| format!("\n  not run: {b}"))
             .collect::<String>()
     );
+    let update = std::env::var("FLEET_UPDATE_README").ok();
+    // `all`: every block from this one run, so the ids of all blocks agree again.
+    let all = update.as_deref() == Some("all");
     let differ: Vec<&Ran> = ran
         .iter()
-        .filter(|r| masked(&r.shown) != masked(&r.real))
+        .filter(|r| all || masked(&r.shown) != masked(&r.real))
         .collect();
-    if !differ.is_empty() && std::env::var_os("FLEET_UPDATE_README").is_some() {
+    if !differ.is_empty() && update.is_some() {
         // Each block found again in the README as it is now, by its place among the
         // console blocks (another test may have rewritten a block of its own).
         update_readme(|now| {
@@ -404,7 +409,12 @@ fn readme_console_blocks_print_what_the_readme_shows() {
             for r in differ.iter().rev() {
                 let body = blocks[r.index].body.clone();
                 assert_eq!(now[body.clone()], r.shown, "README.md changed meanwhile");
-                updated.replace_range(body, &merged(&r.shown, &r.real));
+                let real = if all {
+                    merged("", &r.real)
+                } else {
+                    merged(&r.shown, &r.real)
+                };
+                updated.replace_range(body, &real);
             }
             updated
         });
