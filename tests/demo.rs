@@ -3,7 +3,7 @@
 
 use std::path::Path;
 
-use crate::common::Env;
+use crate::common::{Env, between, readme, update_readme};
 
 const START: &str = "<!-- fleet demo: start -->\n```text\n";
 const END: &str = "```\n<!-- fleet demo: end -->";
@@ -26,13 +26,6 @@ fn normalized(text: &str) -> String {
             .into_owned();
     }
     text
-}
-
-/// Where the demo's text sits in the README: the byte range between the markers.
-fn readme_block(readme: &str) -> Option<std::ops::Range<usize>> {
-    let start = readme.find(START)? + START.len();
-    let end = start + readme[start..].find(END)?;
-    Some(start..end)
 }
 
 fn demo_folders(tmpdir: &Path) -> Vec<String> {
@@ -61,14 +54,16 @@ fn demo_runs_the_whole_loop_as_the_readme_shows_and_leaves_nothing() {
         demo_folders(&tmpdir)
     );
     let shown = normalized(&run.stdout);
-    let readme_path = Path::new(env!("CARGO_MANIFEST_DIR")).join("README.md");
-    let readme = std::fs::read_to_string(&readme_path).unwrap();
-    let range = readme_block(&readme).expect("README.md has the fleet demo block");
-    let block = &readme[range.clone()];
+    let readme = readme();
+    let range = between(&readme, START, END).expect("README.md has the fleet demo block");
+    let block = &readme[range];
     if block != shown && std::env::var_os("FLEET_UPDATE_README").is_some() {
-        let mut updated = readme.clone();
-        updated.replace_range(range, &shown);
-        std::fs::write(&readme_path, updated).unwrap();
+        update_readme(|now| {
+            let range = between(now, START, END).expect("README.md has the fleet demo block");
+            let mut updated = now.to_string();
+            updated.replace_range(range, &shown);
+            updated
+        });
         return;
     }
     assert_eq!(

@@ -38,6 +38,7 @@ mod lint;
 mod lint_corpus;
 mod lint_sarif;
 mod preflight;
+mod readme;
 mod reads;
 mod remote;
 mod repo_env_overrides;

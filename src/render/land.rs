@@ -59,7 +59,11 @@ pub fn lanes(reports: &[LaneReport], term: &TermUi, as_json: bool) -> u8 {
                     },
                     super::short_path(log, &std::env::current_dir().unwrap_or_default())
                 )));
-                note(&fleet::gate::log_tail(log, 20));
+                // Indented: these are the gate's lines, and its `$ COMMAND` must not
+                // read as fleet's own output or as a shell prompt.
+                let tail = fleet::gate::log_tail(log, 20);
+                let tail: Vec<String> = tail.lines().map(|l| format!("  {l}")).collect();
+                note(&tail.join("\n"));
             }
             Outcome::Conflicted { files } => error(
                 &Error::refused(format!(

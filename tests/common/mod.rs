@@ -325,3 +325,73 @@ impl Env {
         self.command("sh", dir, &["-ec", script])
     }
 }
+
+fn readme_path() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("README.md")
+}
+
+/// README.md's text, for the tests that keep its blocks true.
+pub fn readme() -> String {
+    std::fs::read_to_string(readme_path()).unwrap()
+}
+
+/// The byte range of `text` between the first `start` and the first `end` after it.
+pub fn between(text: &str, start: &str, end: &str) -> Option<std::ops::Range<usize>> {
+    let from = text.find(start)? + start.len();
+    let to = from + text[from..].find(end)?;
+    Some(from..to)
+}
+
+/// A fenced block of a Markdown text: its language, the heading it sits under, the
+/// byte range of its body (between the fence lines, ending with a newline), and the
+/// HTML comment on the line right before the opening fence, if any.
+pub struct Fenced {
+    pub lang: String,
+    pub heading: String,
+    pub body: std::ops::Range<usize>,
+    pub note: Option<String>,
+}
+
+/// Every fenced block of `text` (fences of three backticks at the start of a line).
+pub fn fenced_blocks(text: &str) -> Vec<Fenced> {
+    let mut blocks = Vec::new();
+    let mut heading = String::new();
+    let mut previous = "";
+    let mut open: Option<(String, usize, Option<String>)> = None;
+    let mut at = 0;
+    for line in text.split_inclusive('\n') {
+        let bare = line.trim_end_matches('\n');
+        match open.take() {
+            Some((lang, start, note)) if bare == "```" => blocks.push(Fenced {
+                lang,
+                heading: heading.clone(),
+                body: start..at,
+                note,
+            }),
+            Some(inside) => open = Some(inside),
+            None => {
+                if let Some(lang) = bare.strip_prefix("```") {
+                    let note = previous
+                        .strip_prefix("<!--")
+                        .and_then(|c| c.strip_suffix("-->"))
+                        .map(|c| c.trim().to_string());
+                    open = Some((lang.to_string(), at + line.len(), note));
+                } else if bare.starts_with('#') {
+                    heading = bare.trim_start_matches('#').trim().to_string();
+                }
+            }
+        }
+        previous = bare;
+        at += line.len();
+    }
+    blocks
+}
+
+/// Rewrite README.md as `edit` says, reading it afresh under a lock: the tests that
+/// keep its blocks true run at the same time, each `FLEET_UPDATE_README=1` rewrite
+/// must keep the others'.
+pub fn update_readme(edit: impl FnOnce(&str) -> String) {
+    static LOCK: std::sync::Mutex<()> = std::sync::Mutex::new(());
+    let _held = LOCK.lock().unwrap_or_else(|e| e.into_inner());
+    std::fs::write(readme_path(), edit(&readme())).unwrap();
+}
