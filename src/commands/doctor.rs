@@ -20,7 +20,10 @@ use crate::render;
                   scripts name an existing fleet binary; relative core.hooksPath and symlinked-path \
                   traps; stale lock files no process holds; prunable worktrees; lanes whose branches \
                   are gone, and idle claimed lanes; a looping `fleet watchdog` older than its \
-                  binary. Exits 1 when any check fails.",
+                  binary; tasks claimed but never started past the claim grace; claimed or \
+                  running tasks whose holder is dead or whose lease expired; a running drainer \
+                  older than its binary (dead drainer records are removed); process groups that \
+                  outlived the fleet that started them. Exits 1 when any check fails.",
     after_long_help = "Examples:\n  fleet doctor\n  fleet doctor --json | jq '.[] | select(.verdict == \"fail\")'"
 )]
 pub struct Args {
