@@ -231,7 +231,7 @@ pub struct Concurrency(pub u32);
 impl TryFrom<i64> for Concurrency {
     type Error = String;
     fn try_from(n: i64) -> std::result::Result<Self, String> {
-        if n < 1 || n > 10_000 {
+        if !(1..=10_000).contains(&n) {
             return Err(format!("{n} runs at once: give a number from 1 to 10000"));
         }
         Ok(Concurrency(n as u32))
