@@ -473,3 +473,52 @@ fn a_task_naming_an_unknown_profile_fails_with_an_error_naming_it() {
     assert_eq!(task["state"], "parked");
     assert_eq!(runs(&task)[0]["outcome"], "failed");
 }
+
+#[test]
+fn drain_takes_back_claims_whose_holder_is_gone_stale_or_expired_and_runs_them() {
+    let env = Env::new();
+    let dir = project(&env, "");
+    let toml = std::fs::read_to_string(dir.join("fleet.toml"))
+        .unwrap()
+        .replace("claim_grace = \"60s\"", "claim_grace = \"1s\"");
+    env.commit_file(&dir, "fleet.toml", &toml, "short claim grace");
+    // Claimed in priority order.
+    for (name, priority) in [("expired", "3"), ("gone", "2"), ("stale", "1")] {
+        add(&env, &dir, name, &["--priority", priority]);
+    }
+    let claim = |name: &str, args: &[&str]| {
+        let mut all = vec!["task", "claim", "--json"];
+        all.extend_from_slice(args);
+        let claimed = json(env.fleet(&dir, &all));
+        assert_eq!(claimed["task"]["name"], name, "{claimed:#}");
+    };
+    // The claimer exits at once: a holder on this host whose process is gone.
+    claim("expired", &["--holder", "elsewhere", "--lease", "1s"]);
+    claim("gone", &[]);
+    claim("stale", &["--holder", "elsewhere", "--lease", "1h"]);
+    let mut taken = Vec::new();
+    wait_for("every claim to be taken back", || {
+        let report = drain_once(&env, &dir, &["--max", "3"]);
+        for t in report["taken_back"].as_array().unwrap() {
+            taken.push((
+                t["task"].as_str().unwrap().to_string(),
+                t["why"].as_str().unwrap().to_string(),
+            ));
+        }
+        taken.len() == 3
+    });
+    taken.sort();
+    assert!(taken[0].1.contains("expired"), "{taken:?}");
+    assert!(taken[1].1.contains("is gone"), "{taken:?}");
+    assert!(taken[2].1.contains("stale claim"), "{taken:?}");
+    for name in ["gone", "stale", "expired"] {
+        wait_for(&format!("{name} to run again"), || {
+            drain_once(&env, &dir, &["--max", "3"]);
+            show(&env, &dir, name)["state"] == "succeeded"
+        });
+        let task = show(&env, &dir, name);
+        let all = runs(&task);
+        assert_eq!(all.len(), 2, "{task:#}");
+        assert_eq!(all[0]["outcome"], "crashed");
+    }
+}

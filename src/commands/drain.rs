@@ -21,7 +21,8 @@ use crate::render;
                   Runs until SIGTERM or Ctrl-C (the running agents get --stop-timeout, then are \
                   stopped and their tasks queued again); --once makes one pass. It never lands: \
                   `fleet land` does.",
-    after_long_help = "Examples:\n  fleet drain --max 3\n  fleet drain --once --json\n  fleet drain --remote origin --max 2 --stop-timeout 2m"
+    after_long_help = "Examples:\n  fleet drain --max 3\n  fleet drain --once --json\n  fleet drain --remote origin --max 2 --stop-timeout 2m",
+    mut_arg("remote", |a| a.help(super::task::REMOTE_HELP))
 )]
 pub struct Args {
     /// One pass: claim what the caps allow, run those to their end, exit

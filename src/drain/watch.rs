@@ -6,9 +6,9 @@
 //! attempt is used) when, in this order:
 //! - its holder ran on this host and boot and its pid with that start time is gone
 //!   ([`crate::tasks::Holder::alive_here`]): reaped at once, whatever its lease says;
+//! - its holder is on another host and its lease expired;
 //! - it was claimed more than `[drain] claim_grace` ago and never started (a claim
-//!   cannot hide without a spawn);
-//! - its holder is on another host and its lease expired.
+//!   cannot hide without a spawn), whatever its lease says.
 //!
 //! A run that ended badly but was never queued again (its drainer died in between) is
 //! queued again once it ended more than `claim_grace` ago. Two drainers taking back one
@@ -78,17 +78,17 @@ impl super::Drainer<'_> {
                             "its drainer (pid {} on {}) is gone",
                             holder.pid, holder.host
                         ))
-                    } else if task.state == TaskState::Claimed && now >= run.claimed + grace {
-                        Some(format!(
-                            "claimed by pid {} on {} and not running after {grace}s (a stale claim)",
-                            holder.pid, holder.host
-                        ))
                     } else if alive.is_none() && now >= run.lease_expires {
                         Some(format!(
                             "the lease of pid {} on {} expired {}s ago",
                             holder.pid,
                             holder.host,
                             now - run.lease_expires
+                        ))
+                    } else if task.state == TaskState::Claimed && now >= run.claimed + grace {
+                        Some(format!(
+                            "claimed by pid {} on {} and not running after {grace}s (a stale claim)",
+                            holder.pid, holder.host
                         ))
                     } else {
                         None
