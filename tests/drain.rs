@@ -522,3 +522,104 @@ fn drain_takes_back_claims_whose_holder_is_gone_stale_or_expired_and_runs_them()
         assert_eq!(all[0]["outcome"], "crashed");
     }
 }
+
+#[test]
+fn isolated_runs_get_a_home_of_their_own_env_copies_the_drainer_s_variables_and_caps_hold() {
+    let env = Env::new();
+    let record = "printf '%s\\n%s\\n%s\\n' \"$HOME\" \"$CLAUDE_CONFIG_DIR\" \"$SECRET\" > seen.txt\ngit config --file \"$HOME/.gitconfig\" user.name >> seen.txt\nsleep 1\ngit add -A\ngit commit -qm seen\n";
+    let script = env.path().join("agents/isolated.sh");
+    write(&script, &format!("#!/bin/sh\n{record}"));
+    use std::os::unix::fs::PermissionsExt;
+    std::fs::set_permissions(&script, std::fs::Permissions::from_mode(0o755)).unwrap();
+    let dir = project(
+        &env,
+        &format!(
+            "\n[agents.iso]\ncommand = [{:?}]\nhome = \"isolated\"\nmax_concurrency = 2\nenv = {{ SECRET = {{ from = \"DRAIN_SECRET\" }} }}\n",
+            script.display().to_string()
+        ),
+    );
+    env.git(&dir, &["config", "user.name", "Drainer Identity"]);
+    for name in ["i1", "i2", "i3"] {
+        add(&env, &dir, name, &["--agent", "iso"]);
+    }
+    let report = json(
+        env.fleet_cmd(&dir, &["drain", "--once", "--max", "3", "--json"])
+            .env("DRAIN_SECRET", "s3cr3t")
+            .run(),
+    );
+    // max_concurrency = 2: a pass with --max 3 runs two of the three.
+    let done = report["runs"].as_array().unwrap();
+    assert_eq!(done.len(), 2, "{report:#}");
+    let mut homes = Vec::new();
+    for run in done {
+        assert_eq!(run["outcome"], "succeeded", "{report:#}");
+        let worktree = PathBuf::from(run["worktree"].as_str().unwrap());
+        let seen = std::fs::read_to_string(worktree.join("seen.txt")).unwrap();
+        let lines: Vec<&str> = seen.lines().collect();
+        let run_dir = dir
+            .join(".git/fleet/runs")
+            .join(run["run"].as_str().unwrap());
+        assert_eq!(lines[0], run_dir.join("home").to_str().unwrap(), "{seen}");
+        assert_eq!(lines[1], run_dir.join("home/.claude").to_str().unwrap());
+        assert_eq!(lines[2], "s3cr3t");
+        assert_eq!(lines[3], "Drainer Identity");
+        homes.push(lines[0].to_string());
+    }
+    assert_ne!(homes[0], homes[1]);
+    // The secret is in nothing fleet keeps in git (the agent's own commit aside).
+    let all = env.git(&dir, &["log", "-p", "--glob=refs/fleet/*", "--format=%B"]);
+    assert!(!all.contains("s3cr3t"), "{all}");
+    // Without the variable, the attempt fails and says which one.
+    let report = drain_once(&env, &dir, &[]);
+    let error = report["runs"][0]["error"].as_str().unwrap();
+    assert!(error.contains("DRAIN_SECRET"), "{error}");
+}
+
+#[test]
+fn drain_through_a_bare_remote_runs_the_task_and_makes_its_lane_ready_there() {
+    let env = Env::new();
+    let seed = project(&env, "");
+    let remote = env.path().join("remote.git");
+    env.git(
+        &env.path(),
+        &[
+            "clone",
+            "-q",
+            "--bare",
+            seed.to_str().unwrap(),
+            "remote.git",
+        ],
+    );
+    let machine = env.path().join("machine");
+    env.git(
+        &env.path(),
+        &["clone", "-q", remote.to_str().unwrap(), "machine"],
+    );
+    add(&env, &machine, "far", &["--remote", "origin"]);
+    let report = drain_once(&env, &machine, &["--remote", "origin"]);
+    assert_eq!(report["runs"][0]["outcome"], "succeeded", "{report:#}");
+    let branch = report["runs"][0]["branch"].as_str().unwrap().to_string();
+    // The queue and the lane are the remote's: another clone sees both.
+    let other = env.path().join("other");
+    env.git(
+        &env.path(),
+        &["clone", "-q", remote.to_str().unwrap(), "other"],
+    );
+    let task = json(env.fleet(
+        &other,
+        &["task", "show", "far", "--remote", "origin", "--json"],
+    ));
+    assert_eq!(task["state"], "succeeded", "{task:#}");
+    let lanes = json(env.fleet(&other, &["status", "--remote", "origin", "--json"]));
+    let lane = lanes
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|l| l["branch"] == branch.as_str())
+        .unwrap_or_else(|| panic!("{lanes:#}"));
+    assert_eq!(lane["state"], "ready");
+    env.git(
+        &remote,
+        &["rev-parse", "--verify", &format!("refs/heads/{branch}")],
+    );
+}
