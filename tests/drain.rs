@@ -147,6 +147,10 @@ fn drain_once_runs_the_agent_in_a_fresh_lane_and_makes_it_ready_when_it_committe
     let report = drain_once(&env, &dir, &[]);
     let run = &report["runs"][0];
     assert_eq!(run["outcome"], "succeeded", "{report:#}");
+    // The default check: the gate's commands, in the worktree.
+    assert_eq!(run["check"]["exit_code"], 0, "{report:#}");
+    let log = std::fs::read_to_string(run["check"]["log"].as_str().unwrap()).unwrap();
+    assert!(log.contains("$ sh -c test -e README"), "{log}");
     let branch = run["branch"].as_str().unwrap().to_string();
     let worktree = PathBuf::from(run["worktree"].as_str().unwrap());
     let task = show(&env, &dir, "fix-login");
@@ -622,4 +626,36 @@ fn drain_through_a_bare_remote_runs_the_task_and_makes_its_lane_ready_there() {
         &remote,
         &["rev-parse", "--verify", &format!("refs/heads/{branch}")],
     );
+}
+
+#[test]
+fn a_failing_check_fails_the_attempt_and_leaves_its_lane_running_with_the_log() {
+    let env = Env::new();
+    let commit = env.path().join("agents/commit.sh");
+    let dir = project(
+        &env,
+        &format!(
+            "\n[agents.badcheck]\ncommand = [{:?}]\ncheck = [\"sh\", \"-c\", \"echo 2 tests failed; exit 4\"]\nenv = {{ RUNS = {:?} }}\n",
+            commit.display().to_string(),
+            env.path().join("runs").display().to_string()
+        ),
+    );
+    add(
+        &env,
+        &dir,
+        "red",
+        &["--agent", "badcheck", "--max-attempts", "1"],
+    );
+    let report = drain_once(&env, &dir, &[]);
+    let run = &report["runs"][0];
+    assert_eq!(run["outcome"], "failed", "{report:#}");
+    assert_eq!(run["check"]["exit_code"], 4);
+    let error = run["error"].as_str().unwrap();
+    assert!(
+        error.contains("the check exited 4") && error.contains("2 tests failed"),
+        "{error}"
+    );
+    assert_eq!(show(&env, &dir, "red")["state"], "parked");
+    let branch = run["branch"].as_str().unwrap().to_string();
+    assert_eq!(lane_states(&env, &dir), [(branch, "running".to_string())]);
 }

@@ -72,8 +72,15 @@ pub struct RunReport {
     pub error: Option<String>,
     /// The task's state once this drainer was done with the run.
     pub state: Option<TaskState>,
-    /// The check's exit code and log, when it ran.
-    pub check: Option<(i32, PathBuf)>,
+    /// The check, when it ran.
+    pub check: Option<CheckReport>,
+}
+
+/// The check's exit code and log.
+#[derive(Debug, Clone, Serialize)]
+pub struct CheckReport {
+    pub exit_code: i32,
+    pub log: PathBuf,
 }
 
 #[derive(Debug, Clone, Serialize)]

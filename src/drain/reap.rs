@@ -227,7 +227,10 @@ impl super::Drainer<'_> {
         let Some(live) = self.live.get_mut(&key) else {
             return;
         };
-        live.report.check = Some((code, log.clone()));
+        live.report.check = Some(super::CheckReport {
+            exit_code: code,
+            log: log.clone(),
+        });
         let branch = live.report.branch.clone().unwrap_or_default();
         let attempt = live.run.attempt;
         let lanes = std::slice::from_ref(&branch);
