@@ -659,3 +659,79 @@ fn a_failing_check_fails_the_attempt_and_leaves_its_lane_running_with_the_log() 
     let branch = run["branch"].as_str().unwrap().to_string();
     assert_eq!(lane_states(&env, &dir), [(branch, "running".to_string())]);
 }
+
+#[test]
+fn a_check_running_when_the_drainer_is_stopped_is_stopped_too_and_the_task_queued_again() {
+    let env = Env::new();
+    let commit = env.path().join("agents/commit.sh");
+    let pidfile = env.path().join("runs/check.pid");
+    let dir = project(
+        &env,
+        &format!(
+            "\n[agents.slowcheck]\ncommand = [{:?}]\ncheck = [\"sh\", \"-c\", \"sleep 300 & echo $! > {}; wait\"]\nenv = {{ RUNS = {:?} }}\n",
+            commit.display().to_string(),
+            pidfile.display(),
+            env.path().join("runs").display().to_string()
+        ),
+    );
+    add(
+        &env,
+        &dir,
+        "slow",
+        &["--agent", "slowcheck", "--max-attempts", "1"],
+    );
+    let drainer = env.fleet_cmd(&dir, &["drain", "--json"]).spawn();
+    let helper = procs::read_pid(&pidfile);
+    let pid = rustix::process::Pid::from_raw(drainer.id() as i32).unwrap();
+    rustix::process::kill_process(pid, rustix::process::Signal::TERM).unwrap();
+    let out = Env::wait(drainer).ok();
+    let report: serde_json::Value = serde_json::from_str(&out.stdout).unwrap();
+    let run = &report["runs"][0];
+    assert!(
+        run["error"].as_str().unwrap().contains("during the check"),
+        "{report:#}"
+    );
+    wait_for("the check's helper to die", || !procs::live(helper));
+    let task = show(&env, &dir, "slow");
+    assert_eq!(task["state"], "queued", "{task:#}");
+    assert_eq!(runs(&task)[0]["free"], true);
+    // Its lane was not made ready by a check that never finished.
+    let branch = run["branch"].as_str().unwrap().to_string();
+    assert_eq!(lane_states(&env, &dir), [(branch, "running".to_string())]);
+    assert_no_agent_left(&env, &dir);
+}
+
+#[test]
+fn a_usage_limit_queues_the_task_again_without_using_up_an_attempt() {
+    use fleet::tasks::{Holder, Outcome, Store, Task, TaskName, TaskState};
+    let env = Env::new();
+    let dir = project(&env, "");
+    add(&env, &dir, "quota", &["--max-attempts", "1"]);
+    let ctx = fleet::context::Context::find(&dir).unwrap();
+    let queue = fleet::queue::Queue::configured(&ctx);
+    let store = Store::new(&ctx, &queue);
+    let name = TaskName::parse("quota").unwrap();
+    let holder = Holder::this_process("test");
+    let lease = Duration::from_secs(60);
+    let first = store.claim_next(&holder, 100, lease).unwrap().unwrap();
+    store
+        .finish(
+            &name,
+            &first.run.id,
+            Outcome::Limited,
+            Some("429".into()),
+            101,
+        )
+        .unwrap();
+    let task: Task = store
+        .requeue_after(&name, &first.run.id, 101, Duration::from_secs(50))
+        .unwrap();
+    assert_eq!(task.state, TaskState::Queued);
+    assert_eq!(task.attempts(), 0);
+    assert_eq!(task.not_before, Some(151));
+    assert!(store.claim_next(&holder, 150, lease).unwrap().is_none());
+    let second = store.claim_next(&holder, 151, lease).unwrap().unwrap();
+    assert_eq!(second.run.attempt, 1);
+    let states: Vec<TaskState> = second.task.transitions.iter().map(|t| t.to).collect();
+    assert!(states.contains(&TaskState::Limited), "{states:?}");
+}

@@ -35,10 +35,11 @@ pub enum Event {
         timed_out: bool,
         stopped: bool,
     },
-    /// The check ended with `code` (its log at `log`).
+    /// The check ended with `code` (its log at `log`); `stopped`: by the drainer.
     Checked {
         key: usize,
         code: i32,
+        stopped: bool,
         log: PathBuf,
         error: Option<String>,
     },
@@ -112,16 +113,33 @@ fn run(
     // /dev/null (see `proc::Input`). Close-on-exec, so the agent holds no write end.
     let (read, write) = rustix::pipe::pipe_with(rustix::pipe::PipeFlags::CLOEXEC)?;
     cmd.stdin(Stdio::from(read));
-    let mut group = Group::spawn_guarded(&mut cmd, DEFAULT_GRACE)?;
+    let group = Group::spawn_guarded(&mut cmd, DEFAULT_GRACE)?;
     drop(write);
     drop(cmd);
-    let started = Instant::now();
     let _ = events.send(Event::Started {
         key: job.key,
         pgid: group.id() as i32,
         at: crate::time::now(),
     });
-    let deadline = started + job.timeout;
+    let (code, timed_out, stopped) = watch(group, job.timeout, clock, abort)?;
+    Ok(Event::Exited {
+        key: job.key,
+        code,
+        timed_out,
+        stopped,
+    })
+}
+
+/// Wait for `group` until it exits, `timeout` passes, the drainer's stop clock runs
+/// out or `abort` is set; then stop what is left of it (SIGTERM, the grace, SIGKILL)
+/// and reap it. Returns the shell's code, and whether it timed out or was stopped.
+fn watch(
+    mut group: Group,
+    timeout: Duration,
+    clock: &StopClock,
+    abort: &AtomicBool,
+) -> std::io::Result<(i32, bool, bool)> {
+    let deadline = Instant::now() + timeout;
     let (mut timed_out, mut stopped) = (false, false);
     loop {
         let now = Instant::now();
@@ -140,12 +158,11 @@ fn run(
         }
     }
     let status = group.finish(DEFAULT_GRACE)?;
-    Ok(Event::Exited {
-        key: job.key,
-        code: crate::proc::shell_code(status, timed_out),
+    Ok((
+        crate::proc::shell_code(status, timed_out),
         timed_out,
         stopped,
-    })
+    ))
 }
 
 /// A check to run in a run's worktree after its agent succeeded: the profile's argv,
@@ -159,18 +176,24 @@ pub struct Check {
     pub timeout: Duration,
 }
 
-/// Run `check` on a thread of its own; it reports [`Event::Checked`].
-pub fn start_check(check: Check, events: Sender<Event>) -> std::io::Result<()> {
+/// Run `check` on a thread of its own, stopped as an agent is (the drainer's stop
+/// clock); it reports [`Event::Checked`].
+pub fn start_check(
+    check: Check,
+    clock: Arc<StopClock>,
+    events: Sender<Event>,
+) -> std::io::Result<()> {
     thread::Builder::new()
         .name(format!("check-{}", check.key))
         .spawn(move || {
-            let (code, error) = match run_check(&check) {
-                Ok(code) => (code, None),
-                Err(e) => (127, Some(e)),
+            let (code, stopped, error) = match run_check(&check, &clock) {
+                Ok((code, stopped)) => (code, stopped, None),
+                Err(e) => (127, false, Some(e)),
             };
             let _ = events.send(Event::Checked {
                 key: check.key,
                 code,
+                stopped,
                 log: check.log.clone(),
                 error,
             });
@@ -178,25 +201,49 @@ pub fn start_check(check: Check, events: Sender<Event>) -> std::io::Result<()> {
         .map(|_| ())
 }
 
-fn run_check(check: &Check) -> Result<i32, String> {
+/// The check's exit code, and whether the drainer's stop ended it.
+fn run_check(check: &Check, clock: &StopClock) -> Result<(i32, bool), String> {
     use std::io::Write;
     let mut log = File::create(&check.log)
         .map_err(|e| format!("cannot create {}: {e}", check.log.display()))?;
     let started = Instant::now();
+    let never = AtomicBool::new(false);
     for argv in &check.commands {
-        let _ = writeln!(log, "$ {}", argv.join(" "));
+        let shown = argv.join(" ");
+        let _ = writeln!(log, "$ {shown}");
         let mut cmd = Command::new(&argv[0]);
         cmd.args(&argv[1..]).current_dir(&check.cwd);
         for var in crate::repo_env::FOR_CHILDREN {
             cmd.env_remove(var);
         }
+        let cannot = |e: std::io::Error| format!("cannot run the check `{shown}`: {e}");
+        let (read, write) = rustix::pipe::pipe_with(rustix::pipe::PipeFlags::CLOEXEC)
+            .map_err(|e| cannot(e.into()))?;
+        cmd.stdin(Stdio::from(read))
+            .stdout(log.try_clone().map_err(cannot)?)
+            .stderr(log.try_clone().map_err(cannot)?);
+        let group = Group::spawn_guarded(&mut cmd, DEFAULT_GRACE).map_err(cannot)?;
+        drop(write);
+        drop(cmd);
         let left = check.timeout.saturating_sub(started.elapsed());
-        let outcome = crate::proc::run_logged(&mut cmd, &log, Some(left), DEFAULT_GRACE, |_| {})
-            .map_err(|e| format!("cannot run the check `{}`: {e}", argv.join(" ")))?;
-        let _ = writeln!(log, "[fleet] exited {}", outcome.code());
-        if outcome.code() != 0 {
-            return Ok(outcome.code());
+        let (code, timed_out, stopped) = watch(group, left, clock, &never).map_err(cannot)?;
+        let _ = writeln!(
+            log,
+            "[fleet] exited {code}{}",
+            if timed_out {
+                " (timed out)"
+            } else if stopped {
+                " (stopped by the drainer)"
+            } else {
+                ""
+            }
+        );
+        if stopped {
+            return Ok((code, true));
+        }
+        if code != 0 {
+            return Ok((code, false));
         }
     }
-    Ok(0)
+    Ok((0, false))
 }

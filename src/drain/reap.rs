@@ -44,9 +44,10 @@ impl super::Drainer<'_> {
             Event::Checked {
                 key,
                 code,
+                stopped,
                 log,
                 error,
-            } => self.checked(key, code, log, error),
+            } => self.checked(key, code, stopped, log, error),
         }
     }
 
@@ -209,7 +210,7 @@ impl super::Drainer<'_> {
             log,
             timeout: self.ctx.config.gate.timeout.0,
         };
-        if let Err(e) = agent::start_check(check, self.tx.clone()) {
+        if let Err(e) = agent::start_check(check, self.clock.clone(), self.tx.clone()) {
             let wait = retry::backoff(&self.ctx.config.drain, live.run.attempt);
             self.settle(
                 key,
@@ -223,7 +224,14 @@ impl super::Drainer<'_> {
 
     /// The check ended: the lane is made ready with its exit code and log; a failing
     /// check fails the attempt (the lane stays running, as `fleet ready` leaves it).
-    fn checked(&mut self, key: usize, code: i32, log: PathBuf, error: Option<String>) {
+    fn checked(
+        &mut self,
+        key: usize,
+        code: i32,
+        stopped: bool,
+        log: PathBuf,
+        error: Option<String>,
+    ) {
         let Some(live) = self.live.get_mut(&key) else {
             return;
         };
@@ -240,7 +248,14 @@ impl super::Drainer<'_> {
                 self.queue.ready(self.ctx, lanes, Some(worker))
             });
         let wait = retry::backoff(&self.ctx.config.drain, attempt);
-        if let Some(error) = error {
+        if stopped {
+            // Not the task's fault: queued again at once, the attempt not used.
+            let why = format!(
+                "stopped by the drainer during the check (log {})",
+                log.display()
+            );
+            self.settle(key, Outcome::TimedOut, why, true, Duration::ZERO);
+        } else if let Some(error) = error {
             self.settle(key, Outcome::Failed, error, false, wait);
         } else if code != 0 {
             let text = std::fs::read_to_string(&log).unwrap_or_default();
