@@ -476,6 +476,20 @@ fn a_task_naming_an_unknown_profile_fails_with_an_error_naming_it() {
     let task = show(&env, &dir, "odd");
     assert_eq!(task["state"], "parked");
     assert_eq!(runs(&task)[0]["outcome"], "failed");
+    // A project with no profile at all is refused before anything is claimed.
+    let bare = env.path().join("bare");
+    env.repo(&bare, "main", &[("README", "r\n")]);
+    add(&env, &bare, "waiting", &[]);
+    let out = env.fleet(&bare, &["drain", "--once", "--json"]).code(2);
+    let doc: serde_json::Value = serde_json::from_str(&out.stdout).unwrap();
+    assert!(
+        doc["error"]["message"]
+            .as_str()
+            .unwrap()
+            .contains("no agent profile"),
+        "{doc:#}"
+    );
+    assert_eq!(show(&env, &bare, "waiting")["state"], "queued");
 }
 
 #[test]

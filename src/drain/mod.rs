@@ -110,6 +110,14 @@ pub fn drain(ctx: &Context, queue: &Queue, opts: &Options, ui: &dyn Ui) -> Resul
     if opts.max == 0 {
         return Err(Error::usage("--max 0 would run nothing").with_help("give --max 1 or more"));
     }
+    if ctx.config.agents.is_empty() {
+        return Err(Error::usage(
+            "fleet.toml has no agent profile, so there is nothing to run tasks with",
+        )
+        .with_help(
+            "add one, e.g. [agents.claude] with command = [\"claude\", \"-p\", \"Carry out the plan in {plan}\"], and [drain] agent = \"claude\"",
+        ));
+    }
     if let Some(name) = &ctx.config.drain.agent
         && !ctx.config.agents.contains_key(name.as_str())
     {
