@@ -18,6 +18,7 @@ mod cli;
 mod cli_text;
 mod demo;
 mod doctor;
+mod drain;
 mod examples;
 mod fuzz;
 mod gate;
