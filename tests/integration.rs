@@ -35,6 +35,7 @@ mod lint_corpus;
 mod lint_sarif;
 mod preflight;
 mod reads;
+mod real_claude;
 mod remote;
 mod repo_env_overrides;
 mod run;

@@ -1,0 +1,400 @@
+//! The real Claude Code CLI, driven offline by the scripted API of `common::anthropic`
+//! on loopback, through `fleet run`: it commits through its Bash tool in an agent
+//! worktree, a 429 becomes the document a supervisor classifies, and a hung claude
+//! with an MCP helper leaves no process after `fleet run --timeout`. The documents it
+//! prints for success, 429, 529 and 500 are pinned in tests/data/agent-output/claude/
+//! (`FLEET_CAPTURE_FIXTURES=1` writes them again). Each test says SKIPPED loudly when
+//! there is no CLI.
+
+use std::path::{Path, PathBuf};
+use std::sync::atomic::{AtomicUsize, Ordering};
+
+use serde_json::Value;
+
+use crate::common::anthropic::{Api, Reply, claude_env};
+use crate::common::claude::claude;
+use crate::common::procs::{live, members, read_pid, stat_fields};
+use crate::common::{Cmd, Env, Run};
+
+/// `fleet run [fleet_args] -- claude -p PROMPT --output-format json
+/// --permission-mode bypassPermissions [extra]` in `dir`, pointed at `api`, with a
+/// HOME of its own.
+fn fleet_run_claude(
+    env: &Env,
+    claude: &Path,
+    api: &Api,
+    dir: &Path,
+    fleet_args: &[&str],
+    prompt: &str,
+    extra: &[&str],
+) -> Cmd {
+    static HOMES: AtomicUsize = AtomicUsize::new(0);
+    let mut args = vec!["run"];
+    args.extend_from_slice(fleet_args);
+    args.extend_from_slice(&[
+        "--",
+        claude.to_str().unwrap(),
+        "-p",
+        prompt,
+        "--output-format",
+        "json",
+        "--permission-mode",
+        "bypassPermissions",
+    ]);
+    args.extend_from_slice(extra);
+    let home = env.path().join(format!(
+        "claude-home-{}",
+        HOMES.fetch_add(1, Ordering::SeqCst)
+    ));
+    let mut cmd = env.fleet_cmd(dir, &args);
+    for (key, value) in claude_env(&home, api.port()) {
+        cmd = cmd.env(&key, value);
+    }
+    cmd
+}
+
+/// The one JSON document claude printed on stdout.
+fn document(run: &Run) -> Value {
+    serde_json::from_str(run.stdout.trim()).unwrap_or_else(|e| {
+        panic!(
+            "no JSON document from claude ({e})\nstdout: {}\nstderr: {}",
+            run.stdout, run.stderr
+        )
+    })
+}
+
+#[test]
+fn claude_under_fleet_run_commits_a_file_in_its_worktree_through_its_bash_tool() {
+    let Some(claude) = claude(
+        "real_claude::claude_under_fleet_run_commits_a_file_in_its_worktree_through_its_bash_tool",
+    ) else {
+        return;
+    };
+    let env = Env::new();
+    let repo = env.path().join("repo");
+    env.repo(&repo, "main", &[("fleet.toml", "")]);
+    let wt = env.agent(&repo, "a");
+    let api = Api::start();
+    api.script(
+        "task-commit",
+        vec![
+            Reply::bash(
+                "printf 'hello\\n' > hello.txt && git add hello.txt && git commit -qm 'add hello'",
+            ),
+            Reply::text("committed hello.txt"),
+        ],
+    );
+    let run = fleet_run_claude(
+        &env,
+        &claude,
+        &api,
+        &wt,
+        &["--timeout", "300s"],
+        "task-commit: add hello.txt and commit it",
+        &[],
+    )
+    .run();
+    let doc = document(&run);
+    assert_eq!(run.code, 0, "{doc:#}\n{}", run.stderr);
+    assert_eq!(doc["is_error"], false, "{doc:#}");
+    assert_eq!(doc["terminal_reason"], "completed", "{doc:#}");
+    assert_eq!(doc["result"], "committed hello.txt", "{doc:#}");
+    assert_eq!(env.git(&wt, &["show", "HEAD:hello.txt"]), "hello");
+    assert_eq!(
+        env.git(&repo, &["log", "-1", "--format=%s", "fleet/a"]),
+        "add hello",
+        "the commit is on the agent's branch"
+    );
+    assert_eq!(
+        env.git(&repo, &["rev-list", "--count", "main..fleet/a"]),
+        "1"
+    );
+    assert!(
+        env.git(&repo, &["status", "--porcelain"]).is_empty(),
+        "the shared checkout is untouched"
+    );
+    let turns = api.turns("task-commit");
+    assert_eq!(turns.len(), 2, "one turn per scripted reply");
+    assert_eq!(turns[1].tool_results(), 1, "the command's output came back");
+}
+
+#[test]
+fn claude_rate_limited_with_one_retry_reports_is_error_and_api_error_status_429() {
+    let Some(claude) = claude(
+        "real_claude::claude_rate_limited_with_one_retry_reports_is_error_and_api_error_status_429",
+    ) else {
+        return;
+    };
+    let env = Env::new();
+    let dir = env.path();
+    let api = Api::start();
+    api.script("task-limited", vec![Reply::rate_limited()]);
+    let run = fleet_run_claude(
+        &env,
+        &claude,
+        &api,
+        &dir,
+        &["--timeout", "300s"],
+        "task-limited: do anything",
+        &[],
+    )
+    .run();
+    let doc = document(&run);
+    assert_eq!(run.code, 1, "{doc:#}\n{}", run.stderr);
+    assert_eq!(doc["is_error"], true, "{doc:#}");
+    assert_eq!(doc["api_error_status"], 429, "{doc:#}");
+    // Neither subtype nor (in 2.1.197) terminal_reason tells this failure: a
+    // classifier reads is_error and api_error_status.
+    assert_eq!(doc["subtype"], "success", "{doc:#}");
+    let result = doc["result"].as_str().unwrap();
+    assert!(
+        result.starts_with("API Error: Request rejected (429)"),
+        "{result}"
+    );
+    assert_eq!(
+        api.turns("task-limited").len(),
+        2,
+        "CLAUDE_CODE_MAX_RETRIES=1: the request and one retry"
+    );
+}
+
+/// The group (= pgid) of a live process.
+fn group_of(pid: i32) -> i32 {
+    stat_fields(pid)
+        .and_then(|f| f.get(2)?.parse().ok())
+        .unwrap_or_else(|| panic!("no process {pid}"))
+}
+
+/// Kills what is left of a group when a test ends, so a failing test leaves no orphans.
+struct Reaper(i32);
+
+impl Drop for Reaper {
+    fn drop(&mut self) {
+        if !members(self.0).is_empty() {
+            // SAFETY: kill(2) of a negative pid signals that group; no memory involved.
+            unsafe { libc::kill(-self.0, libc::SIGKILL) };
+        }
+    }
+}
+
+/// An MCP config in `dir` whose one stdio server writes its pid to `pid_file` and
+/// sleeps: a helper that does not exit when its stdin closes.
+fn mcp_helper(dir: &Path, pid_file: &Path) -> PathBuf {
+    let helper = format!("echo $$ > {}; exec sleep 1000", pid_file.display());
+    let config = serde_json::json!({
+        "mcpServers": {"helper": {"command": "sh", "args": ["-c", helper]}}
+    });
+    let path = dir.join("mcp.json");
+    std::fs::write(&path, config.to_string()).unwrap();
+    path
+}
+
+#[test]
+fn claude_hung_on_the_api_with_an_mcp_helper_leaves_no_process_after_fleet_run_timeout() {
+    let Some(claude) = claude(
+        "real_claude::claude_hung_on_the_api_with_an_mcp_helper_leaves_no_process_after_fleet_run_timeout",
+    ) else {
+        return;
+    };
+    let env = Env::new();
+    let dir = env.path();
+    let pid_file = dir.join("helper-pid");
+    let mcp = mcp_helper(&dir, &pid_file);
+    let api = Api::start();
+    api.script("task-hang", vec![Reply::Hang]);
+    let child = fleet_run_claude(
+        &env,
+        &claude,
+        &api,
+        &dir,
+        &["--timeout", "15s", "--grace", "1s"],
+        "task-hang: wait forever",
+        &["--mcp-config", mcp.to_str().unwrap()],
+    )
+    .spawn();
+    let helper = read_pid(&pid_file);
+    let pgid = group_of(helper);
+    let _reaper = Reaper(pgid);
+    let run = Env::wait(child);
+    assert_eq!(run.code, 124, "timed out\n{}", run.stderr);
+    assert_eq!(run.stdout, "", "a killed claude prints no document");
+    assert_eq!(
+        api.turns("task-hang").len(),
+        1,
+        "claude was waiting on the API when it was killed"
+    );
+    assert!(!live(helper), "the MCP helper {helper} survived");
+    assert_eq!(members(pgid), Vec::<i32>::new(), "group {pgid} left");
+}
+
+/// The four documents pinned in tests/data/agent-output/claude/real-CASE.json.
+const FIXTURE_CASES: [&str; 4] = ["success", "429", "529", "500"];
+
+/// What the API answers to every request of a fixture case's run.
+fn fixture_reply(case: &str) -> Reply {
+    match case {
+        "success" => Reply::text("All done."),
+        "429" => Reply::rate_limited(),
+        "529" => Reply::overloaded(),
+        _ => Reply::internal_error(),
+    }
+}
+
+/// The keys a classifier of claude's documents relies on.
+const CLASSIFIER_KEYS: [&str; 4] = ["is_error", "api_error_status", "terminal_reason", "subtype"];
+
+/// `doc` with what changes from run to run made constant: ids, times, costs.
+/// The scripted API's port, named in the CLI's advice on 5xx errors, is masked too.
+fn masked(doc: &Value) -> Value {
+    static LOOPBACK: std::sync::LazyLock<regex::Regex> =
+        std::sync::LazyLock::new(|| regex::Regex::new(r"127\.0\.0\.1:[0-9]+").unwrap());
+    match doc {
+        Value::Object(map) => Value::Object(
+            map.iter()
+                .map(|(key, value)| {
+                    let value = if key == "session_id" || key == "uuid" {
+                        Value::from("00000000-0000-0000-0000-000000000000")
+                    } else if key.starts_with("duration_")
+                        || key.starts_with("ttft")
+                        || key.ends_with("_ms")
+                        || key.to_ascii_lowercase().contains("cost")
+                    {
+                        Value::from(0)
+                    } else {
+                        masked(value)
+                    };
+                    let value = match value {
+                        Value::String(text) => {
+                            Value::from(LOOPBACK.replace_all(&text, "127.0.0.1:PORT").into_owned())
+                        }
+                        other => other,
+                    };
+                    (key.clone(), value)
+                })
+                .collect(),
+        ),
+        Value::Array(items) => Value::Array(items.iter().map(masked).collect()),
+        other => other.clone(),
+    }
+}
+
+/// The CLI's own words at the start of `result`, what a classifier matches: up to the
+/// first ` · ` (the API's message follows it on a 429) or `. ` (advice follows it on a
+/// 5xx), e.g. `API Error: Request rejected (429)`, `API Error: 529 Overloaded`.
+fn result_prefix(doc: &Value) -> String {
+    let result = doc["result"].as_str().unwrap_or("");
+    let end = [" · ", ". "]
+        .iter()
+        .filter_map(|sep| result.find(sep))
+        .min()
+        .unwrap_or(result.len());
+    result[..end].to_string()
+}
+
+fn fixture_path(case: &str) -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("tests/data/agent-output/claude")
+        .join(format!("real-{case}.json"))
+}
+
+/// Each case run once against the real CLI, in parallel: its masked document.
+fn real_documents(claude: &Path) -> Vec<(&'static str, Value)> {
+    let env = Env::new();
+    let api = Api::start();
+    for case in FIXTURE_CASES {
+        api.script(&format!("fixture-{case}"), vec![fixture_reply(case)]);
+    }
+    std::thread::scope(|scope| {
+        let runs: Vec<_> = FIXTURE_CASES
+            .iter()
+            .map(|case| {
+                let dir = env.path().join(case);
+                std::fs::create_dir_all(&dir).unwrap();
+                let prompt = format!("fixture-{case}: say something");
+                let cmd = fleet_run_claude(
+                    &env,
+                    claude,
+                    &api,
+                    &dir,
+                    &["--timeout", "300s"],
+                    &prompt,
+                    &[],
+                );
+                (*case, scope.spawn(move || cmd.run()))
+            })
+            .collect();
+        runs.into_iter()
+            .map(|(case, run)| (case, masked(&document(&run.join().unwrap()))))
+            .collect()
+    })
+}
+
+/// The pinned documents still say what the real CLI says, in every key a classifier
+/// reads. With `FLEET_CAPTURE_FIXTURES=1` it writes them instead (masked, so a capture
+/// changes only what the CLI changed).
+#[test]
+fn claude_documents_for_success_429_529_and_500_match_the_pinned_fixtures() {
+    let Some(claude) = claude(
+        "real_claude::claude_documents_for_success_429_529_and_500_match_the_pinned_fixtures",
+    ) else {
+        return;
+    };
+    let capture = std::env::var_os("FLEET_CAPTURE_FIXTURES").is_some_and(|v| v == "1");
+    let mut drift = Vec::new();
+    for (case, doc) in real_documents(&claude) {
+        let path = fixture_path(case);
+        if capture {
+            std::fs::create_dir_all(path.parent().unwrap()).unwrap();
+            let text = serde_json::to_string_pretty(&doc).unwrap() + "\n";
+            std::fs::write(&path, text).unwrap();
+            continue;
+        }
+        let pinned: Value =
+            serde_json::from_str(&std::fs::read_to_string(&path).unwrap_or_else(|e| {
+                panic!(
+                    "{}: {e} (FLEET_CAPTURE_FIXTURES=1 writes it)",
+                    path.display()
+                )
+            }))
+            .unwrap();
+        for key in CLASSIFIER_KEYS {
+            if doc[key] != pinned[key] {
+                drift.push(format!(
+                    "{case}: {key} is {} (pinned {})",
+                    doc[key], pinned[key]
+                ));
+            }
+        }
+        if result_prefix(&doc) != result_prefix(&pinned) {
+            drift.push(format!(
+                "{case}: result starts {:?} (pinned {:?})",
+                result_prefix(&doc),
+                result_prefix(&pinned)
+            ));
+        }
+    }
+    assert!(
+        drift.is_empty(),
+        "the real CLI's documents drifted from tests/data/agent-output/claude/real-*.json \
+         (if on purpose: FLEET_CAPTURE_FIXTURES=1 cargo test ... real_claude::claude_documents):\n{}",
+        drift.join("\n")
+    );
+}
+
+/// The pinned fixtures themselves hold what a classifier needs, CLI or not.
+#[test]
+fn pinned_claude_fixtures_tell_success_from_each_api_error_by_structure() {
+    let read = |case: &str| -> Value {
+        serde_json::from_str(&std::fs::read_to_string(fixture_path(case)).unwrap()).unwrap()
+    };
+    let success = read("success");
+    assert_eq!(success["is_error"], false);
+    assert_eq!(success["terminal_reason"], "completed");
+    for (case, status) in [("429", 429), ("529", 529), ("500", 500)] {
+        let doc = read(case);
+        assert_eq!(doc["is_error"], true, "{case}: {doc:#}");
+        assert_eq!(doc["api_error_status"], status, "{case}: {doc:#}");
+        assert_eq!(doc["session_id"], "00000000-0000-0000-0000-000000000000");
+        assert_eq!(doc["total_cost_usd"], 0);
+    }
+}
