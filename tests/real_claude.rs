@@ -113,6 +113,12 @@ fn claude_under_fleet_run_commits_a_file_in_its_worktree_through_its_bash_tool()
         env.git(&repo, &["status", "--porcelain"]).is_empty(),
         "the shared checkout is untouched"
     );
+    for r in api.requests() {
+        eprintln!(
+            "{} {} conn {} {:?}",
+            r.method, r.path, r.connection, r.headers
+        );
+    }
     let turns = api.turns("task-commit");
     assert_eq!(turns.len(), 2, "one turn per scripted reply");
     assert_eq!(turns[1].tool_results(), 1, "the command's output came back");
@@ -156,6 +162,99 @@ fn claude_rate_limited_with_one_retry_reports_is_error_and_api_error_status_429(
         2,
         "CLAUDE_CODE_MAX_RETRIES=1: the request and one retry"
     );
+}
+
+/// The server itself, no CLI needed: two requests pipelined on one connection, the
+/// first with a chunked body, the second by `Content-Length`, each answered in turn
+/// with a `Content-Length` the client can frame the next answer by.
+#[test]
+fn scripted_api_answers_chunked_and_pipelined_requests_on_one_kept_alive_connection() {
+    use std::io::{BufRead, BufReader, Read, Write};
+    let api = Api::start();
+    api.script(
+        "pipelined",
+        vec![Reply::bash("true"), Reply::text("second")],
+    );
+    let first = serde_json::json!({
+        "model": "m", "stream": true, "tools": [{"name": "Bash"}],
+        "messages": [{"role": "user", "content": [{"type": "text", "text": "pipelined one"}]}],
+    })
+    .to_string();
+    let second = serde_json::json!({
+        "model": "m", "stream": false, "tools": [{"name": "Bash"}],
+        "messages": [
+            {"role": "user", "content": "pipelined one"},
+            {"role": "user", "content": [{"type": "tool_result", "tool_use_id": "x", "content": ""}]},
+        ],
+    })
+    .to_string();
+    let (a, b) = first.split_at(first.len() / 2);
+    let mut wire = format!(
+        "POST /v1/messages?beta=true HTTP/1.1\r\nhost: x\r\ntransfer-encoding: chunked\r\n\r\n\
+         {:x}\r\n{a}\r\n{:x};ext=1\r\n{b}\r\n0\r\n\r\n",
+        a.len(),
+        b.len()
+    );
+    wire += &format!(
+        "POST /v1/messages HTTP/1.1\r\nhost: x\r\ncontent-length: {}\r\n\r\n{second}",
+        second.len()
+    );
+    let mut stream = std::net::TcpStream::connect(("127.0.0.1", api.port())).unwrap();
+    stream.write_all(wire.as_bytes()).unwrap();
+    let mut input = BufReader::new(stream);
+    let mut answers = Vec::new();
+    for _ in 0..2 {
+        let mut status = String::new();
+        input.read_line(&mut status).unwrap();
+        let mut length = 0;
+        loop {
+            let mut header = String::new();
+            input.read_line(&mut header).unwrap();
+            if header.trim().is_empty() {
+                break;
+            }
+            if let Some(v) = header.to_ascii_lowercase().strip_prefix("content-length:") {
+                length = v.trim().parse().unwrap();
+            }
+        }
+        let mut body = vec![0; length];
+        input.read_exact(&mut body).unwrap();
+        answers.push((status.trim().to_string(), String::from_utf8(body).unwrap()));
+    }
+    assert_eq!(answers[0].0, "HTTP/1.1 200 OK");
+    let events: Vec<&str> = answers[0]
+        .1
+        .lines()
+        .filter_map(|l| l.strip_prefix("event: "))
+        .collect();
+    assert_eq!(
+        events,
+        [
+            "message_start",
+            "content_block_start",
+            "content_block_delta",
+            "content_block_stop",
+            "message_delta",
+            "message_stop"
+        ]
+    );
+    assert!(
+        answers[0].1.contains(r#""stop_reason":"tool_use""#),
+        "{}",
+        answers[0].1
+    );
+    assert!(
+        answers[0].1.contains(r#"\"command\":\"true\""#),
+        "{}",
+        answers[0].1
+    );
+    let doc: Value = serde_json::from_str(&answers[1].1).unwrap();
+    assert_eq!(doc["content"][0]["text"], "second", "{doc}");
+    assert_eq!(doc["stop_reason"], "end_turn");
+    let turns = api.turns("pipelined");
+    assert_eq!(turns.len(), 2);
+    assert_eq!(turns[0].body["model"], "m", "the chunked body was decoded");
+    assert_eq!(turns[0].connection, turns[1].connection);
 }
 
 /// The group (= pgid) of a live process.

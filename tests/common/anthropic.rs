@@ -17,7 +17,7 @@
 use std::io::{BufRead, BufReader, Read, Write};
 use std::net::{Shutdown, TcpListener, TcpStream};
 use std::path::Path;
-use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicU64, AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
@@ -91,6 +91,9 @@ pub struct Request {
     /// With its query (`/v1/messages?beta=true`).
     pub path: String,
     pub headers: Vec<(String, String)>,
+    /// Which connection it came on (numbered from 0 as they were accepted): requests
+    /// sharing one came through keep-alive.
+    pub connection: usize,
     /// The body as JSON (`Null` when empty or not JSON).
     pub body: Value,
 }
@@ -119,6 +122,7 @@ struct Shared {
     requests: Mutex<Vec<Request>>,
     stop: AtomicBool,
     ids: AtomicU64,
+    connections: AtomicUsize,
     /// Open connections, shut down when the server is dropped (hung ones included).
     open: Mutex<Vec<TcpStream>>,
 }
@@ -138,6 +142,7 @@ impl Api {
             requests: Mutex::new(Vec::new()),
             stop: AtomicBool::new(false),
             ids: AtomicU64::new(0),
+            connections: AtomicUsize::new(0),
             open: Mutex::new(Vec::new()),
         });
         let accept = Arc::clone(&shared);
@@ -151,7 +156,8 @@ impl Api {
                     accept.open.lock().unwrap().push(copy);
                 }
                 let conn = Arc::clone(&accept);
-                std::thread::spawn(move || serve(stream, &conn));
+                let number = accept.connections.fetch_add(1, Ordering::SeqCst);
+                std::thread::spawn(move || serve(stream, number, &conn));
             }
         });
         Api { port, shared }
@@ -219,7 +225,7 @@ pub fn claude_env(home: &Path, port: u16) -> Vec<(String, String)> {
     vars.into_iter().map(|(k, v)| (k.to_string(), v)).collect()
 }
 
-fn serve(stream: TcpStream, shared: &Shared) {
+fn serve(stream: TcpStream, connection: usize, shared: &Shared) {
     let _ = stream.set_read_timeout(Some(Duration::from_secs(600)));
     let mut out = match stream.try_clone() {
         Ok(out) => out,
@@ -227,7 +233,7 @@ fn serve(stream: TcpStream, shared: &Shared) {
     };
     let mut input = BufReader::new(stream);
     // Keep-alive: one request after another until the client closes.
-    while let Some(request) = read_request(&mut input, &mut out) {
+    while let Some(request) = read_request(&mut input, &mut out, connection) {
         let close = request
             .headers
             .iter()
@@ -273,7 +279,11 @@ fn serve(stream: TcpStream, shared: &Shared) {
 
 /// One HTTP/1.1 request, its body read by `Content-Length` or chunked; `None` at the
 /// end of the connection.
-fn read_request(input: &mut BufReader<TcpStream>, out: &mut TcpStream) -> Option<Request> {
+fn read_request(
+    input: &mut BufReader<TcpStream>,
+    out: &mut TcpStream,
+    connection: usize,
+) -> Option<Request> {
     let mut line = String::new();
     // Blank lines between requests are allowed (RFC 9112 section 2.2).
     while line.trim().is_empty() {
@@ -338,6 +348,7 @@ fn read_request(input: &mut BufReader<TcpStream>, out: &mut TcpStream) -> Option
         method,
         path,
         headers,
+        connection,
         body: serde_json::from_slice(&body).unwrap_or(Value::Null),
     })
 }
