@@ -204,13 +204,21 @@ impl Drop for Api {
 }
 
 /// The environment that points the real CLI at `port` and keeps it offline and to
-/// itself: a `home` of its own (it writes `~/.claude.json` and `~/.claude/`), one retry
-/// (so an error status ends the run in seconds), and `IS_SANDBOX=1` when root (where
-/// `--permission-mode bypassPermissions` is refused otherwise).
+/// itself: a `home` of its own (it writes `~/.claude.json` and `~/.claude/`), and
+/// [`claude_api_env`].
 pub fn claude_env(home: &Path, port: u16) -> Vec<(String, String)> {
     std::fs::create_dir_all(home).unwrap();
+    let mut vars = vec![("HOME".to_string(), home.to_str().unwrap().to_string())];
+    vars.extend(claude_api_env(port));
+    vars
+}
+
+/// [`claude_env`] without HOME, for a profile whose HOME fleet makes
+/// (`home = "isolated"`): the API at `port`, no other traffic, one retry (so an error
+/// status ends the run in seconds), and `IS_SANDBOX=1` when root (where
+/// `--permission-mode bypassPermissions` is refused otherwise).
+pub fn claude_api_env(port: u16) -> Vec<(String, String)> {
     let mut vars = vec![
-        ("HOME", home.to_str().unwrap().to_string()),
         ("ANTHROPIC_BASE_URL", format!("http://127.0.0.1:{port}")),
         ("ANTHROPIC_API_KEY", "sk-ant-test-offline".to_string()),
         ("CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC", "1".to_string()),
