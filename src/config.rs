@@ -21,6 +21,14 @@ pub struct Config {
     pub worktrees: Worktrees,
     pub guard: Guard,
     pub lint: Lint,
+    /// Agent profiles, `[agents.NAME]` (see [`crate::agents::profile`]).
+    #[serde(
+        deserialize_with = "crate::agents::profile::profiles",
+        skip_serializing_if = "std::collections::BTreeMap::is_empty"
+    )]
+    pub agents: std::collections::BTreeMap<String, crate::agents::profile::Profile>,
+    /// The drainer's settings, `[drain]`.
+    pub drain: crate::agents::profile::Drain,
 }
 
 #[derive(Clone, Debug, Deserialize, Serialize, PartialEq)]

@@ -177,3 +177,15 @@ impl Repo {
 pub fn process_groups(common: &Path) -> PathBuf {
     dir(common).join("groups")
 }
+
+/// The drainer's per-run folders, `<common>/fleet/runs/` (see [`run_dir`]).
+pub fn runs(common: &Path) -> PathBuf {
+    dir(common).join("runs")
+}
+
+/// One run's folder, `<common>/fleet/runs/<run-id>/`: the agent's `stdout` and `stderr`,
+/// the check's `check.log`, and with `home = "isolated"` the agent's `home/`. Under the
+/// common dir, so every worktree (and `fleet task show`) finds a run's logs.
+pub fn run_dir(common: &Path, run: &str) -> PathBuf {
+    runs(common).join(run)
+}

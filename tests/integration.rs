@@ -15,6 +15,7 @@ mod attack_worktree;
 mod cli;
 mod demo;
 mod doctor;
+mod drain;
 mod examples;
 mod fuzz;
 mod gate;

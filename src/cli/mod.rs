@@ -9,8 +9,8 @@ use std::path::PathBuf;
 use clap::{Parser, Subcommand};
 
 use crate::commands::{
-    completions, config, demo, doctor, gate, hook, hooks, init, land, lint, preflight, ready,
-    recover, revert, run, status, task, track, untrack, verify, watchdog, worktree,
+    completions, config, demo, doctor, drain, gate, hook, hooks, init, land, lint, preflight,
+    ready, recover, revert, run, status, task, track, untrack, verify, watchdog, worktree,
 };
 
 #[derive(Debug, Parser)]
@@ -58,6 +58,7 @@ pub enum Command {
     Run(run::Args),
     #[command(subcommand)]
     Task(task::TaskCommand),
+    Drain(drain::Args),
     Demo(demo::Args),
     Completions(completions::Args),
 }

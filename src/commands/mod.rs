@@ -6,6 +6,7 @@ pub mod completions;
 pub mod config;
 pub mod demo;
 pub mod doctor;
+pub mod drain;
 pub mod gate;
 pub mod hook;
 pub mod hooks;
@@ -59,6 +60,7 @@ pub fn run(cli: Cli) -> Result<u8> {
         Command::Verify(args) => verify::run(&env, args),
         Command::Run(args) => run::run(&env, args),
         Command::Task(cmd) => task::run(&env, cmd),
+        Command::Drain(args) => drain::run(&env, args),
         Command::Demo(args) => demo::run(&env, args),
         Command::Completions(args) => completions::run(&env, args),
     }

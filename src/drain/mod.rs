@@ -1,3 +1,302 @@
 //! `fleet drain`, the supervisor: claims tasks, runs their agents into lanes, never lands.
+//!
+//! One main thread keeps the queue: it claims ([`crate::tasks::Store::claim_next_where`],
+//! within `--max` and each profile's `max_concurrency`), makes each run's worktree and
+//! starts its agent ([`spawn`], [`agent`]: one thread per agent, which only runs
+//! processes), renews the leases and takes back what dead or stale holders left
+//! ([`watch`]), and reaps what ends ([`reap`]: the verdict, the check, the lane made
+//! ready) or queues it again ([`retry`]). A stop (SIGTERM, Ctrl-C) ends claiming; the
+//! running agents get the stop timeout, then their groups are stopped and each run is
+//! recorded (timed out, "stopped by the drainer", free: it does not use up an attempt)
+//! and queued again. A drainer killed outright takes its agents with it (their
+//! guardians), and the next drainer reaps their tasks as crashed.
 
+mod agent;
+mod reap;
 pub mod record;
+pub mod retry;
+pub mod spawn;
+mod watch;
+
+use std::collections::BTreeMap;
+use std::path::PathBuf;
+use std::sync::Arc;
+use std::sync::atomic::AtomicBool;
+use std::sync::mpsc::{Receiver, Sender, channel};
+use std::time::{Duration, Instant};
+
+use serde::Serialize;
+
+use crate::agents::profile::Profile;
+use crate::context::Context;
+use crate::error::{Error, Result};
+use crate::queue::Queue;
+use crate::report::Ui;
+use crate::tasks::{Claimed, Holder, Outcome, Store, Task, TaskName, TaskState};
+
+/// How a drainer runs.
+pub struct Options {
+    /// One pass: claim what the caps allow, run those to their end, exit.
+    pub once: bool,
+    /// Agents at once, for this drainer.
+    pub max: usize,
+    /// Overrides `[drain] stop_timeout`.
+    pub stop_timeout: Option<Duration>,
+    /// The commit the binary was built from (the holder's, and the record's).
+    pub commit: String,
+}
+
+/// What a drainer did, for `--json`.
+#[derive(Debug, Default, Serialize)]
+pub struct Report {
+    pub pid: u32,
+    pub runs: Vec<RunReport>,
+    /// Runs of other holders this drainer took back (dead, stale or expired).
+    pub taken_back: Vec<TakenBack>,
+    /// A signal stopped it.
+    pub stopped: bool,
+}
+
+/// One run this drainer started (or tried to).
+#[derive(Debug, Clone, Serialize)]
+pub struct RunReport {
+    pub task: String,
+    pub run: String,
+    pub attempt: u32,
+    pub agent: Option<String>,
+    pub worktree: Option<PathBuf>,
+    pub branch: Option<String>,
+    pub stdout: PathBuf,
+    pub stderr: PathBuf,
+    pub outcome: Option<Outcome>,
+    pub error: Option<String>,
+    /// The task's state once this drainer was done with the run.
+    pub state: Option<TaskState>,
+    /// The check's exit code and log, when it ran.
+    pub check: Option<(i32, PathBuf)>,
+}
+
+#[derive(Debug, Clone, Serialize)]
+pub struct TakenBack {
+    pub task: String,
+    pub run: String,
+    pub why: String,
+    pub state: TaskState,
+}
+
+/// A run in progress on this drainer.
+struct Live {
+    name: TaskName,
+    run: crate::tasks::Run,
+    profile: Profile,
+    placed: Option<spawn::Placed>,
+    abort: Arc<AtomicBool>,
+    /// The agent's group is running and the task moved to running.
+    started: bool,
+    /// Another drainer holds the task now: its end is not ours to record.
+    lost: bool,
+    report: RunReport,
+}
+
+/// Drain the queue until stopped (or, with `once`, for one pass).
+pub fn drain(ctx: &Context, queue: &Queue, opts: &Options, ui: &dyn Ui) -> Result<Report> {
+    if opts.max == 0 {
+        return Err(Error::usage("--max 0 would run nothing").with_help("give --max 1 or more"));
+    }
+    if let Some(name) = &ctx.config.drain.agent
+        && !ctx.config.agents.contains_key(name.as_str())
+    {
+        return Err(Error::usage(format!(
+            "[drain] agent = \"{}\" names no [agents.{}] profile in fleet.toml",
+            name.as_str(),
+            name.as_str()
+        ))
+        .with_help("add that profile, or set [drain] agent to one of fleet.toml's profiles"));
+    }
+    crate::proc::stop_on_signal();
+    let _record = Registered::write(ctx, &opts.commit);
+    let store = Store::new(ctx, queue);
+    let (tx, rx) = channel();
+    let mut d = Drainer {
+        ctx,
+        queue,
+        store: &store,
+        ui,
+        holder: Holder::this_process(&opts.commit),
+        opts,
+        tx,
+        clock: Arc::new(agent::StopClock::default()),
+        live: BTreeMap::new(),
+        next_key: 0,
+        report: Report {
+            pid: std::process::id(),
+            ..Report::default()
+        },
+    };
+    d.run(&rx)?;
+    Ok(d.report)
+}
+
+struct Drainer<'a> {
+    ctx: &'a Context,
+    queue: &'a Queue,
+    store: &'a Store<'a>,
+    ui: &'a dyn Ui,
+    holder: Holder,
+    opts: &'a Options,
+    tx: Sender<agent::Event>,
+    clock: Arc<agent::StopClock>,
+    live: BTreeMap<usize, Live>,
+    next_key: usize,
+    report: Report,
+}
+
+impl Drainer<'_> {
+    fn run(&mut self, rx: &Receiver<agent::Event>) -> Result<()> {
+        let settings = &self.ctx.config.drain;
+        let stop_timeout = self.opts.stop_timeout.unwrap_or(settings.stop_timeout.0);
+        let lease = settings.lease.0;
+        let renew_every = (lease / 3).max(Duration::from_secs(1));
+        let watch_every = (settings.claim_grace.0 / 4)
+            .min(lease / 4)
+            .clamp(Duration::from_millis(500), Duration::from_secs(10));
+        let mut claiming = true;
+        let mut claims = 0;
+        let mut stopping = 0;
+        let mut last_renew = Instant::now();
+        let mut last_watch: Option<Instant> = None;
+        loop {
+            let requests = crate::proc::stop_requests();
+            if requests > stopping {
+                if stopping == 0 {
+                    self.ui.note(&format!(
+                        "stopping: no new claims; {} running agent(s) get {}s to finish",
+                        self.live.len(),
+                        stop_timeout.as_secs()
+                    ));
+                    self.clock.stop_by(Instant::now() + stop_timeout);
+                } else {
+                    self.ui.note("stopping now: the running agents are stopped");
+                    self.clock.stop_by(Instant::now());
+                }
+                stopping = requests;
+                claiming = false;
+                self.report.stopped = true;
+            }
+            while let Ok(event) = rx.try_recv() {
+                self.handle(event);
+            }
+            if last_watch.is_none_or(|t| t.elapsed() >= watch_every) && stopping == 0 {
+                if let Err(e) = self.store.refresh() {
+                    self.ui
+                        .warn(&format!("cannot fetch the task queue: {}", e.message));
+                }
+                self.watch();
+                last_watch = Some(Instant::now());
+            }
+            if last_renew.elapsed() >= renew_every {
+                self.renew();
+                last_renew = Instant::now();
+            }
+            if claiming && self.live.len() < self.opts.max {
+                match self.claim() {
+                    Ok(Some(claimed)) => {
+                        self.spawn(claimed);
+                        claims += 1;
+                        // One pass claims at most --max, however fast its runs end.
+                        claiming = !(self.opts.once && claims >= self.opts.max);
+                        continue;
+                    }
+                    Ok(None) => claiming = !self.opts.once,
+                    Err(e) => {
+                        self.ui.warn(&format!("claiming failed: {}", e.message));
+                        claiming = !self.opts.once;
+                    }
+                }
+            }
+            if !claiming && self.live.is_empty() && (self.opts.once || stopping > 0) {
+                return Ok(());
+            }
+            if let Ok(event) = rx.recv_timeout(Duration::from_millis(250)) {
+                self.handle(event);
+            }
+        }
+    }
+
+    /// The profile a task runs with.
+    fn profile_of(&self, task: &Task) -> Result<(String, Profile)> {
+        let config = &self.ctx.config;
+        crate::agents::profile::choose(&config.agents, &config.drain, task.agent.as_deref())
+            .map(|(n, p)| (n, p.clone()))
+    }
+
+    /// Claim the next task the caps allow: a profile at its `max_concurrency` (runs of
+    /// it claimed or running in the whole queue, every drainer's) takes no more.
+    fn claim(&mut self) -> Result<Option<Claimed>> {
+        let config = &self.ctx.config;
+        let capped = config.agents.values().any(|p| p.max_concurrency.is_some());
+        let mut busy: BTreeMap<String, u32> = BTreeMap::new();
+        if capped {
+            for task in self.store.list()? {
+                if matches!(task.state, TaskState::Claimed | TaskState::Running)
+                    && let Ok((name, _)) = self.profile_of(&task)
+                {
+                    *busy.entry(name).or_default() += 1;
+                }
+            }
+        }
+        let accept = |task: &Task| match self.profile_of(task) {
+            Ok((name, profile)) => profile
+                .max_concurrency
+                .is_none_or(|max| busy.get(&name).copied().unwrap_or(0) < max.0),
+            // Claimed, so the attempt fails with the error that says why.
+            Err(_) => true,
+        };
+        let lease = config.drain.lease.0;
+        let claimed =
+            self.store
+                .claim_next_where(&self.holder, crate::time::now(), lease, &accept)?;
+        if let Some(c) = &claimed {
+            self.ui.note(&format!(
+                "{}: claimed (run {}, attempt {})",
+                c.task.name, c.run.id, c.run.attempt
+            ));
+        }
+        Ok(claimed)
+    }
+}
+
+/// This drainer's record ([`record`]), removed when the drainer ends.
+struct Registered(Option<PathBuf>);
+
+impl Registered {
+    fn write(ctx: &Context, commit: &str) -> Registered {
+        let pid = std::process::id();
+        let binary = std::env::current_exe().unwrap_or_default();
+        let binary_mtime = std::fs::metadata(&binary)
+            .and_then(|m| m.modified())
+            .ok()
+            .and_then(|t| t.duration_since(std::time::UNIX_EPOCH).ok())
+            .map(|d| d.as_secs() as i64);
+        let me = record::DrainerRecord {
+            pid,
+            process_start: crate::sys::procfs::started_at(pid),
+            host: crate::sys::procfs::hostname().unwrap_or_else(|| "unknown".into()),
+            boot_id: crate::sys::procfs::boot_id(),
+            version: env!("CARGO_PKG_VERSION").to_string(),
+            commit: commit.to_string(),
+            binary,
+            binary_mtime,
+            started: crate::time::now(),
+        };
+        Registered(record::write(&ctx.repo.common_dir(), &me).ok())
+    }
+}
+
+impl Drop for Registered {
+    fn drop(&mut self) {
+        if let Some(path) = &self.0 {
+            let _ = std::fs::remove_file(path);
+        }
+    }
+}

@@ -31,7 +31,7 @@ use std::time::{Duration, Instant};
 use rustix::process::Signal;
 
 pub use group::Group;
-pub use signals::{Deferred, defer_signals};
+pub use signals::{Deferred, defer_signals, stop_on_signal, stop_requests};
 
 /// The signal fleet received and holds off while [`defer_signals`] is in force (or
 /// forwards), if one came: work that ends now ended because of it, not on its own.

@@ -9,7 +9,7 @@
 
 use std::io::{self, Read};
 use std::os::fd::{BorrowedFd, IntoRawFd};
-use std::sync::atomic::{AtomicBool, AtomicI32, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicI32, AtomicU32, Ordering};
 use std::sync::{Mutex, MutexGuard, Once};
 use std::thread;
 use std::time::{Duration, Instant};
@@ -32,6 +32,24 @@ static PENDING_SIGNAL: AtomicI32 = AtomicI32::new(0);
 /// How many [`Deferred`] guards are alive: while any is, a signal stops the children
 /// but fleet ends only when the last guard is dropped.
 static DEFERRING: AtomicI32 = AtomicI32::new(0);
+
+/// While set (a drainer), a signal only asks fleet to stop: no group is signalled and
+/// fleet does not end; the drainer counts the requests ([`stop_requests`]) and stops its
+/// agents itself, on its own schedule.
+static STOP_ONLY: AtomicBool = AtomicBool::new(false);
+static STOP_REQUESTS: AtomicU32 = AtomicU32::new(0);
+
+/// From now on a Ctrl-C, SIGTERM or SIGHUP is a request to stop, counted and left to
+/// the caller (`fleet drain`): it neither kills the child groups nor ends fleet.
+pub fn stop_on_signal() {
+    install_handlers();
+    STOP_ONLY.store(true, Ordering::SeqCst);
+}
+
+/// How many stop requests came since [`stop_on_signal`].
+pub fn stop_requests() -> u32 {
+    STOP_REQUESTS.load(Ordering::SeqCst)
+}
 
 /// Held while a group is signalled or its leader reaped, so a signal never reaches a
 /// group whose leader was just reaped (and whose id could be reused).
@@ -163,6 +181,10 @@ fn watch_signals(mut pipe: std::fs::File) {
             _ => return,
         }
         let signal = i32::from(byte[0]);
+        if STOP_ONLY.load(Ordering::SeqCst) {
+            STOP_REQUESTS.fetch_add(1, Ordering::SeqCst);
+            continue;
+        }
         if FORWARD.load(Ordering::SeqCst) {
             if let Some(forward) = Signal::from_named_raw(signal) {
                 signal_live_groups(forward);

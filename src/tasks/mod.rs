@@ -67,8 +67,6 @@ impl std::fmt::Display for TaskName {
 }
 
 /// Where a task is in its life. The order is the one `fleet task list` sorts by.
-/// (`limited`, a usage limit that is not a failure, comes with the plans: it goes after
-/// `running`.)
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]
 pub enum TaskState {
@@ -78,6 +76,9 @@ pub enum TaskState {
     Claimed,
     /// Its agent is running.
     Running,
+    /// Its agent hit a usage limit: not a failure (the attempt does not count), queued
+    /// again once the limit resets.
+    Limited,
     Succeeded,
     Failed,
     TimedOut,
@@ -94,6 +95,7 @@ impl TaskState {
             TaskState::Queued => "queued",
             TaskState::Claimed => "claimed",
             TaskState::Running => "running",
+            TaskState::Limited => "limited",
             TaskState::Succeeded => "succeeded",
             TaskState::Failed => "failed",
             TaskState::TimedOut => "timed_out",
@@ -120,11 +122,14 @@ pub enum Outcome {
     Failed,
     TimedOut,
     Crashed,
+    /// A usage limit: the attempt does not count.
+    Limited,
 }
 
 impl Outcome {
     pub fn state(self) -> TaskState {
         match self {
+            Outcome::Limited => TaskState::Limited,
             Outcome::Succeeded => TaskState::Succeeded,
             Outcome::Failed => TaskState::Failed,
             Outcome::TimedOut => TaskState::TimedOut,
@@ -203,6 +208,19 @@ pub struct Run {
     /// Why it failed, in the drainer's words (the tail of the agent's error).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub error: Option<String>,
+    /// This run does not use up an attempt: a usage limit, or a drainer that was stopped
+    /// (neither is the task's fault).
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub free: bool,
+}
+
+impl Run {
+    /// A short form of the run id (its random part's first 8 digits), for the names of
+    /// the run's worktree and branch.
+    pub fn short_id(&self) -> &str {
+        let random = self.id.rsplit('-').next().unwrap_or(&self.id);
+        &random[..random.len().min(8)]
+    }
 }
 
 /// One change of state, as it happened.
@@ -272,9 +290,10 @@ impl Task {
         }
     }
 
-    /// Attempts used so far (each claim is one).
+    /// Attempts used so far: each claim is one, except runs that ended free (a usage
+    /// limit, a stopped drainer).
     pub fn attempts(&self) -> u32 {
-        self.runs.len() as u32
+        self.runs.iter().filter(|r| !r.free).count() as u32
     }
 
     /// The latest run, if any.
@@ -309,6 +328,7 @@ impl Task {
             ended: None,
             outcome: None,
             error: None,
+            free: false,
         };
         self.runs.push(run.clone());
         self.move_to(TaskState::Claimed, now, Some(&run.id));

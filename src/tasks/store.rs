@@ -22,8 +22,9 @@
 //! (489 ms and 2 claims/s before the memo, when every task's commit was read each time).
 //! Loose task refs are what every change leaves, so a long queue wants them packed.
 
+use std::cell::OnceCell;
 use std::cell::{RefCell, RefMut};
-use std::collections::HashSet;
+use std::collections::HashMap;
 use std::time::Duration;
 
 use super::memo::{Memo, SAVE_AFTER_CHANGES};
@@ -349,31 +350,48 @@ impl<'a> Store<'a> {
     }
 
     /// Claim the next task for `holder`: the queued task of highest priority, oldest
-    /// first, whose back-off has passed and whose `after` tasks have all succeeded (for
-    /// now `after` means succeeded; landed, derived from the lanes, comes with the
-    /// drainer). It moves to claimed with a fresh run (attempt counted here) whose lease
-    /// runs `lease` from `now`. A lost race moves on to the next candidate; `None` when
-    /// nothing is claimable.
+    /// first, whose back-off has passed and whose `after` tasks have all landed (see
+    /// [`Store::claim_next_where`]). It moves to claimed with a fresh run (attempt
+    /// counted here) whose lease runs `lease` from `now`. A lost race moves on to the
+    /// next candidate; `None` when nothing is claimable.
     pub fn claim_next(
         &self,
         holder: &Holder,
         now: i64,
         lease: Duration,
     ) -> Result<Option<Claimed>> {
+        self.claim_next_where(holder, now, lease, &|_| true)
+    }
+
+    /// [`Store::claim_next`] among the tasks `accept` takes (a drainer's caps). An
+    /// `after` task counts as done when it succeeded and its lane has landed, derived
+    /// from the lanes as `fleet status` derives it ([`crate::lanes::landed`]); only the
+    /// succeeded tasks some claimable task waits for are looked at.
+    pub fn claim_next_where(
+        &self,
+        holder: &Holder,
+        now: i64,
+        lease: Duration,
+        accept: &dyn Fn(&Task) -> bool,
+    ) -> Result<Option<Claimed>> {
         for _ in 0..ATTEMPTS {
+            let landed = Landed::new(self);
             // Chosen from the memo: only the refs are read here.
             let candidates: Vec<(String, ObjectId)> =
                 self.with_entries(SAVE_AFTER_CHANGES, |entries| {
-                    let succeeded: HashSet<&str> = entries
+                    let succeeded: HashMap<&str, &Task> = entries
                         .iter()
                         .filter(|(_, t)| t.state == TaskState::Succeeded)
-                        .map(|(_, t)| t.name.as_str())
+                        .map(|(_, t)| (t.name.as_str(), *t))
                         .collect();
                     let mut candidates: Vec<&(ObjectId, &Task)> = entries
                         .iter()
                         .filter(|(_, t)| {
                             claimable(t, now)
-                                && t.after.iter().all(|a| succeeded.contains(a.as_str()))
+                                && t.after.iter().all(|a| {
+                                    succeeded.get(a.as_str()).is_some_and(|dep| landed.of(dep))
+                                })
+                                && accept(t)
                         })
                         .collect();
                     // Only the first few are needed: a claimer that loses them all
@@ -411,7 +429,7 @@ impl<'a> Store<'a> {
                     self.memo().clear();
                     break;
                 }
-                if !claimable(&task, now) {
+                if !claimable(&task, now) || !accept(&task) {
                     continue;
                 }
                 let mut next = task;
@@ -458,6 +476,20 @@ impl<'a> Store<'a> {
         error: Option<String>,
         now: i64,
     ) -> Result<Task> {
+        self.end(name, run, outcome, error, outcome == Outcome::Limited, now)
+    }
+
+    /// [`Store::finish`], saying whether the run is `free` (does not use up an attempt:
+    /// a usage limit, a drainer that stopped it).
+    pub fn end(
+        &self,
+        name: &TaskName,
+        run: &str,
+        outcome: Outcome,
+        error: Option<String>,
+        free: bool,
+        now: i64,
+    ) -> Result<Task> {
         let to = outcome.state();
         self.change(name, &format!("{} (run {run})", to.as_str()), |task| {
             held_by(task, run, &[TaskState::Claimed, TaskState::Running])?;
@@ -465,14 +497,40 @@ impl<'a> Store<'a> {
                 r.ended = Some(now);
                 r.outcome = Some(outcome);
                 r.error = error.clone();
+                r.free = free;
             }
             task.move_to(to, now, Some(run));
             Ok(task.clone())
         })
     }
 
-    /// After a failed, timed-out or crashed run `run`: queued again, not claimed before
-    /// `now + backoff`, or parked when it has used all its attempts.
+    /// The drainer holding run `run` still does: its lease now runs to `lease_expires`.
+    pub fn renew(&self, name: &TaskName, run: &str, lease_expires: i64) -> Result<Task> {
+        self.change(name, &format!("lease renewed (run {run})"), |task| {
+            held_by(task, run, &[TaskState::Claimed, TaskState::Running])?;
+            if let Some(r) = task.runs.last_mut() {
+                r.lease_expires = lease_expires;
+            }
+            Ok(task.clone())
+        })
+    }
+
+    /// Run `run`'s worktree and branch, once made (before its agent starts, so a
+    /// failed spawn still names them).
+    pub fn place(&self, name: &TaskName, run: &str, worktree: &str, branch: &str) -> Result<Task> {
+        self.change(name, &format!("worktree {worktree} (run {run})"), |task| {
+            held_by(task, run, &[TaskState::Claimed])?;
+            if let Some(r) = task.runs.last_mut() {
+                r.worktree = Some(worktree.to_string());
+                r.branch = Some(branch.to_string());
+            }
+            Ok(task.clone())
+        })
+    }
+
+    /// After a failed, timed-out, crashed or limited run `run`: queued again, not
+    /// claimed before `now + backoff`, or parked when it has used all its attempts (a
+    /// free run, see [`Run::free`], is never the one that parks it).
     pub fn requeue_after(
         &self,
         name: &TaskName,
@@ -484,9 +542,15 @@ impl<'a> Store<'a> {
             held_by(
                 task,
                 run,
-                &[TaskState::Failed, TaskState::TimedOut, TaskState::Crashed],
+                &[
+                    TaskState::Failed,
+                    TaskState::TimedOut,
+                    TaskState::Crashed,
+                    TaskState::Limited,
+                ],
             )?;
-            if task.attempts() >= task.max_attempts {
+            let free = task.last_run().is_some_and(|r| r.free);
+            if !free && task.attempts() >= task.max_attempts {
                 task.move_to(TaskState::Parked, now, Some(run));
             } else {
                 task.not_before = Some(now + backoff.as_secs() as i64);
@@ -494,6 +558,58 @@ impl<'a> Store<'a> {
             }
             Ok(task.clone())
         })
+    }
+}
+
+/// Which succeeded tasks have landed, worked out once per claim and only for the tasks
+/// asked about. A task's lane is its last run's branch; a task that succeeded with no
+/// lane has nothing to land. An error reading the lanes counts as not landed: the
+/// waiting task waits a little longer, never starts early.
+struct Landed<'s, 'a> {
+    store: &'s Store<'a>,
+    lanes: OnceCell<Option<(crate::lanes::Registry, ObjectId)>>,
+    known: std::cell::RefCell<HashMap<String, bool>>,
+}
+
+impl<'s, 'a> Landed<'s, 'a> {
+    fn new(store: &'s Store<'a>) -> Self {
+        Landed {
+            store,
+            lanes: OnceCell::new(),
+            known: Default::default(),
+        }
+    }
+
+    fn of(&self, task: &Task) -> bool {
+        if let Some(&known) = self.known.borrow().get(&task.name) {
+            return known;
+        }
+        let landed = self.work_out(task).unwrap_or(false);
+        self.known.borrow_mut().insert(task.name.clone(), landed);
+        landed
+    }
+
+    fn work_out(&self, task: &Task) -> Result<bool> {
+        let Some(branch) = task.last_run().and_then(|r| r.branch.as_deref()) else {
+            return Ok(true);
+        };
+        let (ctx, queue) = (self.store.ctx, self.store.queue);
+        let lanes = self.lanes.get_or_init(|| {
+            let registry = queue.load(ctx).ok()?.0;
+            Some((registry, queue.target_tip(ctx).ok()?))
+        });
+        let Some((registry, target)) = lanes else {
+            return Ok(false);
+        };
+        let tip = queue.lane_tip(ctx, branch)?;
+        match (registry.get(branch), tip) {
+            (Some(lane), Some(tip)) => {
+                let ahead = ctx.repo.count_exclusive(tip, *target)?;
+                crate::lanes::landed::has_landed(&ctx.repo, lane, tip, *target, ahead)
+            }
+            (Some(lane), None) => Ok(lane.state == crate::lanes::LaneState::Landed),
+            (None, tip) => crate::lanes::landed::head_landed(&ctx.repo, tip, Some(*target)),
+        }
     }
 }
 

@@ -10,7 +10,7 @@ use crate::render::{self, DIM, age, answer, paint};
 /// List the tasks: state, priority, attempts, age
 #[derive(Debug, clap::Args)]
 #[command(
-    long_about = "List the tasks in queue order: by state (queued, claimed, running, succeeded, \
+    long_about = "List the tasks in queue order: by state (queued, claimed, running, limited, succeeded, \
                   failed, timed_out, crashed, parked, cancelled), higher priority first, older first.",
     after_long_help = "Examples:\n  fleet task list\n  fleet task list --json | jq '.[] | select(.state == \"parked\") | .name'\n  fleet task list --remote origin",
     mut_arg("remote", |a| a.help(REMOTE_HELP))

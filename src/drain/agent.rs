@@ -1,0 +1,202 @@
+//! An agent (and then its check) run on a thread of its own, so one drainer watches
+//! several at once while its main thread keeps the queue (claims, leases, reaps).
+//!
+//! The thread only runs processes and reports [`Event`]s; every git and queue step stays
+//! on the main thread. The agent is the leader of a guarded process group
+//! ([`crate::proc::Group::spawn_guarded`], as `fleet run` and the gate's commands are):
+//! it dies with the drainer even on `kill -9` (its guardian stops the group), and its
+//! record lets `fleet doctor` see an orphan. The thread stops the group itself on the
+//! profile's timeout, when the drainer stops (its stop clock, [`StopClock`]) or when
+//! the run was lost to another drainer (`abort`). A signal to the drainer reaches no
+//! group directly: the drainer asked for that ([`crate::proc::stop_on_signal`]).
+
+use std::fs::File;
+use std::path::PathBuf;
+use std::process::{Command, Stdio};
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::mpsc::Sender;
+use std::sync::{Arc, Mutex};
+use std::thread;
+use std::time::{Duration, Instant};
+
+use crate::proc::{DEFAULT_GRACE, Group};
+
+/// What a run's thread reports to the main thread.
+#[derive(Debug)]
+pub enum Event {
+    /// The agent's group is running.
+    Started { key: usize, pgid: i32, at: i64 },
+    /// The agent could not be started.
+    NotStarted { key: usize, error: String },
+    /// The agent's group is gone (`code` as a shell reports it).
+    Exited {
+        key: usize,
+        code: i32,
+        timed_out: bool,
+        stopped: bool,
+    },
+    /// The check ended with `code` (its log at `log`).
+    Checked {
+        key: usize,
+        code: i32,
+        log: PathBuf,
+        error: Option<String>,
+    },
+}
+
+/// When the drainer's running agents must be gone: set once the drainer is stopping.
+#[derive(Default)]
+pub struct StopClock(Mutex<Option<Instant>>);
+
+impl StopClock {
+    /// Stop by `at` (an earlier time than one already set wins).
+    pub fn stop_by(&self, at: Instant) {
+        let mut at_most = self.0.lock().unwrap_or_else(|p| p.into_inner());
+        *at_most = Some(at_most.map_or(at, |t| t.min(at)));
+    }
+
+    fn deadline(&self) -> Option<Instant> {
+        *self.0.lock().unwrap_or_else(|p| p.into_inner())
+    }
+}
+
+/// One agent to run.
+pub struct Job {
+    pub key: usize,
+    pub argv: Vec<String>,
+    pub cwd: PathBuf,
+    pub env: Vec<(String, String)>,
+    pub stdout: PathBuf,
+    pub stderr: PathBuf,
+    pub timeout: Duration,
+}
+
+/// Start `job` on a thread of its own; it reports on `events`.
+pub fn start(
+    job: Job,
+    clock: Arc<StopClock>,
+    abort: Arc<AtomicBool>,
+    events: Sender<Event>,
+) -> std::io::Result<()> {
+    thread::Builder::new()
+        .name(format!("agent-{}", job.key))
+        .spawn(move || {
+            let key = job.key;
+            let event = match run(&job, &clock, &abort, &events) {
+                Ok(event) => event,
+                Err(e) => Event::NotStarted {
+                    key,
+                    error: format!("cannot start `{}`: {e}", job.argv[0]),
+                },
+            };
+            let _ = events.send(event);
+        })
+        .map(|_| ())
+}
+
+fn run(
+    job: &Job,
+    clock: &StopClock,
+    abort: &AtomicBool,
+    events: &Sender<Event>,
+) -> std::io::Result<Event> {
+    let mut cmd = Command::new(&job.argv[0]);
+    cmd.args(&job.argv[1..]).current_dir(&job.cwd);
+    for var in crate::repo_env::FOR_CHILDREN {
+        cmd.env_remove(var);
+    }
+    cmd.envs(job.env.iter().map(|(k, v)| (k, v)));
+    cmd.stdout(File::create(&job.stdout)?)
+        .stderr(File::create(&job.stderr)?);
+    // A pipe whose write end closes at once: the agent reads end-of-file, never
+    // /dev/null (see `proc::Input`). Close-on-exec, so the agent holds no write end.
+    let (read, write) = rustix::pipe::pipe_with(rustix::pipe::PipeFlags::CLOEXEC)?;
+    cmd.stdin(Stdio::from(read));
+    let mut group = Group::spawn_guarded(&mut cmd, DEFAULT_GRACE)?;
+    drop(write);
+    drop(cmd);
+    let started = Instant::now();
+    let _ = events.send(Event::Started {
+        key: job.key,
+        pgid: group.id() as i32,
+        at: crate::time::now(),
+    });
+    let deadline = started + job.timeout;
+    let (mut timed_out, mut stopped) = (false, false);
+    loop {
+        let now = Instant::now();
+        if abort.load(Ordering::SeqCst) || clock.deadline().is_some_and(|at| now >= at) {
+            stopped = true;
+            break;
+        }
+        if now >= deadline {
+            timed_out = true;
+            break;
+        }
+        // Woken at the exit itself; the pause only bounds how late a stop is seen.
+        let wake = deadline.min(now + Duration::from_millis(200));
+        if group.wait_exit(Some(wake))? {
+            break;
+        }
+    }
+    let status = group.finish(DEFAULT_GRACE)?;
+    Ok(Event::Exited {
+        key: job.key,
+        code: crate::proc::shell_code(status, timed_out),
+        timed_out,
+        stopped,
+    })
+}
+
+/// A check to run in a run's worktree after its agent succeeded: the profile's argv,
+/// or each of the gate's commands through `sh -c` (as the gate runs them), in order
+/// until one fails, all into one log.
+pub struct Check {
+    pub key: usize,
+    pub commands: Vec<Vec<String>>,
+    pub cwd: PathBuf,
+    pub log: PathBuf,
+    pub timeout: Duration,
+}
+
+/// Run `check` on a thread of its own; it reports [`Event::Checked`].
+pub fn start_check(check: Check, events: Sender<Event>) -> std::io::Result<()> {
+    thread::Builder::new()
+        .name(format!("check-{}", check.key))
+        .spawn(move || {
+            let (code, error) = match run_check(&check) {
+                Ok(code) => (code, None),
+                Err(e) => (127, Some(e)),
+            };
+            let _ = events.send(Event::Checked {
+                key: check.key,
+                code,
+                log: check.log.clone(),
+                error,
+            });
+        })
+        .map(|_| ())
+}
+
+fn run_check(check: &Check) -> Result<i32, String> {
+    use std::io::Write;
+    let mut log = File::create(&check.log)
+        .map_err(|e| format!("cannot create {}: {e}", check.log.display()))?;
+    let started = Instant::now();
+    for argv in &check.commands {
+        let _ = writeln!(log, "$ {}", argv.join(" "));
+        let mut cmd = Command::new(&argv[0]);
+        cmd.args(&argv[1..]).current_dir(&check.cwd);
+        for var in crate::repo_env::FOR_CHILDREN {
+            cmd.env_remove(var);
+        }
+        let left = check.timeout.saturating_sub(started.elapsed());
+        let outcome = crate::proc::run_logged(&mut cmd, &log, Some(left), DEFAULT_GRACE, |_| {})
+            .map_err(|e| format!("cannot run the check `{}`: {e}", argv.join(" ")))?;
+        let _ = writeln!(log, "[fleet] exited {}", outcome.code());
+        if outcome.code() != 0 {
+            return Ok(outcome.code());
+        }
+    }
+    Ok(0)
+}

@@ -1,0 +1,349 @@
+//! What a run's end means: the verdict ([`crate::agents::result::classify`] by the
+//! profile's result kind), "no changes" for a success that committed nothing, the check
+//! on success, the lane made ready with the check's exit code and log (as `fleet ready
+//! --exit-code N --log FILE` does: [`crate::lanes::WorkerTest::record`] and
+//! [`crate::queue::Queue::ready`]), and the task's next state.
+
+use std::path::{Path, PathBuf};
+use std::time::Duration;
+
+use super::agent::{self, Event};
+use super::retry;
+use super::spawn;
+use crate::agents::result::{Ended, Verdict, classify};
+use crate::tasks::{Outcome, Run, TaskName, TaskState};
+
+/// What of an agent's output is read to classify it (a result document is small; a
+/// runaway agent's output is not read whole).
+const READ_AT_MOST: u64 = 32 << 20;
+
+fn read_capped(path: &Path) -> Vec<u8> {
+    use std::io::Read;
+    let mut buf = Vec::new();
+    if let Ok(f) = std::fs::File::open(path) {
+        let _ = f.take(READ_AT_MOST).read_to_end(&mut buf);
+    }
+    buf
+}
+
+impl super::Drainer<'_> {
+    pub(super) fn handle(&mut self, event: Event) {
+        match event {
+            Event::Started { key, pgid, at } => self.started(key, pgid, at),
+            Event::NotStarted { key, error } => {
+                if let Some(live) = self.live.remove(&key) {
+                    self.settle_unstarted(&live.name, &live.run, live.report, error);
+                }
+            }
+            Event::Exited {
+                key,
+                code,
+                timed_out,
+                stopped,
+            } => self.exited(key, code, timed_out, stopped),
+            Event::Checked {
+                key,
+                code,
+                log,
+                error,
+            } => self.checked(key, code, log, error),
+        }
+    }
+
+    /// The agent runs: claimed -> running, with its group and start time in one update.
+    /// A claim this drainer lost meanwhile (taken back as stale) stops the agent.
+    fn started(&mut self, key: usize, pgid: i32, at: i64) {
+        let Some(live) = self.live.get_mut(&key) else {
+            return;
+        };
+        live.started = true;
+        match self.store.start(&live.name, &live.run.id, pgid, at) {
+            Ok(_) => self.ui.note(&format!(
+                "{}: running in {} (process group {pgid})",
+                live.name,
+                live.report
+                    .worktree
+                    .as_deref()
+                    .map(|p| p.display().to_string())
+                    .unwrap_or_default()
+            )),
+            Err(e) => {
+                self.ui.warn(&format!(
+                    "{}: lost the task, stopping its agent: {}",
+                    live.name, e.message
+                ));
+                live.lost = true;
+                live.abort.store(true, std::sync::atomic::Ordering::SeqCst);
+            }
+        }
+    }
+
+    fn exited(&mut self, key: usize, code: i32, timed_out: bool, stopped: bool) {
+        let Some(live) = self.live.get(&key) else {
+            return;
+        };
+        if live.lost {
+            let live = self.live.remove(&key).expect("present");
+            self.report.runs.push(live.report);
+            return;
+        }
+        let stdout = read_capped(&live.report.stdout);
+        let stderr = read_capped(&live.report.stderr);
+        let now = crate::time::now();
+        let ended = Ended {
+            code,
+            timed_out,
+            stopped,
+            stdout: &stdout,
+            stderr: &stderr,
+        };
+        let verdict = classify(live.profile.result, &ended, now);
+        let stderr_tail = retry::tail(&String::from_utf8_lossy(&stderr), 20, 2000);
+        let with_tail = |reason: &str| {
+            if stderr_tail.trim().is_empty() {
+                reason.to_string()
+            } else {
+                format!("{reason}\nstderr:\n{stderr_tail}")
+            }
+        };
+        let settings = &self.ctx.config.drain;
+        let attempt = live.run.attempt;
+        let (outcome, error, free, wait) = match verdict {
+            Verdict::Succeeded { .. } => {
+                let committed = live.placed.as_ref().map(spawn::committed);
+                match committed {
+                    Some(Ok(true)) => {
+                        self.check(key);
+                        return;
+                    }
+                    Some(Ok(false)) | None => (
+                        Outcome::Failed,
+                        format!(
+                            "no changes: the agent exited 0 but committed nothing on {} (nor in nested repositories)",
+                            live.report.branch.as_deref().unwrap_or("its branch")
+                        ),
+                        false,
+                        retry::backoff(settings, attempt),
+                    ),
+                    Some(Err(e)) => (
+                        Outcome::Failed,
+                        format!("cannot read the run's branches: {}", e.message),
+                        false,
+                        retry::backoff(settings, attempt),
+                    ),
+                }
+            }
+            Verdict::Failed { reason, .. } => (
+                Outcome::Failed,
+                with_tail(&reason),
+                false,
+                retry::backoff(settings, attempt),
+            ),
+            Verdict::TimedOut { reason } => (
+                Outcome::TimedOut,
+                with_tail(&reason),
+                stopped,
+                if stopped {
+                    Duration::ZERO
+                } else {
+                    retry::backoff(settings, attempt)
+                },
+            ),
+            Verdict::Crashed { reason } => (
+                Outcome::Crashed,
+                with_tail(&reason),
+                false,
+                retry::backoff(settings, attempt),
+            ),
+            Verdict::Limited { limit, .. } => {
+                let wait = match limit.resets_at {
+                    Some(at) if at > now => Duration::from_secs((at - now) as u64),
+                    Some(_) => Duration::ZERO,
+                    None => settings.limit_cooldown.0,
+                };
+                (
+                    Outcome::Limited,
+                    format!("usage limit: {}", limit.text),
+                    true,
+                    wait,
+                )
+            }
+        };
+        self.settle(key, outcome, error, free, wait);
+    }
+
+    /// The agent succeeded and committed: run the check in its worktree.
+    fn check(&mut self, key: usize) {
+        let Some(live) = self.live.get(&key) else {
+            return;
+        };
+        let commands: Vec<Vec<String>> = match &live.profile.check {
+            Some(argv) => vec![argv.parts().to_vec()],
+            None => self
+                .ctx
+                .config
+                .gate
+                .commands
+                .iter()
+                .map(|c| vec!["sh".to_string(), "-c".to_string(), c.clone()])
+                .collect(),
+        };
+        let run_dir = live
+            .report
+            .stdout
+            .parent()
+            .map(Path::to_path_buf)
+            .unwrap_or_default();
+        let log = run_dir.join("check.log");
+        let cwd = live
+            .placed
+            .as_ref()
+            .map(|p| p.path.clone())
+            .unwrap_or_default();
+        self.ui
+            .note(&format!("{}: the agent succeeded; checking", live.name));
+        let check = agent::Check {
+            key,
+            commands,
+            cwd,
+            log,
+            timeout: self.ctx.config.gate.timeout.0,
+        };
+        if let Err(e) = agent::start_check(check, self.tx.clone()) {
+            let wait = retry::backoff(&self.ctx.config.drain, live.run.attempt);
+            self.settle(
+                key,
+                Outcome::Failed,
+                format!("cannot start the check: {e}"),
+                false,
+                wait,
+            );
+        }
+    }
+
+    /// The check ended: the lane is made ready with its exit code and log; a failing
+    /// check fails the attempt (the lane stays running, as `fleet ready` leaves it).
+    fn checked(&mut self, key: usize, code: i32, log: PathBuf, error: Option<String>) {
+        let Some(live) = self.live.get_mut(&key) else {
+            return;
+        };
+        live.report.check = Some((code, log.clone()));
+        let branch = live.report.branch.clone().unwrap_or_default();
+        let attempt = live.run.attempt;
+        let lanes = std::slice::from_ref(&branch);
+        let ready =
+            crate::lanes::WorkerTest::record(&self.ctx.repo, code, Some(&log)).and_then(|worker| {
+                self.queue.publish_lanes(self.ctx, lanes, self.ui)?;
+                self.queue.ready(self.ctx, lanes, Some(worker))
+            });
+        let wait = retry::backoff(&self.ctx.config.drain, attempt);
+        if let Some(error) = error {
+            self.settle(key, Outcome::Failed, error, false, wait);
+        } else if code != 0 {
+            let text = std::fs::read_to_string(&log).unwrap_or_default();
+            let why = format!(
+                "the check exited {code} (log {}):\n{}",
+                log.display(),
+                retry::tail(&text, 20, 2000)
+            );
+            self.settle(key, Outcome::Failed, why, false, wait);
+        } else if let Err(e) = ready {
+            let why = format!("the lane {branch} could not be made ready: {}", e.message);
+            self.settle(key, Outcome::Failed, why, false, wait);
+        } else {
+            self.ui.note(&format!(
+                "{}: succeeded; lane {branch} is ready to land",
+                live.name
+            ));
+            self.settle(
+                key,
+                Outcome::Succeeded,
+                String::new(),
+                false,
+                Duration::ZERO,
+            );
+        }
+    }
+
+    /// Record how live run `key` ended and, unless it succeeded, queue it again after
+    /// `wait` (or park it).
+    pub(super) fn settle(
+        &mut self,
+        key: usize,
+        outcome: Outcome,
+        error: String,
+        free: bool,
+        wait: Duration,
+    ) {
+        let Some(mut live) = self.live.remove(&key) else {
+            return;
+        };
+        let error = (!error.is_empty()).then_some(error);
+        live.report.outcome = Some(outcome);
+        live.report.error = error.clone();
+        live.report.state = self.record_end(&live.name, &live.run, outcome, error, free, wait);
+        self.report.runs.push(live.report);
+    }
+
+    /// A run that never got its agent started: failed, with why.
+    pub(super) fn settle_unstarted(
+        &mut self,
+        name: &TaskName,
+        run: &Run,
+        mut report: super::RunReport,
+        why: String,
+    ) {
+        let wait = retry::backoff(&self.ctx.config.drain, run.attempt);
+        report.outcome = Some(Outcome::Failed);
+        report.error = Some(why.clone());
+        report.state = self.record_end(name, run, Outcome::Failed, Some(why), false, wait);
+        self.report.runs.push(report);
+    }
+
+    /// Store the run's end and what follows; the task's state after, when stored.
+    fn record_end(
+        &mut self,
+        name: &TaskName,
+        run: &Run,
+        outcome: Outcome,
+        error: Option<String>,
+        free: bool,
+        wait: Duration,
+    ) -> Option<TaskState> {
+        let now = crate::time::now();
+        if outcome != Outcome::Succeeded {
+            self.ui.note(&format!(
+                "{name}: {} (run {}){}",
+                outcome.state().as_str(),
+                run.id,
+                error
+                    .as_deref()
+                    .and_then(|e| e.lines().next())
+                    .map(|e| format!(": {e}"))
+                    .unwrap_or_default()
+            ));
+        }
+        let ended = self.store.end(name, &run.id, outcome, error, free, now);
+        let task = match ended {
+            Ok(task) => task,
+            Err(e) => {
+                self.ui.warn(&format!(
+                    "{name}: the end of run {} was not recorded: {}",
+                    run.id, e.message
+                ));
+                return None;
+            }
+        };
+        if outcome == Outcome::Succeeded {
+            return Some(task.state);
+        }
+        match retry::requeue(self.ctx, self.store, name, &run.id, now, wait, self.ui) {
+            Ok(task) => Some(task.state),
+            Err(e) => {
+                self.ui
+                    .warn(&format!("{name}: not queued again: {}", e.message));
+                Some(task.state)
+            }
+        }
+    }
+}

@@ -1,0 +1,203 @@
+//! After an attempt that ended badly: back to the queue after a back-off, or parked at
+//! the cap with `[drain] notify` run exactly once for that park.
+//!
+//! Exactly once: the park is one compare-and-swap ([`crate::tasks::Store::requeue_after`]),
+//! and only the drainer whose swap moved the task to parked runs the command.
+
+use std::time::Duration;
+
+use serde::Serialize;
+
+use crate::agents::profile::{Argv, Drain};
+use crate::context::Context;
+use crate::tasks::{Store, Task, TaskName, TaskState};
+
+/// The back-off before attempt `attempt + 1`: `[drain] backoff` doubled for each attempt
+/// since the first, at most `[drain] backoff_max`, then "equal jitter" (half of it fixed,
+/// half random), so drainers retrying together spread out.
+pub fn backoff(settings: &Drain, attempt: u32) -> Duration {
+    let base = settings.backoff.0;
+    let doubled = base.saturating_mul(1u32 << attempt.saturating_sub(1).min(20));
+    let capped = doubled.min(settings.backoff_max.0);
+    let half = capped / 2;
+    half + half.mul_f64(random_fraction())
+}
+
+/// A number in [0, 1) from the standard library's randomly keyed hasher.
+fn random_fraction() -> f64 {
+    use std::hash::{BuildHasher, Hasher};
+    let mut h = std::collections::hash_map::RandomState::new().build_hasher();
+    h.write_u128(
+        std::time::SystemTime::now()
+            .duration_since(std::time::UNIX_EPOCH)
+            .map(|d| d.as_nanos())
+            .unwrap_or(0),
+    );
+    (h.finish() >> 11) as f64 / (1u64 << 53) as f64
+}
+
+/// Queue the task again after its run `run` ended badly, not before `now + wait`; parked
+/// when it has used its attempts, and then `[drain] notify` runs. Returns the task as
+/// stored.
+pub fn requeue(
+    ctx: &Context,
+    store: &Store,
+    name: &TaskName,
+    run: &str,
+    now: i64,
+    wait: Duration,
+    ui: &dyn crate::report::Ui,
+) -> crate::error::Result<Task> {
+    let task = store.requeue_after(name, run, now, wait)?;
+    if task.state == TaskState::Parked {
+        ui.note(&format!(
+            "{name}: parked after {} attempts (`fleet task retry {name}` queues it again)",
+            task.attempts()
+        ));
+        if let Some(argv) = &ctx.config.drain.notify {
+            notify(ctx, argv, &task, ui);
+        }
+    } else {
+        ui.note(&format!(
+            "{name}: queued again, not before {}s from now",
+            wait.as_secs()
+        ));
+    }
+    Ok(task)
+}
+
+/// What `[drain] notify` reads on stdin when a task is parked.
+#[derive(Serialize)]
+struct Parked<'a> {
+    event: &'static str,
+    task: &'a str,
+    attempts: u32,
+    max_attempts: u32,
+    last_error: Option<&'a str>,
+    runs: Vec<RunLogs<'a>>,
+}
+
+#[derive(Serialize)]
+struct RunLogs<'a> {
+    run: &'a str,
+    attempt: u32,
+    outcome: Option<crate::tasks::Outcome>,
+    error: Option<&'a str>,
+    worktree: Option<&'a str>,
+    branch: Option<&'a str>,
+    stdout: String,
+    stderr: String,
+}
+
+/// Run the notify command with the parked task as JSON on stdin, through the process
+/// group runner (a minute at most). Its failure is a warning: the park stands.
+fn notify(ctx: &Context, argv: &Argv, task: &Task, ui: &dyn crate::report::Ui) {
+    let common = ctx.repo.common_dir();
+    let doc = Parked {
+        event: "parked",
+        task: &task.name,
+        attempts: task.attempts(),
+        max_attempts: task.max_attempts,
+        last_error: task.last_run().and_then(|r| r.error.as_deref()),
+        runs: task
+            .runs
+            .iter()
+            .map(|r| {
+                let dir = crate::state::run_dir(&common, &r.id);
+                RunLogs {
+                    run: &r.id,
+                    attempt: r.attempt,
+                    outcome: r.outcome,
+                    error: r.error.as_deref(),
+                    worktree: r.worktree.as_deref(),
+                    branch: r.branch.as_deref(),
+                    stdout: dir.join("stdout").display().to_string(),
+                    stderr: dir.join("stderr").display().to_string(),
+                }
+            })
+            .collect(),
+    };
+    let json = serde_json::to_vec_pretty(&doc).unwrap_or_default();
+    let parts = argv.parts();
+    let mut cmd = std::process::Command::new(&parts[0]);
+    cmd.args(&parts[1..]).current_dir(&ctx.shared);
+    let ran = crate::proc::run(
+        &mut cmd,
+        crate::proc::Input::Bytes(json),
+        Some(Duration::from_secs(60)),
+        crate::proc::DEFAULT_GRACE,
+    );
+    match ran {
+        Ok(out) if out.success() => {}
+        Ok(out) => ui.warn(&format!(
+            "[drain] notify exited {} for the park of {}: {}",
+            out.code(),
+            task.name,
+            out.stderr_str().trim()
+        )),
+        Err(e) => ui.warn(&format!("[drain] notify `{}` could not run: {e}", parts[0])),
+    }
+}
+
+/// The plan the next attempt reads: the task's own text, then what ended the previous
+/// attempt (its error's tail), so the agent does not repeat it blind.
+pub fn plan_text(task: &Task, own: &str) -> String {
+    let previous = task
+        .runs
+        .iter()
+        .rev()
+        .skip(1)
+        .find(|r| r.error.is_some() || r.outcome.is_some());
+    match previous {
+        Some(r) if r.error.is_some() => format!(
+            "{own}\n\n---\nThe previous attempt (run {}, attempt {}) ended {}:\n\n{}\n",
+            r.id,
+            r.attempt,
+            r.outcome
+                .map(|o| o.state().as_str())
+                .unwrap_or("without a result"),
+            r.error.as_deref().unwrap_or_default()
+        ),
+        _ => own.to_string(),
+    }
+}
+
+/// The last `lines` lines of `text`, at most `max` bytes (cut at a character).
+pub fn tail(text: &str, lines: usize, max: usize) -> String {
+    let kept: Vec<&str> = text.lines().rev().take(lines).collect();
+    let joined = kept.into_iter().rev().collect::<Vec<_>>().join("\n");
+    if joined.len() <= max {
+        return joined;
+    }
+    let mut start = joined.len() - max;
+    while !joined.is_char_boundary(start) {
+        start += 1;
+    }
+    joined[start..].to_string()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::config::DurationSetting;
+
+    #[test]
+    fn backoff_doubles_to_the_cap_with_jitter_in_the_upper_half() {
+        let settings = Drain {
+            backoff: DurationSetting(Duration::from_secs(10)),
+            backoff_max: DurationSetting(Duration::from_secs(35)),
+            ..Drain::default()
+        };
+        for (attempt, full) in [(1, 10), (2, 20), (3, 35), (9, 35)] {
+            let d = backoff(&settings, attempt);
+            let full = Duration::from_secs(full);
+            assert!(d >= full / 2 && d <= full, "attempt {attempt}: {d:?}");
+        }
+    }
+
+    #[test]
+    fn the_tail_keeps_the_last_lines_and_bytes() {
+        assert_eq!(tail("a\nb\nc\n", 2, 100), "b\nc");
+        assert_eq!(tail("ééé", 5, 3), "é");
+    }
+}

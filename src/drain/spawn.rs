@@ -1,0 +1,283 @@
+//! From a claimed task to a running agent: its worktree and branch (named for the run,
+//! nested repositories included, tracked as a running lane), its plan, its folder and
+//! its command.
+//!
+//! The plan is written to `.fleet/plan.md` in the run's worktree, and `/.fleet/` is
+//! added to the repository's `info/exclude` (shared by its worktrees): the agent reads
+//! it where it works (agents keep to their working folder), `git status` and `fleet
+//! ready` never see it, and it cannot be committed by `git add -A`. Its absolute path is
+//! `FLEET_PLAN` and `{plan}`.
+
+use std::path::{Path, PathBuf};
+
+use crate::agents::profile::{Home, Profile, Values};
+use crate::context::Context;
+use crate::error::{Error, Result};
+use crate::git::{ObjectId, Repo};
+use crate::queue::Queue;
+use crate::tasks::{Run, Task};
+
+/// The plan's place in a run's worktree, relative to it.
+pub const PLAN_PATH: &str = ".fleet/plan.md";
+/// The line of `info/exclude` that hides it.
+const EXCLUDE_LINE: &str = "/.fleet/";
+
+/// A run's worktree as made, with each repository's branch tip at the start (to tell
+/// whether the agent committed anything).
+pub struct Placed {
+    pub path: PathBuf,
+    pub branch: String,
+    /// (repository's shared checkout, branch, tip when made).
+    pub bases: Vec<(PathBuf, String, Option<ObjectId>)>,
+}
+
+/// The agent name of a run's worktree: the task's name and the run's short id, so
+/// every attempt has a fresh worktree and branch (`fleet/fix-login-3f9a2b1c`).
+pub fn worktree_name(task: &Task, run: &Run) -> String {
+    let mut name: String = task.name.chars().take(80).collect();
+    while name.ends_with('.') {
+        name.pop();
+    }
+    format!("{name}-{}", run.short_id())
+}
+
+/// Make the run's worktree (all or nothing: `worktree::new` undoes a failure) and track
+/// its branch as a running lane, publishing it first when the queue is on a remote.
+pub fn place(
+    ctx: &Context,
+    queue: &Queue,
+    name: &str,
+    ui: &dyn crate::report::Ui,
+) -> Result<Placed> {
+    let req = crate::worktree::NewRequest {
+        name: crate::worktree::AgentName::parse(name)?,
+        base: None,
+        force_base: false,
+        cwd: None,
+    };
+    let made = crate::worktree::new(ctx, &req)?;
+    if queue.remote().is_some() {
+        let resolved = queue.publish_to_track(ctx, std::slice::from_ref(&made.branch), ui)?;
+        queue.track(ctx, &resolved, false)?;
+    }
+    let bases = made
+        .members
+        .iter()
+        .map(|m| {
+            let tip = Repo::open(&m.shared)?.branch_tip(&m.branch)?;
+            Ok((m.shared.clone(), m.branch.clone(), tip))
+        })
+        .collect::<Result<Vec<_>>>()?;
+    Ok(Placed {
+        path: made.path,
+        branch: made.branch,
+        bases,
+    })
+}
+
+/// Write the plan into the worktree (see the module's doc) and return its path.
+pub fn write_plan(repo: &Repo, worktree: &Path, text: &str) -> Result<PathBuf> {
+    let exclude = repo.common_dir().join("info").join("exclude");
+    let present = std::fs::read_to_string(&exclude)
+        .is_ok_and(|t| t.lines().any(|l| l.trim() == EXCLUDE_LINE));
+    if !present {
+        use std::io::Write;
+        let write = || -> std::io::Result<()> {
+            std::fs::create_dir_all(exclude.parent().unwrap_or(Path::new(".")))?;
+            let mut f = std::fs::OpenOptions::new()
+                .create(true)
+                .append(true)
+                .open(&exclude)?;
+            writeln!(f, "\n# fleet drain: each run's plan\n{EXCLUDE_LINE}")
+        };
+        write().map_err(|e| Error::env(format!("cannot write {}: {e}", exclude.display())))?;
+    }
+    let plan = worktree.join(PLAN_PATH);
+    let write = || -> std::io::Result<()> {
+        std::fs::create_dir_all(plan.parent().unwrap_or(worktree))?;
+        std::fs::write(&plan, text)
+    };
+    write().map_err(|e| Error::env(format!("cannot write the plan {}: {e}", plan.display())))?;
+    Ok(plan)
+}
+
+/// The agent's argv and environment for this run.
+pub struct Launch {
+    pub argv: Vec<String>,
+    pub env: Vec<(String, String)>,
+}
+
+/// Build the launch: placeholders replaced inside their own argument, `FLEET_TASK`,
+/// `FLEET_RUN`, `FLEET_PLAN` and `FLEET_WORKTREE` set, the profile's env added (copies
+/// read from the drainer's environment), and with `home = "isolated"` a HOME and
+/// `CLAUDE_CONFIG_DIR` of the run's own carrying the git identity over.
+#[allow(clippy::too_many_arguments)]
+pub fn launch(
+    repo: &Repo,
+    profile: &Profile,
+    task: &Task,
+    run: &Run,
+    worktree: &Path,
+    plan: &Path,
+    prompt: &str,
+    run_dir: &Path,
+) -> Result<Launch> {
+    let plan_s = plan.display().to_string();
+    let worktree_s = worktree.display().to_string();
+    let argv = profile.command.expand(&Values {
+        prompt,
+        plan: &plan_s,
+        task: &task.name,
+        run: &run.id,
+        worktree: &worktree_s,
+    });
+    let mut env = vec![
+        ("FLEET_TASK".to_string(), task.name.clone()),
+        ("FLEET_RUN".to_string(), run.id.clone()),
+        ("FLEET_PLAN".to_string(), plan_s),
+        ("FLEET_WORKTREE".to_string(), worktree_s),
+    ];
+    env.extend(crate::agents::profile::resolve_env(profile, |v| {
+        std::env::var(v).ok()
+    })?);
+    if profile.home == Home::Isolated {
+        let home = run_dir.join("home");
+        let claude = home.join(".claude");
+        std::fs::create_dir_all(&claude)
+            .map_err(|e| Error::env(format!("cannot create {}: {e}", claude.display())))?;
+        let mut gitconfig = String::from("[user]\n");
+        for key in ["name", "email"] {
+            if let Some(v) = repo.config_string(&format!("user.{key}")) {
+                let quoted = v.replace('\\', "\\\\").replace('"', "\\\"");
+                gitconfig.push_str(&format!("\t{key} = \"{quoted}\"\n"));
+            }
+        }
+        let file = home.join(".gitconfig");
+        std::fs::write(&file, gitconfig)
+            .map_err(|e| Error::env(format!("cannot write {}: {e}", file.display())))?;
+        env.push(("HOME".into(), home.display().to_string()));
+        env.push(("CLAUDE_CONFIG_DIR".into(), claude.display().to_string()));
+    }
+    Ok(Launch { argv, env })
+}
+
+/// Has the agent committed anything, on its branch in any repository of the worktree?
+pub fn committed(placed: &Placed) -> Result<bool> {
+    for (shared, branch, base) in &placed.bases {
+        if Repo::open(shared)?.branch_tip(branch)? != *base {
+            return Ok(true);
+        }
+    }
+    Ok(false)
+}
+
+impl super::Drainer<'_> {
+    /// Start the claimed task's run: its worktree, plan and agent. Anything failing
+    /// before the agent runs ends the attempt as failed, with the reason.
+    pub(super) fn spawn(&mut self, claimed: crate::tasks::Claimed) {
+        let crate::tasks::Claimed { task, run } = claimed;
+        let name = match crate::tasks::TaskName::parse(&task.name) {
+            Ok(name) => name,
+            Err(e) => {
+                self.ui.warn(&e.message);
+                return;
+            }
+        };
+        let run_dir = crate::state::run_dir(&self.ctx.repo.common_dir(), &run.id);
+        let mut report = super::RunReport {
+            task: task.name.clone(),
+            run: run.id.clone(),
+            attempt: run.attempt,
+            agent: None,
+            worktree: None,
+            branch: None,
+            stdout: run_dir.join("stdout"),
+            stderr: run_dir.join("stderr"),
+            outcome: None,
+            error: None,
+            state: None,
+            check: None,
+        };
+        let prepared = self.prepare(&name, &task, &run, &run_dir, &mut report);
+        let (profile, placed, launch) = match prepared {
+            Ok(p) => p,
+            Err(e) => {
+                let why = match &e.help {
+                    Some(help) => format!("{} ({help})", e.message),
+                    None => e.message.clone(),
+                };
+                self.settle_unstarted(&name, &run, report, why);
+                return;
+            }
+        };
+        let key = self.next_key;
+        self.next_key += 1;
+        let abort = std::sync::Arc::new(std::sync::atomic::AtomicBool::new(false));
+        let job = super::agent::Job {
+            key,
+            argv: launch.argv,
+            cwd: placed.path.clone(),
+            env: launch.env,
+            stdout: report.stdout.clone(),
+            stderr: report.stderr.clone(),
+            timeout: profile.timeout.0,
+        };
+        if let Err(e) = super::agent::start(job, self.clock.clone(), abort.clone(), self.tx.clone())
+        {
+            self.settle_unstarted(&name, &run, report, format!("cannot start a thread: {e}"));
+            return;
+        }
+        self.live.insert(
+            key,
+            super::Live {
+                name,
+                run,
+                profile,
+                placed: Some(placed),
+                abort,
+                started: false,
+                lost: false,
+                report,
+            },
+        );
+    }
+
+    #[allow(clippy::type_complexity)]
+    fn prepare(
+        &self,
+        name: &crate::tasks::TaskName,
+        task: &Task,
+        run: &Run,
+        run_dir: &Path,
+        report: &mut super::RunReport,
+    ) -> Result<(Profile, Placed, Launch)> {
+        let (profile_name, profile) = self.profile_of(task)?;
+        report.agent = Some(profile_name);
+        std::fs::create_dir_all(run_dir)
+            .map_err(|e| Error::env(format!("cannot create {}: {e}", run_dir.display())))?;
+        let plan = self.store.load(name)?.and_then(|(_, plan)| plan);
+        let own = plan.or_else(|| task.prompt.clone()).unwrap_or_default();
+        let text = super::retry::plan_text(task, &own);
+        let placed = place(self.ctx, self.queue, &worktree_name(task, run), self.ui)?;
+        report.worktree = Some(placed.path.clone());
+        report.branch = Some(placed.branch.clone());
+        self.store.place(
+            name,
+            &run.id,
+            &placed.path.display().to_string(),
+            &placed.branch,
+        )?;
+        let plan = write_plan(&self.ctx.repo, &placed.path, &text)?;
+        let launch = launch(
+            &self.ctx.repo,
+            &profile,
+            task,
+            run,
+            &placed.path,
+            &plan,
+            &text,
+            run_dir,
+        )?;
+        Ok((profile, placed, launch))
+    }
+}

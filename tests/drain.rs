@@ -1,0 +1,625 @@
+//! `fleet drain` with fake agents (small shell scripts written here): a task's agent runs
+//! in a fresh worktree and lane named for the run, its end is classified, a success that
+//! committed makes the lane ready, failures are retried after a back-off and parked at
+//! the cap (notify runs once), a stopped or killed drainer leaves no process and loses
+//! no task, and no task text is ever run.
+
+use std::path::{Path, PathBuf};
+use std::time::{Duration, Instant};
+
+use crate::common::assert::lane_states;
+use crate::common::procs;
+use crate::common::{Env, write};
+
+/// The fake agents, by profile name: each a script the profile runs as its argv.
+const AGENTS: &[(&str, &str)] = &[
+    (
+        "commit",
+        "printf '%s\\n' \"$FLEET_TASK\" > \"done-$FLEET_TASK.txt\"\ncp \"$FLEET_PLAN\" \"$RUNS/plan-$FLEET_RUN\" 2>/dev/null || true\ngit add -A\ngit commit -qm \"agent: $FLEET_TASK\"\n",
+    ),
+    ("fail", "echo 'boom: the frobnicator broke' >&2\nexit 3\n"),
+    ("nothing", "echo 'all done, honest'\nexit 0\n"),
+    (
+        "hang",
+        "sleep 300 &\necho $! > \"$RUNS/hang-$FLEET_TASK.pid\"\nwait\n",
+    ),
+    ("crash", "kill -9 $$\n"),
+    (
+        // The first attempt hangs; the next commits.
+        "hang-once",
+        "if [ -e \"$RUNS/hung-$FLEET_TASK\" ]; then\n  echo x > x.txt; git add -A; git commit -qm again\n  exit 0\nfi\ntouch \"$RUNS/hung-$FLEET_TASK\"\nsleep 300 &\necho $! > \"$RUNS/hang-$FLEET_TASK.pid\"\nwait\n",
+    ),
+    (
+        // Writes each of its arguments to a file, one per line after the count.
+        "args",
+        "{ echo \"$#\"; for a in \"$@\"; do printf '[%s]\\n' \"$a\"; done; } > args.txt\ngit add -A\ngit commit -qm args\n",
+    ),
+    (
+        "claude-ok",
+        "echo ok > c.txt; git add -A; git commit -qm claude\ncat <<'EOF'\n{\"type\":\"result\",\"subtype\":\"success\",\"is_error\":false,\"num_turns\":2,\"result\":\"Done.\",\"session_id\":\"s\",\"total_cost_usd\":0.01,\"usage\":{\"input_tokens\":10,\"output_tokens\":5},\"api_error_status\":null,\"terminal_reason\":\"completed\",\"stop_reason\":\"end_turn\",\"permission_denials\":[]}\nEOF\n",
+    ),
+    (
+        "claude-429",
+        "cat <<'EOF'\n{\"type\":\"result\",\"subtype\":\"success\",\"is_error\":true,\"num_turns\":1,\"result\":\"API Error: Request rejected (429) · rate limited\",\"session_id\":\"s\",\"total_cost_usd\":0,\"usage\":{\"input_tokens\":0,\"output_tokens\":0},\"api_error_status\":429,\"terminal_reason\":\"api_error\"}\nEOF\nexit 1\n",
+    ),
+];
+
+/// repo/ whose fleet.toml has a profile per fake agent (default `commit`), quick
+/// back-offs, and `extra` appended; the fake agents' scratch folder is `runs/`.
+fn project(env: &Env, extra: &str) -> PathBuf {
+    let dir = env.path().join("repo");
+    let bin = env.path().join("agents");
+    std::fs::create_dir_all(env.path().join("runs")).unwrap();
+    let mut toml = String::from(
+        "[gate]\ncommands = [\"test -e README\"]\n[drain]\nagent = \"commit\"\nbackoff = \"1s\"\nbackoff_max = \"1s\"\nclaim_grace = \"60s\"\nstop_timeout = \"1s\"\n",
+    );
+    toml.push_str(extra);
+    for (name, body) in AGENTS {
+        let script = bin.join(format!("{name}.sh"));
+        write(&script, &format!("#!/bin/sh\n{body}"));
+        use std::os::unix::fs::PermissionsExt;
+        std::fs::set_permissions(&script, std::fs::Permissions::from_mode(0o755)).unwrap();
+        let timeout = if name.starts_with("hang") {
+            "120s"
+        } else {
+            "60s"
+        };
+        let result = if name.starts_with("claude") {
+            "claude-json"
+        } else {
+            "exit-code"
+        };
+        let args = if *name == "args" {
+            ", \"{prompt}\", \"{task}\""
+        } else {
+            ""
+        };
+        toml.push_str(&format!(
+            "\n[agents.{name}]\ncommand = [{:?}{args}]\ntimeout = \"{timeout}\"\nresult = \"{result}\"\nenv = {{ RUNS = {:?} }}\n",
+            script.display().to_string(),
+            env.path().join("runs").display().to_string(),
+        ));
+    }
+    env.repo(&dir, "main", &[("README", "r\n"), ("fleet.toml", &toml)]);
+    dir
+}
+
+fn json(run: crate::common::Run) -> serde_json::Value {
+    let run = run.ok();
+    serde_json::from_str(&run.stdout).unwrap_or_else(|e| panic!("{e}: {}", run.stdout))
+}
+
+fn show(env: &Env, dir: &Path, name: &str) -> serde_json::Value {
+    let doc = json(env.fleet(dir, &["task", "show", name, "--json"]));
+    // `task show --json` is the task (with its plan alongside, when it has one).
+    doc.get("task").cloned().unwrap_or(doc)
+}
+
+fn runs(task: &serde_json::Value) -> Vec<serde_json::Value> {
+    task["run"].as_array().cloned().unwrap_or_default()
+}
+
+fn add(env: &Env, dir: &Path, name: &str, extra: &[&str]) {
+    let mut args = vec!["task", "add", name, "--prompt", "do the thing"];
+    args.extend_from_slice(extra);
+    env.fleet(dir, &args).ok();
+}
+
+fn drain_once(env: &Env, dir: &Path, extra: &[&str]) -> serde_json::Value {
+    let mut args = vec!["drain", "--once", "--json"];
+    args.extend_from_slice(extra);
+    json(env.fleet(dir, &args))
+}
+
+/// Wait (generously) until `done` holds.
+fn wait_for(what: &str, mut done: impl FnMut() -> bool) {
+    let deadline = Instant::now() + Duration::from_secs(60);
+    while !done() {
+        assert!(Instant::now() < deadline, "never happened: {what}");
+        std::thread::sleep(Duration::from_millis(50));
+    }
+}
+
+/// No process is left in any group a drainer started for its agents (their records
+/// are gone too) and no fake agent's helper is alive.
+fn assert_no_agent_left(env: &Env, dir: &Path) {
+    let groups = dir.join(".git/fleet/groups");
+    wait_for("the agents' group records to go", || {
+        std::fs::read_dir(&groups).map_or(true, |d| d.count() == 0)
+    });
+    for entry in std::fs::read_dir(env.path().join("runs"))
+        .unwrap()
+        .flatten()
+    {
+        let path = entry.path();
+        if path.extension().is_some_and(|e| e == "pid") {
+            let pid = procs::read_pid(&path);
+            wait_for(&format!("helper {pid} to die"), || !procs::live(pid));
+        }
+    }
+}
+
+#[test]
+fn drain_once_runs_the_agent_in_a_fresh_lane_and_makes_it_ready_when_it_committed() {
+    let env = Env::new();
+    let dir = project(&env, "");
+    add(&env, &dir, "fix-login", &[]);
+    let report = drain_once(&env, &dir, &[]);
+    let run = &report["runs"][0];
+    assert_eq!(run["outcome"], "succeeded", "{report:#}");
+    let branch = run["branch"].as_str().unwrap().to_string();
+    let worktree = PathBuf::from(run["worktree"].as_str().unwrap());
+    let task = show(&env, &dir, "fix-login");
+    assert_eq!(task["state"], "succeeded");
+    let stored = &runs(&task)[0];
+    assert_eq!(stored["branch"].as_str(), Some(branch.as_str()));
+    assert_eq!(stored["worktree"].as_str(), worktree.to_str());
+    assert!(stored["pgid"].as_i64().is_some() && stored["started"].as_i64().is_some());
+    // A branch named for the run, holding the agent's commit and not the plan.
+    assert!(branch.starts_with("fleet/fix-login-"), "{branch}");
+    let tree = env.git(&dir, &["ls-tree", "-r", "--name-only", &branch]);
+    assert!(tree.contains("done-fix-login.txt"), "{tree}");
+    assert!(!tree.contains("plan.md"), "{tree}");
+    // The plan the agent read, at the documented path, ignored by git.
+    let plan = std::fs::read_to_string(worktree.join(".fleet/plan.md")).unwrap();
+    assert_eq!(plan, "do the thing");
+    assert_eq!(env.git(&worktree, &["status", "--porcelain"]), "");
+    assert_eq!(lane_states(&env, &dir), [(branch, "ready".to_string())]);
+    // Its logs, per run, and no drainer record left.
+    let run_dir = dir
+        .join(".git/fleet/runs")
+        .join(stored["id"].as_str().unwrap());
+    assert!(run_dir.join("stdout").is_file() && run_dir.join("stderr").is_file());
+    assert!(
+        std::fs::read_dir(dir.join(".git/fleet/drainers"))
+            .unwrap()
+            .next()
+            .is_none()
+    );
+    assert_no_agent_left(&env, &dir);
+}
+
+#[test]
+fn drain_fails_a_run_that_committed_nothing_retries_with_the_error_then_parks_and_notifies_once() {
+    let env = Env::new();
+    let notified = env.path().join("runs/notified");
+    let dir = project(
+        &env,
+        &format!(
+            "notify = [\"sh\", \"-c\", \"cat >> {}; echo >> {}\"]\n",
+            notified.display(),
+            notified.display()
+        ),
+    );
+    add(
+        &env,
+        &dir,
+        "lazy",
+        &["--agent", "nothing", "--max-attempts", "1"],
+    );
+    add(
+        &env,
+        &dir,
+        "broken",
+        &["--agent", "fail", "--max-attempts", "2"],
+    );
+    let first = drain_once(&env, &dir, &["--max", "2"]);
+    assert_eq!(first["runs"].as_array().unwrap().len(), 2, "{first:#}");
+    let lazy = show(&env, &dir, "lazy");
+    assert_eq!(lazy["state"], "parked");
+    let error = runs(&lazy)[0]["error"].as_str().unwrap().to_string();
+    assert!(error.starts_with("no changes"), "{error}");
+    let broken = show(&env, &dir, "broken");
+    assert_eq!(broken["state"], "queued");
+    assert!(broken["not_before"].as_i64().is_some());
+    let error = runs(&broken)[0]["error"].as_str().unwrap().to_string();
+    assert!(
+        error.contains("exited with code 3") && error.contains("boom"),
+        "{error}"
+    );
+    // After the back-off the second attempt runs, reads the first one's error, and parks.
+    wait_for("the second attempt to run", || {
+        drain_once(&env, &dir, &[]);
+        show(&env, &dir, "broken")["state"] == "parked"
+    });
+    let broken = show(&env, &dir, "broken");
+    assert_eq!(runs(&broken).len(), 2);
+    let second = &runs(&broken)[1];
+    let worktree = PathBuf::from(second["worktree"].as_str().unwrap());
+    let plan = std::fs::read_to_string(worktree.join(".fleet/plan.md")).unwrap();
+    assert!(
+        plan.starts_with("do the thing") && plan.contains("boom"),
+        "{plan}"
+    );
+    // One notification per park, with what the task went through.
+    drain_once(&env, &dir, &[]);
+    let text = std::fs::read_to_string(&notified).unwrap();
+    let docs: Vec<serde_json::Value> = serde_json::Deserializer::from_str(&text)
+        .into_iter()
+        .map(Result::unwrap)
+        .collect();
+    let mut tasks: Vec<&str> = docs.iter().map(|d| d["task"].as_str().unwrap()).collect();
+    tasks.sort();
+    assert_eq!(tasks, ["broken", "lazy"], "{text}");
+    let doc = docs.iter().find(|d| d["task"] == "broken").unwrap();
+    assert_eq!(doc["attempts"], 2);
+    assert!(doc["last_error"].as_str().unwrap().contains("boom"));
+    assert!(
+        doc["runs"][1]["stderr"]
+            .as_str()
+            .unwrap()
+            .ends_with("stderr")
+    );
+    // Failed lanes are not ready.
+    assert!(lane_states(&env, &dir).iter().all(|(_, s)| s == "running"));
+    assert_no_agent_left(&env, &dir);
+}
+
+#[test]
+fn drain_times_out_a_hanging_agent_and_reaps_one_that_killed_itself_with_no_process_left() {
+    let env = Env::new();
+    let dir = project(&env, "");
+    // A short timeout for the hanging profile.
+    let toml = std::fs::read_to_string(dir.join("fleet.toml"))
+        .unwrap()
+        .replace(
+            "hang.sh\"]\ntimeout = \"120s\"",
+            "hang.sh\"]\ntimeout = \"2s\"",
+        );
+    env.commit_file(&dir, "fleet.toml", &toml, "short timeout");
+    add(&env, &dir, "stuck", &["--agent", "hang"]);
+    add(&env, &dir, "dies", &["--agent", "crash"]);
+    let report = drain_once(&env, &dir, &["--max", "2"]);
+    assert_eq!(report["runs"].as_array().unwrap().len(), 2, "{report:#}");
+    let stuck = show(&env, &dir, "stuck");
+    assert_eq!(runs(&stuck)[0]["outcome"], "timed_out", "{stuck:#}");
+    assert_eq!(stuck["state"], "queued");
+    let dies = show(&env, &dir, "dies");
+    assert_eq!(runs(&dies)[0]["outcome"], "crashed", "{dies:#}");
+    assert!(
+        runs(&dies)[0]["error"]
+            .as_str()
+            .unwrap()
+            .contains("signal 9")
+    );
+    assert_no_agent_left(&env, &dir);
+}
+
+#[test]
+fn drain_claims_a_task_after_its_after_task_only_once_that_lane_has_landed() {
+    let env = Env::new();
+    let dir = project(&env, "");
+    add(&env, &dir, "first", &[]);
+    add(&env, &dir, "second", &["--after", "first"]);
+    let report = drain_once(&env, &dir, &["--max", "2"]);
+    assert_eq!(report["runs"].as_array().unwrap().len(), 1, "{report:#}");
+    assert_eq!(report["runs"][0]["task"], "first");
+    // Succeeded, its lane ready but not landed: the second still waits.
+    let report = drain_once(&env, &dir, &[]);
+    assert!(report["runs"].as_array().unwrap().is_empty(), "{report:#}");
+    assert_eq!(show(&env, &dir, "second")["state"], "queued");
+    env.fleet(&dir, &["land", "--all", "--yes"]).ok();
+    let report = drain_once(&env, &dir, &[]);
+    assert_eq!(report["runs"][0]["task"], "second", "{report:#}");
+    assert_eq!(show(&env, &dir, "second")["state"], "succeeded");
+}
+
+#[test]
+fn drain_stopped_by_sigterm_stops_its_agent_records_the_run_and_queues_the_task_again() {
+    let env = Env::new();
+    let dir = project(&env, "");
+    add(
+        &env,
+        &dir,
+        "long",
+        &["--agent", "hang", "--max-attempts", "1"],
+    );
+    let drainer = env.fleet_cmd(&dir, &["drain", "--json"]).spawn();
+    let helper = procs::read_pid(&env.path().join("runs/hang-long.pid"));
+    wait_for("the task to run", || {
+        show(&env, &dir, "long")["state"] == "running"
+    });
+    let pid = rustix::process::Pid::from_raw(drainer.id() as i32).unwrap();
+    rustix::process::kill_process(pid, rustix::process::Signal::TERM).unwrap();
+    let out = Env::wait(drainer).ok();
+    let report: serde_json::Value = serde_json::from_str(&out.stdout).unwrap();
+    assert_eq!(report["stopped"], true);
+    wait_for("the agent's helper to die", || !procs::live(helper));
+    let long = show(&env, &dir, "long");
+    // Stopped by the drainer: not the task's fault, so it does not use up its only attempt.
+    assert_eq!(long["state"], "queued", "{long:#}");
+    let run = &runs(&long)[0];
+    assert_eq!(run["outcome"], "timed_out");
+    assert!(
+        run["error"]
+            .as_str()
+            .unwrap()
+            .contains("stopped by the drainer")
+    );
+    assert_eq!(run["free"], true);
+    assert_no_agent_left(&env, &dir);
+}
+
+#[test]
+fn a_drainer_killed_outright_takes_its_agent_along_and_the_next_one_reaps_and_reruns_the_task() {
+    let env = Env::new();
+    let dir = project(&env, "");
+    add(&env, &dir, "again", &["--agent", "hang-once"]);
+    let mut drainer = env.fleet_cmd(&dir, &["drain"]).spawn();
+    let helper = procs::read_pid(&env.path().join("runs/hang-again.pid"));
+    wait_for("the task to run", || {
+        show(&env, &dir, "again")["state"] == "running"
+    });
+    drainer.kill().unwrap();
+    drainer.wait().unwrap();
+    // Its guardian stops the agent's whole group.
+    wait_for("the agent's helper to die", || !procs::live(helper));
+    let report = drain_once(&env, &dir, &[]);
+    assert_eq!(report["taken_back"][0]["task"], "again", "{report:#}");
+    assert!(
+        report["taken_back"][0]["why"]
+            .as_str()
+            .unwrap()
+            .contains("is gone")
+    );
+    let task = show(&env, &dir, "again");
+    assert_eq!(task["state"], "succeeded", "{task:#}");
+    let all = runs(&task);
+    assert_eq!(all.len(), 2);
+    assert_eq!(all[0]["outcome"], "crashed");
+    assert_eq!(all[1]["outcome"], "succeeded");
+    assert_no_agent_left(&env, &dir);
+}
+
+#[test]
+fn two_drainers_with_max_two_run_each_of_six_tasks_exactly_once() {
+    let env = Env::new();
+    let dir = project(&env, "");
+    let names: Vec<String> = (1..=6).map(|i| format!("t{i}")).collect();
+    for name in &names {
+        add(&env, &dir, name, &[]);
+    }
+    for _ in 0..6 {
+        let drainers: Vec<_> = (0..2)
+            .map(|_| {
+                env.fleet_cmd(&dir, &["drain", "--once", "--max", "2", "--json"])
+                    .spawn()
+            })
+            .collect();
+        for d in drainers {
+            Env::wait(d).ok();
+        }
+        if names
+            .iter()
+            .all(|n| show(&env, &dir, n)["state"] == "succeeded")
+        {
+            break;
+        }
+    }
+    for name in &names {
+        let task = show(&env, &dir, name);
+        assert_eq!(task["state"], "succeeded", "{task:#}");
+        assert_eq!(runs(&task).len(), 1, "{name} ran more than once: {task:#}");
+    }
+    let lanes = lane_states(&env, &dir);
+    assert_eq!(lanes.len(), 6, "{lanes:?}");
+    assert!(lanes.iter().all(|(_, s)| s == "ready"), "{lanes:?}");
+    assert_no_agent_left(&env, &dir);
+}
+
+#[test]
+fn hostile_prompts_reach_the_agent_as_one_argument_and_are_never_run() {
+    let env = Env::new();
+    let dir = project(&env, "");
+    let prompt =
+        "-rf $(touch pwned1) `touch pwned2`; touch pwned3\nline two | cat && rm -rf / {task}";
+    let flag = format!("--prompt={prompt}");
+    env.fleet(&dir, &["task", "add", "hostile", "--agent", "args", &flag])
+        .ok();
+    let report = drain_once(&env, &dir, &[]);
+    assert_eq!(report["runs"][0]["outcome"], "succeeded", "{report:#}");
+    let worktree = PathBuf::from(report["runs"][0]["worktree"].as_str().unwrap());
+    let args = std::fs::read_to_string(worktree.join("args.txt")).unwrap();
+    assert_eq!(args, format!("2\n[{prompt}]\n[hostile]\n"));
+    for pwned in ["pwned1", "pwned2", "pwned3"] {
+        for place in [&dir, &worktree, &env.path()] {
+            assert!(
+                !place.join(pwned).exists(),
+                "{pwned} in {}",
+                place.display()
+            );
+        }
+    }
+    // Names are checked before anything is stored.
+    env.fleet(&dir, &["task", "add", "-rf", "--prompt", "x"])
+        .code(2);
+    env.fleet(&dir, &["task", "add", "a;b", "--prompt", "x"])
+        .code(2);
+}
+
+#[test]
+fn drain_reads_claude_json_by_structure_a_429_is_never_a_success() {
+    let env = Env::new();
+    let dir = project(&env, "");
+    add(&env, &dir, "good", &["--agent", "claude-ok"]);
+    add(&env, &dir, "limited", &["--agent", "claude-429"]);
+    drain_once(&env, &dir, &["--max", "2"]);
+    assert_eq!(show(&env, &dir, "good")["state"], "succeeded");
+    let limited = show(&env, &dir, "limited");
+    let run = &runs(&limited)[0];
+    // `subtype` says success; the run is a usage limit (once the classifier reads
+    // claude's document) or at least a failure, never a success.
+    assert_ne!(run["outcome"], "succeeded", "{limited:#}");
+    if run["outcome"] == "limited" {
+        assert_eq!(run["free"], true);
+        assert_eq!(limited["state"], "queued");
+    }
+}
+
+#[test]
+fn a_task_naming_an_unknown_profile_fails_with_an_error_naming_it() {
+    let env = Env::new();
+    let dir = project(&env, "");
+    add(
+        &env,
+        &dir,
+        "odd",
+        &["--agent", "gemini", "--max-attempts", "1"],
+    );
+    let report = drain_once(&env, &dir, &[]);
+    let error = report["runs"][0]["error"].as_str().unwrap().to_string();
+    assert!(error.contains("no agent profile `gemini`"), "{error}");
+    let task = show(&env, &dir, "odd");
+    assert_eq!(task["state"], "parked");
+    assert_eq!(runs(&task)[0]["outcome"], "failed");
+}
+
+#[test]
+fn drain_takes_back_claims_whose_holder_is_gone_stale_or_expired_and_runs_them() {
+    let env = Env::new();
+    let dir = project(&env, "");
+    let toml = std::fs::read_to_string(dir.join("fleet.toml"))
+        .unwrap()
+        .replace("claim_grace = \"60s\"", "claim_grace = \"1s\"");
+    env.commit_file(&dir, "fleet.toml", &toml, "short claim grace");
+    // Claimed in priority order.
+    for (name, priority) in [("expired", "3"), ("gone", "2"), ("stale", "1")] {
+        add(&env, &dir, name, &["--priority", priority]);
+    }
+    let claim = |name: &str, args: &[&str]| {
+        let mut all = vec!["task", "claim", "--json"];
+        all.extend_from_slice(args);
+        let claimed = json(env.fleet(&dir, &all));
+        assert_eq!(claimed["task"]["name"], name, "{claimed:#}");
+    };
+    // The claimer exits at once: a holder on this host whose process is gone.
+    claim("expired", &["--holder", "elsewhere", "--lease", "1s"]);
+    claim("gone", &[]);
+    claim("stale", &["--holder", "elsewhere", "--lease", "1h"]);
+    let mut taken = Vec::new();
+    wait_for("every claim to be taken back", || {
+        let report = drain_once(&env, &dir, &["--max", "3"]);
+        for t in report["taken_back"].as_array().unwrap() {
+            taken.push((
+                t["task"].as_str().unwrap().to_string(),
+                t["why"].as_str().unwrap().to_string(),
+            ));
+        }
+        taken.len() == 3
+    });
+    taken.sort();
+    assert!(taken[0].1.contains("expired"), "{taken:?}");
+    assert!(taken[1].1.contains("is gone"), "{taken:?}");
+    assert!(taken[2].1.contains("stale claim"), "{taken:?}");
+    for name in ["gone", "stale", "expired"] {
+        wait_for(&format!("{name} to run again"), || {
+            drain_once(&env, &dir, &["--max", "3"]);
+            show(&env, &dir, name)["state"] == "succeeded"
+        });
+        let task = show(&env, &dir, name);
+        let all = runs(&task);
+        assert_eq!(all.len(), 2, "{task:#}");
+        assert_eq!(all[0]["outcome"], "crashed");
+    }
+}
+
+#[test]
+fn isolated_runs_get_a_home_of_their_own_env_copies_the_drainer_s_variables_and_caps_hold() {
+    let env = Env::new();
+    let record = "printf '%s\\n%s\\n%s\\n' \"$HOME\" \"$CLAUDE_CONFIG_DIR\" \"$SECRET\" > seen.txt\ngit config --file \"$HOME/.gitconfig\" user.name >> seen.txt\nsleep 1\ngit add -A\ngit commit -qm seen\n";
+    let script = env.path().join("agents/isolated.sh");
+    write(&script, &format!("#!/bin/sh\n{record}"));
+    use std::os::unix::fs::PermissionsExt;
+    std::fs::set_permissions(&script, std::fs::Permissions::from_mode(0o755)).unwrap();
+    let dir = project(
+        &env,
+        &format!(
+            "\n[agents.iso]\ncommand = [{:?}]\nhome = \"isolated\"\nmax_concurrency = 2\nenv = {{ SECRET = {{ from = \"DRAIN_SECRET\" }} }}\n",
+            script.display().to_string()
+        ),
+    );
+    env.git(&dir, &["config", "user.name", "Drainer Identity"]);
+    for name in ["i1", "i2", "i3"] {
+        add(&env, &dir, name, &["--agent", "iso"]);
+    }
+    let report = json(
+        env.fleet_cmd(&dir, &["drain", "--once", "--max", "3", "--json"])
+            .env("DRAIN_SECRET", "s3cr3t")
+            .run(),
+    );
+    // max_concurrency = 2: a pass with --max 3 runs two of the three.
+    let done = report["runs"].as_array().unwrap();
+    assert_eq!(done.len(), 2, "{report:#}");
+    let mut homes = Vec::new();
+    for run in done {
+        assert_eq!(run["outcome"], "succeeded", "{report:#}");
+        let worktree = PathBuf::from(run["worktree"].as_str().unwrap());
+        let seen = std::fs::read_to_string(worktree.join("seen.txt")).unwrap();
+        let lines: Vec<&str> = seen.lines().collect();
+        let run_dir = dir
+            .join(".git/fleet/runs")
+            .join(run["run"].as_str().unwrap());
+        assert_eq!(lines[0], run_dir.join("home").to_str().unwrap(), "{seen}");
+        assert_eq!(lines[1], run_dir.join("home/.claude").to_str().unwrap());
+        assert_eq!(lines[2], "s3cr3t");
+        assert_eq!(lines[3], "Drainer Identity");
+        homes.push(lines[0].to_string());
+    }
+    assert_ne!(homes[0], homes[1]);
+    // The secret is in nothing fleet keeps in git (the agent's own commit aside).
+    let all = env.git(&dir, &["log", "-p", "--glob=refs/fleet/*", "--format=%B"]);
+    assert!(!all.contains("s3cr3t"), "{all}");
+    // Without the variable, the attempt fails and says which one.
+    let report = drain_once(&env, &dir, &[]);
+    let error = report["runs"][0]["error"].as_str().unwrap();
+    assert!(error.contains("DRAIN_SECRET"), "{error}");
+}
+
+#[test]
+fn drain_through_a_bare_remote_runs_the_task_and_makes_its_lane_ready_there() {
+    let env = Env::new();
+    let seed = project(&env, "");
+    let remote = env.path().join("remote.git");
+    env.git(
+        &env.path(),
+        &[
+            "clone",
+            "-q",
+            "--bare",
+            seed.to_str().unwrap(),
+            "remote.git",
+        ],
+    );
+    let machine = env.path().join("machine");
+    env.git(
+        &env.path(),
+        &["clone", "-q", remote.to_str().unwrap(), "machine"],
+    );
+    add(&env, &machine, "far", &["--remote", "origin"]);
+    let report = drain_once(&env, &machine, &["--remote", "origin"]);
+    assert_eq!(report["runs"][0]["outcome"], "succeeded", "{report:#}");
+    let branch = report["runs"][0]["branch"].as_str().unwrap().to_string();
+    // The queue and the lane are the remote's: another clone sees both.
+    let other = env.path().join("other");
+    env.git(
+        &env.path(),
+        &["clone", "-q", remote.to_str().unwrap(), "other"],
+    );
+    let task = json(env.fleet(
+        &other,
+        &["task", "show", "far", "--remote", "origin", "--json"],
+    ));
+    assert_eq!(task["state"], "succeeded", "{task:#}");
+    let lanes = json(env.fleet(&other, &["status", "--remote", "origin", "--json"]));
+    let lane = lanes
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|l| l["branch"] == branch.as_str())
+        .unwrap_or_else(|| panic!("{lanes:#}"));
+    assert_eq!(lane["state"], "ready");
+    env.git(
+        &remote,
+        &["rev-parse", "--verify", &format!("refs/heads/{branch}")],
+    );
+}
