@@ -1,7 +1,8 @@
 //! The real Claude Code CLI, driven offline by the scripted API of `common::anthropic`
-//! on loopback, through `fleet run`: it commits through its Bash tool in an agent
-//! worktree, a 429 becomes the document a supervisor classifies, and a hung claude
-//! with an MCP helper leaves no process after `fleet run --timeout`. The documents it
+//! on loopback, through `fleet run` and `fleet drain`: it commits through its Bash tool
+//! in an agent worktree, a 429 becomes the document a supervisor classifies, a hung
+//! claude with an MCP helper leaves no process after a timeout or a drainer's
+//! SIGKILL, and three drained tasks of a project with a nested repository all land. The documents it
 //! prints for success, 429, 529 and 500 are pinned in tests/data/agent-output/claude/
 //! (`FLEET_CAPTURE_FIXTURES=1` writes them again). Each test says SKIPPED loudly when
 //! there is no CLI.
@@ -12,6 +13,7 @@ use std::sync::atomic::{AtomicUsize, Ordering};
 use serde_json::Value;
 
 use crate::common::anthropic::{Api, Reply, claude_env};
+use crate::common::assert::lane_states;
 use crate::common::claude::claude;
 use crate::common::procs::{live, members, read_pid, stat_fields};
 use crate::common::{Cmd, Env, Run};
@@ -496,4 +498,271 @@ fn pinned_claude_fixtures_tell_success_from_each_api_error_by_structure() {
         assert_eq!(doc["session_id"], "00000000-0000-0000-0000-000000000000");
         assert_eq!(doc["total_cost_usd"], 0);
     }
+}
+
+/// `fleet.toml` for a project drained by the real CLI: a profile `claude` (the
+/// default agent) pointed at `api` with `home = "isolated"` and the JSON document's
+/// classifier, `extra` arguments after the usual ones, a gate, quick back-offs.
+fn claude_project_toml(claude: &Path, api: &Api, timeout: &str, extra: &[&str]) -> String {
+    let command: Vec<String> = [
+        claude.to_str().unwrap(),
+        "-p",
+        "{prompt}",
+        "--output-format",
+        "json",
+        "--permission-mode",
+        "bypassPermissions",
+    ]
+    .iter()
+    .chain(extra)
+    .map(|s| s.to_string())
+    .collect();
+    let env: Vec<String> = crate::common::anthropic::claude_api_env(api.port())
+        .into_iter()
+        .map(|(key, value)| format!("{key} = {}", toml::Value::from(value)))
+        .collect();
+    format!(
+        "[gate]\ncommands = [\"test -e README\"]\n\n\
+         [drain]\nagent = \"claude\"\nbackoff = \"1s\"\nbackoff_max = \"1s\"\nstop_timeout = \"1s\"\n\n\
+         [agents.claude]\ncommand = {}\nenv = {{ {} }}\nhome = \"isolated\"\n\
+         result = \"claude-json\"\ntimeout = \"{timeout}\"\n",
+        toml::Value::from(command),
+        env.join(", "),
+    )
+}
+
+/// `fleet.toml` written and committed in `dir`.
+fn commit_fleet_toml(env: &Env, dir: &Path, toml: &str) {
+    env.commit_file(dir, "fleet.toml", toml, "fleet: drain with the real claude");
+}
+
+fn json_of(run: Run) -> Value {
+    let run = run.ok();
+    serde_json::from_str(&run.stdout).unwrap_or_else(|e| panic!("{e}: {}", run.stdout))
+}
+
+/// `fleet task show NAME --json`: the task.
+fn task_show(env: &Env, dir: &Path, name: &str) -> Value {
+    let doc = json_of(env.fleet(dir, &["task", "show", name, "--json"]));
+    doc.get("task").cloned().unwrap_or(doc)
+}
+
+fn task_runs(task: &Value) -> Vec<Value> {
+    task["run"].as_array().cloned().unwrap_or_default()
+}
+
+/// Wait (generously: real CLIs on a loaded machine) until `done` holds.
+fn wait_for(what: &str, mut done: impl FnMut() -> bool) {
+    let deadline = std::time::Instant::now() + std::time::Duration::from_secs(120);
+    while !done() {
+        assert!(
+            std::time::Instant::now() < deadline,
+            "never happened: {what}"
+        );
+        std::thread::sleep(std::time::Duration::from_millis(50));
+    }
+}
+
+/// No agent group record left in `dir`, and `pids` (helpers) all gone.
+fn assert_no_process_left(dir: &Path, pids: &[i32]) {
+    let groups = dir.join(".git/fleet/groups");
+    wait_for("the agents' group records to go", || {
+        std::fs::read_dir(&groups).map_or(true, |d| d.count() == 0)
+    });
+    for &pid in pids {
+        wait_for(&format!("process {pid} to die"), || !live(pid));
+    }
+}
+
+#[test]
+fn drain_runs_three_real_claudes_committing_through_bash_in_a_nested_project_and_land_all_lands_them()
+ {
+    let Some(claude) = claude(
+        "real_claude::drain_runs_three_real_claudes_committing_through_bash_in_a_nested_project_and_land_all_lands_them",
+    ) else {
+        return;
+    };
+    let env = Env::new();
+    let outer = env.outer_with_nested();
+    let api = Api::start();
+    commit_fleet_toml(
+        &env,
+        &outer,
+        &claude_project_toml(&claude, &api, "300s", &[]),
+    );
+    let commit = |file: &str| {
+        format!("printf '{file}\\n' > {file} && git add {file} && git commit -qm 'add {file}'")
+    };
+    api.script(
+        "real-alpha",
+        vec![Reply::bash(&commit("alpha.txt")), Reply::text("alpha done")],
+    );
+    // Beta commits in the outer repository and in the nested one.
+    api.script(
+        "real-beta",
+        vec![
+            Reply::bash(&commit("beta.txt")),
+            Reply::bash(&format!("cd cockpit && {}", commit("beta-nested.txt"))),
+            Reply::text("beta done"),
+        ],
+    );
+    api.script(
+        "real-gamma",
+        vec![Reply::bash(&commit("gamma.txt")), Reply::text("gamma done")],
+    );
+    for name in ["alpha", "beta", "gamma"] {
+        let prompt = format!("real-{name}: add {name}.txt and commit it");
+        env.fleet(&outer, &["task", "add", name, "--prompt", &prompt])
+            .ok();
+    }
+    let report = json_of(env.fleet(&outer, &["drain", "--once", "--max", "3", "--json"]));
+    let ran = report["runs"].as_array().unwrap();
+    assert_eq!(ran.len(), 3, "{report:#}");
+    assert!(
+        ran.iter().all(|r| r["outcome"] == "succeeded"),
+        "{report:#}"
+    );
+    for name in ["alpha", "beta", "gamma"] {
+        assert_eq!(task_show(&env, &outer, name)["state"], "succeeded");
+        let turns = api.turns(&format!("real-{name}"));
+        assert_eq!(turns.len(), if name == "beta" { 3 } else { 2 }, "{name}");
+    }
+    let lanes = lane_states(&env, &outer);
+    assert_eq!(lanes.len(), 3, "{lanes:?}");
+    assert!(lanes.iter().all(|(_, s)| s == "ready"), "{lanes:?}");
+
+    env.fleet(&outer, &["land", "--all", "--yes"]).ok();
+    let tree = env.git(&outer, &["ls-tree", "--name-only", "main"]);
+    for file in ["alpha.txt", "beta.txt", "gamma.txt"] {
+        assert!(tree.lines().any(|l| l == file), "{file} not landed: {tree}");
+    }
+    assert_eq!(
+        env.git(&outer.join("cockpit"), &["show", "main:beta-nested.txt"]),
+        "beta-nested.txt",
+        "the nested repository's commit landed on its own main"
+    );
+    let lanes = lane_states(&env, &outer);
+    assert!(lanes.iter().all(|(_, s)| s == "landed"), "{lanes:?}");
+    assert!(
+        env.git(&outer, &["status", "--porcelain"]).is_empty(),
+        "the shared checkout is clean"
+    );
+    assert_no_process_left(&outer, &[]);
+}
+
+#[test]
+fn drain_times_out_a_real_claude_hung_on_the_api_with_an_mcp_helper_and_leaves_no_process() {
+    let Some(claude) = claude(
+        "real_claude::drain_times_out_a_real_claude_hung_on_the_api_with_an_mcp_helper_and_leaves_no_process",
+    ) else {
+        return;
+    };
+    let env = Env::new();
+    let dir = env.path().join("repo");
+    env.repo(&dir, "main", &[("README", "r\n")]);
+    let pid_file = env.path().join("helper-pid");
+    let mcp = mcp_helper(&env.path(), &pid_file);
+    let api = Api::start();
+    let toml = claude_project_toml(
+        &claude,
+        &api,
+        "15s",
+        &["--mcp-config", mcp.to_str().unwrap()],
+    );
+    commit_fleet_toml(&env, &dir, &toml);
+    api.script("real-hang", vec![Reply::Hang]);
+    env.fleet(
+        &dir,
+        &[
+            "task",
+            "add",
+            "stuck",
+            "--prompt",
+            "real-hang: wait",
+            "--max-attempts",
+            "1",
+        ],
+    )
+    .ok();
+    let drainer = env
+        .fleet_cmd(&dir, &["drain", "--once", "--max", "1", "--json"])
+        .spawn();
+    let helper = read_pid(&pid_file);
+    let pgid = group_of(helper);
+    let _reaper = Reaper(pgid);
+    let report: Value = serde_json::from_str(&Env::wait(drainer).ok().stdout).unwrap();
+    assert_eq!(report["runs"][0]["outcome"], "timed_out", "{report:#}");
+    assert_eq!(
+        api.turns("real-hang").len(),
+        1,
+        "claude was waiting on the API"
+    );
+    let task = task_show(&env, &dir, "stuck");
+    assert_eq!(task["state"], "parked", "{task:#}");
+    assert_eq!(task_runs(&task)[0]["outcome"], "timed_out", "{task:#}");
+    assert_no_process_left(&dir, &[helper, pgid]);
+    assert_eq!(members(pgid), Vec::<i32>::new(), "group {pgid} left");
+}
+
+#[test]
+fn a_drainer_killed_with_sigkill_leaves_no_real_claude_or_mcp_helper_and_the_next_one_reruns_the_task()
+ {
+    let Some(claude) = claude(
+        "real_claude::a_drainer_killed_with_sigkill_leaves_no_real_claude_or_mcp_helper_and_the_next_one_reruns_the_task",
+    ) else {
+        return;
+    };
+    let env = Env::new();
+    let dir = env.path().join("repo");
+    env.repo(&dir, "main", &[("README", "r\n")]);
+    let pid_file = env.path().join("helper-pid");
+    let mcp = mcp_helper(&env.path(), &pid_file);
+    let api = Api::start();
+    let toml = claude_project_toml(
+        &claude,
+        &api,
+        "300s",
+        &["--mcp-config", mcp.to_str().unwrap()],
+    );
+    commit_fleet_toml(&env, &dir, &toml);
+    api.script("real-killed", vec![Reply::Hang]);
+    env.fleet(
+        &dir,
+        &["task", "add", "again", "--prompt", "real-killed: commit"],
+    )
+    .ok();
+    let mut drainer = env.fleet_cmd(&dir, &["drain"]).spawn();
+    let helper = read_pid(&pid_file);
+    let pgid = group_of(helper);
+    let _reaper = Reaper(pgid);
+    wait_for("claude to wait on the API", || {
+        api.turns("real-killed").len() == 1
+    });
+    wait_for("the task to run", || {
+        task_show(&env, &dir, "again")["state"] == "running"
+    });
+    drainer.kill().unwrap();
+    drainer.wait().unwrap();
+    assert_no_process_left(&dir, &[helper, pgid]);
+    assert_eq!(members(pgid), Vec::<i32>::new(), "group {pgid} left");
+
+    // Nothing lost: the next drainer takes the task back and its rerun commits.
+    std::fs::remove_file(&pid_file).unwrap();
+    api.script(
+        "real-killed",
+        vec![
+            Reply::bash("echo again > again.txt && git add again.txt && git commit -qm again"),
+            Reply::text("done"),
+        ],
+    );
+    let report = json_of(env.fleet(&dir, &["drain", "--once", "--json"]));
+    assert_eq!(report["taken_back"][0]["task"], "again", "{report:#}");
+    let task = task_show(&env, &dir, "again");
+    assert_eq!(task["state"], "succeeded", "{task:#}");
+    let all = task_runs(&task);
+    assert_eq!(all.len(), 2, "{task:#}");
+    assert_eq!(all[0]["outcome"], "crashed");
+    assert_eq!(all[1]["outcome"], "succeeded");
+    let rerun_helper = read_pid(&pid_file);
+    assert_no_process_left(&dir, &[rerun_helper]);
 }

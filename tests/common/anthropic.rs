@@ -167,13 +167,14 @@ impl Api {
         self.port
     }
 
-    /// The conversation whose first user message contains `key` follows `turns`.
+    /// The conversation whose first user message contains `key` follows `turns` (from
+    /// its next request on, when `key` had a script already: a rerun can differ).
     pub fn script(&self, key: &str, turns: Vec<Reply>) -> &Api {
-        self.shared
-            .scripts
-            .lock()
-            .unwrap()
-            .push((key.to_string(), turns));
+        let mut scripts = self.shared.scripts.lock().unwrap();
+        match scripts.iter_mut().find(|(k, _)| k == key) {
+            Some(script) => script.1 = turns,
+            None => scripts.push((key.to_string(), turns)),
+        }
         self
     }
 
