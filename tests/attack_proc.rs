@@ -275,29 +275,14 @@ fn doctor_names_a_group_that_outlived_its_killed_fleet_and_forgets_it_once_gone(
     assert_eq!(records(&repo), Vec::<PathBuf>::new(), "the record is gone");
 }
 
-/// The real Claude Code CLI, when there is one (`FLEET_TEST_CLAUDE` names it, or
-/// `claude` is on PATH), with an MCP helper that does not exit when its stdin closes:
+/// The real Claude Code CLI, when there is one (see `common::claude`), with an MCP helper that does not exit when its stdin closes:
 /// the case the caller's `subprocess.run(timeout=)` left running under init. The API
 /// is a loopback port that never answers, so claude waits while fleet is killed.
 #[test]
 fn fleet_run_killed_with_sigkill_takes_the_mcp_helper_of_a_real_claude_with_it() {
-    // `.ci/install-agent-clis` puts it under target/; otherwise FLEET_TEST_CLAUDE or PATH.
-    let installed = std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
-        .join("target/agent-clis/npm/node_modules/.bin/claude");
-    let claude = std::env::var_os("FLEET_TEST_CLAUDE")
-        .map(PathBuf::from)
-        .or_else(|| installed.is_file().then_some(installed))
-        .or_else(|| {
-            std::env::split_paths(&std::env::var_os("PATH").unwrap_or_default())
-                .map(|dir| dir.join("claude"))
-                .find(|path| path.is_file())
-        });
-    let Some(claude) = claude else {
-        let say = "\nSKIPPED attack_proc::fleet_run_killed_with_sigkill_takes_the_mcp_helper_of_a_real_claude_with_it: \
-                   no Claude Code CLI (run .ci/install-agent-clis, set FLEET_TEST_CLAUDE, or put `claude` on PATH)\n";
-        // Straight to fd 2: the test harness would swallow eprintln! of a passing test.
-        // SAFETY: write(2) of a valid buffer to the standard error descriptor.
-        unsafe { libc::write(2, say.as_ptr().cast(), say.len()) };
+    let Some(claude) = crate::common::claude::claude(
+        "attack_proc::fleet_run_killed_with_sigkill_takes_the_mcp_helper_of_a_real_claude_with_it",
+    ) else {
         return;
     };
     let env = Env::new();

@@ -41,6 +41,7 @@ mod lint_sarif;
 mod preflight;
 mod readme;
 mod reads;
+mod real_claude;
 mod remote;
 mod repo_env_overrides;
 mod run;

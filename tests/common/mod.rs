@@ -3,7 +3,9 @@
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output, Stdio};
 
+pub mod anthropic;
 pub mod assert;
+pub mod claude;
 pub mod procs;
 mod repos;
 pub mod snap;
