@@ -574,6 +574,31 @@ snapshot_keep = "7d"     # the watchdog's snapshots of dirty shared checkouts ar
 [lint]
 agents = []              # agent CLIs besides the built-in list
 helpers = []             # your own approved spawn helpers, by qualified name
+
+# Agent profiles for `fleet drain`: how a task's agent runs (`fleet task add --agent NAME`).
+# [agents.claude]
+# command = ["claude", "-p", "Carry out the plan in {plan}", "--output-format", "json"]
+# env = { ANTHROPIC_API_KEY = { from = "ANTHROPIC_API_KEY" } }   # copied from the drainer's environment, never stored
+# home = "isolated"      # a HOME and CLAUDE_CONFIG_DIR per run (git identity carried over)
+# timeout = "1h"         # the agent's group is stopped after this long (timed out)
+# max_concurrency = 3    # runs of this profile at once, across every drainer of the queue
+# result = "claude-json" # exit-code | claude-json | codex-jsonl | gemini-json
+# check = ["cargo", "test", "--locked"]   # run in the worktree after a success; default: the [gate] commands
+#
+# [agents.codex]
+# command = ["codex", "exec", "--json", "--full-auto", "Carry out the plan in {plan}"]
+# env = { OPENAI_API_KEY = { from = "OPENAI_API_KEY" } }
+# result = "codex-jsonl"
+#
+# [drain]
+# agent = "claude"       # the profile of a task that names none
+# lease = "5m"           # a claim holds this long unless renewed (the drainer renews it)
+# claim_grace = "60s"    # a claim not running after this long is stale and taken back
+# backoff = "30s"        # first retry delay; doubles each attempt, with jitter
+# backoff_max = "30m"
+# stop_timeout = "30s"   # on SIGTERM or Ctrl-C, running agents get this long, then are stopped
+# limit_cooldown = "15m" # wait after a usage limit whose reset time the agent did not give
+# notify = ["sh", "-c", "mail -s 'fleet: task parked' me@example.com"]   # once per park, JSON on stdin
 "#;
 
 /// [`TEMPLATE`] with `target` as the `[lanes] target` (`fleet init` gives the branch

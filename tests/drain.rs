@@ -451,13 +451,12 @@ fn drain_reads_claude_json_by_structure_a_429_is_never_a_success() {
     assert_eq!(show(&env, &dir, "good")["state"], "succeeded");
     let limited = show(&env, &dir, "limited");
     let run = &runs(&limited)[0];
-    // `subtype` says success; the run is a usage limit (once the classifier reads
-    // claude's document) or at least a failure, never a success.
-    assert_ne!(run["outcome"], "succeeded", "{limited:#}");
-    if run["outcome"] == "limited" {
-        assert_eq!(run["free"], true);
-        assert_eq!(limited["state"], "queued");
-    }
+    // `subtype` says success; `is_error` with `api_error_status` 429 is a usage limit:
+    // not a failure, no attempt used, queued again for after the limit.
+    assert_eq!(run["outcome"], "limited", "{limited:#}");
+    assert_eq!(run["free"], true, "{limited:#}");
+    assert_eq!(limited["state"], "queued", "{limited:#}");
+    assert!(limited["not_before"].as_i64().is_some(), "{limited:#}");
 }
 
 #[test]

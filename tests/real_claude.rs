@@ -328,15 +328,17 @@ fn claude_hung_on_the_api_with_an_mcp_helper_leaves_no_process_after_fleet_run_t
     assert_eq!(members(pgid), Vec::<i32>::new(), "group {pgid} left");
 }
 
-/// The four documents pinned in tests/data/agent-output/claude/real-CASE.json.
-const FIXTURE_CASES: [&str; 4] = ["success", "429", "529", "500"];
+/// The four documents pinned in tests/data/agent-output/claude/real-CASE.json, each
+/// case named for the verdict a classifier must give it (tests/agent_output.rs reads
+/// the verdict from the name).
+const FIXTURE_CASES: [&str; 4] = ["success", "limited-429", "overloaded-529", "failed-500"];
 
 /// What the API answers to every request of a fixture case's run.
 fn fixture_reply(case: &str) -> Reply {
     match case {
         "success" => Reply::text("All done."),
-        "429" => Reply::rate_limited(),
-        "529" => Reply::overloaded(),
+        "limited-429" => Reply::rate_limited(),
+        "overloaded-529" => Reply::overloaded(),
         _ => Reply::internal_error(),
     }
 }
@@ -491,7 +493,7 @@ fn pinned_claude_fixtures_tell_success_from_each_api_error_by_structure() {
     let success = read("success");
     assert_eq!(success["is_error"], false);
     assert_eq!(success["terminal_reason"], "completed");
-    for (case, status) in [("429", 429), ("529", 529), ("500", 500)] {
+    for (case, status) in [("limited-429", 429), ("overloaded-529", 529), ("failed-500", 500)] {
         let doc = read(case);
         assert_eq!(doc["is_error"], true, "{case}: {doc:#}");
         assert_eq!(doc["api_error_status"], status, "{case}: {doc:#}");

@@ -26,16 +26,12 @@ use crate::guard::doctor::{Check, Verdict, check};
 use crate::queue::Queue;
 use crate::sys::procfs;
 
-/// How long a task may stay claimed without its agent starting. `[drain] claim_grace`
-/// in fleet.toml will set it (the drainer adds that setting); until then, this.
-pub const DEFAULT_CLAIM_GRACE: Duration = Duration::from_secs(60);
-
 /// The task checks, in the order doctor prints them.
 pub fn checks(ctx: &Context, queue: &Queue) -> Result<Vec<Check>> {
     let tasks = Store::new(ctx, queue).list()?;
     let now = crate::time::now();
     Ok(vec![
-        stale_claims(&tasks, now, DEFAULT_CLAIM_GRACE),
+        stale_claims(&tasks, now, ctx.config.drain.claim_grace.0),
         dead_holders(&tasks, now),
         old_drainers(&ctx.repo.common_dir()),
     ])
