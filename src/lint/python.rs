@@ -19,6 +19,8 @@ struct File<'t, 's> {
     /// Local name -> what it stands for (`sp` -> `subprocess`, `run` -> `subprocess.run`).
     aliases: HashMap<String, String>,
     module_scope: Scope<'t>,
+    /// Every function and method of the module by name, for the kills a spawn reaches.
+    functions: HashMap<String, Vec<Node<'t>>>,
     /// The module's dotted path (`pkg/tool.py` -> `pkg.tool`), for helper names.
     module: String,
 }
@@ -34,9 +36,20 @@ pub fn check(src: &str, path: &str, rules: &Rules) -> Checked {
         rules,
         aliases: HashMap::new(),
         module_scope: Scope::new(),
+        functions: HashMap::new(),
         module: module_path(path),
     };
     collect_imports(root, &mut file);
+    syntax::walk(root, &mut |node| {
+        if node.kind() == "function_definition"
+            && let Some(name) = node.child_by_field_name("name")
+        {
+            file.functions
+                .entry(text(name, src).into())
+                .or_default()
+                .push(node);
+        }
+    });
     collect_assignments(root, src, &mut file.module_scope);
     let mut findings = Vec::new();
     syntax::walk(root, &mut |node| {
@@ -178,28 +191,210 @@ fn check_call(file: &File, call: Node) -> Option<syntax::Raw> {
         return None;
     }
     let no_option = py.no_group_option.contains(&name);
-    if !no_option && has_cleanup(file, args, &local) {
-        return None;
-    }
-    let help = if no_option {
-        format!(
-            "`{name}` cannot start a new process group: use subprocess.Popen([...], \
-             start_new_session=True) and os.killpg(proc.pid, signal.SIGKILL) on timeout, error \
-             and exit, or run it as `fleet run --timeout DUR -- {agent} ...`"
+    let grouped = !no_option && has_cleanup(file, args, &local);
+    let ending = group_ending(file, call, function);
+    let fix = format!(
+        "start it with subprocess.Popen([...], start_new_session=True) and kill the whole group \
+         with os.killpg(proc.pid, signal.SIGKILL) in a `finally` (on timeout, error and exit), \
+         or run it as `fleet run --timeout DUR -- {agent} ...`"
+    );
+    let (message, help) = if no_option {
+        (
+            format!("`{agent}` is started by `{name}` without a process group of its own"),
+            format!(
+                "`{name}` cannot start a new process group: use subprocess.Popen([...], \
+                 start_new_session=True) and os.killpg(proc.pid, signal.SIGKILL) on timeout, \
+                 error and exit, or run it as `fleet run --timeout DUR -- {agent} ...`"
+            ),
+        )
+    } else if !grouped {
+        let help = if ending == Ending::LeaderOnly {
+            format!(
+                "a leader-only kill (`proc.kill()`, `terminate()`) leaves its helpers running: {fix}"
+            )
+        } else {
+            format!(
+                "pass start_new_session=True and kill the whole group with os.killpg(proc.pid, \
+                 signal.SIGKILL) on timeout, error and exit, or run it as `fleet run --timeout \
+                 DUR -- {agent} ...`"
+            )
+        };
+        (
+            format!("`{agent}` is started by `{name}` without a process group of its own"),
+            help,
+        )
+    } else if py.blocking.contains(&name) {
+        (
+            format!(
+                "`{agent}` is started by `{name}` in a new session that nothing can kill: \
+                 `{name}` kills only the leader on timeout or Ctrl-C"
+            ),
+            format!("`{name}` returns no pid to kill the group with: {fix}"),
         )
     } else {
-        format!(
-            "pass start_new_session=True and kill the whole group with os.killpg(proc.pid, \
-             signal.SIGKILL) on timeout, error and exit, or run it as `fleet run --timeout DUR -- \
-             {agent} ...`"
-        )
+        match ending {
+            Ending::Killed => return None,
+            Ending::Gated => (
+                format!(
+                    "`{agent}` is started by `{name}` in a new session whose group is killed \
+                     only while the leader is alive"
+                ),
+                "the group kill is gated on the leader (`if proc.poll() is None:`): when the \
+                 leader exits first, its helpers survive. Call os.killpg(proc.pid, \
+                 signal.SIGKILL) unconditionally in a `finally` (ProcessLookupError means the \
+                 group is gone)"
+                    .to_string(),
+            ),
+            Ending::LeaderOnly => (
+                format!(
+                    "`{agent}` is started by `{name}` in a new session, but only the leader is killed"
+                ),
+                "`proc.kill()`/`terminate()` signal the leader alone: kill the whole group with \
+                 os.killpg(proc.pid, signal.SIGKILL) (or os.kill(-proc.pid, ...)) in a `finally`"
+                    .to_string(),
+            ),
+            Ending::Nothing => (
+                format!(
+                    "`{agent}` is started by `{name}` in a new session, but nothing kills the group"
+                ),
+                "a new session is half the cleanup: kill the whole group with \
+                 os.killpg(proc.pid, signal.SIGKILL) in a `finally` (on timeout, error and exit)"
+                    .to_string(),
+            ),
+        }
     };
-    Some(raw_at(
-        callee,
-        file.src,
-        format!("`{agent}` is started by `{name}` without a process group of its own"),
-        help,
-    ))
+    Some(raw_at(callee, file.src, message, help))
+}
+
+/// How the module ends a spawn's process group, the best it shows.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Ending {
+    /// A group kill in reach, not gated on the leader.
+    Killed,
+    /// Only group kills gated on the leader being alive (`if p.poll() is None:`).
+    Gated,
+    /// Only kills of the leader (`p.kill()`, `p.terminate()`, `p.send_signal(...)`).
+    LeaderOnly,
+    Nothing,
+}
+
+/// The kills in reach of a spawn: its function (nested functions included), the
+/// functions of the module it names (called, or registered as a handler, transitively),
+/// and, for a method, the other methods of its class (the object holds the child). A
+/// spawn at module level reaches the whole module. Which pid a kill names is not checked.
+fn group_ending(file: &File, call: Node, function: Option<Node>) -> Ending {
+    let Some(start) = function else {
+        return kills_in(file, &[call_root(call)]);
+    };
+    let mut reached = vec![start];
+    if let Some(class) = enclosing_class(start) {
+        syntax::walk(class, &mut |n| {
+            if n.kind() == "function_definition" && !reached.contains(&n) {
+                reached.push(n);
+            }
+        });
+    }
+    let mut i = 0;
+    while i < reached.len() {
+        let mut named = Vec::new();
+        syntax::walk(reached[i], &mut |n| {
+            if n.kind() == "identifier" {
+                named.push(text(n, file.src));
+            }
+        });
+        for name in named {
+            for f in file.functions.get(name).into_iter().flatten() {
+                if !reached.contains(f) {
+                    reached.push(*f);
+                }
+            }
+        }
+        i += 1;
+    }
+    kills_in(file, &reached)
+}
+
+fn call_root(node: Node) -> Node {
+    let mut n = node;
+    while let Some(p) = n.parent() {
+        n = p;
+    }
+    n
+}
+
+fn enclosing_class(function: Node) -> Option<Node> {
+    let mut n = function.parent();
+    while let Some(p) = n {
+        match p.kind() {
+            "class_definition" => return Some(p),
+            "function_definition" => return None,
+            _ => n = p.parent(),
+        }
+    }
+    None
+}
+
+fn kills_in(file: &File, scopes: &[Node]) -> Ending {
+    let py = &file.rules.python;
+    let mut best = Ending::Nothing;
+    for scope in scopes {
+        syntax::walk(*scope, &mut |n| {
+            if n.kind() != "call" || best == Ending::Killed {
+                return;
+            }
+            let Some(callee) = n.child_by_field_name("function") else {
+                return;
+            };
+            let name = resolve_callee(file, callee);
+            let first = n
+                .child_by_field_name("arguments")
+                .and_then(|a| a.named_child(0))
+                .map(|a| text(a, file.src).trim_start());
+            let group = py.group_kill.contains(&name)
+                || (py.kill_negative.contains(&name) && first.is_some_and(|a| a.starts_with('-')));
+            if group {
+                best = if gated(file, n) {
+                    Ending::Gated
+                } else {
+                    Ending::Killed
+                };
+            } else if best == Ending::Nothing
+                && callee.kind() == "attribute"
+                && callee.child_by_field_name("attribute").is_some_and(|a| {
+                    matches!(text(a, file.src), "kill" | "terminate" | "send_signal")
+                })
+            {
+                best = Ending::LeaderOnly;
+            }
+        });
+    }
+    best
+}
+
+/// Is the kill inside an `if`/`while` (of its function) whose condition asks whether the
+/// leader is still alive?
+fn gated(file: &File, kill: Node) -> bool {
+    let mut n = kill.parent();
+    while let Some(p) = n {
+        if p.kind() == "function_definition" {
+            return false;
+        }
+        if matches!(p.kind(), "if_statement" | "elif_clause" | "while_statement")
+            && let Some(condition) = p.child_by_field_name("condition")
+        {
+            let condition = text(condition, file.src);
+            if file
+                .rules
+                .leader_alive
+                .iter()
+                .any(|l| condition.contains(l.as_str()))
+            {
+                return true;
+            }
+        }
+        n = p.parent();
+    }
+    false
 }
 
 /// The argument that names the program: the first positional one, or `args=`/`cmd=`.
@@ -419,6 +614,9 @@ fn is_cleanup(file: &File, keyword: &str, value: &str) -> bool {
     if value.trim() == "None" {
         return false;
     }
+    // `preexec_fn=o.setsid` after `import os as o`.
+    let resolved = syntax::resolve_dotted(value.trim(), &file.aliases);
+    let value = resolved.as_str();
     file.rules
         .python
         .cleanup

@@ -13,6 +13,7 @@ pub struct Rules {
     pub id: String,
     pub agents: Vec<String>,
     pub helpers: Vec<String>,
+    pub leader_alive: Vec<String>,
     pub python: Python,
     pub rust: Rust,
     pub javascript: JavaScript,
@@ -28,6 +29,9 @@ pub struct Python {
     pub no_group_option: Vec<String>,
     pub cleanup: Vec<Keyword>,
     pub which: Vec<String>,
+    pub blocking: Vec<String>,
+    pub group_kill: Vec<String>,
+    pub kill_negative: Vec<String>,
 }
 
 #[derive(Clone, Debug, Deserialize)]
