@@ -286,6 +286,9 @@ fn group_ending(file: &File, call: Node, function: Option<Node>) -> Ending {
     let Some(start) = function else {
         return kills_in(file, &[call_root(call)]);
     };
+    if returned(file, call, start) {
+        return kills_in(file, &[call_root(call)]);
+    }
     let mut reached = vec![start];
     if let Some(class) = enclosing_class(start) {
         syntax::walk(class, &mut |n| {
@@ -312,6 +315,40 @@ fn group_ending(file: &File, call: Node, function: Option<Node>) -> Ending {
         i += 1;
     }
     kills_in(file, &reached)
+}
+
+/// Does the function hand the child to its caller (`return Popen(...)`, or the name it
+/// is assigned to returned)? Then the module's kills anywhere count: its own cleanup for
+/// what it hands out.
+fn returned(file: &File, call: Node, function: Node) -> bool {
+    let mut n = call.parent();
+    let mut name = None;
+    while let Some(p) = n {
+        match p.kind() {
+            "return_statement" => return true,
+            "assignment" => {
+                name = p
+                    .child_by_field_name("left")
+                    .filter(|l| l.kind() == "identifier")
+                    .map(|l| text(l, file.src));
+                break;
+            }
+            "function_definition" | "expression_statement" => break,
+            _ => n = p.parent(),
+        }
+    }
+    let Some(name) = name else {
+        return false;
+    };
+    let mut found = false;
+    syntax::walk(function, &mut |r| {
+        if r.kind() == "return_statement"
+            && r.named_child(0).is_some_and(|v| text(v, file.src) == name)
+        {
+            found = true;
+        }
+    });
+    found
 }
 
 fn call_root(node: Node) -> Node {

@@ -49,6 +49,10 @@ pub struct Rust {
     pub macros: Vec<String>,
     pub cleanup: Vec<String>,
     pub which: Vec<String>,
+    pub wrappers: Vec<String>,
+    pub group_kill: Vec<String>,
+    pub kill_negative: Vec<String>,
+    pub blocking: Vec<String>,
 }
 
 #[derive(Clone, Debug, Deserialize)]

@@ -78,7 +78,8 @@ def gated_on_the_leader(prompt):
 
 
 def nobody_kills(prompt):
-    return subprocess.Popen(["goose", "run", "-t", prompt], start_new_session=True)  # expect: agent-spawn-without-group
+    p = subprocess.Popen(["goose", "run", "-t", prompt], start_new_session=True)  # expect: agent-spawn-without-group
+    return p.wait()
 
 
 def terminate_without_group(prompt):
