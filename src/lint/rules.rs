@@ -63,6 +63,7 @@ pub struct JavaScript {
     pub modules: Vec<String>,
     pub execa: Vec<String>,
     pub no_group_option: Vec<String>,
+    pub blocking: Vec<String>,
 }
 
 #[derive(Clone, Debug, Deserialize)]
