@@ -71,6 +71,7 @@ pub struct JavaScript {
 pub struct Shell {
     pub cleanup: Vec<String>,
     pub cleanup_unless: std::collections::BTreeMap<String, Vec<String>>,
+    pub session_only: Vec<String>,
     pub transparent: Vec<String>,
     pub value_options: std::collections::BTreeMap<String, Vec<String>>,
     pub shells: Vec<String>,
