@@ -138,6 +138,57 @@ fn collect_assignments<'t>(scope_node: Node<'t>, src: &str, scope: &mut Scope<'t
                     }
                     stack.push(child);
                 }
+                // `cmd += [...]`, `cmd.append(x)`, `cmd.extend([...])`: what a list built
+                // up from empty holds, under `NAME.+`, in order.
+                "augmented_assignment" => {
+                    if let (Some(left), Some(right)) = (
+                        child.child_by_field_name("left"),
+                        child.child_by_field_name("right"),
+                    ) && left.kind() == "identifier"
+                        && child
+                            .child_by_field_name("operator")
+                            .is_some_and(|o| text(o, src) == "+=")
+                    {
+                        scope
+                            .entry(format!("{}.+", text(left, src)))
+                            .or_default()
+                            .push(right);
+                    }
+                    stack.push(child);
+                }
+                "call" => {
+                    if let Some(callee) = child.child_by_field_name("function")
+                        && callee.kind() == "attribute"
+                        && let (Some(object), Some(method)) = (
+                            callee.child_by_field_name("object"),
+                            callee.child_by_field_name("attribute"),
+                        )
+                        && object.kind() == "identifier"
+                        && matches!(text(method, src), "append" | "extend" | "insert")
+                        && let Some(args) = child.child_by_field_name("arguments")
+                    {
+                        let mut cursor = args.walk();
+                        let positional: Vec<Node> = args
+                            .named_children(&mut cursor)
+                            .filter(|c| c.kind() != "comment")
+                            .collect();
+                        // `insert(0, x)` puts x first; any other index, not the program.
+                        let item = match text(method, src) {
+                            "insert" => positional
+                                .first()
+                                .filter(|i| text(**i, src) == "0")
+                                .and(positional.get(1)),
+                            _ => positional.first(),
+                        };
+                        if let Some(item) = item {
+                            scope
+                                .entry(format!("{}.+", text(object, src)))
+                                .or_default()
+                                .push(*item);
+                        }
+                    }
+                    stack.push(child);
+                }
                 _ => stack.push(child),
             }
         }
@@ -465,10 +516,31 @@ fn program_words(file: &File, node: Node, local: &Scope, depth: usize) -> Vec<St
             .named_child(0)
             .map(|n| program_words(file, n, local, depth + 1))
             .unwrap_or_default(),
-        "binary_operator" => node
-            .child_by_field_name("left")
-            .map(|n| program_words(file, n, local, depth + 1))
-            .unwrap_or_default(),
+        "binary_operator" => {
+            let left = node
+                .child_by_field_name("left")
+                .map(|n| program_words(file, n, local, depth + 1))
+                .unwrap_or_default();
+            let operator = node
+                .child_by_field_name("operator")
+                .map(|o| text(o, src))
+                .unwrap_or("");
+            // `"%s -p" % AGENT`, `"%s -p %s" % (AGENT, x)`: the first value is the program.
+            if operator == "%" && left.first().is_some_and(|w| w.starts_with("%s")) {
+                let Some(right) = node.child_by_field_name("right") else {
+                    return Vec::new();
+                };
+                let value = if right.kind() == "tuple" {
+                    right.named_child(0)
+                } else {
+                    Some(right)
+                };
+                return value
+                    .map(|v| program_words(file, v, local, depth + 1))
+                    .unwrap_or_default();
+            }
+            left
+        }
         "list" | "tuple" => {
             let mut cursor = node.walk();
             let items: Vec<Node> = node.named_children(&mut cursor).collect();
@@ -494,12 +566,36 @@ fn program_words(file: &File, node: Node, local: &Scope, depth: usize) -> Vec<St
                 .cloned()
                 .unwrap_or_default();
             // Any assignment that makes it an agent counts, the latest first.
-            let words = candidates
+            let words: Vec<Vec<String>> = candidates
                 .iter()
                 .rev()
                 .map(|value| program_words(file, *value, local, depth + 1))
                 .collect();
-            pick_agent(file, words)
+            let words = pick_agent(file, words);
+            if !words.is_empty() {
+                return words;
+            }
+            // A list built up from empty: its first `append`/`extend`/`+=` (an `insert(0,
+            // x)` goes first).
+            let key = format!("{name}.+");
+            let mut added = local
+                .get(&key)
+                .or_else(|| file.module_scope.get(&key))
+                .cloned()
+                .unwrap_or_default();
+            added.sort_by_key(|n| n.start_byte());
+            let first = added
+                .iter()
+                .find(|n| {
+                    n.parent()
+                        .and_then(|a| a.parent())
+                        .and_then(|c| c.child_by_field_name("function"))
+                        .is_some_and(|f| text(f, src).ends_with(".insert"))
+                })
+                .or(added.first());
+            first
+                .map(|n| program_words(file, *n, local, depth + 1))
+                .unwrap_or_default()
         }
         "call" => {
             let Some(callee) = node.child_by_field_name("function") else {
@@ -514,9 +610,47 @@ fn program_words(file: &File, node: Node, local: &Scope, depth: usize) -> Vec<St
                 .named_children(&mut cursor)
                 .filter(|c| c.kind() != "keyword_argument")
                 .collect();
-            let pick = if file.rules.python.which.contains(&name)
-                || matches!(name.as_str(), "str" | "os.fspath" | "pathlib.Path" | "Path")
+            // `"{} -p".format(AGENT)`, `"{bin} -p".format(bin=AGENT)`.
+            if callee.kind() == "attribute"
+                && callee
+                    .child_by_field_name("attribute")
+                    .is_some_and(|a| text(a, src) == "format")
+                && let Some(template) = callee.child_by_field_name("object")
             {
+                let words = program_words(file, template, local, depth + 1);
+                let Some(first) = words.first() else {
+                    return Vec::new();
+                };
+                let Some(field) = first.strip_prefix('{').and_then(|f| f.strip_suffix('}')) else {
+                    return words;
+                };
+                let value = if field.is_empty() || field == "0" {
+                    positional.first().copied()
+                } else {
+                    let mut cursor = args.walk();
+                    args.named_children(&mut cursor)
+                        .filter(|c| c.kind() == "keyword_argument")
+                        .find(|c| {
+                            c.child_by_field_name("name")
+                                .is_some_and(|n| text(n, src) == field)
+                        })
+                        .and_then(|c| c.child_by_field_name("value"))
+                };
+                return value
+                    .map(|v| program_words(file, v, local, depth + 1))
+                    .unwrap_or_default();
+            }
+            let pick = if file.rules.python.which.contains(&name)
+                || matches!(
+                    name.as_str(),
+                    "str"
+                        | "os.fspath"
+                        | "pathlib.Path"
+                        | "Path"
+                        | "shlex.split"
+                        | "list"
+                        | "tuple"
+                ) {
                 positional.first()
             } else if matches!(
                 name.as_str(),
@@ -551,7 +685,7 @@ fn program_words(file: &File, node: Node, local: &Scope, depth: usize) -> Vec<St
             };
             pick_agent(file, candidates)
         }
-        "parenthesized_expression" | "await" => node
+        "parenthesized_expression" | "await" | "list_splat" => node
             .named_child(0)
             .map(|n| program_words(file, n, local, depth + 1))
             .unwrap_or_default(),
