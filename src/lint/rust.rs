@@ -36,18 +36,7 @@ pub fn check(src: &str, path: &str, rules: &Rules) -> Checked {
             };
         }
     };
-    let mut consts = HashMap::new();
-    for item in &file.items {
-        match item {
-            syn::Item::Const(c) => {
-                consts.insert(c.ident.to_string(), (*c.expr).clone());
-            }
-            syn::Item::Static(s) => {
-                consts.insert(s.ident.to_string(), (*s.expr).clone());
-            }
-            _ => {}
-        }
-    }
+    let consts = collect_consts(&file);
     let mut aliases = HashMap::new();
     for item in &file.items {
         if let syn::Item::Use(u) = item {
@@ -373,22 +362,91 @@ impl Visitor<'_> {
             }
             Expr::Call(c) => {
                 let callee = path_text(&c.func);
-                if self
-                    .rules
-                    .rust
-                    .which
-                    .iter()
-                    .any(|w| callee.ends_with(w.as_str()))
+                // `String::from(BIN)`, `PathBuf::from(BIN)`, `OsStr::new(BIN)`: the same text.
+                let conversion = matches!(
+                    callee.rsplit("::").nth(1),
+                    Some("String" | "PathBuf" | "Path" | "OsString" | "OsStr")
+                ) && matches!(callee.rsplit("::").next(), Some("from" | "new"));
+                if conversion
+                    || self
+                        .rules
+                        .rust
+                        .which
+                        .iter()
+                        .any(|w| callee.ends_with(w.as_str()))
                 {
                     c.args.first().and_then(|a| self.program(a, depth + 1))
                 } else {
                     None
                 }
             }
+            // `CMD[0]` of a `const CMD: &[&str] = &["claude", "-p"]`.
+            Expr::Index(i) => {
+                let zero =
+                    matches!(&*i.index, Expr::Lit(l) if l.lit.to_token_stream().to_string() == "0");
+                if !zero {
+                    return None;
+                }
+                let mut base = &*i.expr;
+                let resolved;
+                if let Expr::Path(p) = base {
+                    let name = p.path.segments.last()?.ident.to_string();
+                    resolved = self
+                        .functions
+                        .iter()
+                        .rev()
+                        .find_map(|f| f.bindings.get(&name))
+                        .or_else(|| self.consts.get(&name))?
+                        .clone();
+                    base = &resolved;
+                }
+                while let Expr::Reference(r) = base {
+                    base = &r.expr;
+                }
+                match base {
+                    Expr::Array(a) => a.elems.first().and_then(|e| self.program(e, depth + 1)),
+                    _ => None,
+                }
+            }
             Expr::Macro(m) if m.mac.path.is_ident("concat") || m.mac.path.is_ident("format") => {
-                let tokens = m.mac.tokens.to_string();
-                let first = tokens.split(',').next()?.trim().trim_matches('"');
-                Some(first.split_whitespace().next()?.to_string())
+                let args = m
+                    .mac
+                    .parse_body_with(
+                        syn::punctuated::Punctuated::<Expr, syn::Token![,]>::parse_terminated,
+                    )
+                    .ok()?;
+                let mut args = args.into_iter();
+                let template = match args.next()? {
+                    Expr::Lit(syn::ExprLit {
+                        lit: Lit::Str(s), ..
+                    }) => s.value(),
+                    other => return self.program(&other, depth + 1),
+                };
+                let first = template.split_whitespace().next()?.to_string();
+                // `format!("{AGENT} -p")`, `format!("{} -p", AGENT)`, `format!("{bin}", bin
+                // = X)`, `format!("{dir}/{}", AGENT)`: the program's file name may be a
+                // placeholder.
+                let (dir, name) = first.rsplit_once('/').unwrap_or(("", first.as_str()));
+                let Some(field) = name.strip_prefix('{').and_then(|f| f.strip_suffix('}')) else {
+                    return Some(first);
+                };
+                let field = field.split(':').next().unwrap_or("");
+                let value = if field.is_empty() || field.parse::<usize>().is_ok() {
+                    let index = field
+                        .parse::<usize>()
+                        .unwrap_or_else(|_| dir.matches("{}").count() + dir.matches("{:").count());
+                    args.filter(|a| !matches!(a, Expr::Assign(_))).nth(index)
+                } else if let Some(named) = args.find_map(|a| match a {
+                    Expr::Assign(x) if x.left.to_token_stream().to_string() == field => {
+                        Some(*x.right)
+                    }
+                    _ => None,
+                }) {
+                    Some(named)
+                } else {
+                    syn::parse_str::<Expr>(field).ok()
+                };
+                value.and_then(|v| self.program(&v, depth + 1))
             }
             _ => None,
         }
@@ -746,6 +804,26 @@ fn self_type(item: &syn::ItemImpl) -> String {
     }
 }
 
+/// Every `const` and `static` of the file by name: module level, in inline modules, in
+/// `impl` blocks (`Self::BIN`) and in function bodies.
+fn collect_consts(file: &syn::File) -> HashMap<String, Expr> {
+    struct Collect(HashMap<String, Expr>);
+    impl<'ast> Visit<'ast> for Collect {
+        fn visit_item_const(&mut self, c: &'ast syn::ItemConst) {
+            self.0.insert(c.ident.to_string(), (*c.expr).clone());
+        }
+        fn visit_item_static(&mut self, s: &'ast syn::ItemStatic) {
+            self.0.insert(s.ident.to_string(), (*s.expr).clone());
+        }
+        fn visit_impl_item_const(&mut self, c: &'ast syn::ImplItemConst) {
+            self.0.insert(c.ident.to_string(), c.expr.clone());
+        }
+    }
+    let mut collect = Collect(HashMap::new());
+    collect.visit_file(file);
+    collect.0
+}
+
 /// `mentions("cmd . arg (x)", "cmd")`: the statement uses the variable as a token.
 fn mentions(statement: &str, var: &str) -> bool {
     statement
@@ -786,6 +864,12 @@ fn collect_block(
             {
                 self.bindings
                     .insert(id.ident.to_string(), (*init.expr).clone());
+            }
+            if let syn::Stmt::Item(syn::Item::Const(c)) = stmt {
+                self.bindings.insert(c.ident.to_string(), (*c.expr).clone());
+            }
+            if let syn::Stmt::Item(syn::Item::Static(s)) = stmt {
+                self.bindings.insert(s.ident.to_string(), (*s.expr).clone());
             }
             self.statements.push(stmt.to_token_stream().to_string());
             syn::visit::visit_stmt(self, stmt);
