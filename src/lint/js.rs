@@ -642,11 +642,45 @@ fn program_words(file: &File, node: Node, depth: usize) -> Vec<String> {
                 .first()
                 .map(|n| program_words(file, *n, depth + 1))
                 .unwrap_or_default();
+            if items.first().is_some_and(|f| f.kind() == "spread_element") {
+                // `[...FLEET_RUN, 'claude']`: the spread's first two words.
+                words.truncate(2);
+                return words;
+            }
             words.truncate(1);
             if let Some(second) = items.get(1) {
                 words.extend(program_words(file, *second, depth + 1).into_iter().take(1));
             }
             words
+        }
+        // `AGENTS.claude` of a `const AGENTS = { claude: 'claude', ... }`.
+        "member_expression" => {
+            let (Some(object), Some(property)) = (
+                node.child_by_field_name("object"),
+                node.child_by_field_name("property"),
+            ) else {
+                return Vec::new();
+            };
+            if object.kind() != "identifier" {
+                return Vec::new();
+            }
+            let key = text(property, src);
+            let words = lookup(file, text(object, src), node)
+                .iter()
+                .filter(|v| v.kind() == "object")
+                .filter_map(|v| {
+                    let mut cursor = v.walk();
+                    let pairs: Vec<Node> = v.named_children(&mut cursor).collect();
+                    pairs.into_iter().find_map(|p| {
+                        let k = p.child_by_field_name("key")?;
+                        (text(k, src).trim_matches(['"', '\'']) == key)
+                            .then(|| p.child_by_field_name("value"))
+                            .flatten()
+                    })
+                })
+                .map(|v| program_words(file, v, depth + 1))
+                .collect();
+            syntax::pick_agent(words, file.rules)
         }
         "identifier" => {
             // Any declaration that makes it an agent counts, the latest first.
@@ -693,6 +727,43 @@ fn program_words(file: &File, node: Node, depth: usize) -> Vec<String> {
                 }
             }
             left
+        }
+        // `[...BASE, prompt]`: the spread's own words.
+        "spread_element" => node
+            .named_child(0)
+            .map(|n| program_words(file, n, depth + 1))
+            .unwrap_or_default(),
+        // `CMD[0]`: the array's first word.
+        "subscript_expression" => {
+            let zero = node
+                .child_by_field_name("index")
+                .is_some_and(|i| text(i, src) == "0");
+            if !zero {
+                return Vec::new();
+            }
+            node.child_by_field_name("object")
+                .map(|n| program_words(file, n, depth + 1))
+                .unwrap_or_default()
+                .into_iter()
+                .take(1)
+                .collect()
+        }
+        // `BASE.concat([...])`, `CMD.slice(0)`, `` `${AGENT}`.trim() ``: the receiver's words.
+        "call_expression" => {
+            let Some(f) = node.child_by_field_name("function") else {
+                return Vec::new();
+            };
+            let method = f
+                .child_by_field_name("property")
+                .map(|p| text(p, src))
+                .unwrap_or("");
+            if f.kind() == "member_expression" && matches!(method, "concat" | "trim" | "toString") {
+                return f
+                    .child_by_field_name("object")
+                    .map(|n| program_words(file, n, depth + 1))
+                    .unwrap_or_default();
+            }
+            Vec::new()
         }
         "parenthesized_expression" | "as_expression" | "non_null_expression" => node
             .named_child(0)
