@@ -368,6 +368,11 @@ fn resolve_depth(
         .trim_start_matches('$')
         .trim_start_matches('{')
         .trim_end_matches('}');
+    // `${CMD[@]}`, `${CMD[0]}`: the array's first word.
+    let inner = match inner.split_once('[') {
+        Some((array, rest)) if rest.ends_with(']') || rest.contains("]") => array,
+        _ => inner,
+    };
     let (name, default) = match inner.split_once(":-").or_else(|| inner.split_once(":=")) {
         Some((n, d)) => (n, Some(unquote(d))),
         None => match inner.split_once('-') {
@@ -382,15 +387,28 @@ fn resolve_depth(
         .iter()
         .map(|value| {
             let value = unquote(value);
-            match substitution_program(&value) {
-                Some(p) => p,
-                None if value.starts_with('$') && value != word => {
-                    resolve_depth(&value, variables, rules, depth + 1)
-                }
-                None => value,
+            if let Some(p) = substitution_program(&value) {
+                return p;
+            }
+            // `CMD=(claude -p)`, `AGENT="claude --model opus"`: the first word is the
+            // program (word splitting of `$AGENT`, an array's first element).
+            let value = value
+                .strip_prefix('(')
+                .and_then(|v| v.strip_suffix(')'))
+                .unwrap_or(&value);
+            let value = value.split_whitespace().next().unwrap_or("");
+            let value = unquote(value);
+            // `BIN="$DIR/claude"`: the file name is what names the program.
+            if value.starts_with('$') && value.contains('/') && !value.ends_with('}') {
+                return value;
+            }
+            if value.starts_with('$') && value != word {
+                resolve_depth(&value, variables, rules, depth + 1)
+            } else {
+                value
             }
         })
-        .filter(|p| !p.starts_with('$'))
+        .filter(|p| !p.starts_with('$') || p.contains('/'))
         .collect();
     // Any assignment or default that names an agent counts (recall over precision).
     programs
