@@ -1,8 +1,9 @@
 //! JavaScript and TypeScript: `child_process` (`spawn`, `exec`, `execFile`, `fork` and
 //! their `Sync` forms), `execa`, `Bun.spawn` and `Deno.Command` starting an agent CLI.
 //! Compliant: `detached: true` in the options and a group kill (`process.kill(-pid, …)`)
-//! in the same module, or an approved helper. Parsed with tree-sitter; `require` and
-//! `import` under any name, and programs in `const`s, are followed.
+//! in reach of the spawn ([`group_ending`]), or an approved helper. Parsed with
+//! tree-sitter; `require` and `import` under any name, and programs in `const`s
+//! (template literals, array spreads, `CMD[0]`, object properties), are followed.
 
 use std::collections::HashMap;
 

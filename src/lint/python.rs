@@ -1,7 +1,10 @@
 //! Python: `subprocess`, `asyncio`, `os` and `pexpect` spawns of an agent CLI, parsed
 //! with tree-sitter. Imports under another name, programs held in variables or
 //! constants (module level or the same function), `shutil.which` look-ups, environment
-//! defaults, lists and `shell=True` strings are all followed.
+//! defaults, lists (built up with `append`/`extend`/`+=` too), f-strings, `%` and
+//! `.format`, `shlex.split` and `shell=True` strings are all followed. A new session
+//! passes only with a group kill in reach ([`group_ending`]); dynamic values (arguments,
+//! `sys.argv`, files) are out of reach and not findings.
 
 use std::collections::HashMap;
 

@@ -2,7 +2,9 @@
 //! command-group / process-wrap wrappers, parsed with syn. A command is compliant when
 //! its method chain, or a statement of the same function using the variable that holds
 //! it, shows a new group or session (`.process_group(0)`, `setsid` in `pre_exec`,
-//! `group_spawn`, `ProcessGroup`/`ProcessSession`), or it runs inside an approved helper.
+//! `group_spawn`, `ProcessGroup`/`ProcessSession`) and a group kill is in reach of it
+//! (`Visitor::reached_kills`), or it runs inside an approved helper. Programs are
+//! followed through `let`s, consts and statics of the file, `format!` and `which`.
 
 use std::collections::HashMap;
 

@@ -1,7 +1,8 @@
 //! Shell scripts: an agent run without `setsid`, `timeout` (which signals the whole
-//! group unless `--foreground`) or `fleet run` in front. Parsed with tree-sitter-bash;
-//! a program held in a variable assigned in the script (`CLAUDE=claude`,
-//! `BIN=$(command -v claude)`) is followed.
+//! group unless `--foreground`) or `fleet run` in front; `setsid` only with a group kill
+//! (`kill -- -$pid`) in the script. Parsed with tree-sitter-bash; a program held in a
+//! variable assigned in the script (`CLAUDE=claude`, `BIN=$(command -v claude)`,
+//! `CMD=(codex exec)`) is followed.
 
 use std::collections::HashMap;
 
