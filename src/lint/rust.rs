@@ -736,6 +736,39 @@ fn summarize(name: String, owner: Option<String>, block: &syn::Block, rules: &Ru
         }
         fn visit_item_fn(&mut self, _: &'ast syn::ItemFn) {}
         fn visit_impl_item_fn(&mut self, _: &'ast syn::ImplItemFn) {}
+        // `tokio::select! { _ = sleep(t) => unsafe { libc::killpg(..) } }`: a macro's body
+        // is tokens to syn, so its kills and names are read from the tokens' text.
+        fn visit_macro(&mut self, mac: &'ast syn::Macro) {
+            let text = mac.tokens.to_string();
+            let rust = &self.rules.rust;
+            let gated = self.gated > 0;
+            let group = rust
+                .group_kill
+                .iter()
+                .any(|k| text.contains(&format!("{k} (")))
+                || rust
+                    .kill_negative
+                    .iter()
+                    .any(|k| text.contains(&format!("{k} (-")) || text.contains("from_raw (-"));
+            if group {
+                self.kills.push(Kill::Group { gated });
+            }
+            if [". kill (", ". start_kill (", ". signal ("]
+                .iter()
+                .any(|m| text.contains(m))
+            {
+                self.kills.push(Kill::Method { gated });
+            }
+            if text.contains(". kill_on_drop (") {
+                self.kills.push(Kill::OnDrop);
+            }
+            self.idents.extend(
+                text.split(|c: char| !(c.is_alphanumeric() || c == '_'))
+                    .filter(|w| !w.is_empty())
+                    .map(str::to_string),
+            );
+            syn::visit::visit_macro(self, mac);
+        }
     }
     let mut scan = Scan {
         rules,

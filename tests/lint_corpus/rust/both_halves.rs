@@ -113,3 +113,24 @@ pub fn positive_pid(prompt: &str) -> std::io::Result<()> {
     unsafe { libc::kill(child.id() as i32, libc::SIGKILL) };
     Ok(())
 }
+
+pub async fn select_kill(prompt: &str) -> std::io::Result<()> {
+    let mut child = tokio::process::Command::new("claude").arg(prompt).process_group(0).spawn()?;
+    let pid = child.id().unwrap_or(0) as i32;
+    tokio::select! {
+        _ = child.wait() => {}
+        _ = tokio::time::sleep(Duration::from_secs(600)) => {}
+    }
+    unsafe { libc::killpg(pid, libc::SIGKILL) };
+    Ok(())
+}
+
+pub async fn kill_inside_select(prompt: &str) -> std::io::Result<()> {
+    let mut child = tokio::process::Command::new("codex").arg(prompt).process_group(0).spawn()?;
+    let pid = child.id().unwrap_or(0) as i32;
+    tokio::select! {
+        _ = child.wait() => {}
+        _ = tokio::time::sleep(Duration::from_secs(600)) => unsafe { libc::killpg(pid, libc::SIGKILL); },
+    }
+    Ok(())
+}
