@@ -430,7 +430,23 @@ fn kills_in(file: &File, scopes: &[Node]) -> Ending {
     let mut best = Ending::Nothing;
     for scope in scopes {
         syntax::walk(*scope, &mut |n| {
-            if n.kind() != "call" || best == Ending::Killed {
+            if best == Ending::Killed {
+                return;
+            }
+            // `atexit.register(os.killpg, pgid, signal.SIGKILL)`,
+            // `stack.callback(killpg, ...)`: the kill handed over to run later.
+            if matches!(n.kind(), "attribute" | "identifier")
+                && n.parent().is_some_and(|a| a.kind() == "argument_list")
+                && py.group_kill.contains(&resolve_callee(file, n))
+            {
+                best = if gated(file, n) {
+                    Ending::Gated
+                } else {
+                    Ending::Killed
+                };
+                return;
+            }
+            if n.kind() != "call" {
                 return;
             }
             let Some(callee) = n.child_by_field_name("function") else {

@@ -93,3 +93,9 @@ def terminate_without_group(prompt):
 def kill_of_a_positive_pid(prompt):
     p = subprocess.Popen(["amp", "-x", prompt], start_new_session=True)  # expect: agent-spawn-without-group
     send(p.pid, signal.SIGKILL)
+
+
+def kill_registered_at_exit(prompt):
+    p = subprocess.Popen(["cursor-agent", "-p", prompt], start_new_session=True)
+    atexit.register(killpg, p.pid, signal.SIGKILL)
+    p.wait()
