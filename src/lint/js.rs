@@ -542,7 +542,17 @@ fn group_ending(file: &File, call: Node) -> Ending {
     while i < reached.len() {
         let mut named = Vec::new();
         syntax::walk(reached[i], &mut |n| {
-            if matches!(n.kind(), "identifier" | "property_identifier") {
+            // `killTree(child)`, `this.stop()`; not `child.kill()`, another object's.
+            let named_here = match n.kind() {
+                "identifier" => true,
+                "property_identifier" => n.parent().is_some_and(|m| {
+                    m.kind() == "member_expression"
+                        && m.child_by_field_name("object")
+                            .is_some_and(|o| o.kind() == "this")
+                }),
+                _ => false,
+            };
+            if named_here {
                 named.push(text(n, file.src));
             }
         });

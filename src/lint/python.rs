@@ -355,7 +355,15 @@ fn group_ending(file: &File, call: Node, function: Option<Node>) -> Ending {
     while i < reached.len() {
         let mut named = Vec::new();
         syntax::walk(reached[i], &mut |n| {
-            if n.kind() == "identifier" {
+            // `kill_group(p)`, `atexit.register(kill_group)`, `self.stop()`; not
+            // `proc.kill()`, a method of another object.
+            let method_of_other = n.parent().is_some_and(|a| {
+                a.kind() == "attribute"
+                    && a.child_by_field_name("attribute") == Some(n)
+                    && a.child_by_field_name("object")
+                        .is_none_or(|o| !matches!(text(o, file.src), "self" | "cls"))
+            });
+            if n.kind() == "identifier" && !method_of_other {
                 named.push(text(n, file.src));
             }
         });

@@ -722,7 +722,21 @@ fn summarize(name: String, owner: Option<String>, block: &syn::Block, rules: &Ru
                     gated: self.gated > 0,
                 });
             }
-            syn::visit::visit_expr_call(self, call);
+            // `kill_group(&child)`, `Self::stop(..)` name this file's functions;
+            // `libc::kill(..)` names none of them.
+            match &*call.func {
+                Expr::Path(p) => {
+                    let own = p.path.segments.len() == 1
+                        || p.path.segments.first().is_some_and(|s| s.ident == "Self");
+                    if own && let Some(last) = p.path.segments.last() {
+                        self.idents.push(last.ident.to_string());
+                    }
+                }
+                other => self.visit_expr(other),
+            }
+            for arg in &call.args {
+                self.visit_expr(arg);
+            }
         }
         fn visit_expr_method_call(&mut self, call: &'ast syn::ExprMethodCall) {
             match call.method.to_string().as_str() {
@@ -732,7 +746,18 @@ fn summarize(name: String, owner: Option<String>, block: &syn::Block, rules: &Ru
                 "kill_on_drop" => self.kills.push(Kill::OnDrop),
                 _ => {}
             }
-            syn::visit::visit_expr_method_call(self, call);
+            // `self.stop()` names a method of the type; `child.kill()` names none of
+            // this file's functions.
+            if matches!(&*call.receiver, Expr::Path(p) if p.path.is_ident("self")) {
+                self.idents.push(call.method.to_string());
+            }
+            self.visit_expr(&call.receiver);
+            if let Some(turbofish) = &call.turbofish {
+                self.visit_angle_bracketed_generic_arguments(turbofish);
+            }
+            for arg in &call.args {
+                self.visit_expr(arg);
+            }
         }
         fn visit_item_fn(&mut self, _: &'ast syn::ItemFn) {}
         fn visit_impl_item_fn(&mut self, _: &'ast syn::ImplItemFn) {}

@@ -53,3 +53,15 @@ function positivePid(prompt) {
 }
 
 module.exports = { killedInFinally, throughHelper, leaderOnly, gatedOnTheLeader, syncInAGroup, nobodyKills, positivePid };
+
+const pool = {
+  kill(pgid) {
+    process.kill(-pgid, 'SIGKILL');
+  },
+};
+
+function sameNameOtherObject(prompt) {
+  // `c.kill()` is the leader's kill, not pool.kill.
+  const c = launch('droid', ['exec', prompt], { detached: true }); // expect: agent-spawn-without-group
+  setTimeout(() => c.kill(), 1000);
+}

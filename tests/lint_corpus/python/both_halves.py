@@ -99,3 +99,15 @@ def kill_registered_at_exit(prompt):
     p = subprocess.Popen(["cursor-agent", "-p", prompt], start_new_session=True)
     atexit.register(killpg, p.pid, signal.SIGKILL)
     p.wait()
+
+
+class Pool:
+    def kill(self):
+        o.killpg(self.pgid, signal.SIGKILL)
+
+
+def same_name_other_object(prompt):
+    # `proc.kill()` is the leader's kill, not Pool.kill.
+    proc = subprocess.Popen(["droid", "exec", prompt], start_new_session=True)  # expect: agent-spawn-without-group
+    proc.wait(60)
+    proc.kill()

@@ -134,3 +134,17 @@ pub async fn kill_inside_select(prompt: &str) -> std::io::Result<()> {
     }
     Ok(())
 }
+
+struct Pool;
+
+impl Pool {
+    fn kill(&self) {
+        unsafe { libc::killpg(0, libc::SIGKILL) };
+    }
+}
+
+pub fn same_name_other_object(prompt: &str) -> std::io::Result<()> {
+    // `child.kill()` is the leader's kill, not Pool::kill.
+    let mut child = Command::new("droid").arg(prompt).process_group(0).spawn()?; // expect: agent-spawn-without-group
+    child.kill()
+}
