@@ -283,9 +283,7 @@ fn unguarded_agent(
         }
         if shell.cleanup.contains(&name) {
             let unless = shell.cleanup_unless.get(&name).cloned().unwrap_or_default();
-            if !words[i + 1..].iter().any(|w| unless.contains(w)) {
-                return None;
-            }
+            let signals_group = !words[i + 1..].iter().any(|w| unless.contains(w));
             i = skip_options(words, i + 1, &name, rules);
             // `timeout --foreground 30 claude`: the duration too.
             if words
@@ -293,6 +291,14 @@ fn unguarded_agent(
                 .is_some_and(|w| w.chars().next().is_some_and(|c| c.is_ascii_digit()))
             {
                 i += 1;
+            }
+            if signals_group {
+                // `timeout 60 setsid claude`: the session leaves timeout's group, which is
+                // all timeout signals; that session still needs its own kill.
+                return match unguarded_agent(&words[i.min(words.len())..], rules, variables) {
+                    Some(Run::Session(agent)) => Some(Run::Session(agent)),
+                    _ => None,
+                };
             }
             continue;
         }
