@@ -667,6 +667,20 @@ fn program_words(file: &File, node: Node, local: &Scope, depth: usize) -> Vec<St
                     .map(|v| program_words(file, v, local, depth + 1))
                     .unwrap_or_default();
             }
+            // `" ".join([AGENT, "-p"])`: the list's words.
+            if callee.kind() == "attribute"
+                && callee
+                    .child_by_field_name("attribute")
+                    .is_some_and(|a| text(a, src) == "join")
+                && callee
+                    .child_by_field_name("object")
+                    .is_some_and(|o| o.kind() == "string")
+            {
+                return positional
+                    .first()
+                    .map(|n| program_words(file, *n, local, depth + 1))
+                    .unwrap_or_default();
+            }
             let pick = if file.rules.python.which.contains(&name)
                 || matches!(
                     name.as_str(),

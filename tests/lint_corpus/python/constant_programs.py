@@ -59,6 +59,10 @@ def function_constant(prompt):
     sp.run(full)  # expect: agent-spawn-without-group
 
 
+def joined(prompt):
+    return sp.run(" ".join([CLAUDE, "-p", shlex.quote(prompt)]), shell=True)  # expect: agent-spawn-without-group
+
+
 def dynamic(program, prompt):
     # Dynamic values are out of reach: not findings.
     sp.run([program, "-p", prompt])
