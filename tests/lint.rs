@@ -184,3 +184,131 @@ fn staged_in_a_pre_commit_hook_of_commit_all_sees_the_commit() {
         run.stderr
     );
 }
+
+/// Each way of missing half the cleanup (no kill, a leader-only kill, a kill gated on the
+/// leader, a call that returns no pid) is told apart: its own message and the fix for it.
+#[test]
+fn each_missing_half_gets_the_help_for_its_own_shape() {
+    let corpus = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/lint_corpus");
+    let files = [
+        "python/both_halves.py",
+        "rust/both_halves.rs",
+        "javascript/both_halves.js",
+        "shell/leader_only_kill.sh",
+        "shell/gated_group_kill.sh",
+        "shell/session_nobody_kills.sh",
+    ];
+    let contents: Vec<(String, String)> = files
+        .iter()
+        .map(|f| {
+            let name = f.replace('/', "_");
+            (name, std::fs::read_to_string(corpus.join(f)).unwrap())
+        })
+        .collect();
+    let pairs: Vec<(&str, &str)> = contents
+        .iter()
+        .map(|(n, c)| (n.as_str(), c.as_str()))
+        .collect();
+    let env = Env::new();
+    let repo = env.path().join("repo");
+    env.repo(&repo, "main", &pairs);
+    let (code, report) = lint_json(&env, &repo, &[]);
+    assert_eq!(code, 1);
+    let found = report["findings"].as_array().unwrap();
+    let help_at = |path: &str, needle: &str| -> Vec<String> {
+        let text = &contents.iter().find(|(n, _)| n == path).unwrap().1;
+        let line = text.lines().position(|l| l.contains(needle)).unwrap() + 1;
+        found
+            .iter()
+            .filter(|f| f["path"] == path && f["line"] == line)
+            .map(|f| format!("{} | {}", f["message"], f["help"]))
+            .collect()
+    };
+    let expect = [
+        (
+            "python_both_halves.py",
+            "def leader_only",
+            "only the leader is killed",
+        ),
+        (
+            "python_both_halves.py",
+            "start_new_session=True, timeout=600",
+            "returns no pid",
+        ),
+        ("python_both_halves.py", "[\"aider\"", "gated on the leader"),
+        (
+            "python_both_halves.py",
+            "[\"goose\"",
+            "nothing kills the group",
+        ),
+        ("python_both_halves.py", "[\"crush\"", "leader-only kill"),
+        (
+            "rust_both_halves.rs",
+            "fn leader_only",
+            "only the leader is killed",
+        ),
+        (
+            "rust_both_halves.rs",
+            "tokio::process::Command::new(\"codex\")",
+            "kill_on_drop",
+        ),
+        ("rust_both_halves.rs", "fn gated", "gated on the leader"),
+        ("rust_both_halves.rs", "(\"amp\")", "return no pid"),
+        (
+            "rust_both_halves.rs",
+            "(\"crush\")",
+            "nothing kills the group",
+        ),
+        (
+            "javascript_both_halves.js",
+            "('gemini'",
+            "only the leader is killed",
+        ),
+        (
+            "javascript_both_halves.js",
+            "('aider'",
+            "gated on the leader",
+        ),
+        (
+            "javascript_both_halves.js",
+            "spawnSync('claude'",
+            "returns no pid",
+        ),
+        (
+            "javascript_both_halves.js",
+            "('goose'",
+            "nothing kills the group",
+        ),
+        (
+            "shell_leader_only_kill.sh",
+            "setsid aider",
+            "only the leader is killed",
+        ),
+        (
+            "shell_gated_group_kill.sh",
+            "setsid opencode",
+            "gated on the leader",
+        ),
+        (
+            "shell_session_nobody_kills.sh",
+            "setsid goose",
+            "nothing kills the group",
+        ),
+    ];
+    for (path, needle, says) in expect {
+        // The needle names the function for Rust and Python's leader_only: the spawn is
+        // on the next line.
+        let mut helps = help_at(path, needle);
+        if helps.is_empty() {
+            let text = &contents.iter().find(|(n, _)| n == path).unwrap().1;
+            let line = text.lines().position(|l| l.contains(needle)).unwrap() + 2;
+            helps = found
+                .iter()
+                .filter(|f| f["path"] == path && f["line"] == line)
+                .map(|f| format!("{} | {}", f["message"], f["help"]))
+                .collect();
+        }
+        assert_eq!(helps.len(), 1, "{path} `{needle}`: {helps:?}\n{report:#}");
+        assert!(helps[0].contains(says), "{path} `{needle}`: {}", helps[0]);
+    }
+}

@@ -1,8 +1,9 @@
 //! JavaScript and TypeScript: `child_process` (`spawn`, `exec`, `execFile`, `fork` and
 //! their `Sync` forms), `execa`, `Bun.spawn` and `Deno.Command` starting an agent CLI.
 //! Compliant: `detached: true` in the options and a group kill (`process.kill(-pid, …)`)
-//! in the same module, or an approved helper. Parsed with tree-sitter; `require` and
-//! `import` under any name, and programs in `const`s, are followed.
+//! in reach of the spawn ([`group_ending`]), or an approved helper. Parsed with
+//! tree-sitter; `require` and `import` under any name, and programs in `const`s
+//! (template literals, array spreads, `CMD[0]`, object properties), are followed.
 
 use std::collections::HashMap;
 
@@ -27,8 +28,10 @@ struct File<'t, 's> {
     aliases: HashMap<String, String>,
     /// `const NAME = value`, with the function it is declared in (`None`: module level).
     values: HashMap<String, Vec<(Node<'t>, Option<usize>)>>,
-    /// The module kills a process group somewhere (`process.kill(-x, ...)`).
-    kills_group: bool,
+    /// The module's group kills (`process.kill(-x, ...)` calls).
+    group_kills: Vec<Node<'t>>,
+    /// Functions and methods by name (`function f`, `const f = () => ...`, `f() {}`).
+    functions: HashMap<String, Vec<Node<'t>>>,
 }
 
 pub fn check(src: &str, path: &str, rules: &Rules, dialect: Dialect) -> Checked {
@@ -48,7 +51,8 @@ pub fn check(src: &str, path: &str, rules: &Rules, dialect: Dialect) -> Checked 
         module: module_path(path),
         aliases: HashMap::new(),
         values: HashMap::new(),
-        kills_group: false,
+        group_kills: Vec::new(),
+        functions: HashMap::new(),
     };
     collect(root, &mut file);
     let mut findings = Vec::new();
@@ -183,10 +187,27 @@ fn collect<'t>(root: Node<'t>, file: &mut File<'t, '_>) {
                 if let Some(target) = promisified(file, value) {
                     file.aliases.insert(text(name, src).into(), target);
                 }
+                if matches!(
+                    value.kind(),
+                    "arrow_function" | "function_expression" | "function"
+                ) {
+                    file.functions
+                        .entry(text(name, src).into())
+                        .or_default()
+                        .push(value);
+                }
                 file.values
                     .entry(text(name, src).into())
                     .or_default()
                     .push((value, scope_of(node)));
+            }
+        }
+        "function_declaration" | "method_definition" | "generator_function_declaration" => {
+            if let Some(name) = node.child_by_field_name("name") {
+                file.functions
+                    .entry(text(name, src).into())
+                    .or_default()
+                    .push(node);
             }
         }
         "unary_expression" => {
@@ -208,7 +229,7 @@ fn collect<'t>(root: Node<'t>, file: &mut File<'t, '_>) {
                 && let Some(callee) = call.child_by_field_name("function")
                 && text(callee, src).replace(char::is_whitespace, "") == "process.kill"
             {
-                file.kills_group = true;
+                file.group_kills.push(call);
             }
         }
         _ => {}
@@ -343,30 +364,267 @@ fn check_call(file: &File, call: Node) -> Option<syntax::Raw> {
             .collect();
         options.iter().any(|o| object_is_detached(file, *o, 0))
     };
-    if matches!(kind, Kind::ChildProcess | Kind::Execa) && detached && file.kills_group {
-        return None;
-    }
-    let help = match kind {
-        Kind::Runtime => format!(
-            "`{name}` cannot start a new process group: use child_process.spawn(..., {{ detached: \
-             true }}) and process.kill(-child.pid, 'SIGKILL'), or run `fleet run --timeout DUR -- \
-             {agent} ...`"
+    let function = name.rsplit('.').next().unwrap_or("");
+    let blocking = js.blocking.iter().any(|b| b == function);
+    let ending = group_ending(file, call);
+    let (message, help) = match kind {
+        Kind::Runtime => (
+            format!("`{agent}` is started by `{name}` without a process group of its own"),
+            format!(
+                "`{name}` cannot start a new process group: use child_process.spawn(..., {{ \
+                 detached: true }}) and process.kill(-child.pid, 'SIGKILL'), or run `fleet run \
+                 --timeout DUR -- {agent} ...`"
+            ),
         ),
-        _ if detached => "`detached: true` starts a group, but nothing kills it: add \
-             process.kill(-child.pid, 'SIGKILL') on timeout, error and exit"
-            .to_string(),
-        _ => format!(
-            "pass {{ detached: true }} and kill the group with process.kill(-child.pid, 'SIGKILL') \
-             on timeout, error and exit, or run `fleet run --timeout DUR -- {agent} ...`"
+        _ if detached && blocking => (
+            format!(
+                "`{agent}` is started by `{name}` in a new process group that nothing can \
+                 kill: `{function}` waits for the leader and kills only it on timeout"
+            ),
+            format!(
+                "`{function}` returns no pid to kill the group with: use the asynchronous form \
+                 with {{ detached: true }} and process.kill(-child.pid, 'SIGKILL') on timeout, \
+                 error and exit"
+            ),
+        ),
+        _ if detached => match ending {
+            Ending::Killed => return None,
+            Ending::Gated => (
+                format!(
+                    "`{agent}` is started by `{name}` in a new process group that is killed \
+                     only while the leader is alive"
+                ),
+                "the group kill is gated on the leader (`exitCode === null`, `!child.killed`): \
+                 when the leader exits first, its helpers survive. Call \
+                 process.kill(-child.pid, 'SIGKILL') unconditionally (ESRCH means the group is \
+                 gone)"
+                    .to_string(),
+            ),
+            Ending::LeaderOnly => (
+                format!(
+                    "`{agent}` is started by `{name}` in a new process group, but only the \
+                     leader is killed"
+                ),
+                "`child.kill()` signals the leader alone: kill the whole group with \
+                 process.kill(-child.pid, 'SIGKILL') on timeout, error and exit"
+                    .to_string(),
+            ),
+            Ending::Nothing => (
+                format!(
+                    "`{agent}` is started by `{name}` in a new process group, but nothing \
+                     kills the group"
+                ),
+                "`detached: true` starts a group, but nothing kills it: add \
+                 process.kill(-child.pid, 'SIGKILL') on timeout, error and exit"
+                    .to_string(),
+            ),
+        },
+        _ => (
+            format!("`{agent}` is started by `{name}` without a process group of its own"),
+            format!(
+                "{}pass {{ detached: true }} and kill the group with process.kill(-child.pid, \
+                 'SIGKILL') on timeout, error and exit, or run `fleet run --timeout DUR -- \
+                 {agent} ...`",
+                if ending == Ending::LeaderOnly {
+                    "`child.kill()` signals the leader alone: "
+                } else {
+                    ""
+                }
+            ),
         ),
     };
     let _ = src;
-    Some(raw_at(
-        callee,
-        file.src,
-        format!("`{agent}` is started by `{name}` without a process group of its own"),
-        help,
-    ))
+    Some(raw_at(callee, file.src, message, help))
+}
+
+/// How the module ends a spawn's process group, the best it shows.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Ending {
+    Killed,
+    Gated,
+    LeaderOnly,
+    Nothing,
+}
+
+const FUNCTIONS: [&str; 6] = [
+    "function_declaration",
+    "function_expression",
+    "function",
+    "arrow_function",
+    "method_definition",
+    "generator_function_declaration",
+];
+
+/// The outermost function the spawn is in (its callbacks are part of it), unless the
+/// spawn is handed to the caller (`return spawn(...)`, or the name it is bound to
+/// returned): then, as at module level, the whole module.
+fn spawn_scope<'t>(file: &File<'t, '_>, call: Node<'t>) -> Option<Node<'t>> {
+    let mut outermost = None;
+    let mut bound = None;
+    let mut n = call.parent();
+    let mut returned = false;
+    while let Some(p) = n {
+        match p.kind() {
+            "return_statement" if outermost.is_none() => returned = true,
+            "variable_declarator" if outermost.is_none() && bound.is_none() => {
+                bound = p.child_by_field_name("name").map(|x| text(x, file.src));
+            }
+            "arrow_function"
+                if outermost.is_none() && p.child_by_field_name("body") == Some(call) =>
+            {
+                returned = true;
+            }
+            k if FUNCTIONS.contains(&k) => {
+                // A callback (an argument, a `new Promise` executor) belongs to the function
+                // that passes it; a named function or method is the scope.
+                let callback = p.parent().is_some_and(|a| a.kind() == "arguments");
+                if outermost.is_none() || !callback {
+                    outermost = Some(p);
+                }
+                if !callback {
+                    break;
+                }
+            }
+            _ => {}
+        }
+        n = p.parent();
+    }
+    let scope = outermost?;
+    if returned {
+        return None;
+    }
+    if let Some(name) = bound {
+        let mut found = false;
+        syntax::walk(scope, &mut |r| {
+            if r.kind() == "return_statement"
+                && let Some(v) = r.named_child(0)
+                && (text(v, file.src) == name
+                    || (v.kind() == "object"
+                        && text(v, file.src)
+                            .split(|c: char| !(c.is_alphanumeric() || c == '_' || c == '$'))
+                            .any(|w| w == name)))
+            {
+                found = true;
+            }
+        });
+        if found {
+            return None;
+        }
+    }
+    Some(scope)
+}
+
+/// The kills in reach of a spawn: its function (callbacks included), the module's
+/// functions it names (transitively), the other methods of its class; the whole module
+/// for a spawn at module level or handed to the caller. Which pid is killed is not
+/// checked.
+fn group_ending(file: &File, call: Node) -> Ending {
+    let root = {
+        let mut n = call;
+        while let Some(p) = n.parent() {
+            n = p;
+        }
+        n
+    };
+    let mut reached = match spawn_scope(file, call) {
+        Some(scope) => vec![scope],
+        None => vec![root],
+    };
+    if let Some(class) = reached[0].parent().filter(|p| p.kind() == "class_body") {
+        let mut cursor = class.walk();
+        reached.extend(
+            class
+                .named_children(&mut cursor)
+                .filter(|m| m.kind() == "method_definition"),
+        );
+    }
+    let mut i = 0;
+    while i < reached.len() {
+        let mut named = Vec::new();
+        syntax::walk(reached[i], &mut |n| {
+            // `killTree(child)`, `this.stop()`; not `child.kill()`, another object's.
+            let named_here = match n.kind() {
+                "identifier" => true,
+                "property_identifier" => n.parent().is_some_and(|m| {
+                    m.kind() == "member_expression"
+                        && m.child_by_field_name("object")
+                            .is_some_and(|o| o.kind() == "this")
+                }),
+                _ => false,
+            };
+            if named_here {
+                named.push(text(n, file.src));
+            }
+        });
+        for name in named {
+            for f in file.functions.get(name).into_iter().flatten() {
+                if !reached.contains(f) {
+                    reached.push(*f);
+                }
+            }
+        }
+        i += 1;
+    }
+    let within = |n: Node| {
+        reached
+            .iter()
+            .any(|r| r.start_byte() <= n.start_byte() && n.end_byte() <= r.end_byte())
+    };
+    let kills: Vec<bool> = file
+        .group_kills
+        .iter()
+        .filter(|k| within(**k))
+        .map(|k| gated(file, *k))
+        .collect();
+    if kills.contains(&false) {
+        return Ending::Killed;
+    }
+    if kills.contains(&true) {
+        return Ending::Gated;
+    }
+    let mut leader = false;
+    for scope in &reached {
+        syntax::walk(*scope, &mut |n| {
+            if n.kind() == "call_expression"
+                && let Some(f) = n.child_by_field_name("function")
+                && f.kind() == "member_expression"
+                && f.child_by_field_name("property").map(|p| text(p, file.src)) == Some("kill")
+                && f.child_by_field_name("object").map(|o| text(o, file.src)) != Some("process")
+            {
+                leader = true;
+            }
+        });
+    }
+    if leader {
+        Ending::LeaderOnly
+    } else {
+        Ending::Nothing
+    }
+}
+
+/// Is the kill inside an `if`/`while`/`?:` whose condition asks whether the leader is
+/// still alive?
+fn gated(file: &File, kill: Node) -> bool {
+    let mut n = kill.parent();
+    while let Some(p) = n {
+        if matches!(
+            p.kind(),
+            "if_statement" | "while_statement" | "ternary_expression"
+        ) && let Some(condition) = p.child_by_field_name("condition")
+        {
+            let condition = text(condition, file.src);
+            if file
+                .rules
+                .leader_alive
+                .iter()
+                .any(|l| condition.contains(l.as_str()))
+            {
+                return true;
+            }
+        }
+        n = p.parent();
+    }
+    false
 }
 
 enum Kind {
@@ -395,11 +653,45 @@ fn program_words(file: &File, node: Node, depth: usize) -> Vec<String> {
                 .first()
                 .map(|n| program_words(file, *n, depth + 1))
                 .unwrap_or_default();
+            if items.first().is_some_and(|f| f.kind() == "spread_element") {
+                // `[...FLEET_RUN, 'claude']`: the spread's first two words.
+                words.truncate(2);
+                return words;
+            }
             words.truncate(1);
             if let Some(second) = items.get(1) {
                 words.extend(program_words(file, *second, depth + 1).into_iter().take(1));
             }
             words
+        }
+        // `AGENTS.claude` of a `const AGENTS = { claude: 'claude', ... }`.
+        "member_expression" => {
+            let (Some(object), Some(property)) = (
+                node.child_by_field_name("object"),
+                node.child_by_field_name("property"),
+            ) else {
+                return Vec::new();
+            };
+            if object.kind() != "identifier" {
+                return Vec::new();
+            }
+            let key = text(property, src);
+            let words = lookup(file, text(object, src), node)
+                .iter()
+                .filter(|v| v.kind() == "object")
+                .filter_map(|v| {
+                    let mut cursor = v.walk();
+                    let pairs: Vec<Node> = v.named_children(&mut cursor).collect();
+                    pairs.into_iter().find_map(|p| {
+                        let k = p.child_by_field_name("key")?;
+                        (text(k, src).trim_matches(['"', '\'']) == key)
+                            .then(|| p.child_by_field_name("value"))
+                            .flatten()
+                    })
+                })
+                .map(|v| program_words(file, v, depth + 1))
+                .collect();
+            syntax::pick_agent(words, file.rules)
         }
         "identifier" => {
             // Any declaration that makes it an agent counts, the latest first.
@@ -446,6 +738,43 @@ fn program_words(file: &File, node: Node, depth: usize) -> Vec<String> {
                 }
             }
             left
+        }
+        // `[...BASE, prompt]`: the spread's own words.
+        "spread_element" => node
+            .named_child(0)
+            .map(|n| program_words(file, n, depth + 1))
+            .unwrap_or_default(),
+        // `CMD[0]`: the array's first word.
+        "subscript_expression" => {
+            let zero = node
+                .child_by_field_name("index")
+                .is_some_and(|i| text(i, src) == "0");
+            if !zero {
+                return Vec::new();
+            }
+            node.child_by_field_name("object")
+                .map(|n| program_words(file, n, depth + 1))
+                .unwrap_or_default()
+                .into_iter()
+                .take(1)
+                .collect()
+        }
+        // `BASE.concat([...])`, `CMD.slice(0)`, `` `${AGENT}`.trim() ``: the receiver's words.
+        "call_expression" => {
+            let Some(f) = node.child_by_field_name("function") else {
+                return Vec::new();
+            };
+            let method = f
+                .child_by_field_name("property")
+                .map(|p| text(p, src))
+                .unwrap_or("");
+            if f.kind() == "member_expression" && matches!(method, "concat" | "trim" | "toString") {
+                return f
+                    .child_by_field_name("object")
+                    .map(|n| program_words(file, n, depth + 1))
+                    .unwrap_or_default();
+            }
+            Vec::new()
         }
         "parenthesized_expression" | "as_expression" | "non_null_expression" => node
             .named_child(0)

@@ -1,7 +1,10 @@
 //! Python: `subprocess`, `asyncio`, `os` and `pexpect` spawns of an agent CLI, parsed
 //! with tree-sitter. Imports under another name, programs held in variables or
 //! constants (module level or the same function), `shutil.which` look-ups, environment
-//! defaults, lists and `shell=True` strings are all followed.
+//! defaults, lists (built up with `append`/`extend`/`+=` too), f-strings, `%` and
+//! `.format`, `shlex.split` and `shell=True` strings are all followed. A new session
+//! passes only with a group kill in reach ([`group_ending`]); dynamic values (arguments,
+//! `sys.argv`, files) are out of reach and not findings.
 
 use std::collections::HashMap;
 
@@ -19,6 +22,8 @@ struct File<'t, 's> {
     /// Local name -> what it stands for (`sp` -> `subprocess`, `run` -> `subprocess.run`).
     aliases: HashMap<String, String>,
     module_scope: Scope<'t>,
+    /// Every function and method of the module by name, for the kills a spawn reaches.
+    functions: HashMap<String, Vec<Node<'t>>>,
     /// The module's dotted path (`pkg/tool.py` -> `pkg.tool`), for helper names.
     module: String,
 }
@@ -34,9 +39,20 @@ pub fn check(src: &str, path: &str, rules: &Rules) -> Checked {
         rules,
         aliases: HashMap::new(),
         module_scope: Scope::new(),
+        functions: HashMap::new(),
         module: module_path(path),
     };
     collect_imports(root, &mut file);
+    syntax::walk(root, &mut |node| {
+        if node.kind() == "function_definition"
+            && let Some(name) = node.child_by_field_name("name")
+        {
+            file.functions
+                .entry(text(name, src).into())
+                .or_default()
+                .push(node);
+        }
+    });
     collect_assignments(root, src, &mut file.module_scope);
     let mut findings = Vec::new();
     syntax::walk(root, &mut |node| {
@@ -125,6 +141,57 @@ fn collect_assignments<'t>(scope_node: Node<'t>, src: &str, scope: &mut Scope<'t
                     }
                     stack.push(child);
                 }
+                // `cmd += [...]`, `cmd.append(x)`, `cmd.extend([...])`: what a list built
+                // up from empty holds, under `NAME.+`, in order.
+                "augmented_assignment" => {
+                    if let (Some(left), Some(right)) = (
+                        child.child_by_field_name("left"),
+                        child.child_by_field_name("right"),
+                    ) && left.kind() == "identifier"
+                        && child
+                            .child_by_field_name("operator")
+                            .is_some_and(|o| text(o, src) == "+=")
+                    {
+                        scope
+                            .entry(format!("{}.+", text(left, src)))
+                            .or_default()
+                            .push(right);
+                    }
+                    stack.push(child);
+                }
+                "call" => {
+                    if let Some(callee) = child.child_by_field_name("function")
+                        && callee.kind() == "attribute"
+                        && let (Some(object), Some(method)) = (
+                            callee.child_by_field_name("object"),
+                            callee.child_by_field_name("attribute"),
+                        )
+                        && object.kind() == "identifier"
+                        && matches!(text(method, src), "append" | "extend" | "insert")
+                        && let Some(args) = child.child_by_field_name("arguments")
+                    {
+                        let mut cursor = args.walk();
+                        let positional: Vec<Node> = args
+                            .named_children(&mut cursor)
+                            .filter(|c| c.kind() != "comment")
+                            .collect();
+                        // `insert(0, x)` puts x first; any other index, not the program.
+                        let item = match text(method, src) {
+                            "insert" => positional
+                                .first()
+                                .filter(|i| text(**i, src) == "0")
+                                .and(positional.get(1)),
+                            _ => positional.first(),
+                        };
+                        if let Some(item) = item {
+                            scope
+                                .entry(format!("{}.+", text(object, src)))
+                                .or_default()
+                                .push(*item);
+                        }
+                    }
+                    stack.push(child);
+                }
                 _ => stack.push(child),
             }
         }
@@ -178,28 +245,271 @@ fn check_call(file: &File, call: Node) -> Option<syntax::Raw> {
         return None;
     }
     let no_option = py.no_group_option.contains(&name);
-    if !no_option && has_cleanup(file, args, &local) {
-        return None;
-    }
-    let help = if no_option {
-        format!(
-            "`{name}` cannot start a new process group: use subprocess.Popen([...], \
-             start_new_session=True) and os.killpg(proc.pid, signal.SIGKILL) on timeout, error \
-             and exit, or run it as `fleet run --timeout DUR -- {agent} ...`"
+    let grouped = !no_option && has_cleanup(file, args, &local);
+    let ending = group_ending(file, call, function);
+    let fix = format!(
+        "start it with subprocess.Popen([...], start_new_session=True) and kill the whole group \
+         with os.killpg(proc.pid, signal.SIGKILL) in a `finally` (on timeout, error and exit), \
+         or run it as `fleet run --timeout DUR -- {agent} ...`"
+    );
+    let (message, help) = if no_option {
+        (
+            format!("`{agent}` is started by `{name}` without a process group of its own"),
+            format!(
+                "`{name}` cannot start a new process group: use subprocess.Popen([...], \
+                 start_new_session=True) and os.killpg(proc.pid, signal.SIGKILL) on timeout, \
+                 error and exit, or run it as `fleet run --timeout DUR -- {agent} ...`"
+            ),
+        )
+    } else if !grouped {
+        let help = if ending == Ending::LeaderOnly {
+            format!(
+                "a leader-only kill (`proc.kill()`, `terminate()`) leaves its helpers running: {fix}"
+            )
+        } else {
+            format!(
+                "pass start_new_session=True and kill the whole group with os.killpg(proc.pid, \
+                 signal.SIGKILL) on timeout, error and exit, or run it as `fleet run --timeout \
+                 DUR -- {agent} ...`"
+            )
+        };
+        (
+            format!("`{agent}` is started by `{name}` without a process group of its own"),
+            help,
+        )
+    } else if py.blocking.contains(&name) {
+        (
+            format!(
+                "`{agent}` is started by `{name}` in a new session that nothing can kill: \
+                 `{name}` kills only the leader on timeout or Ctrl-C"
+            ),
+            format!("`{name}` returns no pid to kill the group with: {fix}"),
         )
     } else {
-        format!(
-            "pass start_new_session=True and kill the whole group with os.killpg(proc.pid, \
-             signal.SIGKILL) on timeout, error and exit, or run it as `fleet run --timeout DUR -- \
-             {agent} ...`"
-        )
+        match ending {
+            Ending::Killed => return None,
+            Ending::Gated => (
+                format!(
+                    "`{agent}` is started by `{name}` in a new session whose group is killed \
+                     only while the leader is alive"
+                ),
+                "the group kill is gated on the leader (`if proc.poll() is None:`): when the \
+                 leader exits first, its helpers survive. Call os.killpg(proc.pid, \
+                 signal.SIGKILL) unconditionally in a `finally` (ProcessLookupError means the \
+                 group is gone)"
+                    .to_string(),
+            ),
+            Ending::LeaderOnly => (
+                format!(
+                    "`{agent}` is started by `{name}` in a new session, but only the leader is killed"
+                ),
+                "`proc.kill()`/`terminate()` signal the leader alone: kill the whole group with \
+                 os.killpg(proc.pid, signal.SIGKILL) (or os.kill(-proc.pid, ...)) in a `finally`"
+                    .to_string(),
+            ),
+            Ending::Nothing => (
+                format!(
+                    "`{agent}` is started by `{name}` in a new session, but nothing kills the group"
+                ),
+                "a new session is half the cleanup: kill the whole group with \
+                 os.killpg(proc.pid, signal.SIGKILL) in a `finally` (on timeout, error and exit)"
+                    .to_string(),
+            ),
+        }
     };
-    Some(raw_at(
-        callee,
-        file.src,
-        format!("`{agent}` is started by `{name}` without a process group of its own"),
-        help,
-    ))
+    Some(raw_at(callee, file.src, message, help))
+}
+
+/// How the module ends a spawn's process group, the best it shows.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Ending {
+    /// A group kill in reach, not gated on the leader.
+    Killed,
+    /// Only group kills gated on the leader being alive (`if p.poll() is None:`).
+    Gated,
+    /// Only kills of the leader (`p.kill()`, `p.terminate()`, `p.send_signal(...)`).
+    LeaderOnly,
+    Nothing,
+}
+
+/// The kills in reach of a spawn: its function (nested functions included), the
+/// functions of the module it names (called, or registered as a handler, transitively),
+/// and, for a method, the other methods of its class (the object holds the child). A
+/// spawn at module level reaches the whole module. Which pid a kill names is not checked.
+fn group_ending(file: &File, call: Node, function: Option<Node>) -> Ending {
+    let Some(start) = function else {
+        return kills_in(file, &[call_root(call)]);
+    };
+    if returned(file, call, start) {
+        return kills_in(file, &[call_root(call)]);
+    }
+    let mut reached = vec![start];
+    if let Some(class) = enclosing_class(start) {
+        syntax::walk(class, &mut |n| {
+            if n.kind() == "function_definition" && !reached.contains(&n) {
+                reached.push(n);
+            }
+        });
+    }
+    let mut i = 0;
+    while i < reached.len() {
+        let mut named = Vec::new();
+        syntax::walk(reached[i], &mut |n| {
+            // `kill_group(p)`, `atexit.register(kill_group)`, `self.stop()`; not
+            // `proc.kill()`, a method of another object.
+            let method_of_other = n.parent().is_some_and(|a| {
+                a.kind() == "attribute"
+                    && a.child_by_field_name("attribute") == Some(n)
+                    && a.child_by_field_name("object")
+                        .is_none_or(|o| !matches!(text(o, file.src), "self" | "cls"))
+            });
+            if n.kind() == "identifier" && !method_of_other {
+                named.push(text(n, file.src));
+            }
+        });
+        for name in named {
+            for f in file.functions.get(name).into_iter().flatten() {
+                if !reached.contains(f) {
+                    reached.push(*f);
+                }
+            }
+        }
+        i += 1;
+    }
+    kills_in(file, &reached)
+}
+
+/// Does the function hand the child to its caller (`return Popen(...)`, or the name it
+/// is assigned to returned)? Then the module's kills anywhere count: its own cleanup for
+/// what it hands out.
+fn returned(file: &File, call: Node, function: Node) -> bool {
+    let mut n = call.parent();
+    let mut name = None;
+    while let Some(p) = n {
+        match p.kind() {
+            "return_statement" => return true,
+            "assignment" => {
+                name = p
+                    .child_by_field_name("left")
+                    .filter(|l| l.kind() == "identifier")
+                    .map(|l| text(l, file.src));
+                break;
+            }
+            "function_definition" | "expression_statement" => break,
+            _ => n = p.parent(),
+        }
+    }
+    let Some(name) = name else {
+        return false;
+    };
+    let mut found = false;
+    syntax::walk(function, &mut |r| {
+        if r.kind() == "return_statement"
+            && r.named_child(0).is_some_and(|v| text(v, file.src) == name)
+        {
+            found = true;
+        }
+    });
+    found
+}
+
+fn call_root(node: Node) -> Node {
+    let mut n = node;
+    while let Some(p) = n.parent() {
+        n = p;
+    }
+    n
+}
+
+fn enclosing_class(function: Node) -> Option<Node> {
+    let mut n = function.parent();
+    while let Some(p) = n {
+        match p.kind() {
+            "class_definition" => return Some(p),
+            "function_definition" => return None,
+            _ => n = p.parent(),
+        }
+    }
+    None
+}
+
+fn kills_in(file: &File, scopes: &[Node]) -> Ending {
+    let py = &file.rules.python;
+    let mut best = Ending::Nothing;
+    for scope in scopes {
+        syntax::walk(*scope, &mut |n| {
+            if best == Ending::Killed {
+                return;
+            }
+            // `atexit.register(os.killpg, pgid, signal.SIGKILL)`,
+            // `stack.callback(killpg, ...)`: the kill handed over to run later.
+            if matches!(n.kind(), "attribute" | "identifier")
+                && n.parent().is_some_and(|a| a.kind() == "argument_list")
+                && py.group_kill.contains(&resolve_callee(file, n))
+            {
+                best = if gated(file, n) {
+                    Ending::Gated
+                } else {
+                    Ending::Killed
+                };
+                return;
+            }
+            if n.kind() != "call" {
+                return;
+            }
+            let Some(callee) = n.child_by_field_name("function") else {
+                return;
+            };
+            let name = resolve_callee(file, callee);
+            let first = n
+                .child_by_field_name("arguments")
+                .and_then(|a| a.named_child(0))
+                .map(|a| text(a, file.src).trim_start());
+            let group = py.group_kill.contains(&name)
+                || (py.kill_negative.contains(&name) && first.is_some_and(|a| a.starts_with('-')));
+            if group {
+                best = if gated(file, n) {
+                    Ending::Gated
+                } else {
+                    Ending::Killed
+                };
+            } else if best == Ending::Nothing
+                && callee.kind() == "attribute"
+                && callee.child_by_field_name("attribute").is_some_and(|a| {
+                    matches!(text(a, file.src), "kill" | "terminate" | "send_signal")
+                })
+            {
+                best = Ending::LeaderOnly;
+            }
+        });
+    }
+    best
+}
+
+/// Is the kill inside an `if`/`while` (of its function) whose condition asks whether the
+/// leader is still alive?
+fn gated(file: &File, kill: Node) -> bool {
+    let mut n = kill.parent();
+    while let Some(p) = n {
+        if p.kind() == "function_definition" {
+            return false;
+        }
+        if matches!(p.kind(), "if_statement" | "elif_clause" | "while_statement")
+            && let Some(condition) = p.child_by_field_name("condition")
+        {
+            let condition = text(condition, file.src);
+            if file
+                .rules
+                .leader_alive
+                .iter()
+                .any(|l| condition.contains(l.as_str()))
+            {
+                return true;
+            }
+        }
+        n = p.parent();
+    }
+    false
 }
 
 /// The argument that names the program: the first positional one, or `args=`/`cmd=`.
@@ -233,10 +543,31 @@ fn program_words(file: &File, node: Node, local: &Scope, depth: usize) -> Vec<St
             .named_child(0)
             .map(|n| program_words(file, n, local, depth + 1))
             .unwrap_or_default(),
-        "binary_operator" => node
-            .child_by_field_name("left")
-            .map(|n| program_words(file, n, local, depth + 1))
-            .unwrap_or_default(),
+        "binary_operator" => {
+            let left = node
+                .child_by_field_name("left")
+                .map(|n| program_words(file, n, local, depth + 1))
+                .unwrap_or_default();
+            let operator = node
+                .child_by_field_name("operator")
+                .map(|o| text(o, src))
+                .unwrap_or("");
+            // `"%s -p" % AGENT`, `"%s -p %s" % (AGENT, x)`: the first value is the program.
+            if operator == "%" && left.first().is_some_and(|w| w.starts_with("%s")) {
+                let Some(right) = node.child_by_field_name("right") else {
+                    return Vec::new();
+                };
+                let value = if right.kind() == "tuple" {
+                    right.named_child(0)
+                } else {
+                    Some(right)
+                };
+                return value
+                    .map(|v| program_words(file, v, local, depth + 1))
+                    .unwrap_or_default();
+            }
+            left
+        }
         "list" | "tuple" => {
             let mut cursor = node.walk();
             let items: Vec<Node> = node.named_children(&mut cursor).collect();
@@ -262,12 +593,36 @@ fn program_words(file: &File, node: Node, local: &Scope, depth: usize) -> Vec<St
                 .cloned()
                 .unwrap_or_default();
             // Any assignment that makes it an agent counts, the latest first.
-            let words = candidates
+            let words: Vec<Vec<String>> = candidates
                 .iter()
                 .rev()
                 .map(|value| program_words(file, *value, local, depth + 1))
                 .collect();
-            pick_agent(file, words)
+            let words = pick_agent(file, words);
+            if !words.is_empty() {
+                return words;
+            }
+            // A list built up from empty: its first `append`/`extend`/`+=` (an `insert(0,
+            // x)` goes first).
+            let key = format!("{name}.+");
+            let mut added = local
+                .get(&key)
+                .or_else(|| file.module_scope.get(&key))
+                .cloned()
+                .unwrap_or_default();
+            added.sort_by_key(|n| n.start_byte());
+            let first = added
+                .iter()
+                .find(|n| {
+                    n.parent()
+                        .and_then(|a| a.parent())
+                        .and_then(|c| c.child_by_field_name("function"))
+                        .is_some_and(|f| text(f, src).ends_with(".insert"))
+                })
+                .or(added.first());
+            first
+                .map(|n| program_words(file, *n, local, depth + 1))
+                .unwrap_or_default()
         }
         "call" => {
             let Some(callee) = node.child_by_field_name("function") else {
@@ -282,9 +637,61 @@ fn program_words(file: &File, node: Node, local: &Scope, depth: usize) -> Vec<St
                 .named_children(&mut cursor)
                 .filter(|c| c.kind() != "keyword_argument")
                 .collect();
-            let pick = if file.rules.python.which.contains(&name)
-                || matches!(name.as_str(), "str" | "os.fspath" | "pathlib.Path" | "Path")
+            // `"{} -p".format(AGENT)`, `"{bin} -p".format(bin=AGENT)`.
+            if callee.kind() == "attribute"
+                && callee
+                    .child_by_field_name("attribute")
+                    .is_some_and(|a| text(a, src) == "format")
+                && let Some(template) = callee.child_by_field_name("object")
             {
+                let words = program_words(file, template, local, depth + 1);
+                let Some(first) = words.first() else {
+                    return Vec::new();
+                };
+                let Some(field) = first.strip_prefix('{').and_then(|f| f.strip_suffix('}')) else {
+                    return words;
+                };
+                let value = if field.is_empty() || field == "0" {
+                    positional.first().copied()
+                } else {
+                    let mut cursor = args.walk();
+                    args.named_children(&mut cursor)
+                        .filter(|c| c.kind() == "keyword_argument")
+                        .find(|c| {
+                            c.child_by_field_name("name")
+                                .is_some_and(|n| text(n, src) == field)
+                        })
+                        .and_then(|c| c.child_by_field_name("value"))
+                };
+                return value
+                    .map(|v| program_words(file, v, local, depth + 1))
+                    .unwrap_or_default();
+            }
+            // `" ".join([AGENT, "-p"])`: the list's words.
+            if callee.kind() == "attribute"
+                && callee
+                    .child_by_field_name("attribute")
+                    .is_some_and(|a| text(a, src) == "join")
+                && callee
+                    .child_by_field_name("object")
+                    .is_some_and(|o| o.kind() == "string")
+            {
+                return positional
+                    .first()
+                    .map(|n| program_words(file, *n, local, depth + 1))
+                    .unwrap_or_default();
+            }
+            let pick = if file.rules.python.which.contains(&name)
+                || matches!(
+                    name.as_str(),
+                    "str"
+                        | "os.fspath"
+                        | "pathlib.Path"
+                        | "Path"
+                        | "shlex.split"
+                        | "list"
+                        | "tuple"
+                ) {
                 positional.first()
             } else if matches!(
                 name.as_str(),
@@ -319,7 +726,7 @@ fn program_words(file: &File, node: Node, local: &Scope, depth: usize) -> Vec<St
             };
             pick_agent(file, candidates)
         }
-        "parenthesized_expression" | "await" => node
+        "parenthesized_expression" | "await" | "list_splat" => node
             .named_child(0)
             .map(|n| program_words(file, n, local, depth + 1))
             .unwrap_or_default(),
@@ -419,6 +826,9 @@ fn is_cleanup(file: &File, keyword: &str, value: &str) -> bool {
     if value.trim() == "None" {
         return false;
     }
+    // `preexec_fn=o.setsid` after `import os as o`.
+    let resolved = syntax::resolve_dotted(value.trim(), &file.aliases);
+    let value = resolved.as_str();
     file.rules
         .python
         .cleanup

@@ -13,6 +13,7 @@ pub struct Rules {
     pub id: String,
     pub agents: Vec<String>,
     pub helpers: Vec<String>,
+    pub leader_alive: Vec<String>,
     pub python: Python,
     pub rust: Rust,
     pub javascript: JavaScript,
@@ -28,6 +29,9 @@ pub struct Python {
     pub no_group_option: Vec<String>,
     pub cleanup: Vec<Keyword>,
     pub which: Vec<String>,
+    pub blocking: Vec<String>,
+    pub group_kill: Vec<String>,
+    pub kill_negative: Vec<String>,
 }
 
 #[derive(Clone, Debug, Deserialize)]
@@ -45,6 +49,10 @@ pub struct Rust {
     pub macros: Vec<String>,
     pub cleanup: Vec<String>,
     pub which: Vec<String>,
+    pub wrappers: Vec<String>,
+    pub group_kill: Vec<String>,
+    pub kill_negative: Vec<String>,
+    pub blocking: Vec<String>,
 }
 
 #[derive(Clone, Debug, Deserialize)]
@@ -55,6 +63,7 @@ pub struct JavaScript {
     pub modules: Vec<String>,
     pub execa: Vec<String>,
     pub no_group_option: Vec<String>,
+    pub blocking: Vec<String>,
 }
 
 #[derive(Clone, Debug, Deserialize)]
@@ -62,6 +71,7 @@ pub struct JavaScript {
 pub struct Shell {
     pub cleanup: Vec<String>,
     pub cleanup_unless: std::collections::BTreeMap<String, Vec<String>>,
+    pub session_only: Vec<String>,
     pub transparent: Vec<String>,
     pub value_options: std::collections::BTreeMap<String, Vec<String>>,
     pub shells: Vec<String>,

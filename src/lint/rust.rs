@@ -2,7 +2,9 @@
 //! command-group / process-wrap wrappers, parsed with syn. A command is compliant when
 //! its method chain, or a statement of the same function using the variable that holds
 //! it, shows a new group or session (`.process_group(0)`, `setsid` in `pre_exec`,
-//! `group_spawn`, `ProcessGroup`/`ProcessSession`), or it runs inside an approved helper.
+//! `group_spawn`, `ProcessGroup`/`ProcessSession`) and a group kill is in reach of it
+//! (`Visitor::reached_kills`), or it runs inside an approved helper. Programs are
+//! followed through `let`s, consts and statics of the file, `format!` and `which`.
 
 use std::collections::HashMap;
 
@@ -36,18 +38,7 @@ pub fn check(src: &str, path: &str, rules: &Rules) -> Checked {
             };
         }
     };
-    let mut consts = HashMap::new();
-    for item in &file.items {
-        match item {
-            syn::Item::Const(c) => {
-                consts.insert(c.ident.to_string(), (*c.expr).clone());
-            }
-            syn::Item::Static(s) => {
-                consts.insert(s.ident.to_string(), (*s.expr).clone());
-            }
-            _ => {}
-        }
-    }
+    let consts = collect_consts(&file);
     let mut aliases = HashMap::new();
     for item in &file.items {
         if let syn::Item::Use(u) = item {
@@ -60,6 +51,8 @@ pub fn check(src: &str, path: &str, rules: &Rules) -> Checked {
         aliases,
         module: module_path(path),
         functions: Vec::new(),
+        owners: Vec::new(),
+        summaries: summaries(&file, rules),
         findings: Vec::new(),
     };
     visitor.visit_file(&file);
@@ -262,6 +255,13 @@ fn module_path(path: &str) -> String {
 /// One function being visited: its name and body, for bindings and evidence.
 struct Function {
     name: String,
+    /// The kills in its body (closures included, nested functions not).
+    kills: Vec<Kill>,
+    /// The identifiers it names: the file's functions it may call.
+    idents: Vec<String>,
+    /// It hands the child to its caller (its return type names a `Child`): the kills of
+    /// the whole file count, the module's own cleanup for what it hands out.
+    returns_child: bool,
     /// `let NAME = EXPR` bindings.
     bindings: HashMap<String, Expr>,
     /// Each statement's tokens as text.
@@ -275,16 +275,27 @@ struct Visitor<'r> {
     aliases: HashMap<String, String>,
     module: String,
     functions: Vec<Function>,
+    /// The type of each `impl` being visited (`None` outside one).
+    owners: Vec<Option<String>>,
+    summaries: Vec<Summary>,
     findings: Vec<Raw>,
 }
 
 impl Visitor<'_> {
-    fn enter(&mut self, name: String, block: &syn::Block) {
+    fn enter(&mut self, name: String, sig: &syn::Signature, block: &syn::Block) {
+        let returns_child = match &sig.output {
+            syn::ReturnType::Type(_, ty) => ty.to_token_stream().to_string().contains("Child"),
+            syn::ReturnType::Default => false,
+        };
+        let Summary { kills, idents, .. } = summarize(String::new(), None, block, self.rules);
         let mut bindings = HashMap::new();
         let mut statements = Vec::new();
         collect_block(block, &mut bindings, &mut statements);
         self.functions.push(Function {
             name,
+            kills,
+            idents,
+            returns_child,
             bindings,
             statements,
         });
@@ -353,22 +364,91 @@ impl Visitor<'_> {
             }
             Expr::Call(c) => {
                 let callee = path_text(&c.func);
-                if self
-                    .rules
-                    .rust
-                    .which
-                    .iter()
-                    .any(|w| callee.ends_with(w.as_str()))
+                // `String::from(BIN)`, `PathBuf::from(BIN)`, `OsStr::new(BIN)`: the same text.
+                let conversion = matches!(
+                    callee.rsplit("::").nth(1),
+                    Some("String" | "PathBuf" | "Path" | "OsString" | "OsStr")
+                ) && matches!(callee.rsplit("::").next(), Some("from" | "new"));
+                if conversion
+                    || self
+                        .rules
+                        .rust
+                        .which
+                        .iter()
+                        .any(|w| callee.ends_with(w.as_str()))
                 {
                     c.args.first().and_then(|a| self.program(a, depth + 1))
                 } else {
                     None
                 }
             }
+            // `CMD[0]` of a `const CMD: &[&str] = &["claude", "-p"]`.
+            Expr::Index(i) => {
+                let zero =
+                    matches!(&*i.index, Expr::Lit(l) if l.lit.to_token_stream().to_string() == "0");
+                if !zero {
+                    return None;
+                }
+                let mut base = &*i.expr;
+                let resolved;
+                if let Expr::Path(p) = base {
+                    let name = p.path.segments.last()?.ident.to_string();
+                    resolved = self
+                        .functions
+                        .iter()
+                        .rev()
+                        .find_map(|f| f.bindings.get(&name))
+                        .or_else(|| self.consts.get(&name))?
+                        .clone();
+                    base = &resolved;
+                }
+                while let Expr::Reference(r) = base {
+                    base = &r.expr;
+                }
+                match base {
+                    Expr::Array(a) => a.elems.first().and_then(|e| self.program(e, depth + 1)),
+                    _ => None,
+                }
+            }
             Expr::Macro(m) if m.mac.path.is_ident("concat") || m.mac.path.is_ident("format") => {
-                let tokens = m.mac.tokens.to_string();
-                let first = tokens.split(',').next()?.trim().trim_matches('"');
-                Some(first.split_whitespace().next()?.to_string())
+                let args = m
+                    .mac
+                    .parse_body_with(
+                        syn::punctuated::Punctuated::<Expr, syn::Token![,]>::parse_terminated,
+                    )
+                    .ok()?;
+                let mut args = args.into_iter();
+                let template = match args.next()? {
+                    Expr::Lit(syn::ExprLit {
+                        lit: Lit::Str(s), ..
+                    }) => s.value(),
+                    other => return self.program(&other, depth + 1),
+                };
+                let first = template.split_whitespace().next()?.to_string();
+                // `format!("{AGENT} -p")`, `format!("{} -p", AGENT)`, `format!("{bin}", bin
+                // = X)`, `format!("{dir}/{}", AGENT)`: the program's file name may be a
+                // placeholder.
+                let (dir, name) = first.rsplit_once('/').unwrap_or(("", first.as_str()));
+                let Some(field) = name.strip_prefix('{').and_then(|f| f.strip_suffix('}')) else {
+                    return Some(first);
+                };
+                let field = field.split(':').next().unwrap_or("");
+                let value = if field.is_empty() || field.parse::<usize>().is_ok() {
+                    let index = field
+                        .parse::<usize>()
+                        .unwrap_or_else(|_| dir.matches("{}").count() + dir.matches("{:").count());
+                    args.filter(|a| !matches!(a, Expr::Assign(_))).nth(index)
+                } else if let Some(named) = args.find_map(|a| match a {
+                    Expr::Assign(x) if x.left.to_token_stream().to_string() == field => {
+                        Some(*x.right)
+                    }
+                    _ => None,
+                }) {
+                    Some(named)
+                } else {
+                    syn::parse_str::<Expr>(field).ok()
+                };
+                value.and_then(|v| self.program(&v, depth + 1))
             }
             _ => None,
         }
@@ -407,23 +487,401 @@ impl Visitor<'_> {
             return;
         }
         let variable = bound_variable(statement);
-        if self.has_cleanup(statement, variable.as_deref()) {
-            return;
-        }
+        let fix = "call `.process_group(0)` on the command (std or tokio), `.spawn()` it, and \
+                   kill the whole group (`libc::killpg(pid, SIGKILL)`, \
+                   `nix::sys::signal::killpg`) on timeout, error and exit, or run it through \
+                   `fleet run --timeout DUR -- ...`";
+        let (message, help) = if !self.has_cleanup(statement, variable.as_deref()) {
+            let help = if self.reached_kills().contains(&Kill::OnDrop) {
+                format!("`kill_on_drop(true)` kills only the leader: {fix}")
+            } else {
+                fix.to_string()
+            };
+            (
+                format!("`{agent}` is started by `{api}` without a process group of its own"),
+                help,
+            )
+        } else {
+            let evidence = self.evidence(statement, variable.as_deref());
+            let rust = &self.rules.rust;
+            let wrapper = rust.wrappers.iter().any(|w| evidence.contains(w.as_str()));
+            let blocking = !wrapper
+                && rust.blocking.iter().any(|b| evidence.contains(b.as_str()))
+                && !evidence.contains(". spawn (");
+            if blocking {
+                (
+                    format!(
+                        "`{agent}` is started by `{api}` in a new process group that nothing \
+                         can kill: `.output()`/`.status()` wait for the leader only"
+                    ),
+                    "`.output()` and `.status()` return no pid to kill the group with: \
+                     `.spawn()` it and kill the whole group with `libc::killpg(pid, SIGKILL)` \
+                     on timeout, error and exit"
+                        .to_string(),
+                )
+            } else {
+                match ending(&self.reached_kills(), wrapper) {
+                    Ending::Killed => return,
+                    Ending::Gated => (
+                        format!(
+                            "`{agent}` is started by `{api}` in a new process group that is \
+                             killed only while the leader is alive"
+                        ),
+                        "the group kill is gated on the leader (`try_wait()`): when the leader \
+                         exits first, its helpers survive. Kill the group unconditionally \
+                         (`libc::killpg`; ESRCH means it is gone), e.g. in a `Drop`"
+                            .to_string(),
+                    ),
+                    Ending::LeaderOnly => (
+                        format!(
+                            "`{agent}` is started by `{api}` in a new process group, but only \
+                             the leader is killed"
+                        ),
+                        "`child.kill()`, `start_kill()` and `kill_on_drop(true)` signal the \
+                         leader alone: kill the whole group with `libc::killpg(pid, SIGKILL)` \
+                         (or `libc::kill(-pgid, ...)`) on timeout, error and exit"
+                            .to_string(),
+                    ),
+                    Ending::Nothing => (
+                        format!(
+                            "`{agent}` is started by `{api}` in a new process group, but nothing \
+                             kills the group"
+                        ),
+                        if wrapper {
+                            "a group of its own is half the cleanup: call the group child's \
+                             `.kill()`/`.start_kill()` on timeout, error and exit (dropping it \
+                             kills nothing)"
+                                .to_string()
+                        } else {
+                            "a group of its own is half the cleanup: kill the whole group with \
+                             `libc::killpg(pid, SIGKILL)` on timeout, error and exit (e.g. in a \
+                             `Drop`)"
+                                .to_string()
+                        },
+                    ),
+                }
+            }
+        };
         let (start, end) = (at.start(), at.end());
         self.findings.push(Raw {
             line: start.line,
             column: start.column + 1,
             end_line: end.line,
             end_column: end.column + 1,
-            message: format!("`{agent}` is started by `{api}` without a process group of its own"),
-            help:
-                "call `.process_group(0)` on the command (std or tokio) and kill the whole group \
-                   (`libc::killpg`) on timeout, error and exit, or run it through `fleet run \
-                   --timeout DUR -- ...`"
-                    .into(),
+            message,
+            help,
         });
     }
+
+    /// The statement and every statement of the function using its variable.
+    fn evidence(&self, statement: &str, variable: Option<&str>) -> String {
+        let mut out = statement.to_string();
+        if let (Some(var), Some(f)) = (variable, self.functions.last()) {
+            for s in f.statements.iter().filter(|s| mentions(s, var)) {
+                out.push('\n');
+                out.push_str(s);
+            }
+        }
+        out
+    }
+
+    /// The kills in reach of a spawn in the current function: the enclosing functions
+    /// (closures in them too), the file's functions they name (transitively), and the
+    /// other methods of the same type (its `Drop` too). A function that returns a child
+    /// reaches the whole file.
+    fn reached_kills(&self) -> Vec<Kill> {
+        let mut kills: Vec<Kill> = self
+            .functions
+            .iter()
+            .flat_map(|f| f.kills.iter().copied())
+            .collect();
+        let mut names: Vec<String> = self
+            .functions
+            .iter()
+            .flat_map(|f| f.idents.iter().cloned())
+            .collect();
+        let owner = self.owners.last().cloned().flatten();
+        if self.functions.last().is_some_and(|f| f.returns_child) {
+            kills.extend(self.summaries.iter().flat_map(|s| s.kills.iter().copied()));
+            return kills;
+        }
+        let mut reached = vec![false; self.summaries.len()];
+        loop {
+            let mut grew = false;
+            for (i, s) in self.summaries.iter().enumerate() {
+                let reach = names.contains(&s.name) || (owner.is_some() && s.owner == owner);
+                if reach && !reached[i] {
+                    reached[i] = true;
+                    grew = true;
+                    kills.extend(s.kills.iter().copied());
+                    names.extend(s.idents.iter().cloned());
+                }
+            }
+            if !grew {
+                return kills;
+            }
+        }
+    }
+}
+
+/// A kill found in a function body.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Kill {
+    /// `killpg`, `kill_process_group`, `kill(-pgid, ...)`.
+    Group { gated: bool },
+    /// `.kill()`, `.start_kill()`, `.signal(...)`: the group for a command-group or
+    /// process-wrap child, the leader alone otherwise.
+    Method { gated: bool },
+    /// `.kill_on_drop(true)`: the leader alone.
+    OnDrop,
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Ending {
+    Killed,
+    Gated,
+    LeaderOnly,
+    Nothing,
+}
+
+fn ending(kills: &[Kill], wrapper: bool) -> Ending {
+    let group = |k: &Kill| match *k {
+        Kill::Group { gated } => Some(gated),
+        Kill::Method { gated } if wrapper => Some(gated),
+        _ => None,
+    };
+    if kills.iter().any(|k| group(k) == Some(false)) {
+        Ending::Killed
+    } else if kills.iter().any(|k| group(k) == Some(true)) {
+        Ending::Gated
+    } else if !kills.is_empty() {
+        Ending::LeaderOnly
+    } else {
+        Ending::Nothing
+    }
+}
+
+/// A function of the file: its name, the type of its `impl` if a method, its kills and
+/// the identifiers it names (the functions it may call).
+struct Summary {
+    name: String,
+    owner: Option<String>,
+    kills: Vec<Kill>,
+    idents: Vec<String>,
+}
+
+fn summarize(name: String, owner: Option<String>, block: &syn::Block, rules: &Rules) -> Summary {
+    struct Scan<'r> {
+        rules: &'r Rules,
+        gated: usize,
+        kills: Vec<Kill>,
+        idents: Vec<String>,
+    }
+    impl Scan<'_> {
+        fn leader_alive(&self, cond: &Expr) -> bool {
+            let text = cond.to_token_stream().to_string();
+            self.rules
+                .leader_alive
+                .iter()
+                .any(|l| text.contains(l.as_str()))
+        }
+    }
+    impl<'ast> Visit<'ast> for Scan<'_> {
+        fn visit_ident(&mut self, i: &'ast proc_macro2::Ident) {
+            self.idents.push(i.to_string());
+        }
+        fn visit_expr_if(&mut self, e: &'ast syn::ExprIf) {
+            self.visit_expr(&e.cond);
+            let g = usize::from(self.leader_alive(&e.cond));
+            self.gated += g;
+            self.visit_block(&e.then_branch);
+            if let Some((_, other)) = &e.else_branch {
+                self.visit_expr(other);
+            }
+            self.gated -= g;
+        }
+        fn visit_expr_while(&mut self, e: &'ast syn::ExprWhile) {
+            self.visit_expr(&e.cond);
+            let g = usize::from(self.leader_alive(&e.cond));
+            self.gated += g;
+            self.visit_block(&e.body);
+            self.gated -= g;
+        }
+        fn visit_expr_call(&mut self, call: &'ast syn::ExprCall) {
+            let path = path_text(&call.func);
+            let last = path.rsplit("::").next().unwrap_or("");
+            let rust = &self.rules.rust;
+            let negative = call.args.first().is_some_and(|a| {
+                let t = a.to_token_stream().to_string();
+                t.starts_with('-') || t.contains("from_raw (-")
+            });
+            if rust.group_kill.iter().any(|k| k == last)
+                || (rust.kill_negative.iter().any(|k| k == last) && negative)
+            {
+                self.kills.push(Kill::Group {
+                    gated: self.gated > 0,
+                });
+            }
+            // `kill_group(&child)`, `Self::stop(..)` name this file's functions;
+            // `libc::kill(..)` names none of them.
+            match &*call.func {
+                Expr::Path(p) => {
+                    let own = p.path.segments.len() == 1
+                        || p.path.segments.first().is_some_and(|s| s.ident == "Self");
+                    if own && let Some(last) = p.path.segments.last() {
+                        self.idents.push(last.ident.to_string());
+                    }
+                }
+                other => self.visit_expr(other),
+            }
+            for arg in &call.args {
+                self.visit_expr(arg);
+            }
+        }
+        fn visit_expr_method_call(&mut self, call: &'ast syn::ExprMethodCall) {
+            match call.method.to_string().as_str() {
+                "kill" | "start_kill" | "signal" => self.kills.push(Kill::Method {
+                    gated: self.gated > 0,
+                }),
+                "kill_on_drop" => self.kills.push(Kill::OnDrop),
+                _ => {}
+            }
+            // `self.stop()` names a method of the type; `child.kill()` names none of
+            // this file's functions.
+            if matches!(&*call.receiver, Expr::Path(p) if p.path.is_ident("self")) {
+                self.idents.push(call.method.to_string());
+            }
+            self.visit_expr(&call.receiver);
+            if let Some(turbofish) = &call.turbofish {
+                self.visit_angle_bracketed_generic_arguments(turbofish);
+            }
+            for arg in &call.args {
+                self.visit_expr(arg);
+            }
+        }
+        fn visit_item_fn(&mut self, _: &'ast syn::ItemFn) {}
+        fn visit_impl_item_fn(&mut self, _: &'ast syn::ImplItemFn) {}
+        // `tokio::select! { _ = sleep(t) => unsafe { libc::killpg(..) } }`: a macro's body
+        // is tokens to syn, so its kills and names are read from the tokens' text.
+        fn visit_macro(&mut self, mac: &'ast syn::Macro) {
+            let text = mac.tokens.to_string();
+            let rust = &self.rules.rust;
+            let gated = self.gated > 0;
+            let group = rust
+                .group_kill
+                .iter()
+                .any(|k| text.contains(&format!("{k} (")))
+                || rust
+                    .kill_negative
+                    .iter()
+                    .any(|k| text.contains(&format!("{k} (-")) || text.contains("from_raw (-"));
+            if group {
+                self.kills.push(Kill::Group { gated });
+            }
+            if [". kill (", ". start_kill (", ". signal ("]
+                .iter()
+                .any(|m| text.contains(m))
+            {
+                self.kills.push(Kill::Method { gated });
+            }
+            if text.contains(". kill_on_drop (") {
+                self.kills.push(Kill::OnDrop);
+            }
+            self.idents.extend(
+                text.split(|c: char| !(c.is_alphanumeric() || c == '_'))
+                    .filter(|w| !w.is_empty())
+                    .map(str::to_string),
+            );
+            syn::visit::visit_macro(self, mac);
+        }
+    }
+    let mut scan = Scan {
+        rules,
+        gated: 0,
+        kills: Vec::new(),
+        idents: Vec::new(),
+    };
+    scan.visit_block(block);
+    Summary {
+        name,
+        owner,
+        kills: scan.kills,
+        idents: scan.idents,
+    }
+}
+
+/// Every function and method of the file, with the type its `impl` is for.
+fn summaries(file: &syn::File, rules: &Rules) -> Vec<Summary> {
+    struct Collect<'r> {
+        rules: &'r Rules,
+        owner: Vec<Option<String>>,
+        out: Vec<Summary>,
+    }
+    impl<'ast> Visit<'ast> for Collect<'_> {
+        fn visit_item_impl(&mut self, item: &'ast syn::ItemImpl) {
+            self.owner.push(Some(self_type(item)));
+            syn::visit::visit_item_impl(self, item);
+            self.owner.pop();
+        }
+        fn visit_item_fn(&mut self, item: &'ast syn::ItemFn) {
+            self.out.push(summarize(
+                item.sig.ident.to_string(),
+                None,
+                &item.block,
+                self.rules,
+            ));
+            syn::visit::visit_item_fn(self, item);
+        }
+        fn visit_impl_item_fn(&mut self, item: &'ast syn::ImplItemFn) {
+            let owner = self.owner.last().cloned().flatten();
+            self.out.push(summarize(
+                item.sig.ident.to_string(),
+                owner,
+                &item.block,
+                self.rules,
+            ));
+            syn::visit::visit_impl_item_fn(self, item);
+        }
+    }
+    let mut collect = Collect {
+        rules,
+        owner: Vec::new(),
+        out: Vec::new(),
+    };
+    collect.visit_file(file);
+    collect.out
+}
+
+fn self_type(item: &syn::ItemImpl) -> String {
+    match &*item.self_ty {
+        syn::Type::Path(p) => p
+            .path
+            .segments
+            .last()
+            .map(|s| s.ident.to_string())
+            .unwrap_or_default(),
+        other => other.to_token_stream().to_string(),
+    }
+}
+
+/// Every `const` and `static` of the file by name: module level, in inline modules, in
+/// `impl` blocks (`Self::BIN`) and in function bodies.
+fn collect_consts(file: &syn::File) -> HashMap<String, Expr> {
+    struct Collect(HashMap<String, Expr>);
+    impl<'ast> Visit<'ast> for Collect {
+        fn visit_item_const(&mut self, c: &'ast syn::ItemConst) {
+            self.0.insert(c.ident.to_string(), (*c.expr).clone());
+        }
+        fn visit_item_static(&mut self, s: &'ast syn::ItemStatic) {
+            self.0.insert(s.ident.to_string(), (*s.expr).clone());
+        }
+        fn visit_impl_item_const(&mut self, c: &'ast syn::ImplItemConst) {
+            self.0.insert(c.ident.to_string(), c.expr.clone());
+        }
+    }
+    let mut collect = Collect(HashMap::new());
+    collect.visit_file(file);
+    collect.0
 }
 
 /// `mentions("cmd . arg (x)", "cmd")`: the statement uses the variable as a token.
@@ -466,6 +924,12 @@ fn collect_block(
             {
                 self.bindings
                     .insert(id.ident.to_string(), (*init.expr).clone());
+            }
+            if let syn::Stmt::Item(syn::Item::Const(c)) = stmt {
+                self.bindings.insert(c.ident.to_string(), (*c.expr).clone());
+            }
+            if let syn::Stmt::Item(syn::Item::Static(s)) = stmt {
+                self.bindings.insert(s.ident.to_string(), (*s.expr).clone());
             }
             self.statements.push(stmt.to_token_stream().to_string());
             syn::visit::visit_stmt(self, stmt);
@@ -546,21 +1010,27 @@ fn collect_renames(tree: &syn::UseTree, out: &mut HashMap<String, String>) {
 }
 
 impl<'ast> Visit<'ast> for Visitor<'_> {
+    fn visit_item_impl(&mut self, item: &'ast syn::ItemImpl) {
+        self.owners.push(Some(self_type(item)));
+        syn::visit::visit_item_impl(self, item);
+        self.owners.pop();
+    }
+
     fn visit_item_fn(&mut self, item: &'ast syn::ItemFn) {
-        self.enter(item.sig.ident.to_string(), &item.block);
+        self.enter(item.sig.ident.to_string(), &item.sig, &item.block);
         syn::visit::visit_item_fn(self, item);
         self.functions.pop();
     }
 
     fn visit_impl_item_fn(&mut self, item: &'ast syn::ImplItemFn) {
-        self.enter(item.sig.ident.to_string(), &item.block);
+        self.enter(item.sig.ident.to_string(), &item.sig, &item.block);
         syn::visit::visit_impl_item_fn(self, item);
         self.functions.pop();
     }
 
     fn visit_trait_item_fn(&mut self, item: &'ast syn::TraitItemFn) {
         if let Some(block) = &item.default {
-            self.enter(item.sig.ident.to_string(), block);
+            self.enter(item.sig.ident.to_string(), &item.sig, block);
             syn::visit::visit_trait_item_fn(self, item);
             self.functions.pop();
         }

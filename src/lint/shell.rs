@@ -1,7 +1,8 @@
 //! Shell scripts: an agent run without `setsid`, `timeout` (which signals the whole
-//! group unless `--foreground`) or `fleet run` in front. Parsed with tree-sitter-bash;
-//! a program held in a variable assigned in the script (`CLAUDE=claude`,
-//! `BIN=$(command -v claude)`) is followed.
+//! group unless `--foreground`) or `fleet run` in front; `setsid` only with a group kill
+//! (`kill -- -$pid`) in the script. Parsed with tree-sitter-bash; a program held in a
+//! variable assigned in the script (`CLAUDE=claude`, `BIN=$(command -v claude)`,
+//! `CMD=(codex exec)`) is followed.
 
 use std::collections::HashMap;
 
@@ -46,29 +47,176 @@ pub fn check(original: &str, rules: &Rules) -> Checked {
                 .push(text(value, src).into());
         }
     });
+    let ending = script_ending(root, src, rules);
     let mut findings = Vec::new();
     syntax::walk(root, &mut |node| {
         if node.kind() != "command" {
             return;
         }
         let words = command_words(node, src);
-        if let Some(agent) = unguarded_agent(&words, rules, &variables) {
-            findings.push(raw_at(
-                node.child_by_field_name("name").unwrap_or(node),
-                original,
+        let (message, help) = match unguarded_agent(&words, rules, &variables) {
+            None => return,
+            Some(Run::Bare(agent)) => (
                 format!("`{agent}` is run without a process group of its own"),
                 format!(
-                    "run it as `setsid {agent} ...` and kill the group, or `timeout DUR {agent} \
-                     ...` (it signals the whole group), or `fleet run --timeout DUR -- {agent} ...`"
+                    "{}run it as `setsid {agent} ...` and kill the group (`kill -- -$pid`), or \
+                     `timeout DUR {agent} ...` (it signals the whole group), or `fleet run \
+                     --timeout DUR -- {agent} ...`",
+                    if ending == Ending::LeaderOnly {
+                        "`kill $pid` signals the leader alone: "
+                    } else {
+                        ""
+                    }
                 ),
-            ));
-        }
+            ),
+            Some(Run::Session(agent)) => match ending {
+                Ending::Killed => return,
+                Ending::Gated => (
+                    format!(
+                        "`{agent}` is run in a new session whose group is killed only while the \
+                         leader is alive"
+                    ),
+                    "the group kill is gated on the leader (`kill -0 $pid`): when it exits \
+                     first, its helpers survive. Kill the group unconditionally (`kill -- \
+                     -$pid 2>/dev/null`), e.g. in `trap ... EXIT`"
+                        .to_string(),
+                ),
+                Ending::LeaderOnly => (
+                    format!("`{agent}` is run in a new session, but only the leader is killed"),
+                    "`kill $pid` signals the leader alone: kill the whole group with `kill -- \
+                     -$pid` (on timeout, error and exit: `trap ... EXIT`)"
+                        .to_string(),
+                ),
+                Ending::Nothing => (
+                    format!("`{agent}` is run in a new session, but nothing kills the group"),
+                    format!(
+                        "`setsid` is half the cleanup: kill the group with `kill -- -$pid` in \
+                         `trap ... EXIT`, or run `timeout DUR {agent} ...` (it signals its \
+                         group), or `fleet run --timeout DUR -- {agent} ...`"
+                    ),
+                ),
+            },
+        };
+        findings.push(raw_at(
+            node.child_by_field_name("name").unwrap_or(node),
+            original,
+            message,
+            help,
+        ));
     });
     Checked {
         findings,
         parse_error: syntax::first_error(&tree),
         too_deep: None,
     }
+}
+
+/// How a command runs an agent: bare (in the script's group), or in a session of its own
+/// that the script must also kill.
+enum Run {
+    Bare(String),
+    Session(String),
+}
+
+/// How the script ends a session it starts, the best it shows.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Ending {
+    Killed,
+    Gated,
+    LeaderOnly,
+    Nothing,
+}
+
+/// The kills anywhere in the script (functions and `trap` strings included, since a
+/// trap or a function is how a script runs its cleanup): a group kill is a `kill` with a
+/// negative target (`-$pid`, `-- -"$pgid"`, `-1234` after `--`).
+fn script_ending(root: Node, src: &str, rules: &Rules) -> Ending {
+    let mut best = Ending::Nothing;
+    kills_in(root, src, rules, &mut best, 0);
+    best
+}
+
+fn kills_in(root: Node, src: &str, rules: &Rules, best: &mut Ending, depth: usize) {
+    syntax::walk(root, &mut |node| {
+        if node.kind() != "command" || *best == Ending::Killed {
+            return;
+        }
+        let words = command_words(node, src);
+        match words.first().map(String::as_str) {
+            // `kill -0 $pid` only asks whether it is alive.
+            Some("kill") if !words.iter().any(|w| w == "-0") => {
+                let mut after_dashes = false;
+                let mut group = false;
+                let mut target = false;
+                for w in &words[1..] {
+                    if w == "--" {
+                        after_dashes = true;
+                        continue;
+                    }
+                    let negative = w.starts_with("-$")
+                        || (after_dashes && w.starts_with('-'))
+                        || (w.starts_with('-') && w[1..].starts_with("\"$"));
+                    group |= negative;
+                    target |= after_dashes || !w.starts_with('-');
+                }
+                if group {
+                    *best = if gated(node, src, rules) {
+                        Ending::Gated
+                    } else {
+                        Ending::Killed
+                    };
+                } else if target && *best == Ending::Nothing {
+                    *best = Ending::LeaderOnly;
+                }
+            }
+            Some("trap") if depth < 2 => {
+                if let Some(script) = words.get(1) {
+                    let script = ascii_only(script);
+                    if let Ok(tree) =
+                        syntax::parse_bounded(tree_sitter_bash::LANGUAGE.into(), &script, "shell")
+                    {
+                        kills_in(tree.root_node(), &script, rules, best, depth + 1);
+                    }
+                }
+            }
+            _ => {}
+        }
+    });
+}
+
+/// Is the kill in an `if`/`while` whose condition asks whether the leader is alive
+/// (`kill -0 $pid`), or after `kill -0 $pid &&`?
+fn gated(kill: Node, src: &str, rules: &Rules) -> bool {
+    let mut n = kill.parent();
+    while let Some(p) = n {
+        let condition = match p.kind() {
+            "if_statement" | "while_statement" | "elif_clause" => {
+                let mut cursor = p.walk();
+                let conditions: Vec<Node> =
+                    p.children_by_field_name("condition", &mut cursor).collect();
+                conditions
+                    .iter()
+                    .map(|c| text(*c, src))
+                    .collect::<Vec<_>>()
+                    .join(" ")
+            }
+            "list" => p
+                .named_child(0)
+                .filter(|first| first.id() != kill.id())
+                .map(|first| text(first, src).to_string())
+                .unwrap_or_default(),
+            _ => String::new(),
+        };
+        if rules
+            .leader_alive
+            .iter()
+            .any(|l| condition.contains(l.as_str()))
+        {
+            return true;
+        }
+        n = p.parent();
+    }
+    false
 }
 
 /// The command's words: its name, then its arguments, quotes removed.
@@ -105,7 +253,7 @@ fn unguarded_agent(
     words: &[String],
     rules: &Rules,
     variables: &HashMap<String, Vec<String>>,
-) -> Option<String> {
+) -> Option<Run> {
     let shell = &rules.shell;
     let mut i = 0;
     while i < words.len() {
@@ -126,11 +274,16 @@ fn unguarded_agent(
                 .and_then(|c| words.get(i + 2 + c));
             return script.and_then(|s| agent_in_script(s, rules, variables));
         }
+        if shell.session_only.contains(&name) {
+            let rest = skip_options(words, i + 1, &name, rules);
+            return match unguarded_agent(&words[rest.min(words.len())..], rules, variables) {
+                Some(Run::Bare(agent) | Run::Session(agent)) => Some(Run::Session(agent)),
+                None => None,
+            };
+        }
         if shell.cleanup.contains(&name) {
             let unless = shell.cleanup_unless.get(&name).cloned().unwrap_or_default();
-            if !words[i + 1..].iter().any(|w| unless.contains(w)) {
-                return None;
-            }
+            let signals_group = !words[i + 1..].iter().any(|w| unless.contains(w));
             i = skip_options(words, i + 1, &name, rules);
             // `timeout --foreground 30 claude`: the duration too.
             if words
@@ -139,13 +292,21 @@ fn unguarded_agent(
             {
                 i += 1;
             }
+            if signals_group {
+                // `timeout 60 setsid claude`: the session leaves timeout's group, which is
+                // all timeout signals; that session still needs its own kill.
+                return match unguarded_agent(&words[i.min(words.len())..], rules, variables) {
+                    Some(Run::Session(agent)) => Some(Run::Session(agent)),
+                    _ => None,
+                };
+            }
             continue;
         }
         if shell.transparent.contains(&name) {
             i = skip_options(words, i + 1, &name, rules);
             continue;
         }
-        return rules.agent(&word).map(String::from);
+        return rules.agent(&word).map(|a| Run::Bare(a.to_string()));
     }
     None
 }
@@ -179,7 +340,7 @@ fn agent_in_script(
     script: &str,
     rules: &Rules,
     variables: &HashMap<String, Vec<String>>,
-) -> Option<String> {
+) -> Option<Run> {
     let script = ascii_only(script);
     let script = script.as_str();
     let tree = syntax::parse_bounded(tree_sitter_bash::LANGUAGE.into(), script, "shell").ok()?;
@@ -214,6 +375,11 @@ fn resolve_depth(
         .trim_start_matches('$')
         .trim_start_matches('{')
         .trim_end_matches('}');
+    // `${CMD[@]}`, `${CMD[0]}`: the array's first word.
+    let inner = match inner.split_once('[') {
+        Some((array, rest)) if rest.ends_with(']') || rest.contains("]") => array,
+        _ => inner,
+    };
     let (name, default) = match inner.split_once(":-").or_else(|| inner.split_once(":=")) {
         Some((n, d)) => (n, Some(unquote(d))),
         None => match inner.split_once('-') {
@@ -228,15 +394,28 @@ fn resolve_depth(
         .iter()
         .map(|value| {
             let value = unquote(value);
-            match substitution_program(&value) {
-                Some(p) => p,
-                None if value.starts_with('$') && value != word => {
-                    resolve_depth(&value, variables, rules, depth + 1)
-                }
-                None => value,
+            if let Some(p) = substitution_program(&value) {
+                return p;
+            }
+            // `CMD=(claude -p)`, `AGENT="claude --model opus"`: the first word is the
+            // program (word splitting of `$AGENT`, an array's first element).
+            let value = value
+                .strip_prefix('(')
+                .and_then(|v| v.strip_suffix(')'))
+                .unwrap_or(&value);
+            let value = value.split_whitespace().next().unwrap_or("");
+            let value = unquote(value);
+            // `BIN="$DIR/claude"`: the file name is what names the program.
+            if value.starts_with('$') && value.contains('/') && !value.ends_with('}') {
+                return value;
+            }
+            if value.starts_with('$') && value != word {
+                resolve_depth(&value, variables, rules, depth + 1)
+            } else {
+                value
             }
         })
-        .filter(|p| !p.starts_with('$'))
+        .filter(|p| !p.starts_with('$') || p.contains('/'))
         .collect();
     // Any assignment or default that names an agent counts (recall over precision).
     programs

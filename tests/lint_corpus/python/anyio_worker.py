@@ -9,7 +9,7 @@ async def worker(task: str) -> str:
 
 
 async def grouped(task: str) -> str:
-    result = await run_process(["cursor-agent", "-p", task], start_new_session=True)
+    result = await run_process(["cursor-agent", "-p", task], start_new_session=True)  # expect: agent-spawn-without-group
     return result.stdout.decode()
 
 

@@ -16,7 +16,7 @@ def solve(issue: str, timeout: int = 1800) -> int:
 
 
 def solve_grouped(issue: str) -> int:
-    proc = subprocess.Popen([AGENT_BIN, "run", issue], preexec_fn=os.setsid)
+    proc = subprocess.Popen([AGENT_BIN, "run", issue], preexec_fn=os.setsid)  # expect: agent-spawn-without-group
     return proc.wait()
 
 

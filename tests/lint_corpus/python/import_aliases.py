@@ -16,7 +16,7 @@ def edit(files: list[str]) -> None:
 
 
 def edit_in_session(files: list[str]) -> None:
-    proc = P([AIDER, "--message", "fix lint", *files], start_new_session=True)
+    proc = P([AIDER, "--message", "fix lint", *files], start_new_session=True)  # expect: agent-spawn-without-group
     proc.wait(timeout=300)
 
 

@@ -5,10 +5,11 @@ import time
 
 
 class AgentProcess:
-    """Runs codex in its own session and kills the whole group on timeout."""
+    """Runs codex in its own session, but kills the group only while the leader runs:
+    when codex exits first, its helpers are left behind."""
 
     def __init__(self, prompt: str, workdir: str) -> None:
-        self.proc = subprocess.Popen(
+        self.proc = subprocess.Popen(  # expect: agent-spawn-without-group
             ["codex", "exec", "--full-auto", prompt],
             cwd=workdir,
             stdout=subprocess.PIPE,
@@ -31,12 +32,12 @@ class AgentProcess:
 
 
 def run_claude(prompt: str) -> subprocess.CompletedProcess:
-    return subprocess.run(["claude", "-p", prompt], start_new_session=True, timeout=900)
+    return subprocess.run(["claude", "-p", prompt], start_new_session=True, timeout=900)  # expect: agent-spawn-without-group
 
 
 def run_gemini_in_group(prompt: str) -> subprocess.Popen:
-    return subprocess.Popen(["gemini", "-p", prompt], process_group=0)
+    return subprocess.Popen(["gemini", "-p", prompt], process_group=0)  # expect: agent-spawn-without-group
 
 
 def run_aider(files: list[str]) -> int:
-    return subprocess.call(["aider", "--yes", *files], preexec_fn=os.setsid)
+    return subprocess.call(["aider", "--yes", *files], preexec_fn=os.setsid)  # expect: agent-spawn-without-group

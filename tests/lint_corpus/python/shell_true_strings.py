@@ -10,7 +10,7 @@ def run_task(task: str, timeout: int) -> str:
 
 
 def run_task_grouped(task: str, timeout: int) -> str:
-    result = subprocess.run(
+    result = subprocess.run(  # expect: agent-spawn-without-group
         f"qwen -p {shlex.quote(task)}",
         shell=True,
         capture_output=True,

@@ -10,7 +10,7 @@ pub async fn run_grok(prompt: &str) -> std::io::Result<std::process::Output> {
 }
 
 pub async fn run_grok_grouped(prompt: &str) -> std::io::Result<std::process::Output> {
-    AsyncCommand::new("grok")
+    AsyncCommand::new("grok") // expect: agent-spawn-without-group
         .args(["-p", prompt])
         .process_group(0)
         .output()

@@ -3,12 +3,12 @@ use std::process::Command;
 use command_group::{CommandGroup, GroupChild};
 
 pub fn start(prompt: &str) -> std::io::Result<GroupChild> {
-    Command::new("opencode").args(["run", prompt]).group_spawn()
+    Command::new("opencode").args(["run", prompt]).group_spawn() // expect: agent-spawn-without-group
 }
 
 pub fn start_async(prompt: &str) -> std::io::Result<command_group::AsyncGroupChild> {
     use command_group::AsyncCommandGroup;
-    let mut cmd = tokio::process::Command::new("goose");
+    let mut cmd = tokio::process::Command::new("goose"); // expect: agent-spawn-without-group
     cmd.args(["run", "-t", prompt]);
     cmd.group_spawn()
 }

@@ -3,7 +3,7 @@ use std::os::unix::process::CommandExt;
 use std::process::{Child, Command};
 
 pub fn spawn_gemini(prompt: &str) -> io::Result<Child> {
-    let mut cmd = Command::new("gemini");
+    let mut cmd = Command::new("gemini"); // expect: agent-spawn-without-group
     cmd.args(["-p", prompt]);
     unsafe {
         cmd.pre_exec(|| {
@@ -17,7 +17,7 @@ pub fn spawn_gemini(prompt: &str) -> io::Result<Child> {
 }
 
 pub fn spawn_aider(files: &[&str]) -> io::Result<Child> {
-    let mut cmd = Command::new("aider");
+    let mut cmd = Command::new("aider"); // expect: agent-spawn-without-group
     cmd.arg("--yes").args(files);
     unsafe {
         cmd.pre_exec(|| {

@@ -14,7 +14,7 @@ fn grouped(prompt: &str) -> std::io::Result<()> {
 }
 
 fn session() -> std::io::Result<()> {
-    let mut wrap = StdCommandWrap::with_new("codex", |cmd| {
+    let mut wrap = StdCommandWrap::with_new("codex", |cmd| { // expect: agent-spawn-without-group
         cmd.arg("exec");
     });
     wrap.wrap(ProcessSession);

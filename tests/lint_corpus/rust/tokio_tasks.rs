@@ -30,7 +30,7 @@ pub async fn fan_out_grouped(prompts: Vec<String>) -> anyhow::Result<()> {
     let mut set = tokio::task::JoinSet::new();
     for prompt in prompts {
         set.spawn(async move {
-            Command::new("claude")
+            Command::new("claude") // expect: agent-spawn-without-group
                 .args(["-p", &prompt])
                 .process_group(0)
                 .status()

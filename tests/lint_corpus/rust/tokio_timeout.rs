@@ -14,7 +14,7 @@ pub async fn run_codex(prompt: &str) -> anyhow::Result<String> {
 }
 
 pub async fn run_claude(prompt: &str) -> anyhow::Result<String> {
-    let child = Command::new("claude")
+    let child = Command::new("claude") // expect: agent-spawn-without-group
         .args(["-p", prompt])
         .process_group(0)
         .kill_on_drop(true)

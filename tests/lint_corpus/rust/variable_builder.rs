@@ -8,7 +8,7 @@ fn claude_path() -> PathBuf {
 
 pub fn review(diff: &str) -> std::io::Result<std::process::Output> {
     let bin = which::which("claude").expect("claude on PATH");
-    let mut cmd = Command::new(&bin);
+    let mut cmd = Command::new(&bin); // expect: agent-spawn-without-group
     cmd.arg("-p").arg(format!("review:\n{diff}"));
     cmd.process_group(0);
     cmd.output()

@@ -15,7 +15,7 @@ case "$agent" in
     codex exec "$prompt" || true  # expect: agent-spawn-without-group
     ;;
   gemini)
-    setsid gemini -p "$prompt" && echo done
+    setsid gemini -p "$prompt" && echo done # expect: agent-spawn-without-group
     ;;
   *)
     echo "unknown agent: $agent" >&2
