@@ -291,6 +291,12 @@ pub struct Drain {
     /// Run once when a task is parked, with a JSON document on stdin.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub notify: Option<Argv>,
+    /// A task's budget unless it gives its own (`fleet task add --max-tokens`,
+    /// `--max-cost`): see [`crate::tasks::Task::max_tokens`].
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub max_tokens: Option<u64>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub max_cost_usd: Option<f64>,
 }
 
 impl Default for Drain {
@@ -305,6 +311,8 @@ impl Default for Drain {
             stop_timeout: d(30),
             limit_cooldown: d(15 * 60),
             notify: None,
+            max_tokens: None,
+            max_cost_usd: None,
         }
     }
 }

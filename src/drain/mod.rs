@@ -10,6 +10,11 @@
 //! recorded (timed out, "stopped by the drainer", free: it does not use up an attempt)
 //! and queued again. A drainer killed outright takes its agents with it (their
 //! guardians), and the next drainer reaps their tasks as crashed.
+//!
+//! With `[plans]`, each claim routes its task to a plan ([`crate::plans::route`]) and
+//! records it on the run; a usage limit closes that plan for every drainer
+//! ([`crate::plans::PlanStore`]) and the task goes back to the queue at once, to the
+//! next open plan.
 
 mod agent;
 mod reap;
@@ -74,6 +79,8 @@ pub struct RunReport {
     pub state: Option<TaskState>,
     /// The check, when it ran.
     pub check: Option<CheckReport>,
+    /// The plan it ran on (`[plans.NAME]`), when fleet.toml has plans.
+    pub plan: Option<String>,
 }
 
 /// The check's exit code and log.
@@ -102,6 +109,8 @@ struct Live {
     started: bool,
     /// Another drainer holds the task now: its end is not ours to record.
     lost: bool,
+    /// What the agent reported it used, once it ended.
+    usage: Option<crate::agents::result::Usage>,
     report: RunReport,
 }
 
@@ -128,14 +137,17 @@ pub fn drain(ctx: &Context, queue: &Queue, opts: &Options, ui: &dyn Ui) -> Resul
         ))
         .with_help("add that profile, or set [drain] agent to one of fleet.toml's profiles"));
     }
+    crate::plans::check(&ctx.config)?;
     crate::proc::stop_on_signal();
     let _record = Registered::write(ctx, &opts.commit);
     let store = Store::new(ctx, queue);
+    let plans = crate::plans::PlanStore::new(ctx, queue);
     let (tx, rx) = channel();
     let mut d = Drainer {
         ctx,
         queue,
         store: &store,
+        plans: &plans,
         ui,
         holder: Holder::this_process(&opts.commit),
         opts,
@@ -156,6 +168,7 @@ struct Drainer<'a> {
     ctx: &'a Context,
     queue: &'a Queue,
     store: &'a Store<'a>,
+    plans: &'a crate::plans::PlanStore<'a>,
     ui: &'a dyn Ui,
     holder: Holder,
     opts: &'a Options,
@@ -238,43 +251,121 @@ impl Drainer<'_> {
         }
     }
 
-    /// The profile a task runs with.
-    fn profile_of(&self, task: &Task) -> Result<(String, Profile)> {
+    /// The profile run `run` of `task` runs with: its plan's, else (no plan) the task's
+    /// own or `[drain] agent`. A task whose route is broken (a class or profile gone
+    /// from fleet.toml) gets the error saying why.
+    fn profile_of(
+        &self,
+        task: &Task,
+        run: Option<&crate::tasks::Run>,
+    ) -> Result<(String, Profile)> {
         let config = &self.ctx.config;
-        crate::agents::profile::choose(&config.agents, &config.drain, task.agent.as_deref())
+        let name = match run.and_then(|r| r.plan.as_deref()) {
+            Some(plan) => crate::plans::named(config, plan)?
+                .agent
+                .as_str()
+                .to_string(),
+            None if config.plans.is_empty() => {
+                return crate::agents::profile::choose(
+                    &config.agents,
+                    &config.drain,
+                    task.agent.as_deref(),
+                )
+                .map(|(n, p)| (n, p.clone()));
+            }
+            None => {
+                let route = crate::plans::route::route(
+                    config,
+                    task,
+                    &BTreeMap::new(),
+                    &BTreeMap::new(),
+                    crate::time::now(),
+                );
+                match route.decision {
+                    crate::plans::route::Decision::Broken { why } => {
+                        return Err(Error::usage(why).with_help(
+                            "fix fleet.toml (on the target branch), or `fleet task retry` after; `fleet plans explain TASK` shows the route",
+                        ));
+                    }
+                    crate::plans::route::Decision::Run { agent, .. } => agent,
+                    crate::plans::route::Decision::Wait => {
+                        return Err(Error::usage("the task was claimed with no plan to run on"));
+                    }
+                }
+            }
+        };
+        crate::agents::profile::choose(&config.agents, &config.drain, Some(&name))
             .map(|(n, p)| (n, p.clone()))
     }
 
-    /// Claim the next task the caps allow: a profile at its `max_concurrency` (runs of
-    /// it claimed or running in the whole queue, every drainer's) takes no more.
+    /// Claim the next task the caps allow and route it to a plan: a closed plan starts
+    /// nothing, and a plan or profile at its `max_concurrency` (runs of it claimed or
+    /// running in the whole queue, every drainer's) takes no more.
     fn claim(&mut self) -> Result<Option<Claimed>> {
         let config = &self.ctx.config;
+        let now = crate::time::now();
+        let routed = !config.plans.is_empty();
         let capped = config.agents.values().any(|p| p.max_concurrency.is_some());
         let mut busy: BTreeMap<String, u32> = BTreeMap::new();
-        if capped {
-            for task in self.store.list()? {
+        let mut plan_busy = BTreeMap::new();
+        let mut states = BTreeMap::new();
+        if capped || routed {
+            let tasks = self.store.list()?;
+            for task in &tasks {
                 if matches!(task.state, TaskState::Claimed | TaskState::Running)
-                    && let Ok((name, _)) = self.profile_of(&task)
+                    && let Ok((name, _)) = self.profile_of(task, task.last_run())
                 {
                     *busy.entry(name).or_default() += 1;
                 }
             }
+            if routed {
+                plan_busy = crate::plans::route::busy(&tasks);
+                states = self.plans.all()?;
+            }
         }
-        let accept = |task: &Task| match self.profile_of(task) {
-            Ok((name, profile)) => profile
-                .max_concurrency
-                .is_none_or(|max| busy.get(&name).copied().unwrap_or(0) < max.0),
-            // Claimed, so the attempt fails with the error that says why.
-            Err(_) => true,
+        let under_cap = |name: &str| {
+            config.agents.get(name).is_none_or(|p| {
+                p.max_concurrency
+                    .is_none_or(|max| busy.get(name).copied().unwrap_or(0) < max.0)
+            })
+        };
+        let route = |task: &Task| -> Option<Option<String>> {
+            if !routed {
+                return match crate::agents::profile::choose(
+                    &config.agents,
+                    &config.drain,
+                    task.agent.as_deref(),
+                ) {
+                    Ok((name, _)) => under_cap(&name).then_some(None),
+                    // Claimed, so the attempt fails with the error that says why.
+                    Err(_) => Some(None),
+                };
+            }
+            let route = crate::plans::route::route(config, task, &states, &plan_busy, now);
+            match route.decision {
+                crate::plans::route::Decision::Run { plan, agent } => {
+                    under_cap(&agent).then_some(plan)
+                }
+                crate::plans::route::Decision::Wait => None,
+                // Claimed, so the attempt fails with the error that says why.
+                crate::plans::route::Decision::Broken { .. } => Some(None),
+            }
         };
         let lease = config.drain.lease.0;
-        let claimed =
-            self.store
-                .claim_next_where(&self.holder, crate::time::now(), lease, &accept)?;
+        let claimed = self
+            .store
+            .claim_next_routed(&self.holder, now, lease, &route)?;
         if let Some(c) = &claimed {
             self.ui.note(&format!(
-                "{}: claimed (run {}, attempt {})",
-                c.task.name, c.run.id, c.run.attempt
+                "{}: claimed (run {}, attempt {}{})",
+                c.task.name,
+                c.run.id,
+                c.run.attempt,
+                c.run
+                    .plan
+                    .as_deref()
+                    .map(|p| format!(", plan {p}"))
+                    .unwrap_or_default()
             ));
         }
         Ok(claimed)

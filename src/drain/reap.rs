@@ -99,6 +99,17 @@ impl super::Drainer<'_> {
             stderr: &stderr,
         };
         let verdict = classify(live.profile.result, &ended, now);
+        let usage = match &verdict {
+            Verdict::Succeeded { usage }
+            | Verdict::Failed { usage, .. }
+            | Verdict::Limited { usage, .. } => {
+                (usage != &crate::agents::result::Usage::default()).then(|| usage.clone())
+            }
+            Verdict::TimedOut { .. } | Verdict::Crashed { .. } => None,
+        };
+        let plan = live.run.plan.clone();
+        let task_name = live.name.to_string();
+        let run_id = live.run.id.clone();
         let stderr_tail = retry::tail(&String::from_utf8_lossy(&stderr), 20, 2000);
         let with_tail = |reason: &str| {
             if stderr_tail.trim().is_empty() {
@@ -114,6 +125,9 @@ impl super::Drainer<'_> {
                 let committed = live.placed.as_ref().map(spawn::committed);
                 match committed {
                     Some(Ok(true)) => {
+                        if let Some(live) = self.live.get_mut(&key) {
+                            live.usage = usage;
+                        }
                         self.check(key);
                         return;
                     }
@@ -156,21 +170,66 @@ impl super::Drainer<'_> {
                 false,
                 retry::backoff(settings, attempt),
             ),
+            Verdict::Limited { limit, .. } if limit.overload => (
+                // An overload is the provider's, not the plan's: back off, the plan
+                // stays open, the attempt is not used.
+                Outcome::Limited,
+                format!("overloaded, backing off: {}", limit.text),
+                true,
+                retry::backoff(settings, attempt),
+            ),
             Verdict::Limited { limit, .. } => {
-                let wait = match limit.resets_at {
-                    Some(at) if at > now => Duration::from_secs((at - now) as u64),
-                    Some(_) => Duration::ZERO,
-                    None => settings.limit_cooldown.0,
+                // A reset already past, or none given, is no reset time: the configured
+                // cool-down stands in for it, never a guess.
+                let reset = limit.resets_at.filter(|at| *at > now);
+                let until = reset.unwrap_or(now + settings.limit_cooldown.0.as_secs() as i64);
+                let error = format!("usage limit: {}", limit.text);
+                let wait = match &plan {
+                    Some(plan) => {
+                        let why = match reset {
+                            Some(_) => error.clone(),
+                            None => format!(
+                                "{error} (no reset time given: closed for [drain] limit_cooldown, {}s)",
+                                settings.limit_cooldown.0.as_secs()
+                            ),
+                        };
+                        self.close_plan(plan, until, &why, &task_name, &run_id, now);
+                        // Routed again at once: to the next open plan, or it waits.
+                        Duration::ZERO
+                    }
+                    None => Duration::from_secs((until - now).max(0) as u64),
                 };
-                (
-                    Outcome::Limited,
-                    format!("usage limit: {}", limit.text),
-                    true,
-                    wait,
-                )
+                (Outcome::Limited, error, true, wait)
             }
         };
+        if let Some(live) = self.live.get_mut(&key) {
+            live.usage = usage;
+        }
         self.settle(key, outcome, error, free, wait);
+    }
+
+    /// Close `plan` for every drainer after a usage limit on it (kept closed longer when
+    /// another drainer closed it for longer already).
+    fn close_plan(&self, plan: &str, until: i64, why: &str, task: &str, run: &str, now: i64) {
+        match self
+            .plans
+            .close_for_limit(plan, Some(until), why, task, run, now)
+        {
+            Ok((_, true)) => self.ui.note(&format!(
+                "plan {plan}: closed until {} ({why})",
+                crate::plans::show_time(until)
+            )),
+            Ok((state, false)) => self.ui.note(&format!(
+                "plan {plan}: closed already{}",
+                state
+                    .until
+                    .map(|t| format!(" until {}", crate::plans::show_time(t)))
+                    .unwrap_or_else(|| " until reopened".into())
+            )),
+            Err(e) => self
+                .ui
+                .warn(&format!("plan {plan}: could not be closed: {}", e.message)),
+        }
     }
 
     /// The agent succeeded and committed: run the check in its worktree.
@@ -299,7 +358,15 @@ impl super::Drainer<'_> {
         let error = (!error.is_empty()).then_some(error);
         live.report.outcome = Some(outcome);
         live.report.error = error.clone();
-        live.report.state = self.record_end(&live.name, &live.run, outcome, error, free, wait);
+        live.report.state = self.record_end(
+            &live.name,
+            &live.run,
+            outcome,
+            error,
+            free,
+            live.usage.clone(),
+            wait,
+        );
         self.report.runs.push(live.report);
     }
 
@@ -314,11 +381,13 @@ impl super::Drainer<'_> {
         let wait = retry::backoff(&self.ctx.config.drain, run.attempt);
         report.outcome = Some(Outcome::Failed);
         report.error = Some(why.clone());
-        report.state = self.record_end(name, run, Outcome::Failed, Some(why), false, wait);
+        report.state = self.record_end(name, run, Outcome::Failed, Some(why), false, None, wait);
         self.report.runs.push(report);
     }
 
-    /// Store the run's end and what follows; the task's state after, when stored.
+    /// Store the run's end (with what it used) and what follows; the task's state
+    /// after, when stored.
+    #[allow(clippy::too_many_arguments)]
     fn record_end(
         &mut self,
         name: &TaskName,
@@ -326,6 +395,7 @@ impl super::Drainer<'_> {
         outcome: Outcome,
         error: Option<String>,
         free: bool,
+        usage: Option<crate::agents::result::Usage>,
         wait: Duration,
     ) -> Option<TaskState> {
         let now = crate::time::now();
@@ -341,7 +411,9 @@ impl super::Drainer<'_> {
                     .unwrap_or_default()
             ));
         }
-        let ended = self.store.end(name, &run.id, outcome, error, free, now);
+        let ended = self
+            .store
+            .end_with_usage(name, &run.id, outcome, error, free, usage, now);
         let task = match ended {
             Ok(task) => task,
             Err(e) => {

@@ -107,14 +107,23 @@ pub struct Launch {
     pub env: Vec<(String, String)>,
 }
 
+/// The retries a claude agent gets on an API error unless its profile or plan says
+/// otherwise: with claude's own default it retries a 429 with back-off for minutes and
+/// the run's timeout ends it with no result, so the limit would never be read.
+pub const CLAUDE_MAX_RETRIES: &str = "2";
+
 /// Build the launch: placeholders replaced inside their own argument, `FLEET_TASK`,
-/// `FLEET_RUN`, `FLEET_PLAN` and `FLEET_WORKTREE` set, the profile's env added (copies
-/// read from the drainer's environment), and with `home = "isolated"` a HOME and
-/// `CLAUDE_CONFIG_DIR` of the run's own carrying the git identity over.
+/// `FLEET_RUN`, `FLEET_PLAN` and `FLEET_WORKTREE` set, the profile's env added and then
+/// the plan's over it (copies read from the drainer's environment), for a claude-json
+/// profile `CLAUDE_CODE_MAX_RETRIES` ([`CLAUDE_MAX_RETRIES`]) unless either (or the
+/// drainer's environment) sets it, and
+/// with `home = "isolated"` a HOME and `CLAUDE_CONFIG_DIR` of the run's own carrying
+/// the git identity over.
 #[allow(clippy::too_many_arguments)]
 pub fn launch(
     repo: &Repo,
     profile: &Profile,
+    plan_env: Option<&crate::plans::Plan>,
     task: &Task,
     run: &Run,
     worktree: &Path,
@@ -137,9 +146,26 @@ pub fn launch(
         ("FLEET_PLAN".to_string(), plan_s),
         ("FLEET_WORKTREE".to_string(), worktree_s),
     ];
-    env.extend(crate::agents::profile::resolve_env(profile, |v| {
-        std::env::var(v).ok()
-    })?);
+    let mut own = crate::agents::profile::resolve_env(profile, |v| std::env::var(v).ok())?;
+    if let Some(plan) = plan_env {
+        let over = Profile {
+            env: plan.env.clone(),
+            ..profile.clone()
+        };
+        let theirs = crate::agents::profile::resolve_env(&over, |v| std::env::var(v).ok())?;
+        own.retain(|(k, _)| !theirs.iter().any(|(t, _)| t == k));
+        own.extend(theirs);
+    }
+    if profile.result == crate::agents::result::ResultKind::ClaudeJson
+        && !own.iter().any(|(k, _)| k == "CLAUDE_CODE_MAX_RETRIES")
+        && std::env::var_os("CLAUDE_CODE_MAX_RETRIES").is_none()
+    {
+        own.push((
+            "CLAUDE_CODE_MAX_RETRIES".into(),
+            CLAUDE_MAX_RETRIES.to_string(),
+        ));
+    }
+    env.extend(own);
     if profile.home == Home::Isolated {
         let home = run_dir.join("home");
         let claude = home.join(".claude");
@@ -197,6 +223,7 @@ impl super::Drainer<'_> {
             error: None,
             state: None,
             check: None,
+            plan: run.plan.clone(),
         };
         let prepared = self.prepare(&name, &task, &run, &run_dir, &mut report);
         let (profile, placed, launch) = match prepared {
@@ -237,6 +264,7 @@ impl super::Drainer<'_> {
                 abort,
                 started: false,
                 lost: false,
+                usage: None,
                 report,
             },
         );
@@ -251,7 +279,11 @@ impl super::Drainer<'_> {
         run_dir: &Path,
         report: &mut super::RunReport,
     ) -> Result<(Profile, Placed, Launch)> {
-        let (profile_name, profile) = self.profile_of(task)?;
+        let (profile_name, profile) = self.profile_of(task, Some(run))?;
+        let plan_env = match run.plan.as_deref() {
+            Some(p) => Some(crate::plans::named(&self.ctx.config, p)?),
+            None => None,
+        };
         report.agent = Some(profile_name);
         std::fs::create_dir_all(run_dir)
             .map_err(|e| Error::env(format!("cannot create {}: {e}", run_dir.display())))?;
@@ -271,6 +303,7 @@ impl super::Drainer<'_> {
         let launch = launch(
             &self.ctx.repo,
             &profile,
+            plan_env,
             task,
             run,
             &placed.path,
