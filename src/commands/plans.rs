@@ -130,7 +130,7 @@ fn list(env: &CommandEnv, queue: &QueueArgs, out: Output) -> Result<u8> {
     let (ctx, queue) = env.refreshed_queue(queue)?;
     fleet::plans::check(&ctx.config)?;
     let stored = PlanStore::new(&ctx, &queue).all()?;
-    let busy = route::busy(&Store::new(&ctx, &queue).list()?);
+    let busy = route::Busy::of(&ctx.config, &Store::new(&ctx, &queue).list()?).plans;
     let now = fleet::time::now();
     let mut names: Vec<&String> = ctx.config.plans.keys().collect();
     names.sort_by_key(|n| (ctx.config.plans[*n].order, n.as_str()));
@@ -249,7 +249,7 @@ fn explain(env: &CommandEnv, queue: &QueueArgs, out: Output, name: &TaskName) ->
         return Err(Error::usage(format!("there is no task `{name}`"))
             .with_help("`fleet task list` lists the tasks"));
     };
-    let busy = route::busy(&store.list()?);
+    let busy = route::Busy::of(&ctx.config, &store.list()?);
     let stored = PlanStore::new(&ctx, &queue).all()?;
     let now = fleet::time::now();
     let route = route::route(&ctx.config, &task, &stored, &busy, now);
@@ -332,6 +332,10 @@ fn print_route(task: &fleet::tasks::Task, route: &Route, now: i64) {
             Standing::OtherProfile { agent } => {
                 format!("skipped: runs profile {agent}, not the pinned one")
             }
+            Standing::ProfileAtCapacity { running, max } => format!(
+                "open, but profile {} is at its max_concurrency ({running} of {max} running)",
+                c.agent
+            ),
         };
         let mark = if chosen == Some(c.plan.as_str()) {
             "  <- this one"

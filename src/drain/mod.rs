@@ -278,7 +278,7 @@ impl Drainer<'_> {
                     config,
                     task,
                     &BTreeMap::new(),
-                    &BTreeMap::new(),
+                    &crate::plans::route::Busy::default(),
                     crate::time::now(),
                 );
                 match route.decision {
@@ -298,57 +298,32 @@ impl Drainer<'_> {
             .map(|(n, p)| (n, p.clone()))
     }
 
-    /// Claim the next task the caps allow and route it to a plan: a closed plan starts
-    /// nothing, and a plan or profile at its `max_concurrency` (runs of it claimed or
-    /// running in the whole queue, every drainer's) takes no more.
+    /// Claim the next task the caps allow and route it to a plan
+    /// ([`crate::plans::route`], what `fleet plans explain` prints): a closed plan
+    /// starts nothing, and a plan or profile at its `max_concurrency` (runs of it
+    /// claimed or running in the whole queue, every drainer's) takes no more.
     fn claim(&mut self) -> Result<Option<Claimed>> {
+        use crate::plans::route::{Busy, Decision, route};
         let config = &self.ctx.config;
         let now = crate::time::now();
         let routed = !config.plans.is_empty();
-        let capped = config.agents.values().any(|p| p.max_concurrency.is_some());
-        let mut busy: BTreeMap<String, u32> = BTreeMap::new();
-        let mut plan_busy = BTreeMap::new();
-        let mut states = BTreeMap::new();
-        if capped || routed {
-            let tasks = self.store.list()?;
-            for task in &tasks {
-                if matches!(task.state, TaskState::Claimed | TaskState::Running)
-                    && let Ok((name, _)) = self.profile_of(task, task.last_run())
-                {
-                    *busy.entry(name).or_default() += 1;
-                }
-            }
-            if routed {
-                plan_busy = crate::plans::route::busy(&tasks);
-                states = self.plans.all()?;
-            }
-        }
-        let under_cap = |name: &str| {
-            config.agents.get(name).is_none_or(|p| {
-                p.max_concurrency
-                    .is_none_or(|max| busy.get(name).copied().unwrap_or(0) < max.0)
-            })
+        let capped = routed || config.agents.values().any(|p| p.max_concurrency.is_some());
+        let busy = if capped {
+            Busy::of(config, &self.store.list()?)
+        } else {
+            Busy::default()
+        };
+        let states = if routed {
+            self.plans.all()?
+        } else {
+            BTreeMap::new()
         };
         let route = |task: &Task| -> Option<Option<String>> {
-            if !routed {
-                return match crate::agents::profile::choose(
-                    &config.agents,
-                    &config.drain,
-                    task.agent.as_deref(),
-                ) {
-                    Ok((name, _)) => under_cap(&name).then_some(None),
-                    // Claimed, so the attempt fails with the error that says why.
-                    Err(_) => Some(None),
-                };
-            }
-            let route = crate::plans::route::route(config, task, &states, &plan_busy, now);
-            match route.decision {
-                crate::plans::route::Decision::Run { plan, agent } => {
-                    under_cap(&agent).then_some(plan)
-                }
-                crate::plans::route::Decision::Wait => None,
+            match route(config, task, &states, &busy, now).decision {
+                Decision::Run { plan, .. } => Some(plan),
+                Decision::Wait => None,
                 // Claimed, so the attempt fails with the error that says why.
-                crate::plans::route::Decision::Broken { .. } => Some(None),
+                Decision::Broken { .. } => Some(None),
             }
         };
         let lease = config.drain.lease.0;

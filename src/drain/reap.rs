@@ -184,6 +184,7 @@ impl super::Drainer<'_> {
                 let reset = limit.resets_at.filter(|at| *at > now);
                 let until = reset.unwrap_or(now + settings.limit_cooldown.0.as_secs() as i64);
                 let error = format!("usage limit: {}", limit.text);
+                let until_reset = Duration::from_secs((until - now).max(0) as u64);
                 let wait = match &plan {
                     Some(plan) => {
                         let why = match reset {
@@ -193,11 +194,16 @@ impl super::Drainer<'_> {
                                 settings.limit_cooldown.0.as_secs()
                             ),
                         };
-                        self.close_plan(plan, until, &why, &task_name, &run_id, now);
-                        // Routed again at once: to the next open plan, or it waits.
-                        Duration::ZERO
+                        if self.close_plan(plan, until, &why, &task_name, &run_id, now) {
+                            // Routed again at once: to the next open plan, or it waits.
+                            Duration::ZERO
+                        } else {
+                            // The plan could not be closed: the task itself waits out
+                            // the limit, rather than run into it again at once.
+                            until_reset
+                        }
                     }
-                    None => Duration::from_secs((until - now).max(0) as u64),
+                    None => until_reset,
                 };
                 (Outcome::Limited, error, true, wait)
             }
@@ -209,26 +215,42 @@ impl super::Drainer<'_> {
     }
 
     /// Close `plan` for every drainer after a usage limit on it (kept closed longer when
-    /// another drainer closed it for longer already).
-    fn close_plan(&self, plan: &str, until: i64, why: &str, task: &str, run: &str, now: i64) {
+    /// another drainer closed it for longer already); false when it could not be.
+    fn close_plan(
+        &self,
+        plan: &str,
+        until: i64,
+        why: &str,
+        task: &str,
+        run: &str,
+        now: i64,
+    ) -> bool {
         match self
             .plans
             .close_for_limit(plan, Some(until), why, task, run, now)
         {
-            Ok((_, true)) => self.ui.note(&format!(
-                "plan {plan}: closed until {} ({why})",
-                crate::plans::show_time(until)
-            )),
-            Ok((state, false)) => self.ui.note(&format!(
-                "plan {plan}: closed already{}",
-                state
-                    .until
-                    .map(|t| format!(" until {}", crate::plans::show_time(t)))
-                    .unwrap_or_else(|| " until reopened".into())
-            )),
-            Err(e) => self
-                .ui
-                .warn(&format!("plan {plan}: could not be closed: {}", e.message)),
+            Ok((_, true)) => {
+                self.ui.note(&format!(
+                    "plan {plan}: closed until {} ({why})",
+                    crate::plans::show_time(until)
+                ));
+                true
+            }
+            Ok((state, false)) => {
+                self.ui.note(&format!(
+                    "plan {plan}: closed already{}",
+                    state
+                        .until
+                        .map(|t| format!(" until {}", crate::plans::show_time(t)))
+                        .unwrap_or_else(|| " until reopened".into())
+                ));
+                true
+            }
+            Err(e) => {
+                self.ui
+                    .warn(&format!("plan {plan}: could not be closed: {}", e.message));
+                false
+            }
         }
     }
 

@@ -33,6 +33,8 @@ pub enum Standing {
     AtCapacity { running: u32, max: u32 },
     /// It runs another profile than the one the task pins.
     OtherProfile { agent: String },
+    /// Its profile is at the profile's own `max_concurrency` (`[agents.NAME]`).
+    ProfileAtCapacity { running: u32, max: u32 },
 }
 
 /// One plan as the route looked at it.
@@ -50,7 +52,8 @@ pub struct Considered {
 pub enum Decision {
     /// Runs now: on `plan` (none: the profile alone), with profile `agent`.
     Run { plan: Option<String>, agent: String },
-    /// Waits: every plan it may run on is closed or full.
+    /// Waits: every plan it may run on is closed or full (or, with no plans, its
+    /// profile is at its `max_concurrency`).
     Wait,
     /// Cannot run until fleet.toml changes (a class or profile it names is gone): a
     /// drainer claims it and fails the attempt with `why`.
@@ -79,19 +82,49 @@ impl Route {
     }
 }
 
-/// Runs claimed or running on each plan, in the whole queue (every drainer's).
-pub fn busy(tasks: &[Task]) -> BTreeMap<String, u32> {
-    let mut busy = BTreeMap::new();
-    for task in tasks {
-        if matches!(
-            task.state,
-            crate::tasks::TaskState::Claimed | crate::tasks::TaskState::Running
-        ) && let Some(plan) = task.last_run().and_then(|r| r.plan.as_deref())
-        {
-            *busy.entry(plan.to_string()).or_default() += 1;
+/// Runs claimed or running in the whole queue (every drainer's), by plan and by profile.
+#[derive(Clone, Debug, Default)]
+pub struct Busy {
+    pub plans: BTreeMap<String, u32>,
+    pub profiles: BTreeMap<String, u32>,
+}
+
+impl Busy {
+    /// Count the claimed and running tasks: each on its run's plan and that plan's
+    /// profile, or (no plan) on its own profile or `[drain] agent`.
+    pub fn of(config: &Config, tasks: &[Task]) -> Busy {
+        let mut busy = Busy::default();
+        for task in tasks {
+            if !matches!(
+                task.state,
+                crate::tasks::TaskState::Claimed | crate::tasks::TaskState::Running
+            ) {
+                continue;
+            }
+            let plan = task.last_run().and_then(|r| r.plan.as_deref());
+            let profile = match plan {
+                Some(p) => config.plans.get(p).map(|p| p.agent.as_str()),
+                None => task
+                    .agent
+                    .as_deref()
+                    .or(config.drain.agent.as_ref().map(|a| a.as_str())),
+            };
+            if let Some(p) = plan {
+                *busy.plans.entry(p.to_string()).or_default() += 1;
+            }
+            if let Some(p) = profile {
+                *busy.profiles.entry(p.to_string()).or_default() += 1;
+            }
         }
+        busy
     }
-    busy
+
+    /// Profile `name` at its own `max_concurrency`: (running, max).
+    fn profile_full(&self, config: &Config, name: &str) -> Option<(u32, u32)> {
+        let max = config.agents.get(name)?.max_concurrency?.0;
+        let running = self.profiles.get(name).copied().unwrap_or(0);
+        (running >= max).then_some((running, max))
+    }
 }
 
 /// Route `task` at `now`, given the plans' stored states and the runs on each.
@@ -99,7 +132,7 @@ pub fn route(
     config: &Config,
     task: &Task,
     states: &BTreeMap<String, PlanState>,
-    busy: &BTreeMap<String, u32>,
+    busy: &Busy,
     now: i64,
 ) -> Route {
     let mut route = Route {
@@ -125,12 +158,29 @@ pub fn route(
         pinned,
     ) {
         Ok((agent, _)) => {
-            route.decision = Decision::Run { plan: None, agent };
+            route.decision = match busy.profile_full(config, &agent) {
+                Some((running, max)) => {
+                    route.overrides.push(format!(
+                        "profile `{agent}` is at its max_concurrency: {running} of {max} running"
+                    ));
+                    Decision::Wait
+                }
+                None => Decision::Run { plan: None, agent },
+            };
         }
         Err(e) => {
             route.decision = Decision::Broken { why: e.message };
         }
     };
+    if !config.plans.is_empty()
+        && pinned.is_none()
+        && let Some(d) = &config.drain.agent
+    {
+        route.overrides.push(format!(
+            "[drain] agent = \"{}\" is not used: with [plans], a task runs on its plans' profiles",
+            d.as_str()
+        ));
+    }
     if config.plans.is_empty() {
         route.source = "fleet.toml has no [plans]: the task runs on its profile alone".into();
         if let Some(class) = &task.class {
@@ -187,7 +237,7 @@ pub fn route(
             }
         } else {
             kept += 1;
-            let running = busy.get(&name).copied().unwrap_or(0);
+            let running = busy.plans.get(&name).copied().unwrap_or(0);
             let state = states.get(&name);
             match state {
                 Some(s) if !s.is_open(now) => Standing::Closed {
@@ -196,12 +246,13 @@ pub fn route(
                     run: s.run.clone(),
                     task: s.task.clone(),
                 },
-                _ => match plan.max_concurrency {
-                    Some(max) if running >= max.0 => Standing::AtCapacity {
+                _ => match (plan.max_concurrency, busy.profile_full(config, &agent)) {
+                    (Some(max), _) if running >= max.0 => Standing::AtCapacity {
                         running,
                         max: max.0,
                     },
-                    max => Standing::Open {
+                    (_, Some((running, max))) => Standing::ProfileAtCapacity { running, max },
+                    (max, None) => Standing::Open {
                         running,
                         max: max.map(|m| m.0),
                     },
@@ -234,4 +285,107 @@ pub fn route(
         None => route.decision = Decision::Wait,
     }
     route
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::tasks::{Holder, TaskName, TaskState};
+
+    fn config() -> Config {
+        Config::parse(
+            "[agents.x]\ncommand = [\"x\"]\nmax_concurrency = 3\n[agents.y]\ncommand = [\"y\"]\n[plans.a]\nagent = \"x\"\nmax_concurrency = 1\n[plans.b]\nagent = \"x\"\norder = 1\n[plans.c]\nagent = \"y\"\norder = 2\n",
+            "f",
+        )
+        .unwrap()
+    }
+
+    fn task(name: &str) -> Task {
+        Task::new(&TaskName::parse(name).unwrap(), 0)
+    }
+
+    fn running_on(name: &str, plan: &str) -> Task {
+        let mut t = task(name);
+        t.claim(&Holder::this_process("t"), 0, 60);
+        t.runs[0].plan = Some(plan.into());
+        t.state = TaskState::Running;
+        t
+    }
+
+    #[test]
+    fn the_first_open_plan_with_room_is_chosen_and_every_other_is_told_why() {
+        let config = config();
+        let mut states = BTreeMap::new();
+        let route = |states: &BTreeMap<String, PlanState>, busy: &Busy, now| {
+            super::route(&config, &task("t"), states, busy, now)
+        };
+        let idle = Busy::default();
+        assert_eq!(route(&states, &idle, 0).runs_on(), Some((Some("a"), "x")));
+        // a full: b.
+        let busy = Busy::of(&config, &[running_on("r", "a")]);
+        let r = route(&states, &busy, 0);
+        assert_eq!(r.runs_on(), Some((Some("b"), "x")));
+        assert_eq!(
+            r.considered[0].standing,
+            Standing::AtCapacity { running: 1, max: 1 }
+        );
+        // b closed until 100: c until then, b again after.
+        let mut closed = PlanState::never_closed("b");
+        closed.open = false;
+        closed.until = Some(100);
+        states.insert("b".to_string(), closed);
+        assert_eq!(route(&states, &busy, 99).runs_on(), Some((Some("c"), "y")));
+        assert_eq!(route(&states, &busy, 100).runs_on(), Some((Some("b"), "x")));
+        // Profile x at its own cap (3 runs): a and b are passed over for it.
+        let busy = Busy::of(
+            &config,
+            &[
+                running_on("r1", "a"),
+                running_on("r2", "b"),
+                running_on("r3", "b"),
+            ],
+        );
+        let r = route(&BTreeMap::new(), &busy, 0);
+        assert_eq!(r.runs_on(), Some((Some("c"), "y")));
+        assert_eq!(
+            r.considered[1].standing,
+            Standing::ProfileAtCapacity { running: 3, max: 3 }
+        );
+        // Everything closed: it waits.
+        let mut all = BTreeMap::new();
+        for p in ["a", "b", "c"] {
+            let mut s = PlanState::never_closed(p);
+            s.open = false;
+            all.insert(p.to_string(), s);
+        }
+        assert_eq!(route(&all, &idle, 0).decision, Decision::Wait);
+    }
+
+    #[test]
+    fn a_pinned_profile_keeps_its_plans_and_with_none_runs_alone_saying_so() {
+        let config = config();
+        let mut t = task("t");
+        t.agent = Some("y".into());
+        let r = route(&config, &t, &BTreeMap::new(), &Busy::default(), 0);
+        assert_eq!(r.runs_on(), Some((Some("c"), "y")));
+        assert!(matches!(
+            r.considered[0].standing,
+            Standing::OtherProfile { .. }
+        ));
+        let mut config = config;
+        config.plans.remove("c");
+        let r = route(&config, &t, &BTreeMap::new(), &Busy::default(), 0);
+        assert_eq!(r.runs_on(), Some((None, "y")));
+        assert!(
+            r.overrides
+                .iter()
+                .any(|o| o.contains("no plan runs profile `y`")),
+            "{:?}",
+            r.overrides
+        );
+        let mut t = task("t");
+        t.class = Some("gone".into());
+        let r = route(&config, &t, &BTreeMap::new(), &Busy::default(), 0);
+        assert!(matches!(r.decision, Decision::Broken { .. }));
+    }
 }
