@@ -2,8 +2,9 @@
 //! texts in tests/data/agent-output/claude/): a usage limit closes the run's plan until
 //! its reset for every drainer (locally and through a bare remote) without using an
 //! attempt, the task runs on the next open plan, an overload only backs off, a closed
-//! plan starts nothing, `fleet plans explain` says which plan and why, and a budget
-//! parks a task before its retry.
+//! plan starts nothing, `fleet plans explain` says which plan and why, a budget
+//! parks a task before its retry, and a lane `fleet land` finds conflicted or red comes
+//! back to an agent as a follow-up task in that lane's worktree.
 
 use std::path::{Path, PathBuf};
 
@@ -43,6 +44,12 @@ fn agents() -> Vec<(&'static str, String)> {
             format!("cat {:?}\nexit 1\n", fixture("overloaded-529.json")),
         ),
         (
+            // Exit-code agent: a follow-up rebases (resolving c.txt) or removes bad.txt;
+            // else it writes c.txt (and bad.txt for task `red`) and commits.
+            "lander",
+            "cp \"$FLEET_PLAN\" \"$RUNS/plan-$FLEET_TASK\"\nif grep -q 'conflicts with' \"$FLEET_PLAN\"; then\n  git rebase -q main >/dev/null 2>&1 || { printf 'both\\n' > c.txt; git add c.txt; GIT_EDITOR=true git rebase --continue >/dev/null; }\nelif grep -q 'gate ran red' \"$FLEET_PLAN\"; then\n  git rm -q bad.txt; git commit -qm 'remove bad.txt'\nelse\n  echo lane > c.txt\n  if [ \"$FLEET_TASK\" = red ]; then echo x > bad.txt; fi\n  git add -A; git commit -qm work\nfi\n".to_string(),
+        ),
+        (
             "claude-costly",
             format!("cat {:?}\nexit 1\n", fixture("failed-max-turns.json")),
         ),
@@ -55,7 +62,7 @@ fn project(env: &Env, extra: &str) -> PathBuf {
     let bin = env.path().join("agents");
     std::fs::create_dir_all(env.path().join("runs")).unwrap();
     let mut toml = String::from(
-        "[gate]\ncommands = [\"test -e README\"]\n[drain]\nbackoff = \"1s\"\nbackoff_max = \"1s\"\nclaim_grace = \"60s\"\nstop_timeout = \"1s\"\n",
+        "[gate]\ncommands = [\"test -e README\", \"test ! -e bad.txt\"]\n[drain]\nbackoff = \"1s\"\nbackoff_max = \"1s\"\nclaim_grace = \"60s\"\nstop_timeout = \"1s\"\n",
     );
     toml.push_str(extra);
     for (name, body) in agents() {
@@ -63,8 +70,14 @@ fn project(env: &Env, extra: &str) -> PathBuf {
         write(&script, &format!("#!/bin/sh\n{body}"));
         use std::os::unix::fs::PermissionsExt;
         std::fs::set_permissions(&script, std::fs::Permissions::from_mode(0o755)).unwrap();
+        // The lander's own check passes, so only the gate at landing can run red.
+        let result = if name == "lander" {
+            "result = \"exit-code\"\ncheck = [\"true\"]"
+        } else {
+            "result = \"claude-json\""
+        };
         toml.push_str(&format!(
-            "\n[agents.{name}]\ncommand = [{:?}]\ntimeout = \"60s\"\nresult = \"claude-json\"\nenv = {{ RUNS = {:?} }}\n",
+            "\n[agents.{name}]\ncommand = [{:?}]\ntimeout = \"60s\"\n{result}\nenv = {{ RUNS = {:?} }}\n",
             script.display().to_string(),
             env.path().join("runs").display().to_string(),
         ));
@@ -342,4 +355,87 @@ fn a_plan_closed_by_a_drainer_in_one_clone_is_closed_in_another_through_the_remo
         show(&env, &a, "far", &["--remote", "origin"])["state"],
         "succeeded"
     );
+}
+
+/// Lanes by branch, with their state.
+fn lane_state(env: &Env, dir: &Path, branch: &str) -> String {
+    lane_states(env, dir)
+        .into_iter()
+        .find(|(b, _)| b == branch)
+        .map(|(_, s)| s)
+        .unwrap_or_else(|| panic!("no lane {branch}: {:?}", lane_states(env, dir)))
+}
+
+#[test]
+fn a_lane_land_finds_conflicted_comes_back_as_a_follow_up_task_in_its_worktree_and_lands_after_it()
+{
+    let env = Env::new();
+    let dir = project(&env, "on_conflict = \"task\"\n");
+    add(&env, &dir, "feat", &["--agent", "lander"]);
+    let first = drain_once(&env, &dir, &[]);
+    assert_eq!(first["runs"][0]["outcome"], "succeeded", "{first:#}");
+    let branch = first["runs"][0]["branch"].as_str().unwrap().to_string();
+    let worktree = first["runs"][0]["worktree"].as_str().unwrap().to_string();
+    // The target moves on with its own c.txt: the lane conflicts.
+    env.commit_file(&dir, "c.txt", "main\n", "main's c.txt");
+    env.fleet(&dir, &["land", "--all", "--yes"]).code(1);
+    assert_eq!(lane_state(&env, &dir, &branch), "conflicted");
+    // A dependant waits for feat's lane to land, through its follow-up.
+    add(
+        &env,
+        &dir,
+        "next",
+        &["--agent", "lander", "--after", "feat"],
+    );
+
+    let second = drain_once(&env, &dir, &[]);
+    let run = &second["runs"][0];
+    let name = run["task"].as_str().unwrap().to_string();
+    assert!(name.starts_with("feat-conflict-"), "{second:#}");
+    assert_eq!(run["outcome"], "succeeded", "{second:#}");
+    // It continued the lane: same branch, same worktree.
+    assert_eq!(run["branch"], branch.as_str());
+    assert_eq!(run["worktree"], worktree.as_str());
+    let task = show(&env, &dir, &name, &[]);
+    assert_eq!(task["continues"]["branch"], branch.as_str(), "{task:#}");
+    assert_eq!(task["continues"]["of"], "feat");
+    let plan = std::fs::read_to_string(env.path().join(format!("runs/plan-{name}"))).unwrap();
+    assert!(plan.contains("- c.txt"), "{plan}");
+    assert_eq!(lane_state(&env, &dir, &branch), "ready");
+    // Another pass makes no second follow-up for the same conflict.
+    let third = drain_once(&env, &dir, &[]);
+    assert_eq!(third["runs"], serde_json::json!([]), "{third:#}");
+
+    env.fleet(&dir, &["land", "--all", "--yes"]).ok();
+    assert_eq!(lane_state(&env, &dir, &branch), "landed");
+    assert_eq!(env.git(&dir, &["show", "main:c.txt"]), "both");
+    let fourth = drain_once(&env, &dir, &[]);
+    assert_eq!(fourth["runs"][0]["task"], "next", "{fourth:#}");
+}
+
+#[test]
+fn a_lane_red_at_the_gate_comes_back_as_a_follow_up_task_carrying_the_log_and_lands_after_it() {
+    let env = Env::new();
+    let dir = project(&env, "on_red = \"task\"\n");
+    add(&env, &dir, "red", &["--agent", "lander"]);
+    let first = drain_once(&env, &dir, &[]);
+    assert_eq!(first["runs"][0]["outcome"], "succeeded", "{first:#}");
+    let branch = first["runs"][0]["branch"].as_str().unwrap().to_string();
+    env.fleet(&dir, &["land", "--all", "--yes"]).code(1);
+    assert_eq!(lane_state(&env, &dir, &branch), "failed");
+
+    let second = drain_once(&env, &dir, &[]);
+    let run = &second["runs"][0];
+    let name = run["task"].as_str().unwrap().to_string();
+    assert!(name.starts_with("red-red-"), "{second:#}");
+    assert_eq!(run["outcome"], "succeeded", "{second:#}");
+    assert_eq!(run["branch"], branch.as_str());
+    let plan = std::fs::read_to_string(env.path().join(format!("runs/plan-{name}"))).unwrap();
+    assert!(plan.contains("The gate log ("), "{plan}");
+    assert_eq!(lane_state(&env, &dir, &branch), "ready");
+    env.fleet(&dir, &["land", "--all", "--yes"]).ok();
+    assert_eq!(lane_state(&env, &dir, &branch), "landed");
+    env.git_cmd(&dir, &["cat-file", "-e", "main:bad.txt"])
+        .run()
+        .code(128);
 }

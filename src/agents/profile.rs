@@ -297,6 +297,21 @@ pub struct Drain {
     pub max_tokens: Option<u64>,
     #[serde(skip_serializing_if = "Option::is_none")]
     pub max_cost_usd: Option<f64>,
+    /// What a lane `fleet land` found conflicted becomes (see [`crate::drain::follow`]).
+    pub on_conflict: OnLane,
+    /// What a lane whose gate ran red becomes.
+    pub on_red: OnLane,
+}
+
+/// `[drain] on_conflict` / `on_red`.
+#[derive(Clone, Copy, Debug, Default, Deserialize, Serialize, PartialEq, Eq)]
+#[serde(rename_all = "lowercase")]
+pub enum OnLane {
+    /// The lane waits for a person, as without a drainer.
+    #[default]
+    Wait,
+    /// A follow-up task on the same branch, run in the lane's worktree.
+    Task,
 }
 
 impl Default for Drain {
@@ -313,6 +328,8 @@ impl Default for Drain {
             notify: None,
             max_tokens: None,
             max_cost_usd: None,
+            on_conflict: OnLane::Wait,
+            on_red: OnLane::Wait,
         }
     }
 }

@@ -17,6 +17,7 @@
 //! next open plan.
 
 mod agent;
+pub mod follow;
 mod reap;
 pub mod record;
 pub mod retry;
@@ -220,6 +221,7 @@ impl Drainer<'_> {
                         .warn(&format!("cannot fetch the task queue: {}", e.message));
                 }
                 self.watch();
+                self.follow_up_lanes();
                 last_watch = Some(Instant::now());
             }
             if last_renew.elapsed() >= renew_every {

@@ -75,6 +75,29 @@ pub fn place(
     })
 }
 
+/// A follow-up task's worktree: the lane's own, as it is (see [`super::follow`]), with
+/// the branch's tip now as the base that tells whether the agent committed.
+pub fn continue_in(ctx: &Context, continues: &crate::tasks::Continues) -> Result<Placed> {
+    let path = PathBuf::from(&continues.worktree);
+    if !path.is_dir() {
+        return Err(Error::env(format!(
+            "the worktree {} of lane {} is gone, so the follow-up cannot continue it",
+            path.display(),
+            continues.branch
+        ))
+        .with_help(format!(
+            "make it again (`fleet worktree new` on branch {}), or cancel this task",
+            continues.branch
+        )));
+    }
+    let tip = Repo::open(&ctx.shared)?.branch_tip(&continues.branch)?;
+    Ok(Placed {
+        path,
+        branch: continues.branch.clone(),
+        bases: vec![(ctx.shared.clone(), continues.branch.clone(), tip)],
+    })
+}
+
 /// Write the plan into the worktree (see the module's doc) and return its path.
 pub fn write_plan(repo: &Repo, worktree: &Path, text: &str) -> Result<PathBuf> {
     let exclude = repo.common_dir().join("info").join("exclude");
@@ -290,7 +313,10 @@ impl super::Drainer<'_> {
         let plan = self.store.load(name)?.and_then(|(_, plan)| plan);
         let own = plan.or_else(|| task.prompt.clone()).unwrap_or_default();
         let text = super::retry::plan_text(task, &own);
-        let placed = place(self.ctx, self.queue, &worktree_name(task, run), self.ui)?;
+        let placed = match &task.continues {
+            Some(continues) => continue_in(self.ctx, continues)?,
+            None => place(self.ctx, self.queue, &worktree_name(task, run), self.ui)?,
+        };
         report.worktree = Some(placed.path.clone());
         report.branch = Some(placed.branch.clone());
         self.store.place(

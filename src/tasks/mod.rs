@@ -230,6 +230,20 @@ impl Run {
     }
 }
 
+/// The lane a follow-up task continues ([`Task::continues`]).
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Continues {
+    pub branch: String,
+    pub worktree: String,
+    /// The task whose lane it is.
+    pub of: String,
+    /// What `fleet land` found: `conflicted` or `failed` (red at the gate).
+    pub lane_state: String,
+    /// The lane's tip when the follow-up was made (its name carries it too, so one
+    /// conflict makes one follow-up, however many drainers see it).
+    pub tip: String,
+}
+
 /// One change of state, as it happened.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
 pub struct Transition {
@@ -279,6 +293,10 @@ pub struct Task {
     /// Why it was parked, when not for its attempts (over its budget).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub parked_why: Option<String>,
+    /// A follow-up task: it continues an existing lane, in that lane's worktree, instead
+    /// of starting afresh.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub continues: Option<Continues>,
     #[serde(default, rename = "run", skip_serializing_if = "Vec::is_empty")]
     pub runs: Vec<Run>,
     #[serde(default, rename = "transition", skip_serializing_if = "Vec::is_empty")]
@@ -303,6 +321,7 @@ impl Task {
             max_tokens: None,
             max_cost_usd: None,
             parked_why: None,
+            continues: None,
             runs: Vec::new(),
             transitions: vec![Transition {
                 at: now,
