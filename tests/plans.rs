@@ -40,6 +40,10 @@ fn agents() -> Vec<(&'static str, String)> {
             ),
         ),
         (
+            "claude-429-no-reset",
+            format!("cat {:?}\nexit 1\n", fixture("limited-429.json")),
+        ),
+        (
             "claude-529",
             format!("cat {:?}\nexit 1\n", fixture("overloaded-529.json")),
         ),
@@ -184,6 +188,40 @@ fn a_usage_limit_closes_the_plan_until_its_reset_and_the_task_runs_on_the_next_p
     // A person reopens plan a.
     env.fleet(&dir, &["plans", "open", "a"]).ok();
     assert_eq!(plans(&env, &dir, &[])["a"]["open"], true);
+}
+
+#[test]
+fn a_limit_with_no_reset_time_closes_the_plan_until_reopened_or_for_its_cooldown_never_a_guess() {
+    let env = Env::new();
+    let dir = project(
+        &env,
+        "\n[plans.x]\nagent = \"claude-429-no-reset\"\n[plans.y]\nagent = \"claude-429-no-reset\"\norder = 2\ncooldown = \"10m\"\n",
+    );
+    add(&env, &dir, "quota", &["--max-attempts", "1"]);
+    let first = drain_once(&env, &dir, &[]);
+    assert_eq!(first["runs"][0]["plan"], "x", "{first:#}");
+    let listed = plans(&env, &dir, &[]);
+    assert_eq!(listed["x"]["open"], false, "{listed:?}");
+    assert!(listed["x"]["state"].get("until").is_none(), "{listed:?}");
+    let why = listed["x"]["state"]["why"].as_str().unwrap();
+    assert!(why.contains("closed until `fleet plans open x`"), "{why}");
+    let second = drain_once(&env, &dir, &[]);
+    assert_eq!(second["runs"][0]["plan"], "y", "{second:#}");
+    let y = &plans(&env, &dir, &[])["y"]["state"];
+    assert_eq!(
+        y["until"].as_i64().unwrap() - y["at"].as_i64().unwrap(),
+        600,
+        "{y}"
+    );
+    // Every plan closed: nothing starts, the task waits queued with its attempt unused.
+    let third = drain_once(&env, &dir, &[]);
+    assert_eq!(third["runs"], serde_json::json!([]), "{third:#}");
+    let task = show(&env, &dir, "quota", &[]);
+    assert_eq!(task["state"], "queued");
+    assert_eq!(runs(&task).len(), 2);
+    assert!(runs(&task).iter().all(|r| r["free"] == true));
+    let text = env.fleet(&dir, &["plans", "explain", "quota"]).ok().stdout;
+    assert!(text.contains("would wait"), "{text}");
 }
 
 #[test]

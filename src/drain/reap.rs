@@ -179,19 +179,29 @@ impl super::Drainer<'_> {
                 retry::backoff(settings, attempt),
             ),
             Verdict::Limited { limit, .. } => {
-                // A reset already past, or none given, is no reset time: the configured
-                // cool-down stands in for it, never a guess.
+                // A reset already past, or none given, is no reset time; it is never
+                // guessed. The task alone waits [drain] limit_cooldown; a plan is closed
+                // for its `cooldown`, else until a person reopens it.
                 let reset = limit.resets_at.filter(|at| *at > now);
-                let until = reset.unwrap_or(now + settings.limit_cooldown.0.as_secs() as i64);
                 let error = format!("usage limit: {}", limit.text);
-                let until_reset = Duration::from_secs((until - now).max(0) as u64);
+                let cooldown = Duration::from_secs(
+                    (reset.unwrap_or(now + settings.limit_cooldown.0.as_secs() as i64) - now).max(0)
+                        as u64,
+                );
                 let wait = match &plan {
                     Some(plan) => {
-                        let why = match reset {
-                            Some(_) => error.clone(),
-                            None => format!(
-                                "{error} (no reset time given: closed for [drain] limit_cooldown, {}s)",
-                                settings.limit_cooldown.0.as_secs()
+                        let for_long = crate::plans::named(&self.ctx.config, plan)
+                            .ok()
+                            .and_then(|p| p.cooldown.as_ref())
+                            .map(|d| d.0.as_secs() as i64);
+                        let until = reset.or(for_long.map(|d| now + d));
+                        let why = match (reset, for_long) {
+                            (Some(_), _) => error.clone(),
+                            (None, Some(d)) => format!(
+                                "{error} (no reset time given: closed for the plan's cooldown, {d}s)"
+                            ),
+                            (None, None) => format!(
+                                "{error} (no reset time given: closed until `fleet plans open {plan}`)"
                             ),
                         };
                         if self.close_plan(plan, until, &why, &task_name, &run_id, now) {
@@ -200,10 +210,10 @@ impl super::Drainer<'_> {
                         } else {
                             // The plan could not be closed: the task itself waits out
                             // the limit, rather than run into it again at once.
-                            until_reset
+                            cooldown
                         }
                     }
-                    None => until_reset,
+                    None => cooldown,
                 };
                 (Outcome::Limited, error, true, wait)
             }
@@ -219,20 +229,19 @@ impl super::Drainer<'_> {
     fn close_plan(
         &self,
         plan: &str,
-        until: i64,
+        until: Option<i64>,
         why: &str,
         task: &str,
         run: &str,
         now: i64,
     ) -> bool {
-        match self
-            .plans
-            .close_for_limit(plan, Some(until), why, task, run, now)
-        {
+        match self.plans.close_for_limit(plan, until, why, task, run, now) {
             Ok((_, true)) => {
                 self.ui.note(&format!(
                     "plan {plan}: closed until {} ({why})",
-                    crate::plans::show_time(until)
+                    until
+                        .map(crate::plans::show_time)
+                        .unwrap_or_else(|| "reopened".into())
                 ));
                 true
             }

@@ -48,6 +48,10 @@ pub struct Plan {
     /// Lower first, among the plans a task may run on when its class does not order them.
     #[serde(default)]
     pub order: i64,
+    /// How long a usage limit that named no reset time closes this plan; none: until a
+    /// person reopens it (`fleet plans open`). A reset time is never guessed.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub cooldown: Option<crate::config::DurationSetting>,
 }
 
 fn env_table<'de, D: serde::Deserializer<'de>>(
@@ -225,11 +229,15 @@ mod tests {
     #[test]
     fn plans_and_classes_are_checked_where_they_are_written_and_against_each_other() {
         let ok = Config::parse(
-            "[agents.claude]\ncommand = [\"claude\"]\n[plans.sub]\nagent = \"claude\"\nenv = { ANTHROPIC_BASE_URL = \"http://x\", K = { from = \"KEY\" } }\nmax_concurrency = 2\norder = 1\n[classes]\nreview = [\"sub\"]\n",
+            "[agents.claude]\ncommand = [\"claude\"]\n[plans.sub]\nagent = \"claude\"\nenv = { ANTHROPIC_BASE_URL = \"http://x\", K = { from = \"KEY\" } }\nmax_concurrency = 2\norder = 1\ncooldown = \"30m\"\n[classes]\nreview = [\"sub\"]\n",
             "f",
         )
         .unwrap();
         assert_eq!(ok.plans["sub"].order, 1);
+        assert_eq!(
+            ok.plans["sub"].cooldown.as_ref().map(|d| d.0.as_secs()),
+            Some(1800)
+        );
         check(&ok).unwrap();
         for (bad, want) in [
             ("[plans.a]\nagent = \"x\"\ncolour = 1\n", "colour"),
