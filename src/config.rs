@@ -29,6 +29,18 @@ pub struct Config {
     pub agents: std::collections::BTreeMap<String, crate::agents::profile::Profile>,
     /// The drainer's settings, `[drain]`.
     pub drain: crate::agents::profile::Drain,
+    /// Plans, `[plans.NAME]`: the accounts a profile runs on (see [`crate::plans`]).
+    #[serde(
+        deserialize_with = "crate::plans::plans",
+        skip_serializing_if = "std::collections::BTreeMap::is_empty"
+    )]
+    pub plans: std::collections::BTreeMap<String, crate::plans::Plan>,
+    /// `[classes]`: a task class's plans, in the order they are tried.
+    #[serde(
+        deserialize_with = "crate::plans::classes",
+        skip_serializing_if = "std::collections::BTreeMap::is_empty"
+    )]
+    pub classes: std::collections::BTreeMap<String, Vec<String>>,
 }
 
 #[derive(Clone, Debug, Deserialize, Serialize, PartialEq)]

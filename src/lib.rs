@@ -24,6 +24,7 @@ pub mod land;
 pub mod lanes;
 pub mod lint;
 pub mod nested;
+pub mod plans;
 pub mod preflight;
 pub mod proc;
 pub mod queue;

@@ -92,6 +92,25 @@ pub fn tasks_fetch_refspec(remote: &str) -> String {
     format!("+{TASKS}*:{}*", remote_tasks(remote))
 }
 
+/// The prefix of the plan refs: one per plan, `refs/fleet/plans/<name>`, holding whether
+/// the plan is open or closed (see [`crate::plans`]).
+pub const PLANS: &str = "refs/fleet/plans/";
+
+/// The ref holding plan `name`'s state.
+pub fn plan(name: &str) -> String {
+    format!("{PLANS}{name}")
+}
+
+/// Where the remote's plan refs are kept here: the prefix of `refs/fleet/remotes/<remote>/plans/<name>`.
+pub fn remote_plans(remote: &str) -> String {
+    format!("{FLEET_REMOTES}{remote}/plans/")
+}
+
+/// The refspec that fetches a remote's plan refs into [`remote_plans`].
+pub fn plans_fetch_refspec(remote: &str) -> String {
+    format!("+{PLANS}*:{}*", remote_plans(remote))
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -51,6 +51,7 @@ pub fn fetch(ctx: &Context, remote: &str) -> Result<Fetched> {
     let repo = &ctx.repo;
     let mut refspecs = refs::fetch_refspecs(remote).to_vec();
     refspecs.push(refs::tasks_fetch_refspec(remote));
+    refspecs.push(refs::plans_fetch_refspec(remote));
     // git refuses to fetch while a packed-refs.lock exists, or while a lock a killed
     // fetch left sits on one of the refs it updates.
     repo.wait_out_packed_refs_lock();

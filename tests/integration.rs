@@ -38,6 +38,7 @@ mod lifecycle_day;
 mod lint;
 mod lint_corpus;
 mod lint_sarif;
+mod plans;
 mod preflight;
 mod readme;
 mod reads;

@@ -291,6 +291,27 @@ pub struct Drain {
     /// Run once when a task is parked, with a JSON document on stdin.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub notify: Option<Argv>,
+    /// A task's budget unless it gives its own (`fleet task add --max-tokens`,
+    /// `--max-cost`): see [`crate::tasks::Task::max_tokens`].
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub max_tokens: Option<u64>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub max_cost_usd: Option<f64>,
+    /// What a lane `fleet land` found conflicted becomes (see [`crate::drain::follow`]).
+    pub on_conflict: OnLane,
+    /// What a lane whose gate ran red becomes.
+    pub on_red: OnLane,
+}
+
+/// `[drain] on_conflict` / `on_red`.
+#[derive(Clone, Copy, Debug, Default, Deserialize, Serialize, PartialEq, Eq)]
+#[serde(rename_all = "lowercase")]
+pub enum OnLane {
+    /// The lane waits for a person, as without a drainer.
+    #[default]
+    Wait,
+    /// A follow-up task on the same branch, run in the lane's worktree.
+    Task,
 }
 
 impl Default for Drain {
@@ -305,6 +326,10 @@ impl Default for Drain {
             stop_timeout: d(30),
             limit_cooldown: d(15 * 60),
             notify: None,
+            max_tokens: None,
+            max_cost_usd: None,
+            on_conflict: OnLane::Wait,
+            on_red: OnLane::Wait,
         }
     }
 }

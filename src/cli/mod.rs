@@ -9,8 +9,9 @@ use std::path::PathBuf;
 use clap::{Parser, Subcommand};
 
 use crate::commands::{
-    completions, config, demo, doctor, drain, gate, hook, hooks, init, land, lint, preflight,
-    ready, recover, revert, run, status, task, track, untrack, verify, watchdog, worktree,
+    completions, config, demo, doctor, drain, gate, hook, hooks, init, land, lint, plans,
+    preflight, ready, recover, revert, run, status, task, track, untrack, verify, watchdog,
+    worktree,
 };
 
 #[derive(Debug, Parser)]
@@ -59,6 +60,7 @@ pub enum Command {
     #[command(subcommand)]
     Task(task::TaskCommand),
     Drain(drain::Args),
+    Plans(plans::Args),
     Demo(demo::Args),
     Completions(completions::Args),
 }

@@ -13,6 +13,7 @@ pub mod hooks;
 pub mod init;
 pub mod land;
 pub mod lint;
+pub mod plans;
 pub mod preflight;
 pub mod ready;
 pub mod recover;
@@ -61,6 +62,7 @@ pub fn run(cli: Cli) -> Result<u8> {
         Command::Run(args) => run::run(&env, args),
         Command::Task(cmd) => task::run(&env, cmd),
         Command::Drain(args) => drain::run(&env, args),
+        Command::Plans(args) => plans::run(&env, args),
         Command::Demo(args) => demo::run(&env, args),
         Command::Completions(args) => completions::run(&env, args),
     }

@@ -10,8 +10,14 @@
 //! recorded (timed out, "stopped by the drainer", free: it does not use up an attempt)
 //! and queued again. A drainer killed outright takes its agents with it (their
 //! guardians), and the next drainer reaps their tasks as crashed.
+//!
+//! With `[plans]`, each claim routes its task to a plan ([`crate::plans::route`]) and
+//! records it on the run; a usage limit closes that plan for every drainer
+//! ([`crate::plans::PlanStore`]) and the task goes back to the queue at once, to the
+//! next open plan.
 
 mod agent;
+pub mod follow;
 mod reap;
 pub mod record;
 pub mod retry;
@@ -74,6 +80,8 @@ pub struct RunReport {
     pub state: Option<TaskState>,
     /// The check, when it ran.
     pub check: Option<CheckReport>,
+    /// The plan it ran on (`[plans.NAME]`), when fleet.toml has plans.
+    pub plan: Option<String>,
 }
 
 /// The check's exit code and log.
@@ -102,6 +110,8 @@ struct Live {
     started: bool,
     /// Another drainer holds the task now: its end is not ours to record.
     lost: bool,
+    /// What the agent reported it used, once it ended.
+    usage: Option<crate::agents::result::Usage>,
     report: RunReport,
 }
 
@@ -128,14 +138,17 @@ pub fn drain(ctx: &Context, queue: &Queue, opts: &Options, ui: &dyn Ui) -> Resul
         ))
         .with_help("add that profile, or set [drain] agent to one of fleet.toml's profiles"));
     }
+    crate::plans::check(&ctx.config)?;
     crate::proc::stop_on_signal();
     let _record = Registered::write(ctx, &opts.commit);
     let store = Store::new(ctx, queue);
+    let plans = crate::plans::PlanStore::new(ctx, queue);
     let (tx, rx) = channel();
     let mut d = Drainer {
         ctx,
         queue,
         store: &store,
+        plans: &plans,
         ui,
         holder: Holder::this_process(&opts.commit),
         opts,
@@ -156,6 +169,7 @@ struct Drainer<'a> {
     ctx: &'a Context,
     queue: &'a Queue,
     store: &'a Store<'a>,
+    plans: &'a crate::plans::PlanStore<'a>,
     ui: &'a dyn Ui,
     holder: Holder,
     opts: &'a Options,
@@ -207,6 +221,7 @@ impl Drainer<'_> {
                         .warn(&format!("cannot fetch the task queue: {}", e.message));
                 }
                 self.watch();
+                self.follow_up_lanes();
                 last_watch = Some(Instant::now());
             }
             if last_renew.elapsed() >= renew_every {
@@ -238,43 +253,96 @@ impl Drainer<'_> {
         }
     }
 
-    /// The profile a task runs with.
-    fn profile_of(&self, task: &Task) -> Result<(String, Profile)> {
+    /// The profile run `run` of `task` runs with: its plan's, else (no plan) the task's
+    /// own or `[drain] agent`. A task whose route is broken (a class or profile gone
+    /// from fleet.toml) gets the error saying why.
+    fn profile_of(
+        &self,
+        task: &Task,
+        run: Option<&crate::tasks::Run>,
+    ) -> Result<(String, Profile)> {
         let config = &self.ctx.config;
-        crate::agents::profile::choose(&config.agents, &config.drain, task.agent.as_deref())
+        let name = match run.and_then(|r| r.plan.as_deref()) {
+            Some(plan) => crate::plans::named(config, plan)?
+                .agent
+                .as_str()
+                .to_string(),
+            None if config.plans.is_empty() => {
+                return crate::agents::profile::choose(
+                    &config.agents,
+                    &config.drain,
+                    task.agent.as_deref(),
+                )
+                .map(|(n, p)| (n, p.clone()));
+            }
+            None => {
+                let route = crate::plans::route::route(
+                    config,
+                    task,
+                    &BTreeMap::new(),
+                    &crate::plans::route::Busy::default(),
+                    crate::time::now(),
+                );
+                match route.decision {
+                    crate::plans::route::Decision::Broken { why } => {
+                        return Err(Error::usage(why).with_help(
+                            "fix fleet.toml (on the target branch), or `fleet task retry` after; `fleet plans explain TASK` shows the route",
+                        ));
+                    }
+                    crate::plans::route::Decision::Run { agent, .. } => agent,
+                    crate::plans::route::Decision::Wait => {
+                        return Err(Error::usage("the task was claimed with no plan to run on"));
+                    }
+                }
+            }
+        };
+        crate::agents::profile::choose(&config.agents, &config.drain, Some(&name))
             .map(|(n, p)| (n, p.clone()))
     }
 
-    /// Claim the next task the caps allow: a profile at its `max_concurrency` (runs of
-    /// it claimed or running in the whole queue, every drainer's) takes no more.
+    /// Claim the next task the caps allow and route it to a plan
+    /// ([`crate::plans::route`], what `fleet plans explain` prints): a closed plan
+    /// starts nothing, and a plan or profile at its `max_concurrency` (runs of it
+    /// claimed or running in the whole queue, every drainer's) takes no more.
     fn claim(&mut self) -> Result<Option<Claimed>> {
+        use crate::plans::route::{Busy, Decision, route};
         let config = &self.ctx.config;
-        let capped = config.agents.values().any(|p| p.max_concurrency.is_some());
-        let mut busy: BTreeMap<String, u32> = BTreeMap::new();
-        if capped {
-            for task in self.store.list()? {
-                if matches!(task.state, TaskState::Claimed | TaskState::Running)
-                    && let Ok((name, _)) = self.profile_of(&task)
-                {
-                    *busy.entry(name).or_default() += 1;
-                }
+        let now = crate::time::now();
+        let routed = !config.plans.is_empty();
+        let capped = routed || config.agents.values().any(|p| p.max_concurrency.is_some());
+        let busy = if capped {
+            Busy::of(config, &self.store.list()?)
+        } else {
+            Busy::default()
+        };
+        let states = if routed {
+            self.plans.all()?
+        } else {
+            BTreeMap::new()
+        };
+        let route = |task: &Task| -> Option<Option<String>> {
+            match route(config, task, &states, &busy, now).decision {
+                Decision::Run { plan, .. } => Some(plan),
+                Decision::Wait => None,
+                // Claimed, so the attempt fails with the error that says why.
+                Decision::Broken { .. } => Some(None),
             }
-        }
-        let accept = |task: &Task| match self.profile_of(task) {
-            Ok((name, profile)) => profile
-                .max_concurrency
-                .is_none_or(|max| busy.get(&name).copied().unwrap_or(0) < max.0),
-            // Claimed, so the attempt fails with the error that says why.
-            Err(_) => true,
         };
         let lease = config.drain.lease.0;
-        let claimed =
-            self.store
-                .claim_next_where(&self.holder, crate::time::now(), lease, &accept)?;
+        let claimed = self
+            .store
+            .claim_next_routed(&self.holder, now, lease, &route)?;
         if let Some(c) = &claimed {
             self.ui.note(&format!(
-                "{}: claimed (run {}, attempt {})",
-                c.task.name, c.run.id, c.run.attempt
+                "{}: claimed (run {}, attempt {}{})",
+                c.task.name,
+                c.run.id,
+                c.run.attempt,
+                c.run
+                    .plan
+                    .as_deref()
+                    .map(|p| format!(", plan {p}"))
+                    .unwrap_or_default()
             ));
         }
         Ok(claimed)

@@ -99,6 +99,17 @@ impl super::Drainer<'_> {
             stderr: &stderr,
         };
         let verdict = classify(live.profile.result, &ended, now);
+        let usage = match &verdict {
+            Verdict::Succeeded { usage }
+            | Verdict::Failed { usage, .. }
+            | Verdict::Limited { usage, .. } => {
+                (usage != &crate::agents::result::Usage::default()).then(|| usage.clone())
+            }
+            Verdict::TimedOut { .. } | Verdict::Crashed { .. } => None,
+        };
+        let plan = live.run.plan.clone();
+        let task_name = live.name.to_string();
+        let run_id = live.run.id.clone();
         let stderr_tail = retry::tail(&String::from_utf8_lossy(&stderr), 20, 2000);
         let with_tail = |reason: &str| {
             if stderr_tail.trim().is_empty() {
@@ -114,6 +125,9 @@ impl super::Drainer<'_> {
                 let committed = live.placed.as_ref().map(spawn::committed);
                 match committed {
                     Some(Ok(true)) => {
+                        if let Some(live) = self.live.get_mut(&key) {
+                            live.usage = usage;
+                        }
                         self.check(key);
                         return;
                     }
@@ -156,21 +170,97 @@ impl super::Drainer<'_> {
                 false,
                 retry::backoff(settings, attempt),
             ),
+            Verdict::Limited { limit, .. } if limit.overload => (
+                // An overload is the provider's, not the plan's: back off, the plan
+                // stays open, the attempt is not used.
+                Outcome::Limited,
+                format!("overloaded, backing off: {}", limit.text),
+                true,
+                retry::backoff(settings, attempt),
+            ),
             Verdict::Limited { limit, .. } => {
-                let wait = match limit.resets_at {
-                    Some(at) if at > now => Duration::from_secs((at - now) as u64),
-                    Some(_) => Duration::ZERO,
-                    None => settings.limit_cooldown.0,
+                // A reset already past, or none given, is no reset time; it is never
+                // guessed. The task alone waits [drain] limit_cooldown; a plan is closed
+                // for its `cooldown`, else until a person reopens it.
+                let reset = limit.resets_at.filter(|at| *at > now);
+                let error = format!("usage limit: {}", limit.text);
+                let cooldown = Duration::from_secs(
+                    (reset.unwrap_or(now + settings.limit_cooldown.0.as_secs() as i64) - now).max(0)
+                        as u64,
+                );
+                let wait = match &plan {
+                    Some(plan) => {
+                        let for_long = crate::plans::named(&self.ctx.config, plan)
+                            .ok()
+                            .and_then(|p| p.cooldown.as_ref())
+                            .map(|d| d.0.as_secs() as i64);
+                        let until = reset.or(for_long.map(|d| now + d));
+                        let why = match (reset, for_long) {
+                            (Some(_), _) => error.clone(),
+                            (None, Some(d)) => format!(
+                                "{error} (no reset time given: closed for the plan's cooldown, {d}s)"
+                            ),
+                            (None, None) => format!(
+                                "{error} (no reset time given: closed until `fleet plans open {plan}`)"
+                            ),
+                        };
+                        if self.close_plan(plan, until, &why, &task_name, &run_id, now) {
+                            // Routed again at once: to the next open plan, or it waits.
+                            Duration::ZERO
+                        } else {
+                            // The plan could not be closed: the task itself waits out
+                            // the limit, rather than run into it again at once.
+                            cooldown
+                        }
+                    }
+                    None => cooldown,
                 };
-                (
-                    Outcome::Limited,
-                    format!("usage limit: {}", limit.text),
-                    true,
-                    wait,
-                )
+                (Outcome::Limited, error, true, wait)
             }
         };
+        if let Some(live) = self.live.get_mut(&key) {
+            live.usage = usage;
+        }
         self.settle(key, outcome, error, free, wait);
+    }
+
+    /// Close `plan` for every drainer after a usage limit on it (kept closed longer when
+    /// another drainer closed it for longer already); false when it could not be.
+    fn close_plan(
+        &self,
+        plan: &str,
+        until: Option<i64>,
+        why: &str,
+        task: &str,
+        run: &str,
+        now: i64,
+    ) -> bool {
+        match self.plans.close_for_limit(plan, until, why, task, run, now) {
+            Ok((_, true)) => {
+                self.ui.note(&format!(
+                    "plan {plan}: closed until {} ({why})",
+                    until
+                        .map(crate::plans::show_time)
+                        .unwrap_or_else(|| "reopened".into())
+                ));
+                true
+            }
+            Ok((state, false)) => {
+                self.ui.note(&format!(
+                    "plan {plan}: closed already{}",
+                    state
+                        .until
+                        .map(|t| format!(" until {}", crate::plans::show_time(t)))
+                        .unwrap_or_else(|| " until reopened".into())
+                ));
+                true
+            }
+            Err(e) => {
+                self.ui
+                    .warn(&format!("plan {plan}: could not be closed: {}", e.message));
+                false
+            }
+        }
     }
 
     /// The agent succeeded and committed: run the check in its worktree.
@@ -299,7 +389,15 @@ impl super::Drainer<'_> {
         let error = (!error.is_empty()).then_some(error);
         live.report.outcome = Some(outcome);
         live.report.error = error.clone();
-        live.report.state = self.record_end(&live.name, &live.run, outcome, error, free, wait);
+        live.report.state = self.record_end(
+            &live.name,
+            &live.run,
+            outcome,
+            error,
+            free,
+            live.usage.clone(),
+            wait,
+        );
         self.report.runs.push(live.report);
     }
 
@@ -314,11 +412,13 @@ impl super::Drainer<'_> {
         let wait = retry::backoff(&self.ctx.config.drain, run.attempt);
         report.outcome = Some(Outcome::Failed);
         report.error = Some(why.clone());
-        report.state = self.record_end(name, run, Outcome::Failed, Some(why), false, wait);
+        report.state = self.record_end(name, run, Outcome::Failed, Some(why), false, None, wait);
         self.report.runs.push(report);
     }
 
-    /// Store the run's end and what follows; the task's state after, when stored.
+    /// Store the run's end (with what it used) and what follows; the task's state
+    /// after, when stored.
+    #[allow(clippy::too_many_arguments)]
     fn record_end(
         &mut self,
         name: &TaskName,
@@ -326,6 +426,7 @@ impl super::Drainer<'_> {
         outcome: Outcome,
         error: Option<String>,
         free: bool,
+        usage: Option<crate::agents::result::Usage>,
         wait: Duration,
     ) -> Option<TaskState> {
         let now = crate::time::now();
@@ -341,7 +442,9 @@ impl super::Drainer<'_> {
                     .unwrap_or_default()
             ));
         }
-        let ended = self.store.end(name, &run.id, outcome, error, free, now);
+        let ended = self
+            .store
+            .end_with_usage(name, &run.id, outcome, error, free, usage, now);
         let task = match ended {
             Ok(task) => task,
             Err(e) => {

@@ -3,6 +3,11 @@
 //!
 //! Exactly once: the park is one compare-and-swap ([`crate::tasks::Store::requeue_after`]),
 //! and only the drainer whose swap moved the task to parked runs the command.
+//!
+//! Before every retry the task's budget is checked: the tokens and cost its runs
+//! reported, summed, against its `max_tokens` / `max_cost_usd` (else `[drain]`'s). A
+//! task at or over either is parked with that reason instead
+//! ([`crate::tasks::Store::park_over_budget`]), and notify runs as for any park.
 
 use std::time::Duration;
 
@@ -48,6 +53,18 @@ pub fn requeue(
     wait: Duration,
     ui: &dyn crate::report::Ui,
 ) -> crate::error::Result<Task> {
+    if let Some((task, _)) = store.load(name)?
+        && let Some(why) = over_budget(&ctx.config.drain, &task)
+    {
+        let task = store.park_over_budget(name, run, now, &why)?;
+        ui.note(&format!(
+            "{name}: parked: {why} (`fleet task retry {name}` queues it again)"
+        ));
+        if let Some(argv) = &ctx.config.drain.notify {
+            notify(ctx, argv, &task, ui);
+        }
+        return Ok(task);
+    }
     let task = store.requeue_after(name, run, now, wait)?;
     if task.state == TaskState::Parked {
         ui.note(&format!(
@@ -66,6 +83,26 @@ pub fn requeue(
     Ok(task)
 }
 
+/// Why `task` is over its budget (its own ceilings, else `settings`'), if it is.
+pub fn over_budget(settings: &Drain, task: &Task) -> Option<String> {
+    let (tokens, cost) = task.spent();
+    if let Some(max) = task.max_tokens.or(settings.max_tokens)
+        && tokens >= max
+    {
+        return Some(format!(
+            "over its budget: its runs reported {tokens} tokens, the ceiling is {max}"
+        ));
+    }
+    if let Some(max) = task.max_cost_usd.or(settings.max_cost_usd)
+        && cost >= max
+    {
+        return Some(format!(
+            "over its budget: its runs reported ${cost:.4}, the ceiling is ${max:.4}"
+        ));
+    }
+    None
+}
+
 /// What `[drain] notify` reads on stdin when a task is parked.
 #[derive(Serialize)]
 struct Parked<'a> {
@@ -73,6 +110,8 @@ struct Parked<'a> {
     task: &'a str,
     attempts: u32,
     max_attempts: u32,
+    /// Why, when not for its attempts (over its budget).
+    reason: Option<&'a str>,
     last_error: Option<&'a str>,
     runs: Vec<RunLogs<'a>>,
 }
@@ -98,6 +137,7 @@ fn notify(ctx: &Context, argv: &Argv, task: &Task, ui: &dyn crate::report::Ui) {
         task: &task.name,
         attempts: task.attempts(),
         max_attempts: task.max_attempts,
+        reason: task.parked_why.as_deref(),
         last_error: task.last_run().and_then(|r| r.error.as_deref()),
         runs: task
             .runs

@@ -75,6 +75,29 @@ pub fn place(
     })
 }
 
+/// A follow-up task's worktree: the lane's own, as it is (see [`super::follow`]), with
+/// the branch's tip now as the base that tells whether the agent committed.
+pub fn continue_in(ctx: &Context, continues: &crate::tasks::Continues) -> Result<Placed> {
+    let path = PathBuf::from(&continues.worktree);
+    if !path.is_dir() {
+        return Err(Error::env(format!(
+            "the worktree {} of lane {} is gone, so the follow-up cannot continue it",
+            path.display(),
+            continues.branch
+        ))
+        .with_help(format!(
+            "make it again (`fleet worktree new` on branch {}), or cancel this task",
+            continues.branch
+        )));
+    }
+    let tip = Repo::open(&ctx.shared)?.branch_tip(&continues.branch)?;
+    Ok(Placed {
+        path,
+        branch: continues.branch.clone(),
+        bases: vec![(ctx.shared.clone(), continues.branch.clone(), tip)],
+    })
+}
+
 /// Write the plan into the worktree (see the module's doc) and return its path.
 pub fn write_plan(repo: &Repo, worktree: &Path, text: &str) -> Result<PathBuf> {
     let exclude = repo.common_dir().join("info").join("exclude");
@@ -107,14 +130,23 @@ pub struct Launch {
     pub env: Vec<(String, String)>,
 }
 
+/// The retries a claude agent gets on an API error unless its profile or plan says
+/// otherwise: with claude's own default it retries a 429 with back-off for minutes and
+/// the run's timeout ends it with no result, so the limit would never be read.
+pub const CLAUDE_MAX_RETRIES: &str = "2";
+
 /// Build the launch: placeholders replaced inside their own argument, `FLEET_TASK`,
-/// `FLEET_RUN`, `FLEET_PLAN` and `FLEET_WORKTREE` set, the profile's env added (copies
-/// read from the drainer's environment), and with `home = "isolated"` a HOME and
-/// `CLAUDE_CONFIG_DIR` of the run's own carrying the git identity over.
+/// `FLEET_RUN`, `FLEET_PLAN` and `FLEET_WORKTREE` set, the profile's env added and then
+/// the plan's over it (copies read from the drainer's environment), for a claude-json
+/// profile `CLAUDE_CODE_MAX_RETRIES` ([`CLAUDE_MAX_RETRIES`]) unless either (or the
+/// drainer's environment) sets it, and
+/// with `home = "isolated"` a HOME and `CLAUDE_CONFIG_DIR` of the run's own carrying
+/// the git identity over.
 #[allow(clippy::too_many_arguments)]
 pub fn launch(
     repo: &Repo,
     profile: &Profile,
+    plan_env: Option<&crate::plans::Plan>,
     task: &Task,
     run: &Run,
     worktree: &Path,
@@ -137,9 +169,26 @@ pub fn launch(
         ("FLEET_PLAN".to_string(), plan_s),
         ("FLEET_WORKTREE".to_string(), worktree_s),
     ];
-    env.extend(crate::agents::profile::resolve_env(profile, |v| {
-        std::env::var(v).ok()
-    })?);
+    let mut own = crate::agents::profile::resolve_env(profile, |v| std::env::var(v).ok())?;
+    if let Some(plan) = plan_env {
+        let over = Profile {
+            env: plan.env.clone(),
+            ..profile.clone()
+        };
+        let theirs = crate::agents::profile::resolve_env(&over, |v| std::env::var(v).ok())?;
+        own.retain(|(k, _)| !theirs.iter().any(|(t, _)| t == k));
+        own.extend(theirs);
+    }
+    if profile.result == crate::agents::result::ResultKind::ClaudeJson
+        && !own.iter().any(|(k, _)| k == "CLAUDE_CODE_MAX_RETRIES")
+        && std::env::var_os("CLAUDE_CODE_MAX_RETRIES").is_none()
+    {
+        own.push((
+            "CLAUDE_CODE_MAX_RETRIES".into(),
+            CLAUDE_MAX_RETRIES.to_string(),
+        ));
+    }
+    env.extend(own);
     if profile.home == Home::Isolated {
         let home = run_dir.join("home");
         let claude = home.join(".claude");
@@ -197,6 +246,7 @@ impl super::Drainer<'_> {
             error: None,
             state: None,
             check: None,
+            plan: run.plan.clone(),
         };
         let prepared = self.prepare(&name, &task, &run, &run_dir, &mut report);
         let (profile, placed, launch) = match prepared {
@@ -237,6 +287,7 @@ impl super::Drainer<'_> {
                 abort,
                 started: false,
                 lost: false,
+                usage: None,
                 report,
             },
         );
@@ -251,14 +302,21 @@ impl super::Drainer<'_> {
         run_dir: &Path,
         report: &mut super::RunReport,
     ) -> Result<(Profile, Placed, Launch)> {
-        let (profile_name, profile) = self.profile_of(task)?;
+        let (profile_name, profile) = self.profile_of(task, Some(run))?;
+        let plan_env = match run.plan.as_deref() {
+            Some(p) => Some(crate::plans::named(&self.ctx.config, p)?),
+            None => None,
+        };
         report.agent = Some(profile_name);
         std::fs::create_dir_all(run_dir)
             .map_err(|e| Error::env(format!("cannot create {}: {e}", run_dir.display())))?;
         let plan = self.store.load(name)?.and_then(|(_, plan)| plan);
         let own = plan.or_else(|| task.prompt.clone()).unwrap_or_default();
         let text = super::retry::plan_text(task, &own);
-        let placed = place(self.ctx, self.queue, &worktree_name(task, run), self.ui)?;
+        let placed = match &task.continues {
+            Some(continues) => continue_in(self.ctx, continues)?,
+            None => place(self.ctx, self.queue, &worktree_name(task, run), self.ui)?,
+        };
         report.worktree = Some(placed.path.clone());
         report.branch = Some(placed.branch.clone());
         self.store.place(
@@ -271,6 +329,7 @@ impl super::Drainer<'_> {
         let launch = launch(
             &self.ctx.repo,
             &profile,
+            plan_env,
             task,
             run,
             &placed.path,

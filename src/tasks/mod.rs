@@ -184,7 +184,7 @@ impl Holder {
 }
 
 /// One attempt of a task, from its claim.
-#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub struct Run {
     pub id: String,
     /// 1 for the first attempt; counted at claim, so a crash still uses one up.
@@ -213,6 +213,12 @@ pub struct Run {
     /// (neither is the task's fault).
     #[serde(default, skip_serializing_if = "std::ops::Not::not")]
     pub free: bool,
+    /// The plan (`[plans.NAME]`) it ran on, chosen at its claim; none without plans.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub plan: Option<String>,
+    /// What the agent reported it used, when it said.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub usage: Option<crate::agents::result::Usage>,
 }
 
 impl Run {
@@ -222,6 +228,20 @@ impl Run {
         let random = self.id.rsplit('-').next().unwrap_or(&self.id);
         &random[..random.len().min(8)]
     }
+}
+
+/// The lane a follow-up task continues ([`Task::continues`]).
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Continues {
+    pub branch: String,
+    pub worktree: String,
+    /// The task whose lane it is.
+    pub of: String,
+    /// What `fleet land` found: `conflicted` or `failed` (red at the gate).
+    pub lane_state: String,
+    /// The lane's tip when the follow-up was made (its name carries it too, so one
+    /// conflict makes one follow-up, however many drainers see it).
+    pub tip: String,
 }
 
 /// One change of state, as it happened.
@@ -237,7 +257,7 @@ pub struct Transition {
 }
 
 /// A task as `task.toml` stores it.
-#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub struct Task {
     pub name: String,
     pub state: TaskState,
@@ -261,6 +281,22 @@ pub struct Task {
     /// `plan.md` beside this file, read by [`Store::load`]).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub plan_from: Option<String>,
+    /// The task's class (`[classes] NAME`): the plans it may run on, in order.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub class: Option<String>,
+    /// Its budget: parked before a retry once its runs reported this many tokens (input
+    /// and output together) or this cost, all runs summed (`[drain]` gives defaults).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub max_tokens: Option<u64>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub max_cost_usd: Option<f64>,
+    /// Why it was parked, when not for its attempts (over its budget).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub parked_why: Option<String>,
+    /// A follow-up task: it continues an existing lane, in that lane's worktree, instead
+    /// of starting afresh.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub continues: Option<Continues>,
     #[serde(default, rename = "run", skip_serializing_if = "Vec::is_empty")]
     pub runs: Vec<Run>,
     #[serde(default, rename = "transition", skip_serializing_if = "Vec::is_empty")]
@@ -281,6 +317,11 @@ impl Task {
             after: Vec::new(),
             prompt: None,
             plan_from: None,
+            class: None,
+            max_tokens: None,
+            max_cost_usd: None,
+            parked_why: None,
+            continues: None,
             runs: Vec::new(),
             transitions: vec![Transition {
                 at: now,
@@ -295,6 +336,17 @@ impl Task {
     /// limit, a stopped drainer).
     pub fn attempts(&self) -> u32 {
         self.runs.iter().filter(|r| !r.free).count() as u32
+    }
+
+    /// Tokens (input and output) and cost its runs reported, summed.
+    pub fn spent(&self) -> (u64, f64) {
+        let mut tokens = 0;
+        let mut cost = 0.0;
+        for u in self.runs.iter().filter_map(|r| r.usage.as_ref()) {
+            tokens += u.input_tokens.unwrap_or(0) + u.output_tokens.unwrap_or(0);
+            cost += u.cost_usd.unwrap_or(0.0);
+        }
+        (tokens, cost)
     }
 
     /// The latest run, if any.
@@ -330,6 +382,8 @@ impl Task {
             outcome: None,
             error: None,
             free: false,
+            plan: None,
+            usage: None,
         };
         self.runs.push(run.clone());
         self.move_to(TaskState::Claimed, now, Some(&run.id));

@@ -344,6 +344,7 @@ impl<'a> Store<'a> {
             }
             task.max_attempts = task.max_attempts.max(task.attempts() + 1);
             task.not_before = None;
+            task.parked_why = None;
             task.move_to(TaskState::Queued, now, None);
             Ok(task.clone())
         })
@@ -374,6 +375,19 @@ impl<'a> Store<'a> {
         lease: Duration,
         accept: &dyn Fn(&Task) -> bool,
     ) -> Result<Option<Claimed>> {
+        self.claim_next_routed(holder, now, lease, &|t| accept(t).then_some(None))
+    }
+
+    /// [`Store::claim_next_where`] where `route` both accepts a task (`Some`) and names
+    /// the plan its run goes on, recorded on the run in the claim itself, so every
+    /// drainer counting a plan's runs sees this one at once.
+    pub fn claim_next_routed(
+        &self,
+        holder: &Holder,
+        now: i64,
+        lease: Duration,
+        route: &dyn Fn(&Task) -> Option<Option<String>>,
+    ) -> Result<Option<Claimed>> {
         for _ in 0..ATTEMPTS {
             let landed = Landed::new(self);
             // Chosen from the memo: only the refs are read here.
@@ -391,7 +405,7 @@ impl<'a> Store<'a> {
                                 && t.after.iter().all(|a| {
                                     succeeded.get(a.as_str()).is_some_and(|dep| landed.of(dep))
                                 })
-                                && accept(t)
+                                && route(t).is_some()
                         })
                         .collect();
                     // Only the first few are needed: a claimer that loses them all
@@ -429,11 +443,18 @@ impl<'a> Store<'a> {
                     self.memo().clear();
                     break;
                 }
-                if !claimable(&task, now) || !accept(&task) {
+                if !claimable(&task, now) {
                     continue;
                 }
+                let Some(plan) = route(&task) else {
+                    continue;
+                };
                 let mut next = task;
-                let run = next.claim(holder, now, lease.as_secs() as i64);
+                let mut run = next.claim(holder, now, lease.as_secs() as i64);
+                run.plan = plan;
+                if let Some(r) = next.runs.last_mut() {
+                    r.plan = run.plan.clone();
+                }
                 let what = format!("claimed (run {}, attempt {})", run.id, run.attempt);
                 let new = self.write_on(&next, old, &what)?;
                 if self.swap(&name, Some(old), new, &what)? {
@@ -490,6 +511,21 @@ impl<'a> Store<'a> {
         free: bool,
         now: i64,
     ) -> Result<Task> {
+        self.end_with_usage(name, run, outcome, error, free, None, now)
+    }
+
+    /// [`Store::end`], with what the run reported it used (summed for the task's budget).
+    #[allow(clippy::too_many_arguments)]
+    pub fn end_with_usage(
+        &self,
+        name: &TaskName,
+        run: &str,
+        outcome: Outcome,
+        error: Option<String>,
+        free: bool,
+        usage: Option<crate::agents::result::Usage>,
+        now: i64,
+    ) -> Result<Task> {
         let to = outcome.state();
         self.change(name, &format!("{} (run {run})", to.as_str()), |task| {
             held_by(task, run, &[TaskState::Claimed, TaskState::Running])?;
@@ -498,6 +534,7 @@ impl<'a> Store<'a> {
                 r.outcome = Some(outcome);
                 r.error = error.clone();
                 r.free = free;
+                r.usage = usage.clone();
             }
             task.move_to(to, now, Some(run));
             Ok(task.clone())
@@ -526,6 +563,36 @@ impl<'a> Store<'a> {
             }
             Ok(task.clone())
         })
+    }
+
+    /// After run `run` ended badly, the task is over its budget: parked with `why`
+    /// instead of queued again (see [`Store::requeue_after`] for the states it moves).
+    pub fn park_over_budget(
+        &self,
+        name: &TaskName,
+        run: &str,
+        now: i64,
+        why: &str,
+    ) -> Result<Task> {
+        self.change(
+            name,
+            &format!("parked over budget after run {run}"),
+            |task| {
+                held_by(
+                    task,
+                    run,
+                    &[
+                        TaskState::Failed,
+                        TaskState::TimedOut,
+                        TaskState::Crashed,
+                        TaskState::Limited,
+                    ],
+                )?;
+                task.parked_why = Some(why.to_string());
+                task.move_to(TaskState::Parked, now, Some(run));
+                Ok(task.clone())
+            },
+        )
     }
 
     /// After a failed, timed-out, crashed or limited run `run`: queued again, not

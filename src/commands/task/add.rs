@@ -16,7 +16,7 @@ use crate::render;
     long_about = "Add a task to the queue, queued. Its prompt, or its plan file's content, is \
                   stored in git with it, so every machine that fetches the queue has it; it is \
                   data, never run by a shell. A name taken already is refused.",
-    after_long_help = "Examples:\n  fleet task add fix-login --prompt 'Fix the login redirect loop'\n  fleet task add docs --plan plans/docs.md --agent claude --after fix-login\n  fleet task add hotfix --prompt 'Revert the flag' --priority 10 --max-attempts 1\n  fleet task add api --remote origin --prompt 'Add the /health route'",
+    after_long_help = "Examples:\n  fleet task add fix-login --prompt 'Fix the login redirect loop'\n  fleet task add docs --plan plans/docs.md --agent claude --after fix-login\n  fleet task add hotfix --prompt 'Revert the flag' --priority 10 --max-attempts 1\n  fleet task add api --remote origin --prompt 'Add the /health route'\n  fleet task add rename --prompt 'Rename foo to bar' --class mechanical --max-cost 2.50",
     group(clap::ArgGroup::new("what").required(true).args(["prompt", "plan"])),
     mut_arg("remote", |a| a.help(REMOTE_HELP))
 )]
@@ -44,6 +44,15 @@ pub struct Args {
         allow_negative_numbers = true
     )]
     priority: i32,
+    /// The task's class: [classes] CLASS in fleet.toml lists the plans it may run on, in order
+    #[arg(long, value_name = "CLASS")]
+    class: Option<String>,
+    /// Park it before a retry once its runs reported this many tokens (default: [drain] max_tokens)
+    #[arg(long, value_name = "N")]
+    max_tokens: Option<u64>,
+    /// Park it before a retry once its runs reported this cost in USD (default: [drain] max_cost_usd)
+    #[arg(long, value_name = "USD", value_parser = cost)]
+    max_cost: Option<f64>,
     /// Attempts before the task is parked
     #[arg(long, value_name = "N", default_value_t = fleet::tasks::DEFAULT_MAX_ATTEMPTS,
           value_parser = clap::value_parser!(u32).range(1..))]
@@ -54,6 +63,16 @@ pub struct Args {
     out: Output,
 }
 
+/// A cost in USD: a number, zero or more.
+fn cost(text: &str) -> std::result::Result<f64, String> {
+    match text.trim_start_matches('$').parse::<f64>() {
+        Ok(v) if v.is_finite() && v >= 0.0 => Ok(v),
+        _ => Err(format!(
+            "`{text}` is not a cost in USD (give a number like 2.50)"
+        )),
+    }
+}
+
 pub fn run(env: &CommandEnv, args: Args) -> Result<u8> {
     let plan = match &args.plan {
         Some(path) => Some(std::fs::read_to_string(path).map_err(|e| {
@@ -62,6 +81,28 @@ pub fn run(env: &CommandEnv, args: Args) -> Result<u8> {
         })?),
         None => None,
     };
+    if let Some(class) = &args.class {
+        let ctx = env.context()?;
+        if !ctx.config.classes.contains_key(class) {
+            let known = if ctx.config.classes.is_empty() {
+                "fleet.toml has no [classes]; add e.g. [classes] mechanical = [\"cheap\", \"subscription\"]".to_string()
+            } else {
+                format!(
+                    "the classes are {}",
+                    ctx.config
+                        .classes
+                        .keys()
+                        .cloned()
+                        .collect::<Vec<_>>()
+                        .join(", ")
+                )
+            };
+            return Err(Error::usage(format!(
+                "there is no class `{class}` in fleet.toml's [classes]"
+            ))
+            .with_help(known));
+        }
+    }
     with_store(env, &args.queue, |store| {
         let mut task = Task::new(&args.name, fleet::time::now());
         task.prompt = args.prompt;
@@ -70,6 +111,9 @@ pub fn run(env: &CommandEnv, args: Args) -> Result<u8> {
         task.after = args.after.iter().map(|a| a.as_str().to_string()).collect();
         task.priority = args.priority;
         task.max_attempts = args.max_attempts;
+        task.class = args.class;
+        task.max_tokens = args.max_tokens;
+        task.max_cost_usd = args.max_cost;
         store.add(&task, plan.as_deref())?;
         if args.out.json {
             render::json(&task);

@@ -1,0 +1,167 @@
+//! The loop back from landing: with `[drain] on_conflict = "task"` (or `on_red =
+//! "task"`), a lane `fleet land` found conflicted (or red at the gate) becomes a
+//! follow-up task on the same branch. The follow-up runs in that lane's worktree (it
+//! continues the branch: no fresh worktree), its plan names the conflicting files (or
+//! holds the gate log's tail), and when it succeeds and its check passes the lane is
+//! ready again, as after any run.
+//!
+//! Exactly once: the follow-up's name carries the lane's tip
+//! (`<task>-conflict-<tip>`), and adding a task whose name exists is refused by the
+//! store's compare-and-swap, so however many drainers see one conflicted lane, one
+//! follow-up is made; a new conflict after new commits is a new tip, a new follow-up.
+
+use crate::agents::profile::OnLane;
+use crate::lanes::LaneState;
+use crate::tasks::{Continues, Task, TaskName, TaskState};
+
+/// How much of the gate log a red lane's follow-up plan carries.
+const LOG_LINES: usize = 40;
+const LOG_BYTES: usize = 4000;
+
+impl super::Drainer<'_> {
+    /// Make a follow-up task for each conflicted or red lane a task of the queue made,
+    /// as `[drain] on_conflict` / `on_red` ask. Failures are warnings: the lane waits.
+    pub(super) fn follow_up_lanes(&mut self) {
+        let settings = &self.ctx.config.drain;
+        if settings.on_conflict == OnLane::Wait && settings.on_red == OnLane::Wait {
+            return;
+        }
+        if let Err(e) = self.try_follow_up() {
+            self.ui.warn(&format!(
+                "cannot turn lanes into follow-up tasks: {}",
+                e.message
+            ));
+        }
+    }
+
+    fn try_follow_up(&mut self) -> crate::error::Result<()> {
+        let settings = &self.ctx.config.drain;
+        let (registry, _) = self.queue.load(self.ctx)?;
+        let wanted: Vec<_> = registry
+            .lanes
+            .iter()
+            .filter(|l| match l.state {
+                LaneState::Conflicted => settings.on_conflict == OnLane::Task,
+                LaneState::Failed => settings.on_red == OnLane::Task,
+                _ => false,
+            })
+            .collect();
+        if wanted.is_empty() {
+            return Ok(());
+        }
+        let tasks = self.store.list()?;
+        for lane in wanted {
+            let on_branch = |t: &&Task| {
+                t.last_run().and_then(|r| r.branch.as_deref()) == Some(lane.branch.as_str())
+                    || t.continues
+                        .as_ref()
+                        .is_some_and(|c| c.branch == lane.branch)
+            };
+            // A follow-up of this lane still on its way: leave it be.
+            if tasks.iter().filter(on_branch).any(|t| {
+                t.continues.is_some()
+                    && !matches!(
+                        t.state,
+                        TaskState::Succeeded | TaskState::Parked | TaskState::Cancelled
+                    )
+            }) {
+                continue;
+            }
+            // The task whose run made (or last continued) the lane.
+            let Some(owner) = tasks
+                .iter()
+                .filter(on_branch)
+                .filter(|t| t.state == TaskState::Succeeded)
+                .max_by_key(|t| t.last_run().and_then(|r| r.ended).unwrap_or(0))
+            else {
+                continue;
+            };
+            let Some(worktree) = owner.last_run().and_then(|r| r.worktree.clone()) else {
+                continue;
+            };
+            let Some(tip) = self.queue.lane_tip(self.ctx, &lane.branch)? else {
+                continue;
+            };
+            let tip = tip.to_string();
+            let root = owner
+                .continues
+                .as_ref()
+                .map(|c| c.of.clone())
+                .unwrap_or_else(|| owner.name.clone());
+            let (word, prompt) = if lane.state == LaneState::Conflicted {
+                ("conflict", self.conflict_plan(lane))
+            } else {
+                ("red", self.red_plan(lane))
+            };
+            let name = format!("{root}-{word}-{}", &tip[..8]);
+            let Ok(name) = TaskName::parse(&name) else {
+                continue;
+            };
+            let mut task = Task::new(&name, crate::time::now());
+            task.prompt = Some(prompt);
+            task.agent = owner.agent.clone();
+            task.class = owner.class.clone();
+            task.priority = owner.priority;
+            task.max_tokens = owner.max_tokens;
+            task.max_cost_usd = owner.max_cost_usd;
+            task.continues = Some(Continues {
+                branch: lane.branch.clone(),
+                worktree,
+                of: root,
+                lane_state: lane.state.as_str().to_string(),
+                tip,
+            });
+            match self.store.add(&task, None) {
+                Ok(()) => self.ui.note(&format!(
+                    "{name}: added: lane {} is {}; the follow-up continues it in its worktree",
+                    lane.branch,
+                    lane.state.as_str()
+                )),
+                // Another drainer made it first.
+                Err(e) if e.kind == crate::error::Kind::Refused => {}
+                Err(e) => return Err(e),
+            }
+        }
+        Ok(())
+    }
+
+    fn conflict_plan(&self, lane: &crate::lanes::Lane) -> String {
+        let target = self.ctx.target();
+        let files = if lane.detail.is_empty() {
+            "(fleet land named no file)".to_string()
+        } else {
+            lane.detail
+                .iter()
+                .map(|f| format!("- {f}"))
+                .collect::<Vec<_>>()
+                .join("\n")
+        };
+        format!(
+            "The lane {branch} conflicts with {target}: `fleet land` could not put it on \
+             {target}. In this worktree (branch {branch}), rebase it onto {target} \
+             (`git rebase {target}`), resolve each conflicting file keeping both sides' \
+             intent, `git add` it and `git rebase --continue`, so the branch ends on top of \
+             {target} with the same work. fleet runs the check and makes the lane ready again.\n\n\
+             The conflicting files:\n{files}\n",
+            branch = lane.branch
+        )
+    }
+
+    fn red_plan(&self, lane: &crate::lanes::Lane) -> String {
+        let target = self.ctx.target();
+        let (log, text) = match &lane.gate {
+            Some(gate) => (
+                gate.log.clone(),
+                std::fs::read_to_string(&gate.log).unwrap_or_default(),
+            ),
+            None => ("(none)".to_string(), String::new()),
+        };
+        format!(
+            "The gate ran red on the lane {branch}: landed on {target}, its tests failed. In \
+             this worktree (branch {branch}), fix the failure and commit. fleet runs the check \
+             and makes the lane ready again.\n\nThe gate log ({log}), its last lines:\n\n{}\n",
+            super::retry::tail(&text, LOG_LINES, LOG_BYTES),
+            branch = lane.branch
+        )
+    }
+}
