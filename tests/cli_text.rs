@@ -74,6 +74,18 @@ fn json_documents_name_the_same_facts_with_the_same_keys() {
         .find(|l| l["result"] == "failed")
         .unwrap_or_else(|| panic!("{landing}"));
     assert_eq!(failed["exit_code"], 1, "{failed}");
+    // A lane is `branch` everywhere (land and verify keep `lane` beside it).
+    for l in landing.as_array().unwrap() {
+        assert_eq!(l["branch"], l["lane"], "{l}");
+    }
+    assert_eq!(failed["branch"], "fleet/bad", "{failed}");
+    let verified = json(&env.fleet(&outer, &["verify", "--json"]).ok().stdout);
+    let verified = verified["verified"].as_array().unwrap();
+    assert!(!verified.is_empty());
+    for v in verified {
+        assert_eq!(v["branch"], v["lane"], "{v}");
+    }
+    assert!(verified.iter().any(|v| v["branch"] == "fleet/alpha"));
     let lanes = json(&env.fleet(&outer, &["status", "--json"]).ok().stdout);
     let alpha = lanes
         .as_array()
@@ -83,6 +95,22 @@ fn json_documents_name_the_same_facts_with_the_same_keys() {
         .unwrap();
     assert_eq!(alpha["state"], "landed", "{alpha}");
     assert_eq!(alpha["worker"]["exit_code"], 0, "{alpha}");
+    // A lane's worktree folder is `worktree` in status and in worktree list (whose
+    // own `path` is the same folder).
+    let listed = json(
+        &env.fleet(&outer, &["worktree", "list", "--json"])
+            .ok()
+            .stdout,
+    );
+    let listed = listed
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|w| w["branch"] == "fleet/alpha")
+        .unwrap_or_else(|| panic!("{listed}"))
+        .clone();
+    assert_eq!(listed["worktree"], alpha["worktree"], "{listed} {alpha}");
+    assert_eq!(listed["path"], listed["worktree"], "{listed}");
 
     // The not-found run is the error document every other command prints: that shape and
     // nothing else, with run's own exit code.

@@ -493,7 +493,11 @@ fn pinned_claude_fixtures_tell_success_from_each_api_error_by_structure() {
     let success = read("success");
     assert_eq!(success["is_error"], false);
     assert_eq!(success["terminal_reason"], "completed");
-    for (case, status) in [("limited-429", 429), ("overloaded-529", 529), ("failed-500", 500)] {
+    for (case, status) in [
+        ("limited-429", 429),
+        ("overloaded-529", 529),
+        ("failed-500", 500),
+    ] {
         let doc = read(case);
         assert_eq!(doc["is_error"], true, "{case}: {doc:#}");
         assert_eq!(doc["api_error_status"], status, "{case}: {doc:#}");

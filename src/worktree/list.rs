@@ -14,6 +14,8 @@ use crate::git::{self, ObjectId, Repo};
 pub struct Listed {
     pub name: String,
     pub path: PathBuf,
+    /// `path` again, under the key `status` and `preflight` give a lane's worktree.
+    pub worktree: PathBuf,
     pub branch: Option<String>,
     pub head: Option<String>,
     /// Commits on the branch that the target does not have, and the reverse.
@@ -94,6 +96,7 @@ pub fn list(ctx: &Context) -> Result<Vec<Listed>> {
         out.push(Listed {
             name,
             path: wt.path.clone(),
+            worktree: wt.path.clone(),
             branch: wt.branch.clone(),
             head: wt.head.map(|h| h.to_string()),
             ahead: outer.ahead,
