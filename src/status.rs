@@ -42,6 +42,65 @@ pub struct LaneView {
     pub worker: Option<WorkerTest>,
     pub gate: Option<GateRecord>,
     pub detail: Vec<String>,
+    /// The lane's branch in each nested repository that has one, against that
+    /// repository's target (the branch its shared checkout is on).
+    pub nested: Vec<NestedView>,
+}
+
+/// A lane's part in one nested repository.
+#[derive(Debug, Serialize)]
+pub struct NestedView {
+    /// The repository, relative to the outer shared checkout (`cockpit`).
+    pub rel: String,
+    pub ahead: usize,
+    pub behind: usize,
+    /// `landed` when the part's changes are in that repository's target; absent
+    /// otherwise (the lane's own state tells the rest).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub state: Option<LaneState>,
+}
+
+/// A nested repository with a target, opened once per `status`.
+struct NestedRepo {
+    rel: String,
+    repo: Repo,
+    target: ObjectId,
+}
+
+/// The nested repositories whose shared checkout is on a branch with a commit (the
+/// others have no target to measure against, as `fleet land` says).
+fn nested_repos(ctx: &Context) -> Vec<NestedRepo> {
+    ctx.nested_repos()
+        .iter()
+        .filter_map(|n| {
+            let repo = Repo::open(&ctx.shared.join(&n.rel)).ok()?;
+            let target = repo.branch_tip(&repo.head_branch().ok()??).ok()??;
+            Some(NestedRepo {
+                rel: n.rel.to_string_lossy().into_owned(),
+                repo,
+                target,
+            })
+        })
+        .collect()
+}
+
+/// The lane's part in each nested repository where its branch exists: a ref lookup
+/// each, and the (remembered) facts only for those.
+fn nested_parts(nested: &[NestedRepo], branch: &str, memo: &mut Memo) -> Result<Vec<NestedView>> {
+    let mut out = Vec::new();
+    for n in nested {
+        let Some(tip) = n.repo.branch_tip(branch)? else {
+            continue;
+        };
+        let facts = memo.get(&n.repo, tip, n.target)?;
+        out.push(NestedView {
+            rel: n.rel.clone(),
+            ahead: facts.ahead,
+            behind: facts.behind,
+            state: facts.changes_in.then_some(LaneState::Landed),
+        });
+    }
+    Ok(out)
 }
 
 /// Every lane of `queue`, as the refs say it is now.
@@ -51,12 +110,13 @@ pub fn lanes(ctx: &Context, queue: &Queue) -> Result<Vec<LaneView>> {
     let worktrees = ctx.repo.worktrees()?;
     let stale_after = ctx.config.lanes.stale_after.0;
     let mut memo = Memo::load(&ctx.repo);
+    let nested = nested_repos(ctx);
     let mut views = registry
         .lanes
         .iter()
         .map(|lane| {
             let tip = queue.lane_tip(ctx, &lane.branch)?;
-            view(
+            let mut v = view(
                 &ctx.repo,
                 lane,
                 tip,
@@ -64,7 +124,16 @@ pub fn lanes(ctx: &Context, queue: &Queue) -> Result<Vec<LaneView>> {
                 &worktrees,
                 stale_after,
                 &mut memo,
-            )
+            )?;
+            v.nested = nested_parts(&nested, &lane.branch, &mut memo)?;
+            // A landed lane's part with nothing ahead is in its target too (fast-
+            // forwarded, or never had work there).
+            if v.state == LaneState::Landed {
+                for n in v.nested.iter_mut().filter(|n| n.ahead == 0) {
+                    n.state = Some(LaneState::Landed);
+                }
+            }
+            Ok(v)
         })
         .collect::<Result<Vec<_>>>()?;
     memo.save(&ctx.repo);
@@ -293,6 +362,7 @@ fn view(
         worker: lane.worker.clone(),
         gate: lane.gate.clone(),
         detail: lane.detail.clone(),
+        nested: Vec::new(),
     };
     let Some(tip) = tip else { return Ok(v) };
     let facts = memo.get(repo, tip, target)?;

@@ -1,6 +1,7 @@
 //! The tables: `fleet status` (a line of task counts and one line per held task, then
-//! one line per lane) and `fleet worktree list` (one line per agent worktree, one more
-//! per nested worktree).
+//! one line per lane, one more per nested repository holding its branch) and `fleet
+//! worktree list` (one line per agent worktree, one more per nested worktree). No row
+//! ends in spaces: an empty last column is not padded.
 
 use fleet::lanes::LaneState;
 use fleet::status::{LaneView, TaskSummary};
@@ -108,7 +109,20 @@ pub fn lanes(views: &[LaneView], cwd: &std::path::Path) {
         if !v.detail.is_empty() {
             line.push_str(&format!(" ({})", v.detail.join("; ")));
         }
-        answer(&line);
+        answer(line.trim_end());
+        for n in &v.nested {
+            let counts = if n.state == Some(LaneState::Landed) {
+                "in target".to_string()
+            } else {
+                ahead_behind(Some(n.ahead), Some(n.behind))
+            };
+            let line = format!(
+                "  {} {:<10} {counts}",
+                paint(DIM, &format!("{:<26}", n.rel)),
+                ""
+            );
+            answer(line.trim_end());
+        }
     }
 }
 
@@ -128,16 +142,19 @@ pub fn worktrees(list: &[Listed]) {
             dirty_word(wt.dirty, wt.missing),
             wt.last_commit.map(age).unwrap_or_default()
         );
-        answer(&line);
+        answer(line.trim_end());
         for n in &wt.nested {
-            answer(&format!(
-                "  {} {:<24} {} {} {}",
-                paint(DIM, &format!("{:<14}", n.rel.display())),
-                n.branch.as_deref().unwrap_or("(detached)"),
-                ahead_behind(n.ahead, n.behind),
-                dirty_word(n.dirty, false),
-                n.last_commit.map(age).unwrap_or_default()
-            ));
+            answer(
+                format!(
+                    "  {} {:<24} {} {} {}",
+                    paint(DIM, &format!("{:<14}", n.rel.display())),
+                    n.branch.as_deref().unwrap_or("(detached)"),
+                    ahead_behind(n.ahead, n.behind),
+                    dirty_word(n.dirty, false),
+                    n.last_commit.map(age).unwrap_or_default()
+                )
+                .trim_end(),
+            );
         }
     }
 }
