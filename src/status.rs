@@ -368,14 +368,9 @@ fn view(
     let facts = memo.get(repo, tip, target)?;
     v.ahead = Some(facts.ahead);
     v.behind = Some(facts.behind);
-    let landed = landed_by(lane, tip, facts.ahead, facts.changes_in);
-    if !lane.state.finished() && landed {
+    v.state = state_from(repo, lane, tip, target, facts.ahead, facts.changes_in)?;
+    if v.state != lane.state {
         v.recorded_state = Some(lane.state);
-        v.state = LaneState::Landed;
-    }
-    if undone_by(repo, lane, tip, target, facts.ahead, facts.changes_in)? {
-        v.recorded_state = Some(lane.state);
-        v.state = LaneState::Ready;
     }
     if !v.state.finished() {
         v.conflicts = facts.conflicts;
@@ -388,6 +383,38 @@ fn view(
         v.stale = is_stale(repo, tip, worktree.as_deref(), stale_after);
     }
     Ok(v)
+}
+
+/// The state `fleet status` gives `lane` at `tip`, computed afresh: for `fleet worktree
+/// list`, which tells landed worktrees the same way.
+pub fn effective_state(
+    repo: &Repo,
+    lane: &Lane,
+    tip: ObjectId,
+    target: ObjectId,
+) -> Result<LaneState> {
+    let ahead = repo.count_exclusive(tip, target)?;
+    let changes_in = ahead > 0 && landed::changes_in(repo, tip, target)?;
+    state_from(repo, lane, tip, target, ahead, changes_in)
+}
+
+/// The effective state from the registry's and the facts: `landed` whenever the
+/// lane's changes are in the target, `ready` again when its landing was undone.
+fn state_from(
+    repo: &Repo,
+    lane: &Lane,
+    tip: ObjectId,
+    target: ObjectId,
+    ahead: usize,
+    changes_in: bool,
+) -> Result<LaneState> {
+    if !lane.state.finished() && landed_by(lane, tip, ahead, changes_in) {
+        return Ok(LaneState::Landed);
+    }
+    if undone_by(repo, lane, tip, target, ahead, changes_in)? {
+        return Ok(LaneState::Ready);
+    }
+    Ok(lane.state)
 }
 
 /// No commit and no file change for `stale_after`. Cheapest evidence first: a recent

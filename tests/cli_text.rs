@@ -347,3 +347,59 @@ fn hooks_call_fleet_by_name_when_installed_from_path_and_by_path_otherwise() {
         "{hook}"
     );
 }
+
+/// A landed lane's worktree reads `in target` in `fleet worktree list`, as in `fleet
+/// status`, not the `+N -M` git still counts for a rebased landing; `landed: true` in
+/// JSON, for its nested parts too. An unlanded worktree keeps its counts.
+#[test]
+fn worktree_list_says_in_target_for_a_landed_lane() {
+    let env = Env::new();
+    let (outer, _alpha) = project_with_a_lane(&env, "alpha");
+    let beta = env.agent(&outer, "beta");
+    env.commit_file(&beta, "beta.txt", "b\n", "beta work");
+    // The target moves on, so alpha lands rebased: git counts its branch ahead still.
+    env.commit_file(&outer, "later.txt", "l\n", "target moves");
+    env.commit_file(&outer.join("cockpit"), "later.txt", "l\n", "cockpit moves");
+    env.fleet(&outer, &["track", "--ready", "alpha", "beta"])
+        .ok();
+    env.fleet(&outer, &["land", "alpha", "--yes"]).ok();
+
+    let listed = json(
+        &env.fleet(&outer, &["worktree", "list", "--json"])
+            .ok()
+            .stdout,
+    );
+    let entry = |name: &str| {
+        listed
+            .as_array()
+            .unwrap()
+            .iter()
+            .find(|w| w["name"] == name)
+            .unwrap_or_else(|| panic!("{listed}"))
+            .clone()
+    };
+    let alpha = entry("alpha");
+    assert_eq!(alpha["landed"], true, "{alpha}");
+    assert!(alpha["ahead"].as_u64().unwrap() > 0, "{alpha}");
+    let cockpit = alpha["nested"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|n| n["rel"] == "cockpit")
+        .unwrap()
+        .clone();
+    assert_eq!(cockpit["landed"], true, "{cockpit}");
+    assert_eq!(entry("beta")["landed"], false, "{listed}");
+
+    let table = env.fleet(&outer, &["worktree", "list"]).ok().stdout;
+    let row = |start: &str| {
+        table
+            .lines()
+            .find(|l| l.trim_start().starts_with(start))
+            .unwrap_or_else(|| panic!("no {start} row: {table}"))
+            .to_string()
+    };
+    assert!(row("alpha ").contains(" in target "), "{table}");
+    assert!(row("cockpit ").contains(" in target "), "{table}");
+    assert!(row("beta ").contains(" +1   -2 "), "{table}");
+}

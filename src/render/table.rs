@@ -69,13 +69,7 @@ pub fn lanes(views: &[LaneView], cwd: &std::path::Path) {
             "{:<28} {:<10} {}",
             v.branch,
             v.state.as_str(),
-            if v.state == LaneState::Landed {
-                // Its commits are in the target (squashed or rebased, so git still
-                // counts them ahead): a count would read like unlanded work.
-                format!("{:<10}", "in target")
-            } else {
-                ahead_behind(v.ahead, v.behind)
-            }
+            counts(v.state == LaneState::Landed, v.ahead, v.behind)
         );
         if v.missing {
             line.push_str(" branch missing");
@@ -111,15 +105,15 @@ pub fn lanes(views: &[LaneView], cwd: &std::path::Path) {
         }
         answer(line.trim_end());
         for n in &v.nested {
-            let counts = if n.state == Some(LaneState::Landed) {
-                "in target".to_string()
-            } else {
-                ahead_behind(Some(n.ahead), Some(n.behind))
-            };
             let line = format!(
-                "  {} {:<10} {counts}",
+                "  {} {:<10} {}",
                 paint(DIM, &format!("{:<26}", n.rel)),
-                ""
+                "",
+                counts(
+                    n.state == Some(LaneState::Landed),
+                    Some(n.ahead),
+                    Some(n.behind)
+                )
             );
             answer(line.trim_end());
         }
@@ -138,7 +132,7 @@ pub fn worktrees(list: &[Listed]) {
             "{:<16} {:<24} {} {} {}",
             wt.name,
             wt.branch.as_deref().unwrap_or("(detached)"),
-            ahead_behind(wt.ahead, wt.behind),
+            counts(wt.landed, wt.ahead, wt.behind),
             dirty_word(wt.dirty, wt.missing),
             wt.last_commit.map(age).unwrap_or_default()
         );
@@ -149,13 +143,23 @@ pub fn worktrees(list: &[Listed]) {
                     "  {} {:<24} {} {} {}",
                     paint(DIM, &format!("{:<14}", n.rel.display())),
                     n.branch.as_deref().unwrap_or("(detached)"),
-                    ahead_behind(n.ahead, n.behind),
+                    counts(n.landed, n.ahead, n.behind),
                     dirty_word(n.dirty, false),
                     n.last_commit.map(age).unwrap_or_default()
                 )
                 .trim_end(),
             );
         }
+    }
+}
+
+/// `in target` for landed work (its commits are in the target, squashed or rebased, so
+/// git still counts them ahead: a count would read like unlanded work), else the counts.
+fn counts(landed: bool, ahead: Option<usize>, behind: Option<usize>) -> String {
+    if landed {
+        format!("{:<10}", "in target")
+    } else {
+        ahead_behind(ahead, behind)
     }
 }
 

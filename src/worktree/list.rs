@@ -1,5 +1,5 @@
-//! `worktree list`: every agent worktree with its branch, lead over the target and
-//! dirtiness, nested members included.
+//! `worktree list`: every agent worktree with its branch, lead over the target (or
+//! that its lane landed, by status's rule) and dirtiness, nested members included.
 
 use std::path::PathBuf;
 
@@ -9,6 +9,7 @@ use super::same_path;
 use crate::context::Context;
 use crate::error::Result;
 use crate::git::{self, ObjectId, Repo};
+use crate::lanes::LaneState;
 
 #[derive(Debug, Serialize)]
 pub struct Listed {
@@ -25,6 +26,9 @@ pub struct Listed {
     /// Unix time of the last commit.
     pub last_commit: Option<i64>,
     pub missing: bool,
+    /// Its branch is a lane that has landed, as `fleet status` says: ahead/behind no
+    /// longer count unlanded work.
+    pub landed: bool,
     pub nested: Vec<ListedNested>,
 }
 
@@ -40,6 +44,9 @@ pub struct ListedNested {
     pub last_commit: Option<i64>,
     /// The folder is gone: `fleet worktree prune` would drop the record.
     pub missing: bool,
+    /// The outer lane landed and this part's changes are in its repository's target
+    /// (or it has none of its own).
+    pub landed: bool,
 }
 
 pub fn list(ctx: &Context) -> Result<Vec<Listed>> {
@@ -47,6 +54,7 @@ pub fn list(ctx: &Context) -> Result<Vec<Listed>> {
     let root_canon = root.canonicalize().unwrap_or(root.clone());
     let target_tip = ctx.repo.branch_tip(ctx.target())?;
     let (nested, _) = ctx.discover_nested(&root);
+    let (registry, _) = crate::queue::Queue::configured(ctx).load(ctx)?;
     let mut out = Vec::new();
     for wt in ctx.repo.worktrees()? {
         if wt.is_main {
@@ -65,6 +73,13 @@ pub fn list(ctx: &Context) -> Result<Vec<Listed>> {
             .map(|n| n.to_string_lossy().into_owned())
             .unwrap_or_default();
         let outer = facts(&ctx.repo, &wt, target_tip);
+        let landed = match (wt.branch.as_deref().and_then(|b| registry.get(b)), wt.head) {
+            (Some(lane), Some(head)) => target_tip.is_some_and(|target| {
+                crate::status::effective_state(&ctx.repo, lane, head, target)
+                    .is_ok_and(|s| s == LaneState::Landed)
+            }),
+            _ => false,
+        };
         let mut nested_list = Vec::new();
         for n in &nested {
             let shared = ctx.shared.join(&n.rel);
@@ -81,6 +96,14 @@ pub fn list(ctx: &Context) -> Result<Vec<Listed>> {
             };
             let ntarget = nrepo.head_id().ok().flatten();
             let f = facts(&nrepo, &nwt, ntarget);
+            let part_landed = landed
+                && match (nwt.head, ntarget, f.ahead) {
+                    (_, _, Some(0)) => true,
+                    (Some(head), Some(target), _) => {
+                        crate::lanes::landed::changes_in(&nrepo, head, target).unwrap_or(false)
+                    }
+                    _ => false,
+                };
             nested_list.push(ListedNested {
                 rel: n.rel.clone(),
                 path,
@@ -91,6 +114,7 @@ pub fn list(ctx: &Context) -> Result<Vec<Listed>> {
                 dirty: f.dirty,
                 last_commit: f.last_commit,
                 missing: nwt.missing,
+                landed: part_landed,
             });
         }
         out.push(Listed {
@@ -104,6 +128,7 @@ pub fn list(ctx: &Context) -> Result<Vec<Listed>> {
             dirty: outer.dirty,
             last_commit: outer.last_commit,
             missing: wt.missing,
+            landed,
             nested: nested_list,
         });
     }
