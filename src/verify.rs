@@ -336,8 +336,9 @@ fn no_receipts(top: &str, on_line: bool) -> Error {
         format!("`{top}` has no fleet receipts: this clone has no {NOTES_REF}")
     };
     Error::refused(message).with_help(format!(
-        "receipts are written by `fleet land`; in a fresh clone fetch them first: \
-         `git fetch <remote> {NOTES_REF}:{NOTES_REF}`"
+        "receipts are written by `fleet land`; in a fresh clone \
+         `fleet verify --remote <remote>` fetches them first (the guard refuses a git \
+         fetch into {NOTES_REF})"
     ))
 }
 

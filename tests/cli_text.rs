@@ -403,3 +403,54 @@ fn worktree_list_says_in_target_for_a_landed_lane() {
     assert!(row("cockpit ").contains(" in target "), "{table}");
     assert!(row("beta ").contains(" +1   -2 "), "{table}");
 }
+
+/// `fleet verify --help`'s fresh-clone example, run literally in a fresh clone whose
+/// guard is installed, fetches the receipts and verifies: what the README says (`fleet
+/// verify --remote origin` fetches them), not a `git fetch` into `refs/notes/fleet`,
+/// which the guard refuses to any git command.
+#[test]
+fn verify_helps_a_fresh_clone_with_a_command_that_works_there() {
+    let env = Env::new();
+    let origin = env.gated_repo("true");
+    let wt = env.agent(&origin, "alpha");
+    env.commit_file(&wt, "alpha.txt", "a\n", "alpha work");
+    env.fleet(&origin, &["track", "--ready", "alpha"]).ok();
+    env.fleet(&origin, &["land", "alpha", "--yes"]).ok();
+    env.git(
+        &env.path(),
+        &["clone", "-q", origin.to_str().unwrap(), "fresh"],
+    );
+    let fresh = env.path().join("fresh");
+    env.fleet(&fresh, &["hooks", "install"]).ok();
+    env.fleet(&fresh, &["verify"]).code(1);
+
+    let help = env.fleet(&fresh, &["verify", "--help"]).ok().stdout;
+    let example = help
+        .lines()
+        .find(|l| l.contains("# in a fresh clone"))
+        .unwrap_or_else(|| panic!("no fresh-clone example: {help}"));
+    let command = example.split('#').next().unwrap().trim();
+    let bin = std::path::Path::new(env!("CARGO_BIN_EXE_fleet"))
+        .parent()
+        .unwrap();
+    let path = format!(
+        "{}:{}",
+        bin.display(),
+        std::env::var("PATH").unwrap_or_default()
+    );
+    let run = env.sh_cmd(&fresh, command).env("PATH", &path).run();
+    assert_eq!(run.code, 0, "`{command}`: {}\n{}", run.stdout, run.stderr);
+    assert!(
+        run.stdout.contains("1 verified, 0 not") || run.stderr.contains("1 verified, 0 not"),
+        "{}\n{}",
+        run.stdout,
+        run.stderr
+    );
+    assert_eq!(
+        env.git(&fresh, &["rev-parse", "refs/notes/fleet"]),
+        env.git(&origin, &["rev-parse", "refs/notes/fleet"]),
+        "the receipts came along"
+    );
+    // The long help says the same thing in words.
+    assert!(help.contains("fleet verify --remote"), "{help}");
+}
