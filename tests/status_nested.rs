@@ -17,7 +17,8 @@ fn lane<'a>(lanes: &'a Value, branch: &str) -> &'a Value {
 
 /// `alpha` landed work in the outer repository and in cockpit; `beta` has two commits in
 /// cockpit and one in cockpit/engine, not landed; `gamma` has work in the outer
-/// repository only, so its nested branches are level with their targets.
+/// repository only, so its nested branches have nothing ahead: in JSON, not in the
+/// table.
 #[test]
 fn status_shows_each_nested_repositorys_ahead_behind_under_the_lane() {
     let env = Env::new();
@@ -36,6 +37,9 @@ fn status_shows_each_nested_repositorys_ahead_behind_under_the_lane() {
     env.commit_file(&beta.join("cockpit"), "b1.txt", "b\n", "beta cockpit 1");
     env.commit_file(&beta.join("cockpit"), "b2.txt", "b\n", "beta cockpit 2");
     env.commit_file(&beta.join("cockpit/engine"), "b.txt", "b\n", "beta engine");
+    // cockpit's target moves on, so alpha's part there lands rebased (git still counts
+    // it ahead: the table says `in target`).
+    env.commit_file(&outer.join("cockpit"), "later.txt", "l\n", "cockpit moves");
     let gamma = env.agent(&outer, "gamma");
     env.commit_file(&gamma, "g.txt", "g\n", "gamma outer");
     env.fleet(&outer, &["track", "--ready", "alpha", "beta", "gamma"])
@@ -69,7 +73,7 @@ fn status_shows_each_nested_repositorys_ahead_behind_under_the_lane() {
     assert_eq!(
         nested("fleet/beta"),
         [
-            ("cockpit".to_string(), 2, 1, None),
+            ("cockpit".to_string(), 2, 2, None),
             ("cockpit/engine".to_string(), 1, 0, None),
         ]
     );

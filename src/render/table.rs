@@ -1,5 +1,5 @@
 //! The tables: `fleet status` (a line of task counts and one line per held task, then
-//! one line per lane, one more per nested repository holding its branch) and `fleet
+//! one line per lane, one more per nested repository where it has commits) and `fleet
 //! worktree list` (one line per agent worktree, one more per nested worktree). No row
 //! ends in spaces: an empty last column is not padded.
 
@@ -104,7 +104,9 @@ pub fn lanes(views: &[LaneView], cwd: &std::path::Path) {
             line.push_str(&format!(" ({})", v.detail.join("; ")));
         }
         answer(line.trim_end());
-        for n in &v.nested {
+        // Only where the lane has commits of its own: a nested repository it left
+        // alone would add a `+0` row per lane (JSON lists every part).
+        for n in v.nested.iter().filter(|n| n.ahead > 0) {
             let line = format!(
                 "  {} {:<10} {}",
                 paint(DIM, &format!("{:<26}", n.rel)),
