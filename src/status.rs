@@ -33,6 +33,7 @@ pub struct LaneView {
     pub conflicts: Vec<String>,
     /// Ready lanes ahead of this ready one that it would conflict with once they landed
     /// ([`overlap`]); empty when it conflicts with the target already.
+    #[serde(serialize_with = "lane_conflicts")]
     pub conflicts_after: Vec<overlap::LaneConflict>,
     /// Running, but no commit and no file change for `[lanes] stale_after`.
     pub stale: bool,
@@ -45,6 +46,25 @@ pub struct LaneView {
     /// The lane's branch in each nested repository that has one, against that
     /// repository's target (the branch its shared checkout is on).
     pub nested: Vec<NestedView>,
+}
+
+/// Each lane conflicted with as `{branch, lane, files}`: `branch`, the key every command
+/// uses for a lane, and `lane`, kept for scripts written before.
+fn lane_conflicts<S: serde::Serializer>(
+    list: &[overlap::LaneConflict],
+    s: S,
+) -> std::result::Result<S::Ok, S::Error> {
+    #[derive(Serialize)]
+    struct Doc<'a> {
+        branch: &'a str,
+        lane: &'a str,
+        files: &'a [String],
+    }
+    s.collect_seq(list.iter().map(|c| Doc {
+        branch: &c.lane,
+        lane: &c.lane,
+        files: &c.files,
+    }))
 }
 
 /// A lane's part in one nested repository.

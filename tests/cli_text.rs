@@ -454,3 +454,31 @@ fn verify_helps_a_fresh_clone_with_a_command_that_works_there() {
     // The long help says the same thing in words.
     assert!(help.contains("fleet verify --remote"), "{help}");
 }
+
+/// The lane a ready lane would conflict with once it landed is named `branch` in
+/// `status --json` too (`lane` kept beside it), as every other lane is.
+#[test]
+fn status_names_the_lane_it_would_conflict_after_by_branch() {
+    let env = Env::new();
+    let repo = env.gated_repo("true");
+    for (name, text) in [("first", "first\n"), ("second", "second\n")] {
+        let wt = env.agent(&repo, name);
+        env.commit_file(&wt, "shared.txt", text, &format!("{name} edits shared.txt"));
+        env.fleet(&repo, &["track", "--ready", name]).ok();
+    }
+    let lanes = json(&env.fleet(&repo, &["status", "--json"]).ok().stdout);
+    let all: Vec<&Value> = lanes
+        .as_array()
+        .unwrap()
+        .iter()
+        .flat_map(|l| l["conflicts_after"].as_array().unwrap())
+        .collect();
+    assert_eq!(all.len(), 1, "{lanes}");
+    assert_eq!(keys(all[0]), ["branch", "files", "lane"], "{lanes}");
+    assert_eq!(all[0]["branch"], all[0]["lane"], "{lanes}");
+    assert!(
+        ["fleet/first", "fleet/second"].contains(&all[0]["branch"].as_str().unwrap()),
+        "{lanes}"
+    );
+    assert_eq!(all[0]["files"], serde_json::json!(["shared.txt"]));
+}
