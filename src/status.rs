@@ -196,8 +196,9 @@ struct Memo {
     facts: HashMap<String, Facts>,
     dirty: bool,
     /// What the target changed since a merge base, for this run only: lanes mostly
-    /// share a few bases, so each is diffed once.
-    target_changes: HashMap<ObjectId, Side>,
+    /// share a few bases, so each is diffed once. Keyed by (base, target): the lanes'
+    /// parts in nested repositories are measured against targets of their own.
+    target_changes: HashMap<(ObjectId, ObjectId), Side>,
 }
 
 impl Memo {
@@ -272,7 +273,7 @@ impl Memo {
             return full_merge(repo, tip, target);
         };
         let base_tree = repo.tree_of(base)?;
-        let target_side = match self.target_changes.entry(base) {
+        let target_side = match self.target_changes.entry((base, target)) {
             Entry::Occupied(known) => known.into_mut(),
             Entry::Vacant(slot) => slot.insert(Side::new(
                 repo.changed_paths(base_tree, repo.tree_of(target)?)?,
