@@ -482,3 +482,29 @@ fn status_names_the_lane_it_would_conflict_after_by_branch() {
     );
     assert_eq!(all[0]["files"], serde_json::json!(["shared.txt"]));
 }
+
+/// A commit made in a landed lane's worktree after its landing is work the target does
+/// not have: `worktree list` counts it again instead of saying `in target`.
+#[test]
+fn worktree_list_counts_work_committed_after_the_landing() {
+    let env = Env::new();
+    let repo = env.gated_repo("true");
+    let wt = env.agent(&repo, "alpha");
+    env.commit_file(&wt, "alpha.txt", "a\n", "alpha work");
+    env.commit_file(&repo, "later.txt", "l\n", "target moves");
+    env.fleet(&repo, &["track", "--ready", "alpha"]).ok();
+    env.fleet(&repo, &["land", "alpha", "--yes"]).ok();
+    let landed = |env: &Env| {
+        json(
+            &env.fleet(&repo, &["worktree", "list", "--json"])
+                .ok()
+                .stdout,
+        )[0]["landed"]
+            .clone()
+    };
+    assert_eq!(landed(&env), true);
+    env.commit_file(&wt, "more.txt", "m\n", "more work after landing");
+    assert_eq!(landed(&env), false);
+    let table = env.fleet(&repo, &["worktree", "list"]).ok().stdout;
+    assert!(!table.contains("in target"), "{table}");
+}

@@ -10,6 +10,7 @@ use crate::context::Context;
 use crate::error::Result;
 use crate::git::{self, ObjectId, Repo};
 use crate::lanes::LaneState;
+use crate::lanes::landed::has_landed;
 
 #[derive(Debug, Serialize)]
 pub struct Listed {
@@ -73,10 +74,15 @@ pub fn list(ctx: &Context) -> Result<Vec<Listed>> {
             .map(|n| n.to_string_lossy().into_owned())
             .unwrap_or_default();
         let outer = facts(&ctx.repo, &wt, target_tip);
+        // Landed as status says, and for this head: commits made since the landing are
+        // work the target does not have, whatever the registry recorded.
         let landed = match (wt.branch.as_deref().and_then(|b| registry.get(b)), wt.head) {
             (Some(lane), Some(head)) => target_tip.is_some_and(|target| {
                 crate::status::effective_state(&ctx.repo, lane, head, target)
                     .is_ok_and(|s| s == LaneState::Landed)
+                    && outer.ahead.is_some_and(|ahead| {
+                        has_landed(&ctx.repo, lane, head, target, ahead).unwrap_or(false)
+                    })
             }),
             _ => false,
         };
