@@ -420,7 +420,8 @@ pub fn effective_state(
 }
 
 /// The effective state from the registry's and the facts: `landed` whenever the
-/// lane's changes are in the target, `ready` again when its landing was undone.
+/// lane's changes are in the target, `ready` again when its landing was undone,
+/// `running` again when it has commits since its landing.
 fn state_from(
     repo: &Repo,
     lane: &Lane,
@@ -434,6 +435,15 @@ fn state_from(
     }
     if undone_by(repo, lane, tip, target, ahead, changes_in)? {
         return Ok(LaneState::Ready);
+    }
+    // Commits made since its landing: work the target does not have (`worktree rm`
+    // keeps the branch for it, `worktree new` tracks it again); `fleet ready` marks it.
+    if lane.state == LaneState::Landed
+        && lane.landed_tip.is_some_and(|landed| landed != tip)
+        && ahead > 0
+        && !changes_in
+    {
+        return Ok(LaneState::Running);
     }
     Ok(lane.state)
 }

@@ -484,9 +484,10 @@ fn status_names_the_lane_it_would_conflict_after_by_branch() {
 }
 
 /// A commit made in a landed lane's worktree after its landing is work the target does
-/// not have: `worktree list` counts it again instead of saying `in target`.
+/// not have: `worktree list` counts it again instead of saying `in target`, and
+/// `status` calls the lane running again (recorded landed), as `worktree rm` sees it.
 #[test]
-fn worktree_list_counts_work_committed_after_the_landing() {
+fn work_committed_after_a_landing_is_unlanded_in_status_and_worktree_list() {
     let env = Env::new();
     let repo = env.gated_repo("true");
     let wt = env.agent(&repo, "alpha");
@@ -507,4 +508,9 @@ fn worktree_list_counts_work_committed_after_the_landing() {
     assert_eq!(landed(&env), false);
     let table = env.fleet(&repo, &["worktree", "list"]).ok().stdout;
     assert!(!table.contains("in target"), "{table}");
+    let lanes = json(&env.fleet(&repo, &["status", "--json"]).ok().stdout);
+    assert_eq!(lanes[0]["state"], "running", "{lanes}");
+    assert_eq!(lanes[0]["recorded_state"], "landed", "{lanes}");
+    let status = env.fleet(&repo, &["status"]).ok().stdout;
+    assert!(!status.contains("in target"), "{status}");
 }
