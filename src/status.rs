@@ -33,6 +33,7 @@ pub struct LaneView {
     pub conflicts: Vec<String>,
     /// Ready lanes ahead of this ready one that it would conflict with once they landed
     /// ([`overlap`]); empty when it conflicts with the target already.
+    #[serde(serialize_with = "lane_conflicts")]
     pub conflicts_after: Vec<overlap::LaneConflict>,
     /// Running, but no commit and no file change for `[lanes] stale_after`.
     pub stale: bool,
@@ -42,6 +43,84 @@ pub struct LaneView {
     pub worker: Option<WorkerTest>,
     pub gate: Option<GateRecord>,
     pub detail: Vec<String>,
+    /// The lane's branch in each nested repository that has one, against that
+    /// repository's target (the branch its shared checkout is on).
+    pub nested: Vec<NestedView>,
+}
+
+/// Each lane conflicted with as `{branch, lane, files}`: `branch`, the key every command
+/// uses for a lane, and `lane`, kept for scripts written before.
+fn lane_conflicts<S: serde::Serializer>(
+    list: &[overlap::LaneConflict],
+    s: S,
+) -> std::result::Result<S::Ok, S::Error> {
+    #[derive(Serialize)]
+    struct Doc<'a> {
+        branch: &'a str,
+        lane: &'a str,
+        files: &'a [String],
+    }
+    s.collect_seq(list.iter().map(|c| Doc {
+        branch: &c.lane,
+        lane: &c.lane,
+        files: &c.files,
+    }))
+}
+
+/// A lane's part in one nested repository.
+#[derive(Debug, Serialize)]
+pub struct NestedView {
+    /// The repository, relative to the outer shared checkout (`cockpit`).
+    pub rel: String,
+    pub ahead: usize,
+    pub behind: usize,
+    /// `landed` when the part's changes are in that repository's target; absent
+    /// otherwise (the lane's own state tells the rest).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub state: Option<LaneState>,
+}
+
+/// A nested repository with a target, opened once per `status`.
+struct NestedRepo {
+    rel: String,
+    repo: Repo,
+    target: ObjectId,
+}
+
+/// The nested repositories whose shared checkout is on a branch with a commit (the
+/// others have no target to measure against, as `fleet land` says).
+fn nested_repos(ctx: &Context) -> Vec<NestedRepo> {
+    ctx.nested_repos()
+        .iter()
+        .filter_map(|n| {
+            let repo = Repo::open(&ctx.shared.join(&n.rel)).ok()?;
+            let target = repo.branch_tip(&repo.head_branch().ok()??).ok()??;
+            Some(NestedRepo {
+                rel: n.rel.to_string_lossy().into_owned(),
+                repo,
+                target,
+            })
+        })
+        .collect()
+}
+
+/// The lane's part in each nested repository where its branch exists: a ref lookup
+/// each, and the (remembered) facts only for those.
+fn nested_parts(nested: &[NestedRepo], branch: &str, memo: &mut Memo) -> Result<Vec<NestedView>> {
+    let mut out = Vec::new();
+    for n in nested {
+        let Some(tip) = n.repo.branch_tip(branch)? else {
+            continue;
+        };
+        let facts = memo.get(&n.repo, tip, n.target)?;
+        out.push(NestedView {
+            rel: n.rel.clone(),
+            ahead: facts.ahead,
+            behind: facts.behind,
+            state: facts.changes_in.then_some(LaneState::Landed),
+        });
+    }
+    Ok(out)
 }
 
 /// Every lane of `queue`, as the refs say it is now.
@@ -51,12 +130,13 @@ pub fn lanes(ctx: &Context, queue: &Queue) -> Result<Vec<LaneView>> {
     let worktrees = ctx.repo.worktrees()?;
     let stale_after = ctx.config.lanes.stale_after.0;
     let mut memo = Memo::load(&ctx.repo);
+    let nested = nested_repos(ctx);
     let mut views = registry
         .lanes
         .iter()
         .map(|lane| {
             let tip = queue.lane_tip(ctx, &lane.branch)?;
-            view(
+            let mut v = view(
                 &ctx.repo,
                 lane,
                 tip,
@@ -64,7 +144,16 @@ pub fn lanes(ctx: &Context, queue: &Queue) -> Result<Vec<LaneView>> {
                 &worktrees,
                 stale_after,
                 &mut memo,
-            )
+            )?;
+            v.nested = nested_parts(&nested, &lane.branch, &mut memo)?;
+            // A landed lane's part with nothing ahead is in its target too (fast-
+            // forwarded, or never had work there).
+            if v.state == LaneState::Landed {
+                for n in v.nested.iter_mut().filter(|n| n.ahead == 0) {
+                    n.state = Some(LaneState::Landed);
+                }
+            }
+            Ok(v)
         })
         .collect::<Result<Vec<_>>>()?;
     memo.save(&ctx.repo);
@@ -107,8 +196,9 @@ struct Memo {
     facts: HashMap<String, Facts>,
     dirty: bool,
     /// What the target changed since a merge base, for this run only: lanes mostly
-    /// share a few bases, so each is diffed once.
-    target_changes: HashMap<ObjectId, Side>,
+    /// share a few bases, so each is diffed once. Keyed by (base, target): the lanes'
+    /// parts in nested repositories are measured against targets of their own.
+    target_changes: HashMap<(ObjectId, ObjectId), Side>,
 }
 
 impl Memo {
@@ -183,7 +273,7 @@ impl Memo {
             return full_merge(repo, tip, target);
         };
         let base_tree = repo.tree_of(base)?;
-        let target_side = match self.target_changes.entry(base) {
+        let target_side = match self.target_changes.entry((base, target)) {
             Entry::Occupied(known) => known.into_mut(),
             Entry::Vacant(slot) => slot.insert(Side::new(
                 repo.changed_paths(base_tree, repo.tree_of(target)?)?,
@@ -293,19 +383,15 @@ fn view(
         worker: lane.worker.clone(),
         gate: lane.gate.clone(),
         detail: lane.detail.clone(),
+        nested: Vec::new(),
     };
     let Some(tip) = tip else { return Ok(v) };
     let facts = memo.get(repo, tip, target)?;
     v.ahead = Some(facts.ahead);
     v.behind = Some(facts.behind);
-    let landed = landed_by(lane, tip, facts.ahead, facts.changes_in);
-    if !lane.state.finished() && landed {
+    v.state = state_from(repo, lane, tip, target, facts.ahead, facts.changes_in)?;
+    if v.state != lane.state {
         v.recorded_state = Some(lane.state);
-        v.state = LaneState::Landed;
-    }
-    if undone_by(repo, lane, tip, target, facts.ahead, facts.changes_in)? {
-        v.recorded_state = Some(lane.state);
-        v.state = LaneState::Ready;
     }
     if !v.state.finished() {
         v.conflicts = facts.conflicts;
@@ -318,6 +404,48 @@ fn view(
         v.stale = is_stale(repo, tip, worktree.as_deref(), stale_after);
     }
     Ok(v)
+}
+
+/// The state `fleet status` gives `lane` at `tip`, computed afresh: for `fleet worktree
+/// list`, which tells landed worktrees the same way.
+pub fn effective_state(
+    repo: &Repo,
+    lane: &Lane,
+    tip: ObjectId,
+    target: ObjectId,
+) -> Result<LaneState> {
+    let ahead = repo.count_exclusive(tip, target)?;
+    let changes_in = ahead > 0 && landed::changes_in(repo, tip, target)?;
+    state_from(repo, lane, tip, target, ahead, changes_in)
+}
+
+/// The effective state from the registry's and the facts: `landed` whenever the
+/// lane's changes are in the target, `ready` again when its landing was undone,
+/// `running` again when it has commits since its landing.
+fn state_from(
+    repo: &Repo,
+    lane: &Lane,
+    tip: ObjectId,
+    target: ObjectId,
+    ahead: usize,
+    changes_in: bool,
+) -> Result<LaneState> {
+    if !lane.state.finished() && landed_by(lane, tip, ahead, changes_in) {
+        return Ok(LaneState::Landed);
+    }
+    if undone_by(repo, lane, tip, target, ahead, changes_in)? {
+        return Ok(LaneState::Ready);
+    }
+    // Commits made since its landing: work the target does not have (`worktree rm`
+    // keeps the branch for it, `worktree new` tracks it again); `fleet ready` marks it.
+    if lane.state == LaneState::Landed
+        && lane.landed_tip.is_some_and(|landed| landed != tip)
+        && ahead > 0
+        && !changes_in
+    {
+        return Ok(LaneState::Running);
+    }
+    Ok(lane.state)
 }
 
 /// No commit and no file change for `stale_after`. Cheapest evidence first: a recent

@@ -88,7 +88,10 @@ impl Reason {
 pub struct Verified {
     pub id: String,
     pub subject: String,
+    /// The lane's full branch name, as the receipt says; `branch` is the same name under
+    /// the key every other command uses for a lane (`lane` is kept for older scripts).
     pub lane: String,
+    pub branch: String,
     pub strategy: Strategy,
     /// Where the target was before it moved here.
     pub moved_from: String,
@@ -182,6 +185,7 @@ pub fn verify(ctx: &Context, queue: &Queue, range: &RevRange) -> Result<Report> 
                     id: id.to_string(),
                     subject,
                     lane: receipt.lane.clone(),
+                    branch: receipt.lane.clone(),
                     strategy: receipt.strategy,
                     moved_from: receipt.moved_from().to_string(),
                     skipped: from - at - 1,
@@ -332,8 +336,9 @@ fn no_receipts(top: &str, on_line: bool) -> Error {
         format!("`{top}` has no fleet receipts: this clone has no {NOTES_REF}")
     };
     Error::refused(message).with_help(format!(
-        "receipts are written by `fleet land`; in a fresh clone fetch them first: \
-         `git fetch <remote> {NOTES_REF}:{NOTES_REF}`"
+        "receipts are written by `fleet land`; in a fresh clone \
+         `fleet verify --remote <remote>` fetches them first (the guard refuses a git \
+         fetch into {NOTES_REF})"
     ))
 }
 

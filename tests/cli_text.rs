@@ -74,6 +74,18 @@ fn json_documents_name_the_same_facts_with_the_same_keys() {
         .find(|l| l["result"] == "failed")
         .unwrap_or_else(|| panic!("{landing}"));
     assert_eq!(failed["exit_code"], 1, "{failed}");
+    // A lane is `branch` everywhere (land and verify keep `lane` beside it).
+    for l in landing.as_array().unwrap() {
+        assert_eq!(l["branch"], l["lane"], "{l}");
+    }
+    assert_eq!(failed["branch"], "fleet/bad", "{failed}");
+    let verified = json(&env.fleet(&outer, &["verify", "--json"]).ok().stdout);
+    let verified = verified["verified"].as_array().unwrap();
+    assert!(!verified.is_empty());
+    for v in verified {
+        assert_eq!(v["branch"], v["lane"], "{v}");
+    }
+    assert!(verified.iter().any(|v| v["branch"] == "fleet/alpha"));
     let lanes = json(&env.fleet(&outer, &["status", "--json"]).ok().stdout);
     let alpha = lanes
         .as_array()
@@ -83,6 +95,22 @@ fn json_documents_name_the_same_facts_with_the_same_keys() {
         .unwrap();
     assert_eq!(alpha["state"], "landed", "{alpha}");
     assert_eq!(alpha["worker"]["exit_code"], 0, "{alpha}");
+    // A lane's worktree folder is `worktree` in status and in worktree list (whose
+    // own `path` is the same folder).
+    let listed = json(
+        &env.fleet(&outer, &["worktree", "list", "--json"])
+            .ok()
+            .stdout,
+    );
+    let listed = listed
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|w| w["branch"] == "fleet/alpha")
+        .unwrap_or_else(|| panic!("{listed}"))
+        .clone();
+    assert_eq!(listed["worktree"], alpha["worktree"], "{listed} {alpha}");
+    assert_eq!(listed["path"], listed["worktree"], "{listed}");
 
     // The not-found run is the error document every other command prints: that shape and
     // nothing else, with run's own exit code.
@@ -318,4 +346,171 @@ fn hooks_call_fleet_by_name_when_installed_from_path_and_by_path_otherwise() {
         hook.contains(&format!("fleet_bin='{}'", canonical.display())),
         "{hook}"
     );
+}
+
+/// A landed lane's worktree reads `in target` in `fleet worktree list`, as in `fleet
+/// status`, not the `+N -M` git still counts for a rebased landing; `landed: true` in
+/// JSON, for its nested parts too. An unlanded worktree keeps its counts.
+#[test]
+fn worktree_list_says_in_target_for_a_landed_lane() {
+    let env = Env::new();
+    let (outer, _alpha) = project_with_a_lane(&env, "alpha");
+    let beta = env.agent(&outer, "beta");
+    env.commit_file(&beta, "beta.txt", "b\n", "beta work");
+    // The target moves on, so alpha lands rebased: git counts its branch ahead still.
+    env.commit_file(&outer, "later.txt", "l\n", "target moves");
+    env.commit_file(&outer.join("cockpit"), "later.txt", "l\n", "cockpit moves");
+    env.fleet(&outer, &["track", "--ready", "alpha", "beta"])
+        .ok();
+    env.fleet(&outer, &["land", "alpha", "--yes"]).ok();
+
+    let listed = json(
+        &env.fleet(&outer, &["worktree", "list", "--json"])
+            .ok()
+            .stdout,
+    );
+    let entry = |name: &str| {
+        listed
+            .as_array()
+            .unwrap()
+            .iter()
+            .find(|w| w["name"] == name)
+            .unwrap_or_else(|| panic!("{listed}"))
+            .clone()
+    };
+    let alpha = entry("alpha");
+    assert_eq!(alpha["landed"], true, "{alpha}");
+    assert!(alpha["ahead"].as_u64().unwrap() > 0, "{alpha}");
+    let cockpit = alpha["nested"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|n| n["rel"] == "cockpit")
+        .unwrap()
+        .clone();
+    assert_eq!(cockpit["landed"], true, "{cockpit}");
+    assert_eq!(entry("beta")["landed"], false, "{listed}");
+
+    let table = env.fleet(&outer, &["worktree", "list"]).ok().stdout;
+    let row = |start: &str| {
+        table
+            .lines()
+            .find(|l| l.trim_start().starts_with(start))
+            .unwrap_or_else(|| panic!("no {start} row: {table}"))
+            .to_string()
+    };
+    assert!(row("alpha ").contains(" in target "), "{table}");
+    assert!(row("cockpit ").contains(" in target "), "{table}");
+    assert!(row("beta ").contains(" +1   -2 "), "{table}");
+}
+
+/// `fleet verify --help`'s fresh-clone example, run literally in a fresh clone whose
+/// guard is installed, fetches the receipts and verifies: what the README says (`fleet
+/// verify --remote origin` fetches them), not a `git fetch` into `refs/notes/fleet`,
+/// which the guard refuses to any git command.
+#[test]
+fn verify_helps_a_fresh_clone_with_a_command_that_works_there() {
+    let env = Env::new();
+    let origin = env.gated_repo("true");
+    let wt = env.agent(&origin, "alpha");
+    env.commit_file(&wt, "alpha.txt", "a\n", "alpha work");
+    env.fleet(&origin, &["track", "--ready", "alpha"]).ok();
+    env.fleet(&origin, &["land", "alpha", "--yes"]).ok();
+    env.git(
+        &env.path(),
+        &["clone", "-q", origin.to_str().unwrap(), "fresh"],
+    );
+    let fresh = env.path().join("fresh");
+    env.fleet(&fresh, &["hooks", "install"]).ok();
+    env.fleet(&fresh, &["verify"]).code(1);
+
+    let help = env.fleet(&fresh, &["verify", "--help"]).ok().stdout;
+    let example = help
+        .lines()
+        .find(|l| l.contains("# in a fresh clone"))
+        .unwrap_or_else(|| panic!("no fresh-clone example: {help}"));
+    let command = example.split('#').next().unwrap().trim();
+    let bin = std::path::Path::new(env!("CARGO_BIN_EXE_fleet"))
+        .parent()
+        .unwrap();
+    let path = format!(
+        "{}:{}",
+        bin.display(),
+        std::env::var("PATH").unwrap_or_default()
+    );
+    let run = env.sh_cmd(&fresh, command).env("PATH", &path).run();
+    assert_eq!(run.code, 0, "`{command}`: {}\n{}", run.stdout, run.stderr);
+    assert!(
+        run.stdout.contains("1 verified, 0 not") || run.stderr.contains("1 verified, 0 not"),
+        "{}\n{}",
+        run.stdout,
+        run.stderr
+    );
+    assert_eq!(
+        env.git(&fresh, &["rev-parse", "refs/notes/fleet"]),
+        env.git(&origin, &["rev-parse", "refs/notes/fleet"]),
+        "the receipts came along"
+    );
+    // The long help says the same thing in words.
+    assert!(help.contains("fleet verify --remote"), "{help}");
+}
+
+/// The lane a ready lane would conflict with once it landed is named `branch` in
+/// `status --json` too (`lane` kept beside it), as every other lane is.
+#[test]
+fn status_names_the_lane_it_would_conflict_after_by_branch() {
+    let env = Env::new();
+    let repo = env.gated_repo("true");
+    for (name, text) in [("first", "first\n"), ("second", "second\n")] {
+        let wt = env.agent(&repo, name);
+        env.commit_file(&wt, "shared.txt", text, &format!("{name} edits shared.txt"));
+        env.fleet(&repo, &["track", "--ready", name]).ok();
+    }
+    let lanes = json(&env.fleet(&repo, &["status", "--json"]).ok().stdout);
+    let all: Vec<&Value> = lanes
+        .as_array()
+        .unwrap()
+        .iter()
+        .flat_map(|l| l["conflicts_after"].as_array().unwrap())
+        .collect();
+    assert_eq!(all.len(), 1, "{lanes}");
+    assert_eq!(keys(all[0]), ["branch", "files", "lane"], "{lanes}");
+    assert_eq!(all[0]["branch"], all[0]["lane"], "{lanes}");
+    assert!(
+        ["fleet/first", "fleet/second"].contains(&all[0]["branch"].as_str().unwrap()),
+        "{lanes}"
+    );
+    assert_eq!(all[0]["files"], serde_json::json!(["shared.txt"]));
+}
+
+/// A commit made in a landed lane's worktree after its landing is work the target does
+/// not have: `worktree list` counts it again instead of saying `in target`, and
+/// `status` calls the lane running again (recorded landed), as `worktree rm` sees it.
+#[test]
+fn work_committed_after_a_landing_is_unlanded_in_status_and_worktree_list() {
+    let env = Env::new();
+    let repo = env.gated_repo("true");
+    let wt = env.agent(&repo, "alpha");
+    env.commit_file(&wt, "alpha.txt", "a\n", "alpha work");
+    env.commit_file(&repo, "later.txt", "l\n", "target moves");
+    env.fleet(&repo, &["track", "--ready", "alpha"]).ok();
+    env.fleet(&repo, &["land", "alpha", "--yes"]).ok();
+    let landed = |env: &Env| {
+        json(
+            &env.fleet(&repo, &["worktree", "list", "--json"])
+                .ok()
+                .stdout,
+        )[0]["landed"]
+            .clone()
+    };
+    assert_eq!(landed(&env), true);
+    env.commit_file(&wt, "more.txt", "m\n", "more work after landing");
+    assert_eq!(landed(&env), false);
+    let table = env.fleet(&repo, &["worktree", "list"]).ok().stdout;
+    assert!(!table.contains("in target"), "{table}");
+    let lanes = json(&env.fleet(&repo, &["status", "--json"]).ok().stdout);
+    assert_eq!(lanes[0]["state"], "running", "{lanes}");
+    assert_eq!(lanes[0]["recorded_state"], "landed", "{lanes}");
+    let status = env.fleet(&repo, &["status"]).ok().stdout;
+    assert!(!status.contains("in target"), "{status}");
 }

@@ -46,6 +46,7 @@ mod real_claude;
 mod remote;
 mod repo_env_overrides;
 mod run;
+mod status_nested;
 mod task;
 mod task_health;
 mod verify;

@@ -497,7 +497,7 @@ fn status_predicts_a_conflict_between_two_ready_lanes_before_either_lands() {
     }
     assert_eq!(
         lane(&lanes, "fleet/beta")["conflicts_after"],
-        json!([{"lane": "fleet/alpha", "files": ["shared.txt"]}]),
+        json!([{"branch": "fleet/alpha", "lane": "fleet/alpha", "files": ["shared.txt"]}]),
         "{lanes:#}"
     );
     for name in ["fleet/alpha", "fleet/gamma", "fleet/delta"] {

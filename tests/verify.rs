@@ -376,7 +376,7 @@ fn a_fresh_clone_verifies_once_it_fetched_the_receipts() {
     );
     assert!(
         run.stderr
-            .contains("git fetch <remote> refs/notes/fleet:refs/notes/fleet"),
+            .contains("`fleet verify --remote <remote>` fetches them first"),
         "{}",
         run.stderr
     );
@@ -407,7 +407,7 @@ fn no_receipts_at_all_is_said_plainly() {
         run.stderr.contains("receipts are written by `fleet land`")
             && run
                 .stderr
-                .contains("git fetch <remote> refs/notes/fleet:refs/notes/fleet"),
+                .contains("`fleet verify --remote <remote>` fetches them first"),
         "{}",
         run.stderr
     );

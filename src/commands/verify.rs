@@ -22,10 +22,11 @@ use crate::render::{self, short_id};
                   listed with the reason. The default range is the target since fleet was \
                   adopted (where the oldest receipt on the line starts); A..B checks B's line \
                   down to A, ..B and REV check that line since adoption, A.. the target down \
-                  to A. Receipts travel with pushes: in a fresh clone, fetch refs/notes/fleet \
-                  first. Exits 1 when any commit is not verified or there are no receipts, 2 \
+                  to A. Receipts travel with pushes: in a fresh clone, `fleet verify --remote \
+                  origin` fetches them first and checks origin's target (the guard refuses \
+                  a git fetch into refs/notes/fleet). Exits 1 when any commit is not verified or there are no receipts, 2 \
                   on a bad revision.",
-    after_long_help = "Examples:\n  fleet verify\n  fleet verify v1.2.0..main\n  fleet verify origin/main --json | jq -r '.unverified[] | \"\\(.id) \\(.reason)\"'\n  git fetch origin refs/notes/fleet:refs/notes/fleet && fleet verify   # in a fresh clone"
+    after_long_help = "Examples:\n  fleet verify\n  fleet verify v1.2.0..main\n  fleet verify origin/main --json | jq -r '.unverified[] | \"\\(.id) \\(.reason)\"'\n  fleet verify --remote origin   # in a fresh clone: fetches the receipts"
 )]
 pub struct Args {
     /// Commits to check: A..B, ..B, A.. or REV

@@ -113,11 +113,31 @@ pub enum Outcome {
     },
 }
 
-#[derive(Debug, Serialize)]
+/// One lane's result. Its JSON names the lane twice: `branch`, the key every other
+/// command uses for a lane, and `lane`, kept for scripts written before.
+#[derive(Debug)]
 pub struct LaneReport {
+    /// The lane's full branch name.
     pub lane: String,
-    #[serde(flatten)]
     pub outcome: Outcome,
+}
+
+impl Serialize for LaneReport {
+    fn serialize<S: serde::Serializer>(&self, s: S) -> std::result::Result<S::Ok, S::Error> {
+        #[derive(Serialize)]
+        struct Doc<'a> {
+            lane: &'a str,
+            branch: &'a str,
+            #[serde(flatten)]
+            outcome: &'a Outcome,
+        }
+        Doc {
+            lane: &self.lane,
+            branch: &self.lane,
+            outcome: &self.outcome,
+        }
+        .serialize(s)
+    }
 }
 
 impl LaneReport {

@@ -1,6 +1,7 @@
 //! The tables: `fleet status` (a line of task counts and one line per held task, then
-//! one line per lane) and `fleet worktree list` (one line per agent worktree, one more
-//! per nested worktree).
+//! one line per lane, one more per nested repository where it has commits) and `fleet
+//! worktree list` (one line per agent worktree, one more per nested worktree). No row
+//! ends in spaces: an empty last column is not padded.
 
 use fleet::lanes::LaneState;
 use fleet::status::{LaneView, TaskSummary};
@@ -68,13 +69,7 @@ pub fn lanes(views: &[LaneView], cwd: &std::path::Path) {
             "{:<28} {:<10} {}",
             v.branch,
             v.state.as_str(),
-            if v.state == LaneState::Landed {
-                // Its commits are in the target (squashed or rebased, so git still
-                // counts them ahead): a count would read like unlanded work.
-                format!("{:<10}", "in target")
-            } else {
-                ahead_behind(v.ahead, v.behind)
-            }
+            counts(v.state == LaneState::Landed, v.ahead, v.behind)
         );
         if v.missing {
             line.push_str(" branch missing");
@@ -108,7 +103,22 @@ pub fn lanes(views: &[LaneView], cwd: &std::path::Path) {
         if !v.detail.is_empty() {
             line.push_str(&format!(" ({})", v.detail.join("; ")));
         }
-        answer(&line);
+        answer(line.trim_end());
+        // Only where the lane has commits of its own: a nested repository it left
+        // alone would add a `+0` row per lane (JSON lists every part).
+        for n in v.nested.iter().filter(|n| n.ahead > 0) {
+            let line = format!(
+                "  {} {:<10} {}",
+                paint(DIM, &format!("{:<26}", n.rel)),
+                "",
+                counts(
+                    n.state == Some(LaneState::Landed),
+                    Some(n.ahead),
+                    Some(n.behind)
+                )
+            );
+            answer(line.trim_end());
+        }
     }
 }
 
@@ -124,21 +134,34 @@ pub fn worktrees(list: &[Listed]) {
             "{:<16} {:<24} {} {} {}",
             wt.name,
             wt.branch.as_deref().unwrap_or("(detached)"),
-            ahead_behind(wt.ahead, wt.behind),
+            counts(wt.landed, wt.ahead, wt.behind),
             dirty_word(wt.dirty, wt.missing),
             wt.last_commit.map(age).unwrap_or_default()
         );
-        answer(&line);
+        answer(line.trim_end());
         for n in &wt.nested {
-            answer(&format!(
-                "  {} {:<24} {} {} {}",
-                paint(DIM, &format!("{:<14}", n.rel.display())),
-                n.branch.as_deref().unwrap_or("(detached)"),
-                ahead_behind(n.ahead, n.behind),
-                dirty_word(n.dirty, false),
-                n.last_commit.map(age).unwrap_or_default()
-            ));
+            answer(
+                format!(
+                    "  {} {:<24} {} {} {}",
+                    paint(DIM, &format!("{:<14}", n.rel.display())),
+                    n.branch.as_deref().unwrap_or("(detached)"),
+                    counts(n.landed, n.ahead, n.behind),
+                    dirty_word(n.dirty, false),
+                    n.last_commit.map(age).unwrap_or_default()
+                )
+                .trim_end(),
+            );
         }
+    }
+}
+
+/// `in target` for landed work (its commits are in the target, squashed or rebased, so
+/// git still counts them ahead: a count would read like unlanded work), else the counts.
+fn counts(landed: bool, ahead: Option<usize>, behind: Option<usize>) -> String {
+    if landed {
+        format!("{:<10}", "in target")
+    } else {
+        ahead_behind(ahead, behind)
     }
 }
 

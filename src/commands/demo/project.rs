@@ -268,9 +268,16 @@ fn keep_first(text: &str) -> Vec<String> {
 /// A table whose rows come in the order the lanes became ready, which three agents at
 /// once make arbitrary: by lane name instead.
 fn keep_sorted(text: &str) -> Vec<String> {
-    let mut lines = keep_all(text);
-    lines.sort();
-    lines
+    // A lane's row and the indented rows of its nested repositories sort as one.
+    let mut rows: Vec<Vec<String>> = Vec::new();
+    for line in keep_all(text) {
+        match rows.last_mut() {
+            Some(row) if line.starts_with(' ') => row.push(line),
+            _ => rows.push(vec![line]),
+        }
+    }
+    rows.sort();
+    rows.concat()
 }
 
 /// `ok:` and `error:` lines.

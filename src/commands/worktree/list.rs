@@ -10,6 +10,12 @@ use crate::render;
 /// List agent worktrees with branch, ahead/behind, dirty state and nested worktrees
 #[derive(Debug, clap::Args)]
 #[command(
+    long_about = "One line per agent worktree: its branch, ahead/behind the target (`in target` \
+                  once its lane has landed, as `fleet status` says: a rebased or squashed \
+                  landing leaves git counting its commits ahead), clean or dirty, and the age \
+                  of its last commit; then one indented line per nested repository's worktree \
+                  inside it. --json prints them as a JSON array (`landed: true` for a landed \
+                  lane).",
     after_long_help = "Examples:\n  fleet worktree list\n  fleet worktree list --json | jq '.[] | select(.dirty)'"
 )]
 pub struct Args {
