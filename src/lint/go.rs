@@ -443,8 +443,8 @@ fn check_call(file: &File, call: Node) -> Option<syntax::Raw> {
     let (message, help) = if evidence.group {
         let help = if evidence.leader_kill {
             format!(
-                "`cmd.Process.Kill()` kills only the group's leader: kill the whole group with \
-                 {kill} on timeout, error and exit"
+                "`cmd.Process.Kill()` and `.Signal()` reach only the group's leader: kill the \
+                 whole group with {kill} on timeout, error and exit"
             )
         } else if kind == Spawn::CommandContext {
             format!(
@@ -453,8 +453,8 @@ fn check_call(file: &File, call: Node) -> Option<syntax::Raw> {
             )
         } else {
             format!(
-                "Setpgid starts a group, but nothing kills it: call {kill} on timeout, error \
-                 and exit (a deferred func, or cmd.Cancel with exec.CommandContext)"
+                "the new group (Setpgid or Setsid) is never killed: call {kill} on timeout, \
+                 error and exit (a deferred func, or cmd.Cancel with exec.CommandContext)"
             )
         };
         (
@@ -469,7 +469,10 @@ fn check_call(file: &File, call: Node) -> Option<syntax::Raw> {
         let help = match (&handle, kind) {
             (Handle::Nobody, _) => format!("keep the *exec.Cmd in a variable, {both}"),
             _ if evidence.leader_kill => {
-                format!("`cmd.Process.Kill()` kills only the agent, not its helpers: {both}")
+                format!(
+                    "`cmd.Process.Kill()` and `.Signal()` reach only the agent, not its \
+                     helpers: {both}"
+                )
             }
             (_, Spawn::CommandContext) => format!(
                 "CommandContext kills only the process when the context ends: set \
@@ -495,8 +498,11 @@ fn shell_agent(file: &File, program: &str, rest: &[Node]) -> Option<String> {
     let values: Vec<Option<String>> = rest.iter().map(|n| string_value(file, *n, 0)).collect();
     let at = values.iter().position(|v| v.as_deref() == Some("-c"))?;
     let script = values.get(at + 1)?.as_deref()?;
-    let words = first_words(script);
-    file.rules.agent(words.first()?).map(str::to_string)
+    // Each command of the string: `cd /work && claude -p ...` starts claude too.
+    script
+        .split(['&', '|', ';', '\n'])
+        .find_map(|command| file.rules.agent(first_words(command).first()?))
+        .map(str::to_string)
 }
 
 /// Is the call inside an approved helper (`<module>.<function>`)?
@@ -548,22 +554,42 @@ fn reach<'t>(file: &File<'t, '_>, call: Node<'t>, handle: &Handle) -> Vec<Node<'
         }
         Handle::Elsewhere | Handle::Nobody => {}
     }
+    // `s.cmd = cmd`, `s.pid = cmd.Process.Pid`: a field that holds it, for the
+    // methods that stop it later.
+    let mut fields: Vec<String> = Vec::new();
     syntax::walk(home, &mut |node| {
-        if node.kind() == "short_var_declaration"
-            && let (Some(left), Some(right)) = (
-                node.child_by_field_name("left"),
-                node.child_by_field_name("right"),
-            )
-            && tracked.iter().any(|t| mentions(text(right, src), t))
+        if matches!(
+            node.kind(),
+            "short_var_declaration" | "assignment_statement"
+        ) && let (Some(left), Some(right)) = (
+            node.child_by_field_name("left"),
+            node.child_by_field_name("right"),
+        ) && tracked.iter().any(|t| mentions(text(right, src), t))
         {
             let mut cursor = left.walk();
-            let names: Vec<String> = left
-                .named_children(&mut cursor)
-                .map(|n| text(n, src).to_string())
-                .collect();
-            tracked.extend(names);
+            for target in left.named_children(&mut cursor) {
+                match target.kind() {
+                    "identifier" => tracked.push(text(target, src).to_string()),
+                    "selector_expression" => fields.extend(
+                        target
+                            .child_by_field_name("field")
+                            .map(|f| text(f, src).to_string()),
+                    ),
+                    _ => {}
+                }
+            }
         }
     });
+    for field in fields {
+        for function in file.functions.values().flatten() {
+            if !reached.iter().any(|r| r.id() == function.id())
+                && uses_field(file, *function, &field)
+            {
+                reached.push(*function);
+            }
+        }
+        tracked.push(field);
+    }
     // A function that returns the command hands it to its callers.
     let returned = match handle {
         Handle::Elsewhere => true,
@@ -613,9 +639,9 @@ fn reach<'t>(file: &File<'t, '_>, call: Node<'t>, handle: &Handle) -> Vec<Node<'
             if operand.is_some_and(|o| file.packages.iter().any(|p| p == o)) {
                 return;
             }
-            let with_it = tracked
-                .iter()
-                .any(|t| mentions(text(args, src), t) || operand.is_some_and(|o| mentions(o, t)));
+            // Only what is passed counts: `cmd.Run()` is a method of the command itself,
+            // not a function of this file.
+            let with_it = tracked.iter().any(|t| mentions(text(args, src), t));
             if with_it && let Some(targets) = file.functions.get(name) {
                 found.extend(targets.iter().copied());
             }
