@@ -2,14 +2,15 @@
 //! Compliant only with both halves in reach of the spawn: a new group or session
 //! (`cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}`, or `Setsid`, also through
 //! `golang.org/x/sys/unix`) and a group-directed kill (`syscall.Kill(-pid, sig)`,
-//! `unix.Kill(-pid, sig)`, also as `cmd.Cancel`). "In reach" is the function the spawn is
-//! in (its closures, deferred funcs and goroutines included), the functions of the same
-//! file it calls with the command or a value taken from it, the callers of a function
-//! that returns the command, and, for a command kept in a struct field, the file's
-//! other functions and methods that use that field. `exec.CommandContext` alone kills only the process,
-//! as does `cmd.Process.Kill()`. Programs are followed through string constants and
-//! variables of the same file, `+` and `filepath.Join`, and `sh -c` strings. Parsed
-//! with tree-sitter; `os/exec` under any import name (also `.`) is followed.
+//! `unix.Kill(-pid, sig)`, also as `cmd.Cancel`). "In reach" is the function the spawn
+//! is in (its closures, deferred funcs and goroutines included), the functions of the
+//! same file it calls with the command or a value taken from it, the callers of a
+//! function that returns the command, and, for a command (or its pid) kept in a struct
+//! field, the file's other functions and methods that use that field.
+//! `exec.CommandContext` alone kills only the process, as does `cmd.Process.Kill()`.
+//! Programs are followed through string constants and variables of the same file, `+`,
+//! `filepath.Join` and `exec.LookPath`, and `sh -c` strings. Parsed with tree-sitter;
+//! `os/exec` under any import name (also `.`) is followed.
 //!
 //! The rule data (agents, helpers) comes from `lints/agent-spawn.toml` like the other
 //! languages'; what is Go-specific (the API names) lives here, since Go reaches a
@@ -161,6 +162,12 @@ fn remember<'t>(file: &mut File<'t, '_>, names: &[Node<'t>], values: Node<'t>, a
         .named_children(&mut cursor)
         .filter(|n| n.kind() != "comment")
         .collect();
+    // `path, err := exec.LookPath("claude")`: the first name holds what the call gives.
+    let names = if values.len() == 1 && names.len() == 2 {
+        &names[..1]
+    } else {
+        names
+    };
     if names.len() != values.len() {
         return;
     }
@@ -281,13 +288,17 @@ fn string_value(file: &File, node: Node, depth: usize) -> Option<String> {
             }
         }
         "call_expression" => {
-            // filepath.Join(dir, "bin", agent), path.Join(...)
+            // filepath.Join(dir, "bin", agent), path.Join(...), exec.LookPath("claude")
             let callee = node.child_by_field_name("function")?;
             let name = text(callee, src).replace(char::is_whitespace, "");
+            let args = node.child_by_field_name("arguments")?;
+            if name.ends_with("LookPath") {
+                let first = args.named_child(0)?;
+                return string_value(file, first, depth + 1);
+            }
             if !name.ends_with(".Join") {
                 return None;
             }
-            let args = node.child_by_field_name("arguments")?;
             let mut cursor = args.walk();
             let parts: Vec<String> = args
                 .named_children(&mut cursor)

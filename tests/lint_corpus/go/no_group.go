@@ -54,3 +54,11 @@ func grouped(prompt string) error {
 	defer syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL)
 	return cmd.Wait()
 }
+
+func lookedUp(prompt string) error {
+	path, err := exec.LookPath("codex")
+	if err != nil {
+		return err
+	}
+	return exec.Command(path, "exec", prompt).Run() // expect: agent-spawn-without-group
+}
