@@ -12,7 +12,7 @@ import (
 const agent = "claude"
 
 const (
-	codexBin = "/opt/tools/bin/" + "codex"
+	codexBin   = "/opt/tools/bin/" + "codex"
 	geminiName = "gemini"
 )
 
