@@ -282,3 +282,45 @@ fn long_flat_rust_is_linted_not_called_too_deep() {
         assert_eq!(rules, ["agent-spawn-without-group"]);
     }
 }
+
+/// The Go checker, fuzzed like the others: random edits of a snippet holding every shape
+/// it follows (aliases, constants, both halves, fields, closures), random text, and
+/// nesting thousands deep around a spawn.
+#[test]
+fn the_go_checker_never_panics() {
+    const SEED: &str = "package p\nimport (\n\tex \"os/exec\"\n\tsys \"syscall\"\n)\nconst a = \"/bin/\" + \"claude\"\ntype S struct{ c *ex.Cmd }\nfunc (s *S) Go(ctx context.Context) error {\n\ts.c = ex.CommandContext(ctx, filepath.Join(d, a), \"-p\")\n\ts.c.SysProcAttr = &sys.SysProcAttr{Setpgid: true}\n\ts.c.Cancel = func() error { return sys.Kill(-s.c.Process.Pid, 9) }\n\tgo func() { ex.Command(\"sh\", \"-c\", \"cd x && codex\").Run() }()\n\treturn s.c.Run()\n}\n";
+    let rules = Rules::load(&["my-agent".into()], &["pkg.helper".into()]).unwrap();
+    let mut runner = TestRunner::new(RunnerConfig {
+        cases: cases(),
+        failure_persistence: None,
+        ..RunnerConfig::default()
+    });
+    let strategy = prop_oneof![mutated(SEED), "\\PC{0,200}", any::<String>()];
+    runner
+        .run(&strategy, |text| {
+            let _ = lint::check_text("fuzz/file.go", &text, Language::Go, &rules);
+            Ok(())
+        })
+        .unwrap();
+    let (findings, _) = lint::check_text("seed.go", SEED, Language::Go, &rules);
+    assert_eq!(findings.len(), 1, "the shell string's codex: {findings:?}");
+    for (open, close) in [
+        ("(", ")"),
+        ("[]string{", "}"),
+        ("func() string { return ", " }()"),
+        ("f(", ")"),
+        ("a + ", ""),
+        ("-", ""),
+        ("&S{c: ", "}"),
+        ("", ".x"),
+    ] {
+        for depth in [1000, 20_000] {
+            let inner = format!("{}x{}", open.repeat(depth), close.repeat(depth));
+            let text = format!(
+                "package p\nimport \"os/exec\"\nvar x = {inner}\nfunc f() {{ exec.Command(\"claude\").Run() }}\n"
+            );
+            let (findings, _) = lint::check_text("deep.go", &text, Language::Go, &rules);
+            assert!(!findings.is_empty(), "Go shape {open:?} x {depth}");
+        }
+    }
+}

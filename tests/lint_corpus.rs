@@ -226,3 +226,139 @@ fn lint_corpus_precision_and_recall() {
         "precision and recall must be 100%{summary}"
     );
 }
+
+/// The findings `fleet lint --json` reports in a repository holding `files` (one commit).
+fn go_findings(env: &Env, repo: &Path, args: &[&str]) -> Vec<serde_json::Value> {
+    let run = env.fleet(repo, args);
+    assert!(run.code == 0 || run.code == 1, "{}", run.stderr);
+    let report: serde_json::Value = serde_json::from_str(&run.stdout)
+        .unwrap_or_else(|e| panic!("not JSON ({e}): {}", run.stdout));
+    report["findings"].as_array().cloned().unwrap_or_default()
+}
+
+/// Go: each shape of a missing half gets the help that names its own fix (the corpus
+/// test above checks where the findings are; this checks what they say).
+#[test]
+fn go_findings_name_the_fix_for_their_shape() {
+    let root = corpus_root().join("go");
+    let env = Env::new();
+    let repo = env.path().join("repo");
+    let files: Vec<(String, String)> = [
+        "no_group.go",
+        "group_without_kill.go",
+        "command_context.go",
+        "leader_kill.go",
+    ]
+    .iter()
+    .map(|f| {
+        (
+            f.to_string(),
+            std::fs::read_to_string(root.join(f)).unwrap(),
+        )
+    })
+    .collect();
+    let borrowed: Vec<(&str, &str)> = files
+        .iter()
+        .map(|(p, t)| (p.as_str(), t.as_str()))
+        .collect();
+    env.repo(&repo, "main", &borrowed);
+    let findings = go_findings(&env, &repo, &["lint", "--json"]);
+    let at = |path: &str, line: u64| -> (String, String) {
+        let f = findings
+            .iter()
+            .find(|f| f["path"] == path && f["line"] == line)
+            .unwrap_or_else(|| panic!("no finding at {path}:{line}: {findings:#?}"));
+        assert_eq!(f["language"], "go", "{f:#}");
+        (
+            f["message"].as_str().unwrap().to_string(),
+            f["help"].as_str().unwrap().to_string(),
+        )
+    };
+    // No group at all: both halves named.
+    let (message, help) = at("no_group.go", 26);
+    assert!(message.contains("without a process group"), "{message}");
+    assert!(
+        help.contains("Setpgid: true") && help.contains("syscall.Kill(-cmd.Process.Pid"),
+        "{help}"
+    );
+    // A group nobody kills: the kill named, not the group.
+    let (message, help) = at("group_without_kill.go", 12);
+    assert!(
+        message.contains("in a process group nothing kills"),
+        "{message}"
+    );
+    assert!(
+        help.contains("never killed") && !help.contains("SysProcAttr{"),
+        "{help}"
+    );
+    // CommandContext alone: Cancel named.
+    let (_, help) = at("command_context.go", 15);
+    assert!(
+        help.contains("CommandContext kills only the process") && help.contains("cmd.Cancel"),
+        "{help}"
+    );
+    let (_, help) = at("command_context.go", 24);
+    assert!(
+        help.contains("default Cancel is Process.Kill") && help.contains("cmd.Cancel ="),
+        "{help}"
+    );
+    // The leader alone killed.
+    let (_, help) = at("leader_kill.go", 12);
+    assert!(help.contains("reach only the group's leader"), "{help}");
+    let (_, help) = at("leader_kill.go", 23);
+    assert!(help.contains("reach only the agent"), "{help}");
+}
+
+/// Go files go through `--diff`, `--format sarif` and `fleet gate` like the others:
+/// only the added spawn counts, and it is named in each.
+#[test]
+fn go_spawns_are_found_under_diff_sarif_and_the_gate() {
+    let env = Env::new();
+    let repo = env.path().join("repo");
+    let old = "package tools\n\nimport \"os/exec\"\n\nfunc old() error {\n\treturn exec.Command(\"codex\").Run() // fleet: allow(agent-spawn-without-group) replaced next quarter\n}\n";
+    env.repo(
+        &repo,
+        "main",
+        &[
+            ("fleet.toml", "[gate]\ncommands = [\"true\"]\n"),
+            ("tools/old.go", old),
+        ],
+    );
+    env.git(&repo, &["switch", "-q", "-c", "candidate"]);
+    let new = "package tools\n\nimport \"os/exec\"\n\nconst agent = \"claude\"\n\nfunc ask(p string) error {\n\treturn exec.Command(agent, \"-p\", p).Run()\n}\n";
+    env.commit_file(&repo, "tools/ask.go", new, "ask");
+
+    let diff = go_findings(&env, &repo, &["lint", "--diff", "main", "--json"]);
+    let places: Vec<String> = diff
+        .iter()
+        .map(|f| format!("{}:{}", f["path"].as_str().unwrap(), f["line"]))
+        .collect();
+    assert_eq!(places, ["tools/ask.go:8"], "{diff:#?}");
+
+    let sarif = env.fleet(&repo, &["lint", "--format", "sarif"]).code(1);
+    let sarif: serde_json::Value = serde_json::from_str(&sarif.stdout).unwrap();
+    let results = sarif["runs"][0]["results"].as_array().unwrap();
+    assert_eq!(results.len(), 1, "{sarif:#}");
+    let location = &results[0]["locations"][0]["physicalLocation"];
+    assert_eq!(
+        location["artifactLocation"]["uri"], "tools/ask.go",
+        "{sarif:#}"
+    );
+    assert_eq!(location["region"]["startLine"], 8, "{sarif:#}");
+
+    let gate = env
+        .fleet(&repo, &["gate", "--base", "main", "--json"])
+        .code(1);
+    let gate: serde_json::Value = serde_json::from_str(&gate.stdout).unwrap();
+    let lint = &gate["steps"][0];
+    assert_eq!(lint["name"], "lint", "{gate:#}");
+    assert_eq!(lint["passed"], false, "{gate:#}");
+    let problems: Vec<&str> = lint["problems"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter_map(|p| p.as_str())
+        .collect();
+    assert_eq!(problems.len(), 1, "{problems:?}");
+    assert!(problems[0].starts_with("tools/ask.go:8:"), "{problems:?}");
+}

@@ -3,6 +3,7 @@
 //! that only files naming an agent are parsed at all, and files read from the working
 //! tree, the index (`--staged`) or git objects (`--diff REV`).
 
+mod go;
 mod js;
 mod python;
 mod rules;
@@ -45,6 +46,7 @@ pub enum Language {
     TypeScript,
     Tsx,
     Shell,
+    Go,
 }
 
 #[derive(Clone, Debug, Serialize)]
@@ -101,6 +103,7 @@ pub fn language_of(path: &str, content: &[u8]) -> Option<Language> {
         "ts" | "mts" | "cts" => return Some(Language::TypeScript),
         "tsx" => return Some(Language::Tsx),
         "sh" | "bash" => return Some(Language::Shell),
+        "go" => return Some(Language::Go),
         "" => {}
         _ => return None,
     }
@@ -147,6 +150,7 @@ pub fn check_text(
         Language::JavaScript => js::check(text, path, rules, js::Dialect::JavaScript),
         Language::TypeScript => js::check(text, path, rules, js::Dialect::TypeScript),
         Language::Tsx => js::check(text, path, rules, js::Dialect::Tsx),
+        Language::Go => go::check(text, path, rules),
     };
     let lines: Vec<&str> = text.lines().collect();
     let line_text = |n: usize| {
@@ -271,12 +275,14 @@ impl Prefilter {
                 .build(p)
                 .expect("literal patterns always build")
         };
+        let go_apis: Vec<String> = go::PREFILTER.iter().map(|s| s.to_string()).collect();
         let apis = [
             (Language::Python, &rules.python.prefilter),
             (Language::Rust, &rules.rust.prefilter),
             (Language::JavaScript, &rules.javascript.prefilter),
             (Language::TypeScript, &rules.javascript.prefilter),
             (Language::Tsx, &rules.javascript.prefilter),
+            (Language::Go, &go_apis),
         ]
         .into_iter()
         .map(|(l, p)| (l, build(p)))

@@ -1,0 +1,852 @@
+//! Go: `os/exec` (`exec.Command`, `exec.CommandContext`) starting an agent CLI.
+//! Compliant only with both halves in reach of the spawn: a new group or session
+//! (`cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}`, or `Setsid`, also through
+//! `golang.org/x/sys/unix`) and a group-directed kill (`syscall.Kill(-pid, sig)`,
+//! `unix.Kill(-pid, sig)`, also as `cmd.Cancel`). "In reach" is the function the spawn
+//! is in (its closures, deferred funcs and goroutines included), the functions of the
+//! same file it calls with the command or a value taken from it, the callers of a
+//! function that returns the command, and, for a command (or its pid) kept in a struct
+//! field, the file's other functions and methods that use that field.
+//! `exec.CommandContext` alone kills only the process, as does `cmd.Process.Kill()`.
+//! Programs are followed through string constants and variables of the same file, `+`,
+//! `filepath.Join` and `exec.LookPath`, and `sh -c` strings. Parsed with tree-sitter;
+//! `os/exec` under any import name (also `.`) is followed.
+//!
+//! The rule data (agents, helpers) comes from `lints/agent-spawn.toml` like the other
+//! languages'; what is Go-specific (the API names) lives here, since Go reaches a
+//! process through one standard package.
+
+use std::collections::HashMap;
+
+use tree_sitter::Node;
+
+use super::rules::Rules;
+use super::syntax::{self, Checked, first_words, raw_at, text};
+
+/// A Go file can only start a process through `os/exec` if it imports it, so a file
+/// naming an agent but not this is never parsed.
+pub const PREFILTER: &[&str] = &["os/exec"];
+
+const EXEC: &str = "os/exec";
+/// Packages whose `Kill(-pid, sig)` signals a process group and whose `SysProcAttr`
+/// carries `Setpgid`/`Setsid`.
+const SYSCALL: [&str; 2] = ["syscall", "golang.org/x/sys/unix"];
+/// How far program values and reach are followed (constants of constants, calls of
+/// calls): enough for hand-written code, bounded against hostile input.
+const MAX_STEPS: usize = 8;
+
+struct File<'t, 's> {
+    src: &'s str,
+    rules: &'s Rules,
+    /// The file's dotted path (`internal/agent/run.go` -> `internal.agent.run`), for helpers.
+    module: String,
+    /// Local names `os/exec` is imported under (`""`: a dot import).
+    exec: Vec<String>,
+    /// Local names of `syscall` and `golang.org/x/sys/unix`.
+    sys: Vec<String>,
+    /// Every import's local name: a call `x.f()` on one of them is not a method call.
+    packages: Vec<String>,
+    /// `NAME = value` (const, var, `:=`, `=`), with the function it is in (`None`: file level).
+    values: HashMap<String, Vec<(Node<'t>, Option<usize>)>>,
+    /// Functions and methods of the file by name.
+    functions: HashMap<String, Vec<Node<'t>>>,
+}
+
+pub fn check(src: &str, path: &str, rules: &Rules) -> Checked {
+    let tree = match syntax::parse_bounded(tree_sitter_go::LANGUAGE.into(), src, "Go") {
+        Ok(tree) => tree,
+        Err(checked) => return checked,
+    };
+    let root = tree.root_node();
+    let mut file = File {
+        src,
+        rules,
+        module: module_path(path),
+        exec: Vec::new(),
+        sys: Vec::new(),
+        packages: Vec::new(),
+        values: HashMap::new(),
+        functions: HashMap::new(),
+    };
+    collect(root, &mut file);
+    let mut findings = Vec::new();
+    if !file.exec.is_empty() {
+        syntax::walk(root, &mut |node| {
+            if node.kind() == "call_expression" {
+                findings.extend(check_call(&file, node));
+            }
+        });
+    }
+    Checked {
+        findings,
+        parse_error: syntax::first_error(&tree),
+        too_deep: None,
+    }
+}
+
+fn module_path(path: &str) -> String {
+    let stem = path.rsplit_once('.').map_or(path, |(stem, _)| stem);
+    stem.replace('/', ".")
+}
+
+/// A string literal's content (interpreted or raw), as written.
+fn literal(node: Node, src: &str) -> Option<String> {
+    match node.kind() {
+        "interpreted_string_literal" => Some(text(node, src).trim_matches('"').to_string()),
+        "raw_string_literal" => Some(text(node, src).trim_matches('`').to_string()),
+        _ => None,
+    }
+}
+
+fn collect<'t>(root: Node<'t>, file: &mut File<'t, '_>) {
+    let src = file.src;
+    syntax::walk(root, &mut |node| match node.kind() {
+        "import_spec" => {
+            let Some(path) = node
+                .child_by_field_name("path")
+                .and_then(|p| literal(p, src))
+            else {
+                return;
+            };
+            let default = path.rsplit('/').next().unwrap_or(&path).to_string();
+            let local = match node.child_by_field_name("name") {
+                Some(n) if n.kind() == "dot" => String::new(),
+                Some(n) if n.kind() == "blank_identifier" => return,
+                Some(n) => text(n, src).to_string(),
+                None => default,
+            };
+            if path == EXEC {
+                file.exec.push(local.clone());
+            } else if SYSCALL.contains(&path.as_str()) {
+                file.sys.push(local.clone());
+            }
+            file.packages.push(local);
+        }
+        "const_spec" | "var_spec" => {
+            let mut cursor = node.walk();
+            let names: Vec<Node> = node
+                .children_by_field_name("name", &mut cursor)
+                .filter(|n| n.kind() == "identifier")
+                .collect();
+            if let Some(values) = node.child_by_field_name("value") {
+                remember(file, &names, values, node);
+            }
+        }
+        "short_var_declaration" | "assignment_statement" => {
+            let (Some(left), Some(right)) = (
+                node.child_by_field_name("left"),
+                node.child_by_field_name("right"),
+            ) else {
+                return;
+            };
+            let mut cursor = left.walk();
+            let names: Vec<Node> = left.named_children(&mut cursor).collect();
+            remember(file, &names, right, node);
+        }
+        "function_declaration" | "method_declaration" => {
+            if let Some(name) = node.child_by_field_name("name") {
+                file.functions
+                    .entry(text(name, src).to_string())
+                    .or_default()
+                    .push(node);
+            }
+        }
+        _ => {}
+    });
+}
+
+/// Pair `a, b = x, y` name by name; a name that is not a plain identifier is skipped.
+fn remember<'t>(file: &mut File<'t, '_>, names: &[Node<'t>], values: Node<'t>, at: Node<'t>) {
+    let mut cursor = values.walk();
+    let values: Vec<Node> = values
+        .named_children(&mut cursor)
+        .filter(|n| n.kind() != "comment")
+        .collect();
+    // `path, err := exec.LookPath("claude")`: the first name holds what the call gives.
+    let names = if values.len() == 1 && names.len() == 2 {
+        &names[..1]
+    } else {
+        names
+    };
+    if names.len() != values.len() {
+        return;
+    }
+    for (name, value) in names.iter().zip(values) {
+        if name.kind() == "identifier" {
+            file.values
+                .entry(text(*name, file.src).to_string())
+                .or_default()
+                .push((value, scope_of(at)));
+        }
+    }
+}
+
+fn is_function(node: Node) -> bool {
+    matches!(
+        node.kind(),
+        "function_declaration" | "method_declaration" | "func_literal"
+    )
+}
+
+/// The innermost function-like node around `node`, by id.
+fn scope_of(node: Node) -> Option<usize> {
+    let mut n = node.parent();
+    while let Some(p) = n {
+        if is_function(p) {
+            return Some(p.id());
+        }
+        n = p.parent();
+    }
+    None
+}
+
+/// The outermost function around `node` (a closure's declaring function), or the file.
+fn outermost_function(node: Node) -> Node {
+    let mut found = None;
+    let mut n = node.parent();
+    while let Some(p) = n {
+        if is_function(p) {
+            found = Some(p);
+        }
+        if p.parent().is_none() {
+            return found.unwrap_or(p);
+        }
+        n = p.parent();
+    }
+    found.unwrap_or(node)
+}
+
+/// What `name` holds where `at` uses it: assignments in the enclosing functions
+/// (innermost first), else at file level; never another function's.
+fn lookup<'t>(file: &File<'t, '_>, name: &str, at: Node) -> Vec<Node<'t>> {
+    let Some(values) = file.values.get(name) else {
+        return Vec::new();
+    };
+    let mut n = Some(at);
+    while let Some(p) = n {
+        let here: Vec<Node> = values
+            .iter()
+            .filter(|(_, s)| *s == Some(p.id()))
+            .map(|(v, _)| *v)
+            .collect();
+        if !here.is_empty() {
+            return here;
+        }
+        n = p.parent();
+    }
+    values
+        .iter()
+        .filter(|(_, s)| s.is_none())
+        .map(|(v, _)| *v)
+        .collect()
+}
+
+/// An unknown part of a string built from parts (a parameter, `os.Getenv(...)`).
+const UNKNOWN: &str = "\u{0}";
+
+/// The string `node` evaluates to, as far as the file says; unknown parts are
+/// [`UNKNOWN`] (so `home + "/bin/claude"` still names `claude`).
+fn string_value(file: &File, node: Node, depth: usize) -> Option<String> {
+    if depth > MAX_STEPS {
+        return None;
+    }
+    let src = file.src;
+    match node.kind() {
+        "interpreted_string_literal" | "raw_string_literal" => literal(node, src),
+        "parenthesized_expression" => node
+            .named_child(0)
+            .and_then(|n| string_value(file, n, depth + 1)),
+        "identifier" => {
+            let candidates: Vec<String> = lookup(file, text(node, src), node)
+                .iter()
+                .rev()
+                .filter_map(|v| string_value(file, *v, depth + 1))
+                .collect();
+            // Any assignment that makes it an agent counts (recall over precision).
+            candidates
+                .iter()
+                .find(|c| file.rules.agent(c).is_some())
+                .or(candidates.first())
+                .cloned()
+        }
+        "binary_expression" => {
+            let operator = node.child_by_field_name("operator").map(|o| text(o, src));
+            if operator != Some("+") {
+                return None;
+            }
+            let part = |field| {
+                node.child_by_field_name(field)
+                    .and_then(|n| string_value(file, n, depth + 1))
+            };
+            match (part("left"), part("right")) {
+                (None, None) => None,
+                (l, r) => Some(format!(
+                    "{}{}",
+                    l.as_deref().unwrap_or(UNKNOWN),
+                    r.as_deref().unwrap_or(UNKNOWN)
+                )),
+            }
+        }
+        "call_expression" => {
+            // filepath.Join(dir, "bin", agent), path.Join(...), exec.LookPath("claude")
+            let callee = node.child_by_field_name("function")?;
+            let name = text(callee, src).replace(char::is_whitespace, "");
+            let args = node.child_by_field_name("arguments")?;
+            if name.ends_with("LookPath") {
+                let first = args.named_child(0)?;
+                return string_value(file, first, depth + 1);
+            }
+            if !name.ends_with(".Join") {
+                return None;
+            }
+            let mut cursor = args.walk();
+            let parts: Vec<String> = args
+                .named_children(&mut cursor)
+                .filter(|n| n.kind() != "comment")
+                .map(|n| string_value(file, n, depth + 1).unwrap_or_else(|| UNKNOWN.into()))
+                .collect();
+            (!parts.is_empty()).then(|| parts.join("/"))
+        }
+        _ => None,
+    }
+}
+
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum Spawn {
+    Command,
+    CommandContext,
+}
+
+impl Spawn {
+    fn name(self) -> &'static str {
+        match self {
+            Spawn::Command => "exec.Command",
+            Spawn::CommandContext => "exec.CommandContext",
+        }
+    }
+}
+
+/// `exec.Command` / `exec.CommandContext` under the file's import names.
+fn spawn_kind(file: &File, callee: Node) -> Option<Spawn> {
+    let (package, function) = match callee.kind() {
+        "selector_expression" => (
+            text(callee.child_by_field_name("operand")?, file.src),
+            text(callee.child_by_field_name("field")?, file.src),
+        ),
+        "identifier" => ("", text(callee, file.src)),
+        _ => return None,
+    };
+    if !file.exec.iter().any(|e| e == package) {
+        return None;
+    }
+    match function {
+        "Command" => Some(Spawn::Command),
+        "CommandContext" => Some(Spawn::CommandContext),
+        _ => None,
+    }
+}
+
+/// Where the `*exec.Cmd` a spawn returns goes.
+enum Handle {
+    /// `cmd := exec.Command(...)`: a variable.
+    Var(String),
+    /// `r.cmd = exec.Command(...)`, `&Runner{cmd: exec.Command(...)}`: a struct field.
+    Field(String),
+    /// `return exec.Command(...)`, or passed straight to a call: someone else holds it.
+    Elsewhere,
+    /// `exec.Command(...).Run()`: nobody can set its attributes.
+    Nobody,
+}
+
+fn handle_of(file: &File, call: Node) -> Handle {
+    let src = file.src;
+    let Some(parent) = call.parent() else {
+        return Handle::Nobody;
+    };
+    match parent.kind() {
+        "expression_list" => {
+            let Some(statement) = parent.parent() else {
+                return Handle::Nobody;
+            };
+            let mut cursor = parent.walk();
+            let index = parent
+                .named_children(&mut cursor)
+                .position(|n| n.id() == call.id());
+            let target = match statement.kind() {
+                "short_var_declaration" | "assignment_statement" => statement
+                    .child_by_field_name("left")
+                    .zip(index)
+                    .and_then(|(left, i)| left.named_child(i as u32)),
+                "var_spec" => {
+                    let mut cursor = statement.walk();
+                    let names: Vec<Node> = statement
+                        .children_by_field_name("name", &mut cursor)
+                        .filter(|n| n.kind() == "identifier")
+                        .collect();
+                    index.and_then(|i| names.get(i).copied())
+                }
+                "return_statement" => return Handle::Elsewhere,
+                _ => None,
+            };
+            match target {
+                Some(t) if t.kind() == "identifier" => Handle::Var(text(t, src).into()),
+                Some(t) if t.kind() == "selector_expression" => t
+                    .child_by_field_name("field")
+                    .map_or(Handle::Nobody, |f| Handle::Field(text(f, src).into())),
+                _ => Handle::Nobody,
+            }
+        }
+        "literal_element" => parent
+            .parent()
+            .filter(|k| k.kind() == "keyed_element")
+            .and_then(|k| k.child_by_field_name("key"))
+            .map_or(Handle::Elsewhere, |key| {
+                Handle::Field(text(key, src).into())
+            }),
+        "argument_list" => Handle::Elsewhere,
+        _ => Handle::Nobody,
+    }
+}
+
+/// Does `text` name `word` as a whole identifier?
+fn mentions(text: &str, word: &str) -> bool {
+    text.split(|c: char| !(c.is_alphanumeric() || c == '_'))
+        .any(|w| w == word)
+}
+
+/// What the code in reach of a spawn does to its command.
+#[derive(Default)]
+struct Evidence {
+    /// A new group or session on it.
+    group: bool,
+    /// A group-directed kill.
+    group_kill: bool,
+    /// `cmd.Process.Kill()` / `.Signal(...)`: the leader alone.
+    leader_kill: bool,
+}
+
+fn check_call(file: &File, call: Node) -> Option<syntax::Raw> {
+    let src = file.src;
+    let callee = call.child_by_field_name("function")?;
+    let kind = spawn_kind(file, callee)?;
+    let args = call.child_by_field_name("arguments")?;
+    let mut cursor = args.walk();
+    let args: Vec<Node> = args
+        .named_children(&mut cursor)
+        .filter(|n| n.kind() != "comment")
+        .collect();
+    let skip = usize::from(kind == Spawn::CommandContext);
+    let program = string_value(file, *args.get(skip)?, 0)?;
+    let agent = match file.rules.agent(&program) {
+        Some(agent) => agent.to_string(),
+        None => shell_agent(file, &program, &args[skip + 1..])?,
+    };
+    if in_helper(file, call) {
+        return None;
+    }
+    let handle = handle_of(file, call);
+    let evidence = evidence(file, call, &handle);
+    if evidence.group && evidence.group_kill {
+        return None;
+    }
+    let name = kind.name();
+    let kill = "syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL)";
+    let (message, help) = if evidence.group {
+        let help = if evidence.leader_kill {
+            format!(
+                "`cmd.Process.Kill()` and `.Signal()` reach only the group's leader: kill the \
+                 whole group with {kill} on timeout, error and exit"
+            )
+        } else if kind == Spawn::CommandContext {
+            format!(
+                "the context's end kills only the process (CommandContext's default Cancel is \
+                 Process.Kill): set cmd.Cancel = func() error {{ return {kill} }}"
+            )
+        } else {
+            format!(
+                "the new group (Setpgid or Setsid) is never killed: call {kill} on timeout, \
+                 error and exit (a deferred func, or cmd.Cancel with exec.CommandContext)"
+            )
+        };
+        (
+            format!("`{agent}` is started by `{name}` in a process group nothing kills"),
+            help,
+        )
+    } else {
+        let both = format!(
+            "set cmd.SysProcAttr = &syscall.SysProcAttr{{Setpgid: true}} and kill the group with \
+             {kill} on timeout, error and exit, or run `fleet run --timeout DUR -- {agent} ...`"
+        );
+        let help = match (&handle, kind) {
+            (Handle::Nobody, _) => format!("keep the *exec.Cmd in a variable, {both}"),
+            _ if evidence.leader_kill => {
+                format!(
+                    "`cmd.Process.Kill()` and `.Signal()` reach only the agent, not its \
+                     helpers: {both}"
+                )
+            }
+            (_, Spawn::CommandContext) => format!(
+                "CommandContext kills only the process when the context ends: set \
+                 cmd.SysProcAttr = &syscall.SysProcAttr{{Setpgid: true}} and cmd.Cancel = \
+                 func() error {{ return {kill} }}, or run `fleet run --timeout DUR -- {agent} ...`"
+            ),
+            _ => both,
+        };
+        (
+            format!("`{agent}` is started by `{name}` without a process group of its own"),
+            help,
+        )
+    };
+    Some(raw_at(callee, src, message, help))
+}
+
+/// `sh -c "claude -p ..."`: the agent the shell string starts.
+fn shell_agent(file: &File, program: &str, rest: &[Node]) -> Option<String> {
+    let name = program.rsplit('/').next().unwrap_or(program);
+    if !file.rules.shell.shells.iter().any(|s| s == name) {
+        return None;
+    }
+    let values: Vec<Option<String>> = rest.iter().map(|n| string_value(file, *n, 0)).collect();
+    let at = values.iter().position(|v| v.as_deref() == Some("-c"))?;
+    let script = values.get(at + 1)?.as_deref()?;
+    // Each command of the string: `cd /work && claude -p ...` starts claude too.
+    script
+        .split(['&', '|', ';', '\n'])
+        .find_map(|command| file.rules.agent(first_words(command).first()?))
+        .map(str::to_string)
+}
+
+/// Is the call inside an approved helper (`<module>.<function>`)?
+fn in_helper(file: &File, call: Node) -> bool {
+    let mut n = call.parent();
+    while let Some(p) = n {
+        if matches!(p.kind(), "function_declaration" | "method_declaration")
+            && let Some(name) = p.child_by_field_name("name")
+            && file
+                .rules
+                .is_helper(&format!("{}.{}", file.module, text(name, file.src)))
+        {
+            return true;
+        }
+        n = p.parent();
+    }
+    false
+}
+
+/// Does `function` read or write `x.field` for some `x`?
+fn uses_field(file: &File, function: Node, field: &str) -> bool {
+    let mut found = false;
+    syntax::walk(function, &mut |n| {
+        found |= n.kind() == "selector_expression"
+            && n.child_by_field_name("field")
+                .is_some_and(|f| text(f, file.src) == field);
+    });
+    found
+}
+
+/// The functions in reach of a spawn (see the module doc), the spawn's own first.
+fn reach<'t>(file: &File<'t, '_>, call: Node<'t>, handle: &Handle) -> Vec<Node<'t>> {
+    let src = file.src;
+    let home = outermost_function(call);
+    let mut reached = vec![home];
+    // Names that hold the command or something taken from it (`pid := cmd.Process.Pid`).
+    let mut tracked: Vec<String> = Vec::new();
+    match handle {
+        Handle::Var(name) => tracked.push(name.clone()),
+        Handle::Field(field) => {
+            // Every function of the file that touches the field (`r.cmd`, `s.proc`): the
+            // methods that start, stop and wait for what the struct holds.
+            tracked.push(field.clone());
+            for function in file.functions.values().flatten() {
+                if function.id() != home.id() && uses_field(file, *function, field) {
+                    reached.push(*function);
+                }
+            }
+        }
+        Handle::Elsewhere | Handle::Nobody => {}
+    }
+    // `s.cmd = cmd`, `s.pid = cmd.Process.Pid`: a field that holds it, for the
+    // methods that stop it later.
+    let mut fields: Vec<String> = Vec::new();
+    syntax::walk(home, &mut |node| {
+        if matches!(
+            node.kind(),
+            "short_var_declaration" | "assignment_statement"
+        ) && let (Some(left), Some(right)) = (
+            node.child_by_field_name("left"),
+            node.child_by_field_name("right"),
+        ) && tracked.iter().any(|t| mentions(text(right, src), t))
+        {
+            let mut cursor = left.walk();
+            for target in left.named_children(&mut cursor) {
+                match target.kind() {
+                    "identifier" => tracked.push(text(target, src).to_string()),
+                    "selector_expression" => fields.extend(
+                        target
+                            .child_by_field_name("field")
+                            .map(|f| text(f, src).to_string()),
+                    ),
+                    _ => {}
+                }
+            }
+        }
+    });
+    for field in fields {
+        for function in file.functions.values().flatten() {
+            if !reached.iter().any(|r| r.id() == function.id())
+                && uses_field(file, *function, &field)
+            {
+                reached.push(*function);
+            }
+        }
+        tracked.push(field);
+    }
+    // A function that returns the command hands it to its callers.
+    let returned = match handle {
+        Handle::Elsewhere => true,
+        Handle::Var(v) => {
+            let mut found = false;
+            syntax::walk(home, &mut |n| {
+                found |= n.kind() == "return_statement" && mentions(text(n, src), v);
+            });
+            found
+        }
+        Handle::Field(_) | Handle::Nobody => false,
+    };
+    if returned && let Some(name) = home.child_by_field_name("name").map(|n| text(n, src)) {
+        for function in file.functions.values().flatten() {
+            if function.id() != home.id() && calls(file, *function, name) {
+                reached.push(*function);
+            }
+        }
+    }
+    // Functions of the file called with the command or a value taken from it.
+    let mut next = 0;
+    while next < reached.len() && reached.len() < 64 && next < MAX_STEPS * 4 {
+        let function = reached[next];
+        next += 1;
+        let mut found = Vec::new();
+        syntax::walk(function, &mut |node| {
+            if node.kind() != "call_expression" {
+                return;
+            }
+            let (Some(callee), Some(args)) = (
+                node.child_by_field_name("function"),
+                node.child_by_field_name("arguments"),
+            ) else {
+                return;
+            };
+            let (operand, name) = match callee.kind() {
+                "identifier" => (None, text(callee, src)),
+                "selector_expression" => match (
+                    callee.child_by_field_name("operand"),
+                    callee.child_by_field_name("field"),
+                ) {
+                    (Some(o), Some(f)) => (Some(text(o, src)), text(f, src)),
+                    _ => return,
+                },
+                _ => return,
+            };
+            if operand.is_some_and(|o| file.packages.iter().any(|p| p == o)) {
+                return;
+            }
+            // Only what is passed counts: `cmd.Run()` is a method of the command itself,
+            // not a function of this file.
+            let with_it = tracked.iter().any(|t| mentions(text(args, src), t));
+            if with_it && let Some(targets) = file.functions.get(name) {
+                found.extend(targets.iter().copied());
+            }
+        });
+        for f in found {
+            if !reached.iter().any(|r| r.id() == f.id()) {
+                reached.push(f);
+            }
+        }
+    }
+    reached
+}
+
+/// Does `function` call the file's function `name`?
+fn calls(file: &File, function: Node, name: &str) -> bool {
+    let mut found = false;
+    syntax::walk(function, &mut |n| {
+        if n.kind() == "call_expression"
+            && let Some(callee) = n.child_by_field_name("function")
+        {
+            let called = text(callee, file.src);
+            found |= called == name || called.rsplit('.').next() == Some(name);
+        }
+    });
+    found
+}
+
+fn evidence(file: &File, call: Node, handle: &Handle) -> Evidence {
+    let src = file.src;
+    let mut evidence = Evidence::default();
+    let reached = reach(file, call, handle);
+    for (i, function) in reached.iter().enumerate() {
+        // In the spawn's own function, the attributes must be set on this command;
+        // elsewhere (a helper it is passed to, a caller it returns it to), on any.
+        let ours = |operand: Node| -> bool {
+            if i > 0 {
+                return true;
+            }
+            match handle {
+                Handle::Var(name) => text(operand, src) == name,
+                Handle::Field(field) => {
+                    operand.kind() == "selector_expression"
+                        && operand
+                            .child_by_field_name("field")
+                            .is_some_and(|f| text(f, src) == field)
+                }
+                Handle::Elsewhere => true,
+                Handle::Nobody => false,
+            }
+        };
+        syntax::walk(*function, &mut |node| match node.kind() {
+            "assignment_statement" => {
+                let (Some(left), Some(right)) = (
+                    node.child_by_field_name("left")
+                        .and_then(|l| l.named_child(0)),
+                    node.child_by_field_name("right")
+                        .and_then(|r| r.named_child(0)),
+                ) else {
+                    return;
+                };
+                if left.kind() != "selector_expression" {
+                    return;
+                }
+                let (Some(operand), Some(field)) = (
+                    left.child_by_field_name("operand"),
+                    left.child_by_field_name("field").map(|f| text(f, src)),
+                ) else {
+                    return;
+                };
+                match field {
+                    // cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
+                    "SysProcAttr" if ours(operand) && groups(file, right, 0) => {
+                        evidence.group = true;
+                    }
+                    // cmd.SysProcAttr.Setpgid = true
+                    "Setpgid" | "Setsid"
+                        if text(right, src) == "true"
+                            && operand.kind() == "selector_expression"
+                            && operand
+                                .child_by_field_name("field")
+                                .is_some_and(|f| text(f, src) == "SysProcAttr")
+                            && operand.child_by_field_name("operand").is_some_and(&ours) =>
+                    {
+                        evidence.group = true;
+                    }
+                    _ => {}
+                }
+            }
+            "call_expression" => {
+                let Some(callee) = node.child_by_field_name("function") else {
+                    return;
+                };
+                let name = text(callee, src).replace(char::is_whitespace, "");
+                if name.ends_with(".Process.Kill") || name.ends_with(".Process.Signal") {
+                    evidence.leader_kill = true;
+                } else if group_kill(file, node, callee) {
+                    evidence.group_kill = true;
+                }
+            }
+            _ => {}
+        });
+    }
+    evidence
+}
+
+/// `syscall.Kill(-pid, sig)` / `unix.Kill(-pid, sig)`: a negative pid is a group.
+fn group_kill(file: &File, call: Node, callee: Node) -> bool {
+    let src = file.src;
+    if callee.kind() != "selector_expression" {
+        return false;
+    }
+    let (Some(package), Some(function)) = (
+        callee.child_by_field_name("operand").map(|o| text(o, src)),
+        callee.child_by_field_name("field").map(|f| text(f, src)),
+    ) else {
+        return false;
+    };
+    if !file.sys.iter().any(|s| s == package) {
+        return false;
+    }
+    let first = call
+        .child_by_field_name("arguments")
+        .and_then(|a| a.named_child(0));
+    match function {
+        "Kill" => first.is_some_and(|pid| {
+            let pid = unparen(pid);
+            pid.kind() == "unary_expression"
+                && pid.child_by_field_name("operator").map(|o| text(o, src)) == Some("-")
+                // -0 and -1 are the caller's own group and every process, never the child's.
+                && pid
+                    .child_by_field_name("operand")
+                    .is_some_and(|o| o.kind() != "int_literal")
+        }),
+        "Killpg" => true,
+        _ => false,
+    }
+}
+
+fn unparen(mut node: Node) -> Node {
+    while node.kind() == "parenthesized_expression"
+        && let Some(inner) = node.named_child(0)
+    {
+        node = inner;
+    }
+    node
+}
+
+/// Does the expression make a new group or session: `&syscall.SysProcAttr{Setpgid:
+/// true}` (or `Setsid`), a variable holding one, or a call of the file's function
+/// returning one?
+fn groups(file: &File, node: Node, depth: usize) -> bool {
+    if depth > MAX_STEPS {
+        return false;
+    }
+    let src = file.src;
+    let node = unparen(node);
+    match node.kind() {
+        "unary_expression" => node
+            .child_by_field_name("operand")
+            .is_some_and(|o| groups(file, o, depth + 1)),
+        "composite_literal" => {
+            let is_attr = node
+                .child_by_field_name("type")
+                .is_some_and(|t| text(t, src).ends_with("SysProcAttr"));
+            is_attr
+                && node.child_by_field_name("body").is_some_and(|body| {
+                    let mut cursor = body.walk();
+                    let elements: Vec<Node> = body.named_children(&mut cursor).collect();
+                    elements.iter().any(|e| {
+                        e.kind() == "keyed_element"
+                            && e.child_by_field_name("key")
+                                .is_some_and(|k| matches!(text(k, src), "Setpgid" | "Setsid"))
+                            && e.child_by_field_name("value")
+                                .is_some_and(|v| text(v, src) == "true")
+                    })
+                })
+        }
+        "identifier" => lookup(file, text(node, src), node)
+            .iter()
+            .any(|v| groups(file, *v, depth + 1)),
+        "call_expression" => {
+            let Some(callee) = node.child_by_field_name("function") else {
+                return false;
+            };
+            let name = text(callee, src);
+            let name = name.rsplit('.').next().unwrap_or(name);
+            file.functions.get(name).into_iter().flatten().any(|f| {
+                let mut found = false;
+                syntax::walk(*f, &mut |n| {
+                    found |= n.kind() == "composite_literal" && groups(file, n, depth + 1);
+                });
+                found
+            })
+        }
+        _ => false,
+    }
+}
