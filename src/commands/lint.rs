@@ -16,7 +16,7 @@ use crate::render;
     long_about = "Find code that starts an agent CLI (claude, codex, gemini, aider, ...) without a \
                   process group or session of its own, or in one that nothing kills as a group, so \
                   that killing it on timeout leaves its helpers running (rule agent-spawn-without-group). Rust (syn), Python, \
-                  JavaScript/TypeScript and shell (tree-sitter) are parsed, not grepped. By \
+                  JavaScript/TypeScript, shell and Go (tree-sitter) are parsed, not grepped. By \
                   default every tracked file is read from the working tree; --diff REV reports \
                   only findings on lines added since REV (read from git objects; REV may be a \
                   range A..B), --staged only those on staged lines. A finding is silenced by \

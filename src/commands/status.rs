@@ -15,8 +15,10 @@ use crate::render;
                   tasks, one line counts them by state, then one line per task a drainer holds \
                   (claimed or running): its run id, attempt, age, the drainer's pid, the agent's \
                   process group, the host and the worktree. Then one line per lane: state, \
-                  ahead/behind the target, predicted conflicts, staleness and the last gate result. \
-                  --json prints the lanes as a JSON array; with --tasks, one object {\"tasks\": \
+                  ahead/behind the target, predicted conflicts, staleness and the last gate result; \
+                  then one indented line per nested repository where the lane has commits \
+                  (ahead/behind against that repository's target, `in target` once landed). \
+                  --json lists every nested part as `nested` and prints the lanes as a JSON array; with --tasks, one object {\"tasks\": \
                   {\"counts\", \"running\"}, \"lanes\": [...]}.",
     after_long_help = "Examples:\n  fleet status\n  fleet status --remote origin\n  fleet status --json | jq '.[] | select(.state == \"failed\") | .gate.log'\n  fleet status --json --tasks | jq '.tasks.running[] | {name, run, worktree}'"
 )]
