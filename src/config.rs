@@ -611,6 +611,22 @@ helpers = []             # your own approved spawn helpers, by qualified name
 # stop_timeout = "30s"   # on SIGTERM or Ctrl-C, running agents get this long, then are stopped
 # limit_cooldown = "15m" # wait after a usage limit whose reset time the agent did not give
 # notify = ["sh", "-c", "mail -s 'fleet: task parked' me@example.com"]   # once per park, JSON on stdin
+# max_cost_usd = 5.0     # each task's budget unless `fleet task add --max-cost` gives its own
+#
+# Plans: the accounts profiles run on. A usage limit closes a plan until its reset, and
+# tasks go to the next open one (`fleet plans`, `fleet plans explain TASK`).
+# [plans.subscription]
+# agent = "claude"       # the profile it runs
+# order = 1              # lower first
+# max_concurrency = 3
+# [plans.api]
+# agent = "claude"
+# order = 2
+# env = { ANTHROPIC_API_KEY = { from = "FLEET_API_KEY" } }
+# cooldown = "30m"       # a limit with no reset time closes it this long (default: until reopened)
+#
+# [classes]              # `fleet task add --class review`: the plans it may run on, in order
+# review = ["subscription", "api"]
 "#;
 
 /// [`TEMPLATE`] with `target` as the `[lanes] target` (`fleet init` gives the branch

@@ -338,6 +338,23 @@ fn a_task_over_its_budget_is_parked_with_that_reason_before_a_retry_and_notify_r
     assert_eq!(runs(&tokens).len(), 1);
     let why = tokens["parked_why"].as_str().unwrap();
     assert!(why.contains("1200 tokens") && why.contains("1000"), "{why}");
+    // The text says the same: the budget, why it is parked, what the run used.
+    let shown = env.fleet(&dir, &["task", "show", "tokens"]).ok();
+    assert!(
+        shown.stdout.contains("  budget 1000 tokens\n"),
+        "{}",
+        shown.stdout
+    );
+    assert!(
+        shown.stdout.contains(&format!("  parked: {why}\n")),
+        "{}",
+        shown.stdout
+    );
+    assert!(
+        shown.stdout.contains("    used 300 in, 900 out, $0.08\n"),
+        "{}",
+        shown.stdout
+    );
     // The [drain] default: under it after one run, over it after the second.
     let dollars = show(&env, &dir, "dollars", &[]);
     assert_eq!(dollars["state"], "queued", "{dollars:#}");

@@ -57,6 +57,21 @@ pub fn run(env: &CommandEnv, args: Args) -> Result<u8> {
         if let Some(agent) = &task.agent {
             answer(&format!("  agent {agent}"));
         }
+        if let Some(class) = &task.class {
+            answer(&format!("  class {class}"));
+        }
+        if let Some(budget) = budget(task.max_tokens, task.max_cost_usd) {
+            answer(&format!("  budget {budget}"));
+        }
+        if let Some(c) = &task.continues {
+            answer(&format!(
+                "  continues {} of task {} ({}) in {}",
+                c.branch, c.of, c.lane_state, c.worktree
+            ));
+        }
+        if let Some(why) = &task.parked_why {
+            answer(&format!("  parked: {why}"));
+        }
         if !task.after.is_empty() {
             answer(&format!("  after {}", task.after.join(", ")));
         }
@@ -87,6 +102,12 @@ pub fn run(env: &CommandEnv, args: Args) -> Result<u8> {
                 run.holder.commit,
                 render::age(run.claimed)
             ));
+            if let Some(plan) = &run.plan {
+                answer(&format!("    on plan {plan}"));
+            }
+            if let Some(usage) = &run.usage {
+                answer(&format!("    used {}", used(usage)));
+            }
             if let Some(error) = &run.error {
                 answer(&format!("    error: {error:?}"));
             }
@@ -102,4 +123,33 @@ pub fn run(env: &CommandEnv, args: Args) -> Result<u8> {
         }
         Ok(0)
     })
+}
+
+/// A task's budget in words, when it has one: `10000 tokens, $5.00`.
+fn budget(tokens: Option<u64>, cost: Option<f64>) -> Option<String> {
+    let parts: Vec<String> = [
+        tokens.map(|t| format!("{t} tokens")),
+        cost.map(|c| format!("${c:.2}")),
+    ]
+    .into_iter()
+    .flatten()
+    .collect();
+    (!parts.is_empty()).then(|| parts.join(", "))
+}
+
+/// What a run reported it used: `1200 in, 300 out, $0.04`.
+fn used(usage: &fleet::agents::result::Usage) -> String {
+    let parts: Vec<String> = [
+        usage.input_tokens.map(|t| format!("{t} in")),
+        usage.output_tokens.map(|t| format!("{t} out")),
+        usage.cost_usd.map(|c| format!("${c:.2}")),
+    ]
+    .into_iter()
+    .flatten()
+    .collect();
+    if parts.is_empty() {
+        "nothing reported".to_string()
+    } else {
+        parts.join(", ")
+    }
 }
