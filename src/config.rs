@@ -656,6 +656,32 @@ pub fn template_for(target: &str, commands: &[String], comment: &str) -> String 
 mod tests {
     use super::*;
 
+    /// The commented examples (profiles, drain, plans, classes) are what a user
+    /// uncomments: uncommented, they must parse and mean what their comments say.
+    #[test]
+    fn the_template_s_commented_examples_parse_once_uncommented() {
+        let (live, examples) = TEMPLATE.split_once("# Agent profiles").unwrap();
+        let uncommented: Vec<&str> = examples
+            .lines()
+            .filter_map(|line| line.strip_prefix("# "))
+            .filter(|line| {
+                line.starts_with('[')
+                    || line.split_once(" = ").is_some_and(|(key, _)| {
+                        key.chars().all(|c| c.is_ascii_alphanumeric() || c == '_')
+                    })
+            })
+            .collect();
+        let text = format!("{live}\n{}\n", uncommented.join("\n"));
+        let config = Config::parse(&text, "template").unwrap();
+        assert_eq!(config.agents.len(), 2, "claude and codex");
+        assert_eq!(
+            config.drain.agent.as_ref().map(|a| a.as_str()),
+            Some("claude")
+        );
+        assert_eq!(config.plans.len(), 2, "subscription and api");
+        assert_eq!(config.classes["review"], ["subscription", "api"]);
+    }
+
     #[test]
     fn the_template_for_a_branch_names_it_and_is_otherwise_the_defaults() {
         assert_eq!(template_for("main", &[], ""), TEMPLATE);
