@@ -170,7 +170,11 @@ fn agent_worktrees_commit_freely_but_cannot_move_the_target() {
     // fleet's own state is written by fleet alone.
     env.fleet(&outer, &["track", "agent"]).ok();
     env.guard_refuses(&wt, &["update-ref", "-d", "refs/fleet/lanes"]);
-    env.guard_refuses(&wt, &["update-ref", "refs/notes/fleet", "HEAD"]);
+    let said = env.guard_refuses(&wt, &["update-ref", "refs/notes/fleet", "HEAD"]);
+    assert!(
+        said.contains("fleet's own refs") && !said.contains("target branch"),
+        "the receipts ref is not a target branch: {said}"
+    );
     // Housekeeping that rewrites refs without moving them passes.
     env.git(&outer, &["pack-refs", "--all"]);
     env.git(&outer, &["gc", "-q"]);

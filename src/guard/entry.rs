@@ -283,6 +283,15 @@ fn reference_transaction(place: &Place, input: &str, ui: &dyn Ui) -> Result<u8> 
             "refusing to move HEAD of the shared checkout {} (commit, switch, reset, rebase, pull)",
             place.workdir()
         )
+    } else if moved_branches
+        .iter()
+        .all(|name| crate::refs::is_fleet_ref(name))
+    {
+        format!(
+            "refusing to move {}: fleet's own refs (receipts, lanes, tasks) are moved only by \
+             fleet itself (`fleet verify --remote NAME` fetches a remote's receipts)",
+            moved_branches.join(", ")
+        )
     } else {
         format!(
             "refusing to move {}: only `fleet land` moves a target branch",
