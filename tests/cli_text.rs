@@ -111,6 +111,16 @@ fn json_documents_name_the_same_facts_with_the_same_keys() {
         .clone();
     assert_eq!(listed["worktree"], alpha["worktree"], "{listed} {alpha}");
     assert_eq!(listed["path"], listed["worktree"], "{listed}");
+    let made = json(
+        &env.fleet(&outer, &["worktree", "new", "gamma", "--json"])
+            .ok()
+            .stdout,
+    );
+    assert_eq!(made["path"], made["worktree"], "{made}");
+    assert!(
+        std::path::Path::new(made["worktree"].as_str().unwrap()).is_dir(),
+        "{made}"
+    );
 
     // The not-found run is the error document every other command prints: that shape and
     // nothing else, with run's own exit code.
@@ -137,6 +147,8 @@ fn json_documents_name_the_same_facts_with_the_same_keys() {
             .ok()
             .stdout,
     );
+    assert_eq!(removed["worktree"], alpha["worktree"], "{removed}");
+    assert_eq!(removed["path"], removed["worktree"], "{removed}");
     let mut deleted: Vec<(String, String)> = removed["branches_deleted"]
         .as_array()
         .unwrap()

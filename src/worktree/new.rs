@@ -45,6 +45,8 @@ pub struct Member {
 #[derive(Debug, Serialize)]
 pub struct NewOutcome {
     pub path: PathBuf,
+    /// `path` again, under the key `status` and `preflight` give a lane's worktree.
+    pub worktree: PathBuf,
     pub branch: String,
     /// False when everything already existed.
     pub created: bool,
@@ -207,6 +209,7 @@ pub fn new(ctx: &Context, req: &NewRequest) -> Result<NewOutcome> {
     note_unguarded(ctx, &mut notes);
     track_lane(ctx, &branch, &mut notes)?;
     Ok(NewOutcome {
+        worktree: dest.clone(),
         path: dest,
         branch,
         created,

@@ -19,6 +19,8 @@ use crate::nested;
 #[derive(Debug, Serialize)]
 pub struct Removed {
     pub path: PathBuf,
+    /// `path` again, under the key `status` and `preflight` give a lane's worktree.
+    pub worktree: PathBuf,
     /// Worktrees removed, deepest first.
     pub worktrees: Vec<PathBuf>,
     /// Agent branches deleted because their changes are in their target.
@@ -51,6 +53,7 @@ impl Removed {
     fn at(path: &Path) -> Removed {
         Removed {
             path: path.to_path_buf(),
+            worktree: path.to_path_buf(),
             worktrees: Vec::new(),
             branches_deleted: Vec::new(),
             branches_kept: Vec::new(),
