@@ -200,6 +200,7 @@ fn json_documents_name_the_same_facts_with_the_same_keys() {
         "{preflight}"
     );
     assert_eq!(preflight["nested"], "cockpit", "{preflight}");
+    assert_eq!(preflight["rel"], "cockpit", "{preflight}");
     env.fleet(&outer, &["init"]).ok();
     let hooks = json(
         &env.fleet(&outer, &["hooks", "status", "--json"])

@@ -79,10 +79,14 @@ pub fn run(env: &CommandEnv, args: Args) -> Result<u8> {
         struct WithPath<'a> {
             #[serde(flatten)]
             report: &'a preflight::Report,
+            /// `nested` again, under the key every other document gives a repository
+            /// relative to the project.
+            rel: Option<&'a PathBuf>,
             agent_worktree: Option<&'a PathBuf>,
         }
         render::json(&WithPath {
             report: &report,
+            rel: report.nested.as_ref(),
             agent_worktree: agent_path.as_ref(),
         });
     } else {
