@@ -10,6 +10,13 @@
 //! recorded (timed out, "stopped by the drainer", free: it does not use up an attempt)
 //! and queued again. A drainer killed outright takes its agents with it (their
 //! guardians), and the next drainer reaps their tasks as crashed.
+//!
+//! Failpoints for the crash tests (`FLEET_FAILPOINT=<name>:abort`, see
+//! [`crate::failpoint`]), at each step of a run: `drain-after-claim`,
+//! `drain-after-worktree` (made, not yet recorded in the run), `drain-after-place`,
+//! `drain-before-running` (the agent started, the task still claimed),
+//! `drain-before-reap`, `drain-before-ready`, `drain-after-ready` (the lane ready, the
+//! end not recorded) and `drain-after-end` (a failure recorded, not yet queued again).
 
 mod agent;
 mod reap;

@@ -261,6 +261,11 @@ pub struct Task {
     /// `plan.md` beside this file, read by [`Store::load`]).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub plan_from: Option<String>,
+    /// The drainer that parked the task and owes `[drain] notify` for that park, until
+    /// the command ran: a drainer that finds that one gone runs it instead
+    /// ([`Store::take_notify`]).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub notify_owed: Option<Holder>,
     #[serde(default, rename = "run", skip_serializing_if = "Vec::is_empty")]
     pub runs: Vec<Run>,
     #[serde(default, rename = "transition", skip_serializing_if = "Vec::is_empty")]
@@ -281,6 +286,7 @@ impl Task {
             after: Vec::new(),
             prompt: None,
             plan_from: None,
+            notify_owed: None,
             runs: Vec::new(),
             transitions: vec![Transition {
                 at: now,
