@@ -97,9 +97,10 @@ fn stop(drainers: Vec<Child>) {
     }
 }
 
-fn sigkill(child: &mut Child) {
+/// SIGKILL, then what the drainer said on stderr.
+fn sigkill(mut child: Child) -> String {
     let _ = child.kill();
-    child.wait().unwrap();
+    Env::wait(child).stderr
 }
 
 /// The fake agents' log: (what, task, run) per line.
@@ -316,23 +317,45 @@ fn assert_nothing_runs_in(env: &Env, what: &str) {
     }
 }
 
-/// Notify ran exactly once per parked task.
-fn assert_notified_once(env: &Env, all: &[serde_json::Value], what: &str) {
-    let mut notified: Vec<String> = std::fs::read_dir(env.path().join("runs"))
+/// `[drain] notify` ran for each park: exactly once, or with `killed` (a drainer was
+/// killed, maybe while the command ran, which is then run again) at least once whole,
+/// every whole document naming the run that parked the task; a document cut short is
+/// allowed only then.
+fn assert_notified(env: &Env, all: &[serde_json::Value], killed: bool, what: &str) {
+    let mut notified: Vec<(String, String)> = Vec::new();
+    for entry in std::fs::read_dir(env.path().join("runs"))
         .unwrap()
         .flatten()
-        .filter(|e| e.file_name().to_string_lossy().starts_with("notified."))
-        .map(|e| {
-            let text = std::fs::read_to_string(e.path()).unwrap();
-            let doc: serde_json::Value = serde_json::from_str(&text).unwrap();
-            doc["task"].as_str().unwrap().to_string()
-        })
-        .collect();
+    {
+        if !entry.file_name().to_string_lossy().starts_with("notified.") {
+            continue;
+        }
+        let text = std::fs::read_to_string(entry.path()).unwrap();
+        match serde_json::from_str::<serde_json::Value>(&text) {
+            Ok(doc) => notified.push((
+                doc["task"].as_str().unwrap().to_string(),
+                doc["runs"].as_array().unwrap().last().unwrap()["run"]
+                    .as_str()
+                    .unwrap()
+                    .to_string(),
+            )),
+            Err(e) => assert!(
+                killed,
+                "{what}: a notify document cut short ({e}): {text:?}"
+            ),
+        }
+    }
     notified.sort();
-    let mut parked: Vec<String> = all
+    if killed {
+        notified.dedup();
+    }
+    let mut parked: Vec<(String, String)> = all
         .iter()
         .filter(|t| t["state"] == "parked")
-        .map(|t| t["name"].as_str().unwrap().to_string())
+        .map(|t| {
+            let last = runs(t).last().unwrap()["id"].as_str().unwrap().to_string();
+            (t["name"].as_str().unwrap().to_string(), last)
+        })
         .collect();
     parked.sort();
     assert_eq!(notified, parked, "{what}: notify ran once per park");
@@ -386,7 +409,7 @@ fn four_drainers_on_one_repository_run_each_attempt_of_forty_tasks_exactly_once(
         |b| env.git(&dir, &["ls-tree", "-r", "--name-only", b]),
         "4 drainers",
     );
-    assert_notified_once(&env, &all, "4 drainers");
+    assert_notified(&env, &all, false, "4 drainers");
     assert_worktrees_whole(&env, &dir, 0, "4 drainers");
     assert_no_agent_left(&env, &dir);
     assert_nothing_runs_in(&env, "4 drainers");
@@ -489,7 +512,7 @@ fn two_clones_with_two_drainers_each_through_a_bare_remote_run_each_attempt_exac
         },
         "2 clones",
     );
-    assert_notified_once(&env, &all, "2 clones");
+    assert_notified(&env, &all, false, "2 clones");
     for clone in &clones {
         assert_no_agent_left(&env, clone);
     }
@@ -526,6 +549,8 @@ fn killed_and_recovered(kill: &Kill) -> Duration {
         &["--agent", "fail", "--max-attempts", "1"],
     );
     let args = ["drain", "--once", "--max", "3", "--json"];
+    // What the drainers said, shown when a check fails.
+    let mut said = String::new();
     let started = Instant::now();
     match kill {
         Kill::At(point) => {
@@ -533,6 +558,7 @@ fn killed_and_recovered(kill: &Kill) -> Duration {
                 .fleet_cmd(&dir, &args)
                 .env("FLEET_FAILPOINT", format!("{point}:abort"))
                 .run();
+            said.push_str(&run.stderr);
             assert_ne!(
                 run.code, 0,
                 "{what}: the failpoint was never hit: {}",
@@ -540,26 +566,27 @@ fn killed_and_recovered(kill: &Kill) -> Duration {
             );
         }
         Kill::WhileAnAgentRuns => {
-            let mut drainer = env.fleet_cmd(&dir, &args).spawn();
+            let drainer = env.fleet_cmd(&dir, &args).spawn();
             let logged = env.path().join("runs/log");
             crate::common::drain::wait_for("an agent to run", || {
                 std::fs::metadata(&logged).is_ok_and(|m| m.len() > 0)
             });
-            sigkill(&mut drainer);
+            said.push_str(&sigkill(drainer));
         }
         Kill::After(delay) => {
-            let mut drainer = env.fleet_cmd(&dir, &args).spawn();
+            let drainer = env.fleet_cmd(&dir, &args).spawn();
             std::thread::sleep(*delay);
-            sigkill(&mut drainer);
+            said.push_str(&sigkill(drainer));
         }
         Kill::Never => {
-            env.fleet(&dir, &args).ok();
+            said.push_str(&env.fleet(&dir, &args).ok().stderr);
         }
     }
     let took = started.elapsed();
     let deadline = Instant::now() + SETTLE;
     loop {
-        json(env.fleet(&dir, &args));
+        said.push_str("--- the next drainer:\n");
+        said.push_str(&env.fleet(&dir, &args).ok().stderr);
         let all = tasks(&env, &dir, None);
         if all.iter().all(settled) {
             break;
@@ -570,27 +597,33 @@ fn killed_and_recovered(kill: &Kill) -> Duration {
             serde_json::Value::Array(all)
         );
     }
-    let all = tasks(&env, &dir, None);
-    for task in &all {
-        let want = if task["name"] == "bad" {
-            "parked"
-        } else {
-            "succeeded"
-        };
-        assert_eq!(task["state"], want, "{what}: {task:#}");
+    let checks = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
+        let all = tasks(&env, &dir, None);
+        for task in &all {
+            let want = if task["name"] == "bad" {
+                "parked"
+            } else {
+                "succeeded"
+            };
+            assert_eq!(task["state"], want, "{what}: {task:#}");
+        }
+        assert_exactly_once(&env, &all, false, &what);
+        let lanes = lanes_of(&env, &dir, None);
+        assert_lanes(
+            &all,
+            &lanes,
+            |b| env.git(&dir, &["ls-tree", "-r", "--name-only", b]),
+            &what,
+        );
+        assert_notified(&env, &all, !matches!(kill, Kill::Never), &what);
+        assert_worktrees_whole(&env, &dir, 1, &what);
+        assert_no_agent_left(&env, &dir);
+        assert_nothing_runs_in(&env, &what);
+    }));
+    if let Err(e) = checks {
+        eprintln!("{what}: what the drainers said:\n{said}");
+        std::panic::resume_unwind(e);
     }
-    assert_exactly_once(&env, &all, false, &what);
-    let lanes = lanes_of(&env, &dir, None);
-    assert_lanes(
-        &all,
-        &lanes,
-        |b| env.git(&dir, &["ls-tree", "-r", "--name-only", b]),
-        &what,
-    );
-    assert_notified_once(&env, &all, &what);
-    assert_worktrees_whole(&env, &dir, 1, &what);
-    assert_no_agent_left(&env, &dir);
-    assert_nothing_runs_in(&env, &what);
     took
 }
 

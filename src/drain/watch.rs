@@ -19,6 +19,9 @@
 //! no agent ran there, so it is removed with its branch and lane (`worktree rm`, which
 //! never deletes a commit the target lacks), not left for a person to find.
 //!
+//! Records of agent groups that are gone (their drainer killed between dismissing the
+//! guardian and removing the record) are dropped.
+//!
 //! A run that ended badly but was never queued again (its drainer died in between) is
 //! queued again once it ended more than `claim_grace` ago. Two drainers taking back one
 //! task race on one swap: the loser's is refused, and it leaves the task alone.
@@ -58,6 +61,10 @@ impl super::Drainer<'_> {
 
     /// Take back what dead, stale or expired holders left (see the module's doc).
     pub(super) fn watch(&mut self) {
+        // A drainer killed between dismissing an agent's guardian and removing its
+        // group's record leaves the record of a group that is gone: drop those (as
+        // doctor's orphan check does on its way), so the next drainer leaves none.
+        let _ = crate::proc::registry::orphans([self.ctx.repo.common_dir()]);
         let tasks = match self.store.list() {
             Ok(tasks) => tasks,
             Err(e) => {
@@ -207,14 +214,32 @@ impl super::Drainer<'_> {
         if !present {
             return;
         }
-        match crate::worktree::rm(self.ctx, &agent, true) {
-            Ok(_) => self.ui.note(&format!(
-                "{}: removed the worktree {name} of run {}, whose agent never started",
-                task.name, run.id
-            )),
-            Err(e) => self.ui.warn(&format!(
+        let removed = crate::worktree::rm(self.ctx, &agent, true);
+        // Killed before git registered the worktree, its drainer can leave the folder
+        // alone: no worktree is there, and the name is this run's own.
+        let folder = self.ctx.worktree_root().join(&name);
+        let bare_folder = folder.exists()
+            && crate::worktree::list(self.ctx)
+                .is_ok_and(|all| all.iter().all(|w| w.path.file_name() != folder.file_name()));
+        let cleared = if bare_folder {
+            crate::files::remove_tree(&folder).map_err(|e| e.to_string())
+        } else {
+            Ok(())
+        };
+        match (removed, cleared) {
+            (Err(e), _) if !bare_folder => self.ui.warn(&format!(
                 "{}: the worktree {name} of run {} (whose agent never started) was not removed: {}",
                 task.name, run.id, e.message
+            )),
+            (_, Err(e)) => self.ui.warn(&format!(
+                "{}: the folder {} of run {} (whose agent never started) was not removed: {e}",
+                task.name,
+                folder.display(),
+                run.id
+            )),
+            _ => self.ui.note(&format!(
+                "{}: removed the worktree {name} of run {}, whose agent never started",
+                task.name, run.id
             )),
         }
     }

@@ -43,8 +43,9 @@ const ATTEMPTS: usize = 50;
 const STALE_REF_LOCK: Duration = Duration::from_secs(10);
 /// How many of the first claimable tasks a claim tries before it lists the refs again.
 const CANDIDATES: usize = 16;
-/// How often a failed fetch of a remote queue is tried again.
-const FETCH_TRIES: usize = 5;
+/// How often a failed fetch of a remote queue is tried again (four drainers of one
+/// clone on a loaded machine lost five tries in a row).
+const FETCH_TRIES: usize = 12;
 
 /// A task just claimed, and its new run.
 #[derive(Clone, Debug, serde::Serialize)]
@@ -684,20 +685,24 @@ fn held_by(task: &Task, run: &str, states: &[TaskState]) -> Result<()> {
 /// `step`, which fetches the queue's remote, tried again after a failure of the
 /// environment: two drainers in one clone fetch at once, and git refuses the fetch
 /// whose tracking refs the other moved meanwhile ("cannot lock ref ... is at X but
-/// expected Y"). `step` must be safe to repeat.
+/// expected Y"). `step` must be safe to repeat. The pauses grow, each with a part of
+/// its own per process, so the fetchers of one clone fall out of step.
 pub fn fetch_retried<T>(mut step: impl FnMut() -> Result<T>) -> Result<T> {
-    let mut tries = 0;
+    let mut tries: u64 = 0;
+    let offset = u64::from(std::process::id()) % 97;
     loop {
         match step() {
             Ok(done) => return Ok(done),
             Err(e)
-                if tries >= FETCH_TRIES || !matches!(e.kind, Kind::Environment | Kind::Locked) =>
+                if tries >= FETCH_TRIES as u64
+                    || !matches!(e.kind, Kind::Environment | Kind::Locked) =>
             {
                 return Err(e);
             }
             Err(_) => {
                 tries += 1;
-                std::thread::sleep(Duration::from_millis(50 * tries as u64));
+                let own = (offset * tries * 31) % 100;
+                std::thread::sleep(Duration::from_millis(50 * tries + own));
             }
         }
     }

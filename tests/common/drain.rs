@@ -128,9 +128,25 @@ pub fn wait_for(what: &str, mut done: impl FnMut() -> bool) {
 /// are gone too) and no fake agent's helper is alive.
 pub fn assert_no_agent_left(env: &Env, dir: &Path) {
     let groups = dir.join(".git/fleet/groups");
-    wait_for("the agents' group records to go", || {
-        std::fs::read_dir(&groups).map_or(true, |d| d.count() == 0)
-    });
+    let left = || -> Vec<String> {
+        std::fs::read_dir(&groups).map_or(Vec::new(), |d| {
+            d.flatten()
+                .map(|e| {
+                    let text = std::fs::read_to_string(e.path()).unwrap_or_default();
+                    format!("{}: {text}", e.file_name().to_string_lossy())
+                })
+                .collect()
+        })
+    };
+    let deadline = Instant::now() + Duration::from_secs(60);
+    while !left().is_empty() {
+        assert!(
+            Instant::now() < deadline,
+            "the agents' group records never went: {:?}",
+            left()
+        );
+        std::thread::sleep(Duration::from_millis(50));
+    }
     for entry in std::fs::read_dir(env.path().join("runs"))
         .unwrap()
         .flatten()
