@@ -15,7 +15,7 @@ use std::process::Child;
 use std::time::{Duration, Instant};
 
 use crate::common::drain::{add, assert_no_agent_left, json, project};
-use crate::common::{Env, procs};
+use crate::common::{Env, procs, write};
 
 /// How long the queue may take to settle: generous, the machine may be loaded.
 const SETTLE: Duration = Duration::from_secs(300);
@@ -530,6 +530,10 @@ enum Kill {
     After(Duration),
     /// Not killed: the pass runs to its end.
     Never,
+    /// At `drain-after-worktree`, the nested repository's worktree record then left as
+    /// gix's worktree add leaves it when killed between its two writes of the record's
+    /// HEAD (the null id first; see `Repo::add_detached_worktree`).
+    InsideTheNestedWorktreeAdd,
 }
 
 /// One point of a sweep: a project with a nested repository and three tasks (two
@@ -580,6 +584,23 @@ fn killed_and_recovered(kill: &Kill) -> Duration {
         }
         Kill::Never => {
             said.push_str(&env.fleet(&dir, &args).ok().stderr);
+        }
+        Kill::InsideTheNestedWorktreeAdd => {
+            let run = env
+                .fleet_cmd(&dir, &args)
+                .env("FLEET_FAILPOINT", "drain-after-worktree:abort")
+                .run();
+            said.push_str(&run.stderr);
+            let records = dir.join("cockpit/.git/worktrees");
+            let record = std::fs::read_dir(&records)
+                .unwrap()
+                .flatten()
+                .next()
+                .unwrap();
+            write(
+                &record.path().join("HEAD"),
+                &format!("{}\n", "0".repeat(40)),
+            );
         }
     }
     let took = started.elapsed();
@@ -650,6 +671,7 @@ fn a_drainer_killed_at_each_step_of_a_run_loses_nothing_and_runs_nothing_twice_a
         Kill::At("drain-after-claim"),
         Kill::At("worktree-new-after-outer"),
         Kill::At("drain-after-worktree"),
+        Kill::InsideTheNestedWorktreeAdd,
         Kill::At("drain-after-place"),
         Kill::At("drain-before-running"),
         Kill::WhileAnAgentRuns,

@@ -208,38 +208,54 @@ impl super::Drainer<'_> {
         let Ok(agent) = crate::worktree::AgentName::parse(&name) else {
             return;
         };
+        let folder = self.ctx.worktree_root().join(&name);
         let branch = self.ctx.branch_for(&name);
-        let present = self.ctx.worktree_root().join(&name).exists()
-            || self.ctx.repo.branch_tip(&branch).ok().flatten().is_some();
+        let present = folder.exists() || self.ctx.repo.branch_tip(&branch).ok().flatten().is_some();
         if !present {
             return;
         }
-        let removed = crate::worktree::rm(self.ctx, &agent, true);
-        // Killed before git registered the worktree, its drainer can leave the folder
-        // alone: no worktree is there, and the name is this run's own.
-        let folder = self.ctx.worktree_root().join(&name);
-        let bare_folder = folder.exists()
-            && crate::worktree::list(self.ctx)
-                .is_ok_and(|all| all.iter().all(|w| w.path.file_name() != folder.file_name()));
-        let cleared = if bare_folder {
-            crate::files::remove_tree(&folder).map_err(|e| e.to_string())
-        } else {
-            Ok(())
+        let removed = crate::worktree::rm(self.ctx, &agent, true)
+            .map(|_| ())
+            .or_else(|e| {
+                // What `worktree rm` cannot read: a folder git never registered (killed
+                // before that), or a record gix's add left half written (its HEAD still
+                // the null id). The name is this run's own and no agent worked there: the
+                // folder goes, then the records left pointing nowhere, then (rm again) the
+                // branches, which have no commits of their own.
+                if !folder.exists() {
+                    return Err(e);
+                }
+                crate::files::remove_tree(&folder).map_err(|io| {
+                    crate::error::Error::env(format!("cannot remove {}: {io}", folder.display()))
+                })?;
+                crate::worktree::prune(self.ctx)?;
+                match crate::worktree::rm(self.ctx, &agent, true) {
+                    Err(e) if e.kind == crate::error::Kind::Refused => Ok(()),
+                    other => other.map(|_| ()),
+                }
+            });
+        // The branches settled, a folder git never registered may still be there.
+        let bare = || {
+            folder.exists()
+                && crate::worktree::list(self.ctx)
+                    .is_ok_and(|all| all.iter().all(|w| w.path.file_name() != folder.file_name()))
         };
-        match (removed, cleared) {
-            (Err(e), _) if !bare_folder => self.ui.warn(&format!(
-                "{}: the worktree {name} of run {} (whose agent never started) was not removed: {}",
-                task.name, run.id, e.message
-            )),
-            (_, Err(e)) => self.ui.warn(&format!(
-                "{}: the folder {} of run {} (whose agent never started) was not removed: {e}",
-                task.name,
-                folder.display(),
-                run.id
-            )),
-            _ => self.ui.note(&format!(
+        let removed = removed.and_then(|()| {
+            if bare() {
+                crate::files::remove_tree(&folder).map_err(|io| {
+                    crate::error::Error::env(format!("cannot remove {}: {io}", folder.display()))
+                })?;
+            }
+            Ok(())
+        });
+        match removed {
+            Ok(()) => self.ui.note(&format!(
                 "{}: removed the worktree {name} of run {}, whose agent never started",
                 task.name, run.id
+            )),
+            Err(e) => self.ui.warn(&format!(
+                "{}: the worktree {name} of run {} (whose agent never started) was not removed: {}",
+                task.name, run.id, e.message
             )),
         }
     }
