@@ -4,140 +4,15 @@
 //! the cap (notify runs once), a stopped or killed drainer leaves no process and loses
 //! no task, and no task text is ever run.
 
-use std::path::{Path, PathBuf};
-use std::time::{Duration, Instant};
+use std::path::PathBuf;
+use std::time::Duration;
 
 use crate::common::assert::lane_states;
+use crate::common::drain::{
+    add, assert_no_agent_left, drain_once, json, project, runs, show, wait_for,
+};
 use crate::common::procs;
 use crate::common::{Env, write};
-
-/// The fake agents, by profile name: each a script the profile runs as its argv.
-const AGENTS: &[(&str, &str)] = &[
-    (
-        "commit",
-        "printf '%s\\n' \"$FLEET_TASK\" > \"done-$FLEET_TASK.txt\"\ncp \"$FLEET_PLAN\" \"$RUNS/plan-$FLEET_RUN\" 2>/dev/null || true\ngit add -A\ngit commit -qm \"agent: $FLEET_TASK\"\n",
-    ),
-    ("fail", "echo 'boom: the frobnicator broke' >&2\nexit 3\n"),
-    ("nothing", "echo 'all done, honest'\nexit 0\n"),
-    (
-        "hang",
-        "sleep 300 &\necho $! > \"$RUNS/hang-$FLEET_TASK.pid\"\nwait\n",
-    ),
-    ("crash", "kill -9 $$\n"),
-    (
-        // The first attempt hangs; the next commits.
-        "hang-once",
-        "if [ -e \"$RUNS/hung-$FLEET_TASK\" ]; then\n  echo x > x.txt; git add -A; git commit -qm again\n  exit 0\nfi\ntouch \"$RUNS/hung-$FLEET_TASK\"\nsleep 300 &\necho $! > \"$RUNS/hang-$FLEET_TASK.pid\"\nwait\n",
-    ),
-    (
-        // Writes each of its arguments to a file, one per line after the count.
-        "args",
-        "{ echo \"$#\"; for a in \"$@\"; do printf '[%s]\\n' \"$a\"; done; } > args.txt\ngit add -A\ngit commit -qm args\n",
-    ),
-    (
-        "claude-ok",
-        "echo ok > c.txt; git add -A; git commit -qm claude\ncat <<'EOF'\n{\"type\":\"result\",\"subtype\":\"success\",\"is_error\":false,\"num_turns\":2,\"result\":\"Done.\",\"session_id\":\"s\",\"total_cost_usd\":0.01,\"usage\":{\"input_tokens\":10,\"output_tokens\":5},\"api_error_status\":null,\"terminal_reason\":\"completed\",\"stop_reason\":\"end_turn\",\"permission_denials\":[]}\nEOF\n",
-    ),
-    (
-        "claude-429",
-        "cat <<'EOF'\n{\"type\":\"result\",\"subtype\":\"success\",\"is_error\":true,\"num_turns\":1,\"result\":\"API Error: Request rejected (429) · rate limited\",\"session_id\":\"s\",\"total_cost_usd\":0,\"usage\":{\"input_tokens\":0,\"output_tokens\":0},\"api_error_status\":429,\"terminal_reason\":\"api_error\"}\nEOF\nexit 1\n",
-    ),
-];
-
-/// repo/ whose fleet.toml has a profile per fake agent (default `commit`), quick
-/// back-offs, and `extra` appended; the fake agents' scratch folder is `runs/`.
-fn project(env: &Env, extra: &str) -> PathBuf {
-    let dir = env.path().join("repo");
-    let bin = env.path().join("agents");
-    std::fs::create_dir_all(env.path().join("runs")).unwrap();
-    let mut toml = String::from(
-        "[gate]\ncommands = [\"test -e README\"]\n[drain]\nagent = \"commit\"\nbackoff = \"1s\"\nbackoff_max = \"1s\"\nclaim_grace = \"60s\"\nstop_timeout = \"1s\"\n",
-    );
-    toml.push_str(extra);
-    for (name, body) in AGENTS {
-        let script = bin.join(format!("{name}.sh"));
-        write(&script, &format!("#!/bin/sh\n{body}"));
-        use std::os::unix::fs::PermissionsExt;
-        std::fs::set_permissions(&script, std::fs::Permissions::from_mode(0o755)).unwrap();
-        let timeout = if name.starts_with("hang") {
-            "120s"
-        } else {
-            "60s"
-        };
-        let result = if name.starts_with("claude") {
-            "claude-json"
-        } else {
-            "exit-code"
-        };
-        let args = if *name == "args" {
-            ", \"{prompt}\", \"{task}\""
-        } else {
-            ""
-        };
-        toml.push_str(&format!(
-            "\n[agents.{name}]\ncommand = [{:?}{args}]\ntimeout = \"{timeout}\"\nresult = \"{result}\"\nenv = {{ RUNS = {:?} }}\n",
-            script.display().to_string(),
-            env.path().join("runs").display().to_string(),
-        ));
-    }
-    env.repo(&dir, "main", &[("README", "r\n"), ("fleet.toml", &toml)]);
-    dir
-}
-
-fn json(run: crate::common::Run) -> serde_json::Value {
-    let run = run.ok();
-    serde_json::from_str(&run.stdout).unwrap_or_else(|e| panic!("{e}: {}", run.stdout))
-}
-
-fn show(env: &Env, dir: &Path, name: &str) -> serde_json::Value {
-    let doc = json(env.fleet(dir, &["task", "show", name, "--json"]));
-    // `task show --json` is the task (with its plan alongside, when it has one).
-    doc.get("task").cloned().unwrap_or(doc)
-}
-
-fn runs(task: &serde_json::Value) -> Vec<serde_json::Value> {
-    task["run"].as_array().cloned().unwrap_or_default()
-}
-
-fn add(env: &Env, dir: &Path, name: &str, extra: &[&str]) {
-    let mut args = vec!["task", "add", name, "--prompt", "do the thing"];
-    args.extend_from_slice(extra);
-    env.fleet(dir, &args).ok();
-}
-
-fn drain_once(env: &Env, dir: &Path, extra: &[&str]) -> serde_json::Value {
-    let mut args = vec!["drain", "--once", "--json"];
-    args.extend_from_slice(extra);
-    json(env.fleet(dir, &args))
-}
-
-/// Wait (generously) until `done` holds.
-fn wait_for(what: &str, mut done: impl FnMut() -> bool) {
-    let deadline = Instant::now() + Duration::from_secs(60);
-    while !done() {
-        assert!(Instant::now() < deadline, "never happened: {what}");
-        std::thread::sleep(Duration::from_millis(50));
-    }
-}
-
-/// No process is left in any group a drainer started for its agents (their records
-/// are gone too) and no fake agent's helper is alive.
-fn assert_no_agent_left(env: &Env, dir: &Path) {
-    let groups = dir.join(".git/fleet/groups");
-    wait_for("the agents' group records to go", || {
-        std::fs::read_dir(&groups).map_or(true, |d| d.count() == 0)
-    });
-    for entry in std::fs::read_dir(env.path().join("runs"))
-        .unwrap()
-        .flatten()
-    {
-        let path = entry.path();
-        if path.extension().is_some_and(|e| e == "pid") {
-            let pid = procs::read_pid(&path);
-            wait_for(&format!("helper {pid} to die"), || !procs::live(pid));
-        }
-    }
-}
 
 #[test]
 fn drain_once_runs_the_agent_in_a_fresh_lane_and_makes_it_ready_when_it_committed() {

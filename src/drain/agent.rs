@@ -113,7 +113,7 @@ fn run(
     // /dev/null (see `proc::Input`). Close-on-exec, so the agent holds no write end.
     let (read, write) = rustix::pipe::pipe_with(rustix::pipe::PipeFlags::CLOEXEC)?;
     cmd.stdin(Stdio::from(read));
-    let group = Group::spawn_guarded(&mut cmd, DEFAULT_GRACE)?;
+    let group = spawn_guarded(&mut cmd)?;
     drop(write);
     drop(cmd);
     let _ = events.send(Event::Started {
@@ -128,6 +128,16 @@ fn run(
         timed_out,
         stopped,
     })
+}
+
+/// [`Group::spawn_guarded`], one thread of this drainer at a time: the group's record is
+/// written aside under a name per process (`.<pid>.tmp`, src/proc/registry.rs) and
+/// renamed into place, so two threads writing at once put one record's text under the
+/// other's name, torn, and no one ever removes it.
+fn spawn_guarded(cmd: &mut Command) -> std::io::Result<Group> {
+    static SPAWNING: Mutex<()> = Mutex::new(());
+    let _one = SPAWNING.lock().unwrap_or_else(|p| p.into_inner());
+    Group::spawn_guarded(cmd, DEFAULT_GRACE)
 }
 
 /// Wait for `group` until it exits, `timeout` passes, the drainer's stop clock runs
@@ -222,7 +232,7 @@ fn run_check(check: &Check, clock: &StopClock) -> Result<(i32, bool), String> {
         cmd.stdin(Stdio::from(read))
             .stdout(log.try_clone().map_err(cannot)?)
             .stderr(log.try_clone().map_err(cannot)?);
-        let group = Group::spawn_guarded(&mut cmd, DEFAULT_GRACE).map_err(cannot)?;
+        let group = spawn_guarded(&mut cmd).map_err(cannot)?;
         drop(write);
         drop(cmd);
         let left = check.timeout.saturating_sub(started.elapsed());

@@ -15,6 +15,12 @@
 //! records it on the run; a usage limit closes that plan for every drainer
 //! ([`crate::plans::PlanStore`]) and the task goes back to the queue at once, to the
 //! next open plan.
+//! Failpoints for the crash tests (`FLEET_FAILPOINT=<name>:abort`, see
+//! [`crate::failpoint`]), at each step of a run: `drain-after-claim`,
+//! `drain-after-worktree` (made, not yet recorded in the run), `drain-after-place`,
+//! `drain-before-running` (the agent started, the task still claimed),
+//! `drain-before-reap`, `drain-before-ready`, `drain-after-ready` (the lane ready, the
+//! end not recorded) and `drain-after-end` (a failure recorded, not yet queued again).
 
 mod agent;
 pub mod follow;

@@ -58,7 +58,9 @@ impl super::Drainer<'_> {
             return;
         };
         live.started = true;
-        match self.store.start(&live.name, &live.run.id, pgid, at) {
+        let running = crate::failpoint::hit("drain-before-running")
+            .and_then(|()| self.store.start(&live.name, &live.run.id, pgid, at));
+        match running {
             Ok(_) => self.ui.note(&format!(
                 "{}: running in {} (process group {pgid})",
                 live.name,
@@ -86,6 +88,10 @@ impl super::Drainer<'_> {
         if live.lost {
             let live = self.live.remove(&key).expect("present");
             self.report.runs.push(live.report);
+            return;
+        }
+        if let Err(e) = crate::failpoint::hit("drain-before-reap") {
+            self.settle(key, Outcome::Crashed, e.message, false, Duration::ZERO);
             return;
         }
         let stdout = read_capped(&live.report.stdout);
@@ -332,11 +338,16 @@ impl super::Drainer<'_> {
         let branch = live.report.branch.clone().unwrap_or_default();
         let attempt = live.run.attempt;
         let lanes = std::slice::from_ref(&branch);
-        let ready =
-            crate::lanes::WorkerTest::record(&self.ctx.repo, code, Some(&log)).and_then(|worker| {
-                self.queue.publish_lanes(self.ctx, lanes, self.ui)?;
-                self.queue.ready(self.ctx, lanes, Some(worker))
-            });
+        let ready = crate::failpoint::hit("drain-before-ready")
+            .and_then(|()| crate::lanes::WorkerTest::record(&self.ctx.repo, code, Some(&log)))
+            .and_then(|worker| {
+                // Through a remote this fetches, racing the other drainers of this clone.
+                crate::tasks::store::fetch_retried(|| {
+                    self.queue.publish_lanes(self.ctx, lanes, self.ui)?;
+                    self.queue.ready(self.ctx, lanes, Some(worker.clone()))
+                })
+            })
+            .and_then(|readied| crate::failpoint::hit("drain-after-ready").map(|()| readied));
         let wait = retry::backoff(&self.ctx.config.drain, attempt);
         if stopped {
             // Not the task's fault: queued again at once, the attempt not used.
@@ -458,7 +469,22 @@ impl super::Drainer<'_> {
         if outcome == Outcome::Succeeded {
             return Some(task.state);
         }
-        match retry::requeue(self.ctx, self.store, name, &run.id, now, wait, self.ui) {
+        if let Err(e) = crate::failpoint::hit("drain-after-end") {
+            self.ui
+                .warn(&format!("{name}: not queued again: {}", e.message));
+            return Some(task.state);
+        }
+        let requeued = retry::requeue(
+            self.ctx,
+            self.store,
+            name,
+            &run.id,
+            now,
+            wait,
+            &self.holder,
+            self.ui,
+        );
+        match requeued {
             Ok(task) => Some(task.state),
             Err(e) => {
                 self.ui

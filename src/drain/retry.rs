@@ -1,13 +1,18 @@
 //! After an attempt that ended badly: back to the queue after a back-off, or parked at
 //! the cap with `[drain] notify` run exactly once for that park.
 //!
-//! Exactly once: the park is one compare-and-swap ([`crate::tasks::Store::requeue_after`]),
-//! and only the drainer whose swap moved the task to parked runs the command.
+//! Exactly once: the park is one compare-and-swap ([`crate::tasks::Store::requeue_owing`]),
+//! and only the drainer whose swap moved the task to parked runs the command. That swap
+//! also records that this drainer owes the notification, cleared once the command ran:
+//! a drainer killed in between leaves it owed, and the next drainer that finds it gone
+//! takes the debt over by compare-and-swap and runs it ([`notify_for_the_gone`]). A
+//! drainer killed while the command ran is the one case where it runs twice.
 //!
 //! Before every retry the task's budget is checked: the tokens and cost its runs
 //! reported, summed, against its `max_tokens` / `max_cost_usd` (else `[drain]`'s). A
 //! task at or over either is parked with that reason instead
-//! ([`crate::tasks::Store::park_over_budget`]), and notify runs as for any park.
+//! ([`crate::tasks::Store::park_over_budget`]), and notify runs at once; that park
+//! records no debt, so a drainer killed between it and the command skips the command.
 
 use std::time::Duration;
 
@@ -15,7 +20,7 @@ use serde::Serialize;
 
 use crate::agents::profile::{Argv, Drain};
 use crate::context::Context;
-use crate::tasks::{Store, Task, TaskName, TaskState};
+use crate::tasks::{Holder, Store, Task, TaskName, TaskState};
 
 /// The back-off before attempt `attempt + 1`: `[drain] backoff` doubled for each attempt
 /// since the first, at most `[drain] backoff_max`, then "equal jitter" (half of it fixed,
@@ -42,8 +47,9 @@ fn random_fraction() -> f64 {
 }
 
 /// Queue the task again after its run `run` ended badly, not before `now + wait`; parked
-/// when it has used its attempts, and then `[drain] notify` runs. Returns the task as
-/// stored.
+/// when it has used its attempts, and then `[drain] notify` runs (owed by `holder`, this
+/// drainer, until it ran). Returns the task as stored.
+#[allow(clippy::too_many_arguments)]
 pub fn requeue(
     ctx: &Context,
     store: &Store,
@@ -51,6 +57,7 @@ pub fn requeue(
     run: &str,
     now: i64,
     wait: Duration,
+    holder: &Holder,
     ui: &dyn crate::report::Ui,
 ) -> crate::error::Result<Task> {
     if let Some((task, _)) = store.load(name)?
@@ -65,7 +72,8 @@ pub fn requeue(
         }
         return Ok(task);
     }
-    let task = store.requeue_after(name, run, now, wait)?;
+    let notifier = ctx.config.drain.notify.as_ref().map(|_| holder);
+    let task = store.requeue_owing(name, run, now, wait, notifier)?;
     if task.state == TaskState::Parked {
         ui.note(&format!(
             "{name}: parked after {} attempts (`fleet task retry {name}` queues it again)",
@@ -73,6 +81,7 @@ pub fn requeue(
         ));
         if let Some(argv) = &ctx.config.drain.notify {
             notify(ctx, argv, &task, ui);
+            settle_notify(store, name, holder, ui);
         }
     } else {
         ui.note(&format!(
@@ -101,6 +110,55 @@ pub fn over_budget(settings: &Drain, task: &Task) -> Option<String> {
         ));
     }
     None
+}
+
+/// The notification parked `task` is owed by a drainer that is gone (this host's, dead;
+/// another host's, silent for `lease` since the park): taken over by `holder` by
+/// compare-and-swap, then run. Whether it ran here.
+pub fn notify_for_the_gone(
+    ctx: &Context,
+    store: &Store,
+    task: &Task,
+    holder: &Holder,
+    now: i64,
+    lease: Duration,
+    ui: &dyn crate::report::Ui,
+) -> bool {
+    let (Some(owed), Some(argv)) = (&task.notify_owed, &ctx.config.drain.notify) else {
+        return false;
+    };
+    let parked_at = task.transitions.last().map_or(task.created, |t| t.at);
+    let gone = match owed.alive_here() {
+        Some(alive) => !alive,
+        None => now >= parked_at + lease.as_secs() as i64,
+    };
+    let Ok(name) = TaskName::parse(&task.name) else {
+        return false;
+    };
+    if !gone || owed == holder {
+        return false;
+    }
+    let Ok(task) = store.take_notify(&name, owed, holder) else {
+        // Another drainer took it over first, or the task moved on.
+        return false;
+    };
+    ui.note(&format!(
+        "{name}: running [drain] notify for its park, owed by pid {} on {}, which is gone",
+        owed.pid, owed.host
+    ));
+    notify(ctx, argv, &task, ui);
+    settle_notify(store, &name, holder, ui);
+    true
+}
+
+/// The notification `holder` owed for task `name` ran.
+fn settle_notify(store: &Store, name: &TaskName, holder: &Holder, ui: &dyn crate::report::Ui) {
+    if let Err(e) = store.notified(name, holder) {
+        ui.warn(&format!(
+            "{name}: [drain] notify ran, but that was not recorded: {}",
+            e.message
+        ));
+    }
 }
 
 /// What `[drain] notify` reads on stdin when a task is parked.

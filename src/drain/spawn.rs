@@ -57,8 +57,11 @@ pub fn place(
     };
     let made = crate::worktree::new(ctx, &req)?;
     if queue.remote().is_some() {
-        let resolved = queue.publish_to_track(ctx, std::slice::from_ref(&made.branch), ui)?;
-        queue.track(ctx, &resolved, false)?;
+        // This fetches, racing the other drainers of this clone.
+        crate::tasks::store::fetch_retried(|| {
+            let resolved = queue.publish_to_track(ctx, std::slice::from_ref(&made.branch), ui)?;
+            queue.track(ctx, &resolved, false)
+        })?;
     }
     let bases = made
         .members
@@ -248,7 +251,8 @@ impl super::Drainer<'_> {
             check: None,
             plan: run.plan.clone(),
         };
-        let prepared = self.prepare(&name, &task, &run, &run_dir, &mut report);
+        let prepared = crate::failpoint::hit("drain-after-claim")
+            .and_then(|()| self.prepare(&name, &task, &run, &run_dir, &mut report));
         let (profile, placed, launch) = match prepared {
             Ok(p) => p,
             Err(e) => {
@@ -319,12 +323,14 @@ impl super::Drainer<'_> {
         };
         report.worktree = Some(placed.path.clone());
         report.branch = Some(placed.branch.clone());
+        crate::failpoint::hit("drain-after-worktree")?;
         self.store.place(
             name,
             &run.id,
             &placed.path.display().to_string(),
             &placed.branch,
         )?;
+        crate::failpoint::hit("drain-after-place")?;
         let plan = write_plan(&self.ctx.repo, &placed.path, &text)?;
         let launch = launch(
             &self.ctx.repo,

@@ -10,15 +10,28 @@
 //! - it was claimed more than `[drain] claim_grace` ago and never started (a claim
 //!   cannot hide without a spawn), whatever its lease says.
 //!
+//! A running task whose lane is ready is recorded as succeeded instead (reaped): its
+//! drainer died after the check passed and the lane was made ready, before it recorded
+//! the end, and a second run would make a second ready lane of the same work.
+//!
+//! A run taken back before its agent started may have left its worktree half made (its
+//! drainer killed inside `worktree new`, or between making it and starting the agent):
+//! no agent ran there, so it is removed with its branch and lane (`worktree rm`, which
+//! never deletes a commit the target lacks), not left for a person to find.
+//!
+//! Records of agent groups that are gone (their drainer killed between dismissing the
+//! guardian and removing the record) are dropped.
+//!
 //! A run that ended badly but was never queued again (its drainer died in between) is
 //! queued again once it ended more than `claim_grace` ago. Two drainers taking back one
 //! task race on one swap: the loser's is refused, and it leaves the task alone.
 
 use std::collections::HashSet;
+use std::path::Path;
 use std::time::Duration;
 
-use super::retry;
-use crate::tasks::{Outcome, TaskName, TaskState};
+use super::{retry, spawn};
+use crate::tasks::{Outcome, Run, Task, TaskName, TaskState};
 
 impl super::Drainer<'_> {
     /// Renew the lease of every run this drainer holds; a run it lost is stopped.
@@ -48,6 +61,10 @@ impl super::Drainer<'_> {
 
     /// Take back what dead, stale or expired holders left (see the module's doc).
     pub(super) fn watch(&mut self) {
+        // A drainer killed between dismissing an agent's guardian and removing its
+        // group's record leaves the record of a group that is gone: drop those (as
+        // doctor's orphan check does on its way), so the next drainer leaves none.
+        let _ = crate::proc::registry::orphans([self.ctx.repo.common_dir()]);
         let tasks = match self.store.list() {
             Ok(tasks) => tasks,
             Err(e) => {
@@ -104,29 +121,59 @@ impl super::Drainer<'_> {
                         &run.id,
                         now,
                         Duration::ZERO,
+                        &self.holder,
+                        self.ui,
+                    );
+                    None
+                }
+                TaskState::Parked => {
+                    let lease = self.ctx.config.drain.lease.0;
+                    retry::notify_for_the_gone(
+                        self.ctx,
+                        self.store,
+                        &task,
+                        &self.holder,
+                        now,
+                        lease,
                         self.ui,
                     );
                     None
                 }
                 _ => None,
             };
-            let Some(why) = why else {
+            let Some(mut why) = why else {
                 continue;
             };
-            let ended = self.store.end(
-                &name,
-                &run.id,
-                Outcome::Crashed,
-                Some(why.clone()),
-                false,
-                now,
-            );
+            // Killed after its check passed and its lane was made ready, before the end
+            // was recorded: the run succeeded, and running it again would make a second
+            // ready lane of the same work.
+            let succeeded = task.state == TaskState::Running && self.lane_is_ready(run);
+            let outcome = if succeeded {
+                why = format!("{why}; its lane was ready, so the run succeeded");
+                Outcome::Succeeded
+            } else {
+                Outcome::Crashed
+            };
+            let error = (!succeeded).then(|| why.clone());
+            let ended = self.store.end(&name, &run.id, outcome, error, false, now);
             if ended.is_err() {
                 // Another drainer took it back first, or its holder moved it.
                 continue;
             }
             self.ui
                 .note(&format!("{name}: run {} taken back: {why}", run.id));
+            if run.started.is_none() {
+                self.remove_unstarted_worktree(&task, run);
+            }
+            if succeeded {
+                self.report.taken_back.push(super::TakenBack {
+                    task: task.name.clone(),
+                    run: run.id.clone(),
+                    why,
+                    state: TaskState::Succeeded,
+                });
+                continue;
+            }
             let state = retry::requeue(
                 self.ctx,
                 self.store,
@@ -134,6 +181,7 @@ impl super::Drainer<'_> {
                 &run.id,
                 now,
                 Duration::ZERO,
+                &self.holder,
                 self.ui,
             )
             .map(|t| t.state)
@@ -145,5 +193,83 @@ impl super::Drainer<'_> {
                 state,
             });
         }
+    }
+
+    /// Remove the worktree of `run`, taken back before its agent started (see the
+    /// module's doc), when it is in this repository's worktree root. A worktree made
+    /// elsewhere (another clone or machine) is not found here and is left alone.
+    fn remove_unstarted_worktree(&self, task: &Task, run: &Run) {
+        let name = run
+            .worktree
+            .as_deref()
+            .and_then(|p| Path::new(p).file_name())
+            .map(|n| n.to_string_lossy().into_owned())
+            .unwrap_or_else(|| spawn::worktree_name(task, run));
+        let Ok(agent) = crate::worktree::AgentName::parse(&name) else {
+            return;
+        };
+        let folder = self.ctx.worktree_root().join(&name);
+        let branch = self.ctx.branch_for(&name);
+        let present = folder.exists() || self.ctx.repo.branch_tip(&branch).ok().flatten().is_some();
+        if !present {
+            return;
+        }
+        let removed = crate::worktree::rm(self.ctx, &agent, true)
+            .map(|_| ())
+            .or_else(|e| {
+                // What `worktree rm` cannot read: a folder git never registered (killed
+                // before that), or a record gix's add left half written (its HEAD still
+                // the null id). The name is this run's own and no agent worked there: the
+                // folder goes, then the records left pointing nowhere, then (rm again) the
+                // branches, which have no commits of their own.
+                if !folder.exists() {
+                    return Err(e);
+                }
+                crate::files::remove_tree(&folder).map_err(|io| {
+                    crate::error::Error::env(format!("cannot remove {}: {io}", folder.display()))
+                })?;
+                crate::worktree::prune(self.ctx)?;
+                match crate::worktree::rm(self.ctx, &agent, true) {
+                    Err(e) if e.kind == crate::error::Kind::Refused => Ok(()),
+                    other => other.map(|_| ()),
+                }
+            });
+        // The branches settled, a folder git never registered may still be there.
+        let bare = || {
+            folder.exists()
+                && crate::worktree::list(self.ctx)
+                    .is_ok_and(|all| all.iter().all(|w| w.path.file_name() != folder.file_name()))
+        };
+        let removed = removed.and_then(|()| {
+            if bare() {
+                crate::files::remove_tree(&folder).map_err(|io| {
+                    crate::error::Error::env(format!("cannot remove {}: {io}", folder.display()))
+                })?;
+            }
+            Ok(())
+        });
+        match removed {
+            Ok(()) => self.ui.note(&format!(
+                "{}: removed the worktree {name} of run {}, whose agent never started",
+                task.name, run.id
+            )),
+            Err(e) => self.ui.warn(&format!(
+                "{}: the worktree {name} of run {} (whose agent never started) was not removed: {}",
+                task.name, run.id, e.message
+            )),
+        }
+    }
+
+    /// Is `run`'s branch a lane marked ready (its check passed: a failing one leaves
+    /// the lane running)? An unreadable registry counts as not ready.
+    fn lane_is_ready(&self, run: &Run) -> bool {
+        let Some(branch) = run.branch.as_deref() else {
+            return false;
+        };
+        self.queue.load(self.ctx).is_ok_and(|(registry, _)| {
+            registry
+                .get(branch)
+                .is_some_and(|l| l.state == crate::lanes::LaneState::Ready)
+        })
     }
 }

@@ -297,6 +297,11 @@ pub struct Task {
     /// of starting afresh.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub continues: Option<Continues>,
+    /// The drainer that parked the task and owes `[drain] notify` for that park, until
+    /// the command ran: a drainer that finds that one gone runs it instead
+    /// ([`Store::take_notify`]).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub notify_owed: Option<Holder>,
     #[serde(default, rename = "run", skip_serializing_if = "Vec::is_empty")]
     pub runs: Vec<Run>,
     #[serde(default, rename = "transition", skip_serializing_if = "Vec::is_empty")]
@@ -322,6 +327,7 @@ impl Task {
             max_cost_usd: None,
             parked_why: None,
             continues: None,
+            notify_owed: None,
             runs: Vec::new(),
             transitions: vec![Transition {
                 at: now,

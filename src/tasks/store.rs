@@ -30,7 +30,7 @@ use std::time::Duration;
 use super::memo::{Memo, SAVE_AFTER_CHANGES};
 use super::{Holder, Outcome, PLAN_FILE, Run, TASK_FILE, Task, TaskName, TaskState};
 use crate::context::Context;
-use crate::error::{Error, Result};
+use crate::error::{Error, Kind, Result};
 use crate::git::{ObjectId, cli::PushUpdate};
 use crate::queue::Queue;
 use crate::refs;
@@ -43,8 +43,9 @@ const ATTEMPTS: usize = 50;
 const STALE_REF_LOCK: Duration = Duration::from_secs(10);
 /// How many of the first claimable tasks a claim tries before it lists the refs again.
 const CANDIDATES: usize = 16;
-/// How often a failed fetch of a remote queue is tried again.
-const FETCH_TRIES: usize = 5;
+/// How often a failed fetch of a remote queue is tried again (four drainers of one
+/// clone on a loaded machine lost five tries in a row).
+const FETCH_TRIES: usize = 12;
 
 /// A task just claimed, and its new run.
 #[derive(Clone, Debug, serde::Serialize)]
@@ -82,21 +83,10 @@ impl<'a> Store<'a> {
         format!("{}{name}", self.prefix())
     }
 
-    /// With the queue on a remote: fetch it (its task refs among the rest). Tried
-    /// again after a failure: two drainers in one clone fetch at once, and git refuses
-    /// the fetch whose tracking refs the other moved meanwhile.
+    /// With the queue on a remote: fetch it (its task refs among the rest), tried
+    /// again after a failure ([`fetch_retried`]).
     pub fn refresh(&self) -> Result<()> {
-        let mut tries = 0;
-        loop {
-            match self.queue.refresh(self.ctx) {
-                Ok(_) => return Ok(()),
-                Err(e) if tries >= FETCH_TRIES => return Err(e),
-                Err(_) => {
-                    tries += 1;
-                    std::thread::sleep(Duration::from_millis(50 * tries as u64));
-                }
-            }
-        }
+        fetch_retried(|| self.queue.refresh(self.ctx)).map(|_| ())
     }
 
     fn read(&self, full_ref: &str, commit: ObjectId) -> Result<Task> {
@@ -345,6 +335,7 @@ impl<'a> Store<'a> {
             task.max_attempts = task.max_attempts.max(task.attempts() + 1);
             task.not_before = None;
             task.parked_why = None;
+            task.notify_owed = None;
             task.move_to(TaskState::Queued, now, None);
             Ok(task.clone())
         })
@@ -605,6 +596,20 @@ impl<'a> Store<'a> {
         now: i64,
         backoff: Duration,
     ) -> Result<Task> {
+        self.requeue_owing(name, run, now, backoff, None)
+    }
+
+    /// [`Store::requeue_after`]; a park records that `notifier` (the drainer parking
+    /// it, when `[drain] notify` is set) owes the notification, in the same swap, so a
+    /// drainer killed before the command ran leaves it owed, not lost.
+    pub fn requeue_owing(
+        &self,
+        name: &TaskName,
+        run: &str,
+        now: i64,
+        backoff: Duration,
+        notifier: Option<&Holder>,
+    ) -> Result<Task> {
         self.change(name, &format!("after run {run}"), |task| {
             held_by(
                 task,
@@ -619,6 +624,7 @@ impl<'a> Store<'a> {
             let free = task.last_run().is_some_and(|r| r.free);
             if !free && task.attempts() >= task.max_attempts {
                 task.move_to(TaskState::Parked, now, Some(run));
+                task.notify_owed = notifier.cloned();
             } else {
                 task.not_before = Some(now + backoff.as_secs() as i64);
                 task.move_to(TaskState::Queued, now, Some(run));
@@ -626,6 +632,39 @@ impl<'a> Store<'a> {
             Ok(task.clone())
         })
     }
+}
+
+impl Store<'_> {
+    /// The notification for the park of task `name`, owed by `from`, is owed by `to`
+    /// now (`to` runs it). Refused unless `from` still owes it: of drainers taking it
+    /// over at once, one wins.
+    pub fn take_notify(&self, name: &TaskName, from: &Holder, to: &Holder) -> Result<Task> {
+        self.change(name, "notify taken over", |task| {
+            owes(task, from)?;
+            task.notify_owed = Some(to.clone());
+            Ok(task.clone())
+        })
+    }
+
+    /// `by` ran the notification it owed for the park of task `name`.
+    pub fn notified(&self, name: &TaskName, by: &Holder) -> Result<Task> {
+        self.change(name, "notified", |task| {
+            owes(task, by)?;
+            task.notify_owed = None;
+            Ok(task.clone())
+        })
+    }
+}
+
+/// Is `task` parked, its notification owed by `holder`?
+fn owes(task: &Task, holder: &Holder) -> Result<()> {
+    if task.state != TaskState::Parked || task.notify_owed.as_ref() != Some(holder) {
+        return Err(Error::refused(format!(
+            "task `{}` owes no notification of pid {} on {}",
+            task.name, holder.pid, holder.host
+        )));
+    }
+    Ok(())
 }
 
 /// Which succeeded tasks have landed, worked out once per claim and only for the tasks
@@ -708,6 +747,32 @@ fn held_by(task: &Task, run: &str, states: &[TaskState]) -> Result<()> {
         )));
     }
     Ok(())
+}
+
+/// `step`, which fetches the queue's remote, tried again after a failure of the
+/// environment: two drainers in one clone fetch at once, and git refuses the fetch
+/// whose tracking refs the other moved meanwhile ("cannot lock ref ... is at X but
+/// expected Y"). `step` must be safe to repeat. The pauses grow, each with a part of
+/// its own per process, so the fetchers of one clone fall out of step.
+pub fn fetch_retried<T>(mut step: impl FnMut() -> Result<T>) -> Result<T> {
+    let mut tries: u64 = 0;
+    let offset = u64::from(std::process::id()) % 97;
+    loop {
+        match step() {
+            Ok(done) => return Ok(done),
+            Err(e)
+                if tries >= FETCH_TRIES as u64
+                    || !matches!(e.kind, Kind::Environment | Kind::Locked) =>
+            {
+                return Err(e);
+            }
+            Err(_) => {
+                tries += 1;
+                let own = (offset * tries * 31) % 100;
+                std::thread::sleep(Duration::from_millis(50 * tries + own));
+            }
+        }
+    }
 }
 
 fn kept_changing(name: &TaskName) -> Error {

@@ -6,6 +6,7 @@ use std::process::{Command, Output, Stdio};
 pub mod anthropic;
 pub mod assert;
 pub mod claude;
+pub mod drain;
 pub mod procs;
 mod repos;
 pub mod snap;
