@@ -47,6 +47,7 @@ mod repo_env_overrides;
 mod run;
 mod task;
 mod task_health;
+mod task_pack;
 mod verify;
 mod watchdog;
 mod worktree;

@@ -12,6 +12,7 @@
 //! guardians), and the next drainer reaps their tasks as crashed.
 
 mod agent;
+pub mod pack;
 mod reap;
 pub mod record;
 pub mod retry;
@@ -206,6 +207,7 @@ impl Drainer<'_> {
                     self.ui
                         .warn(&format!("cannot fetch the task queue: {}", e.message));
                 }
+                pack::pack_task_refs_if_loose(self.ctx, self.queue, self.ui);
                 self.watch();
                 last_watch = Some(Instant::now());
             }

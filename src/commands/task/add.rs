@@ -3,12 +3,12 @@
 use std::path::PathBuf;
 
 use fleet::error::{Error, Result};
-use fleet::tasks::{Task, TaskName};
+use fleet::tasks::{Store, Task, TaskName};
 
-use super::{REMOTE_HELP, with_store};
+use super::REMOTE_HELP;
 use crate::cli::args::{Output, QueueArgs};
 use crate::commands::CommandEnv;
-use crate::render;
+use crate::render::{self, term::TermUi};
 
 /// Add a task to the queue
 #[derive(Debug, clap::Args)]
@@ -62,23 +62,26 @@ pub fn run(env: &CommandEnv, args: Args) -> Result<u8> {
         })?),
         None => None,
     };
-    with_store(env, &args.queue, |store| {
-        let mut task = Task::new(&args.name, fleet::time::now());
-        task.prompt = args.prompt;
-        task.plan_from = args.plan.map(|p| p.display().to_string());
-        task.agent = args.agent;
-        task.after = args.after.iter().map(|a| a.as_str().to_string()).collect();
-        task.priority = args.priority;
-        task.max_attempts = args.max_attempts;
-        store.add(&task, plan.as_deref())?;
-        if args.out.json {
-            render::json(&task);
-        } else {
-            render::ok(&format!(
-                "added task {} (queued, priority {})",
-                task.name, task.priority
-            ));
-        }
-        Ok(0)
-    })
+    let (ctx, queue) = env.queue(&args.queue)?;
+    let store = Store::new(&ctx, &queue);
+    store.refresh()?;
+    let mut task = Task::new(&args.name, fleet::time::now());
+    task.prompt = args.prompt;
+    task.plan_from = args.plan.map(|p| p.display().to_string());
+    task.agent = args.agent;
+    task.after = args.after.iter().map(|a| a.as_str().to_string()).collect();
+    task.priority = args.priority;
+    task.max_attempts = args.max_attempts;
+    store.add(&task, plan.as_deref())?;
+    if args.out.json {
+        render::json(&task);
+    } else {
+        render::ok(&format!(
+            "added task {} (queued, priority {})",
+            task.name, task.priority
+        ));
+    }
+    // Every add leaves a loose ref; a long queue is kept packed (see `drain::pack`).
+    fleet::drain::pack::pack_task_refs_if_loose(&ctx, &queue, &TermUi::plain());
+    Ok(0)
 }
