@@ -58,6 +58,7 @@ fn main() {
 
     let (mut drain, mut glue) = (Vec::new(), Vec::new());
     let mut steps: Vec<Steps> = Vec::new();
+    let mut worktree_alone = Vec::new();
     for run in 0..runs(5) {
         // Alternate which side goes first, so neither always runs on a warmer machine.
         let sides: [bool; 2] = if run % 2 == 0 {
@@ -84,6 +85,13 @@ fn main() {
                 glue.push(time_glue(&env, &dir, &names, &agent) / n as u32);
             }
             assert_lanes_ready(&env, &dir, n);
+            if !drain_side {
+                // The step both sides share, alone: `fleet worktree new` as a process.
+                for k in 0..3 {
+                    let name = format!("alone-{k}");
+                    worktree_alone.push(env.time_fleet(&dir, &["worktree", "new", &name]));
+                }
+            }
         }
     }
 
@@ -117,6 +125,11 @@ fn main() {
     println!(
         "| first task: drainer start -> claimed | {} |",
         step(|s| s.start)
+    );
+    println!(
+        "| for comparison: `fleet worktree new` alone, as a process (median of {}) | {} |",
+        worktree_alone.len(),
+        ms(median(&worktree_alone))
     );
 }
 
