@@ -14,7 +14,12 @@
 //!    claim per process (`fleet task claim`), which reads the memo file each time.
 //! 3. Reading the whole queue: `fleet task list --json` (the process), without the
 //!    memo file (the first list) and with it, on loose refs, packed refs, and packed
-//!    refs and objects, against parsing the registry blob in-process.
+//!    refs and objects, against parsing the registry blob in-process. The refs are
+//!    packed the way fleet packs them (`Repo::pack_refs_under`), timed once.
+//! 4. Claims through a bare remote holding the queue, from 2 clones with 2 claimer
+//!    threads each (`FLEET_BENCH_REMOTE_CLAIMS`, default 40): each claim fetches, then
+//!    pushes leased on the task's old commit; with the clones' tracking refs of the tasks
+//!    loose (as fetches leave them), then packed by fleet. Double claims must be 0.
 
 mod common;
 
@@ -143,7 +148,14 @@ fn main() {
     list("loose refs and objects");
     let (loose_rate, loose_doubles) = race(&dir, claims, claim_one_ref);
     per_process("loose refs");
-    env.git(&dir, &["pack-refs", "--all"]);
+    let started = Instant::now();
+    ctx.repo.pack_refs_under("refs/fleet/tasks/").unwrap();
+    let pack_took = started.elapsed();
+    assert_eq!(ctx.repo.loose_refs_under("refs/fleet/tasks/"), 0);
+    println!(
+        "| packing the task refs (`Repo::pack_refs_under`: `git pack-refs --include`), once | {} |",
+        ms(pack_took)
+    );
     refs_under("packed refs");
     list("packed refs, loose objects");
     let (packed_rate, packed_doubles) = race(&dir, claims, claim_one_ref);
@@ -179,6 +191,137 @@ fn main() {
         2 * claims + 2 * runs(10),
         "the refs show every claim once"
     );
+
+    through_a_remote(&env, &dir, loose_rate, packed_rate);
+}
+
+/// Section 4: claims through a bare remote holding the same queue, from 2 clones with
+/// 2 claimer threads each (each claim a fetch, then a push leased on the task's old
+/// commit), first with the clones' tracking refs of the tasks loose (as fetches leave
+/// them), then packed by fleet.
+fn through_a_remote(env: &Env, dir: &Path, loose_rate: f64, packed_rate: f64) {
+    const CLONES: usize = 2;
+    let claims = count("FLEET_BENCH_REMOTE_CLAIMS", 40);
+    let remote = env.base.join("remote.git");
+    env.git(
+        &env.base,
+        &[
+            "init",
+            "-q",
+            "--bare",
+            "-b",
+            "main",
+            remote.to_str().unwrap(),
+        ],
+    );
+    env.git(dir, &["remote", "add", "origin", remote.to_str().unwrap()]);
+    env.git(
+        dir,
+        &[
+            "push",
+            "-q",
+            "origin",
+            "main",
+            "refs/fleet/tasks/*:refs/fleet/tasks/*",
+        ],
+    );
+    // What a hosted remote's own housekeeping (`git gc`) would leave.
+    env.git(&remote, &["pack-refs", "--all"]);
+    let clones: Vec<_> = (0..CLONES)
+        .map(|i| {
+            let clone = env.base.join(format!("clone-{i}"));
+            env.git(
+                &env.base,
+                &[
+                    "clone",
+                    "-q",
+                    remote.to_str().unwrap(),
+                    clone.to_str().unwrap(),
+                ],
+            );
+            env.git(&clone, &["config", "user.name", "Bench"]);
+            env.git(&clone, &["config", "user.email", "bench@example.invalid"]);
+            // The first fetch of the queue, not timed.
+            let ctx = Context::find(&clone).unwrap();
+            Store::new(&ctx, &Queue::Remote("origin".into()))
+                .refresh()
+                .unwrap();
+            clone
+        })
+        .collect();
+    let prefix = fleet::refs::remote_tasks("origin");
+    let loose = Context::find(&clones[0])
+        .unwrap()
+        .repo
+        .loose_refs_under(&prefix);
+    let (remote_loose, loose_doubles) = race_remote(&clones, claims);
+    for clone in &clones {
+        let ctx = Context::find(clone).unwrap();
+        ctx.repo.pack_refs_under(&prefix).unwrap();
+    }
+    let (remote_packed, packed_doubles) = race_remote(&clones, claims);
+    println!(
+        "\n| {CLONES} clones x 2 claimers through a bare remote ({} tasks on it) | claims/s | double claims | same repository, 4 claimers |",
+        count("FLEET_BENCH_TASKS", 10_000)
+    );
+    println!("| --- | ---: | ---: | ---: |");
+    println!(
+        "| tracking refs of the tasks loose ({loose} files per clone) | {remote_loose:.1} | {loose_doubles} | {loose_rate:.0} (loose) |"
+    );
+    println!(
+        "| tracking refs packed by fleet | {remote_packed:.1} | {packed_doubles} | {packed_rate:.0} (packed) |"
+    );
+    // Every claim is on the remote once.
+    let on_remote = env.git_stdout(
+        &remote,
+        &["for-each-ref", "--format=%(refname)", "refs/fleet/tasks/"],
+    );
+    assert_eq!(
+        on_remote.lines().count(),
+        count("FLEET_BENCH_TASKS", 10_000)
+    );
+}
+
+/// `claims` claims in all by 2 threads per clone, each fetching before it claims as
+/// `fleet task claim --remote` does; claims per second and double claims.
+fn race_remote(clones: &[std::path::PathBuf], claims: usize) -> (f64, usize) {
+    let threads = clones.len() * 2;
+    let started = Instant::now();
+    let names: Vec<String> = std::thread::scope(|s| {
+        let handles: Vec<_> = (0..threads)
+            .map(|i| {
+                let clone = &clones[i % clones.len()];
+                s.spawn(move || {
+                    let ctx = Context::find(clone).unwrap();
+                    let queue = Queue::Remote("origin".into());
+                    let store = Store::new(&ctx, &queue);
+                    let mut holder = Holder::this_process("bench");
+                    holder.host = format!("remote-claimer-{i}");
+                    (0..claims / threads)
+                        .map(|_| {
+                            store.refresh().unwrap();
+                            store
+                                .claim_next(&holder, fleet::time::now(), Duration::from_secs(300))
+                                .unwrap()
+                                .expect("a task to claim")
+                                .task
+                                .name
+                        })
+                        .collect::<Vec<_>>()
+                })
+            })
+            .collect();
+        handles
+            .into_iter()
+            .flat_map(|h| h.join().unwrap())
+            .collect()
+    });
+    let took = started.elapsed();
+    let unique: HashSet<&String> = names.iter().collect();
+    (
+        names.len() as f64 / took.as_secs_f64(),
+        names.len() - unique.len(),
+    )
 }
 
 /// `claims` claims made by `CLAIMERS` threads with `claim`; claims per second and

@@ -50,6 +50,7 @@ mod run;
 mod status_nested;
 mod task;
 mod task_health;
+mod task_pack;
 mod verify;
 mod watchdog;
 mod worktree;

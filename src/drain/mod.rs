@@ -15,6 +15,7 @@
 //! records it on the run; a usage limit closes that plan for every drainer
 //! ([`crate::plans::PlanStore`]) and the task goes back to the queue at once, to the
 //! next open plan.
+//!
 //! Failpoints for the crash tests (`FLEET_FAILPOINT=<name>:abort`, see
 //! [`crate::failpoint`]), at each step of a run: `drain-after-claim`,
 //! `drain-after-worktree` (made, not yet recorded in the run), `drain-after-place`,
@@ -24,6 +25,7 @@
 
 mod agent;
 pub mod follow;
+pub mod pack;
 mod reap;
 pub mod record;
 pub mod retry;
@@ -226,6 +228,7 @@ impl Drainer<'_> {
                     self.ui
                         .warn(&format!("cannot fetch the task queue: {}", e.message));
                 }
+                pack::pack_task_refs_if_loose(self.ctx, self.queue, self.ui);
                 self.watch();
                 self.follow_up_lanes();
                 last_watch = Some(Instant::now());

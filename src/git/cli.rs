@@ -698,3 +698,48 @@ pub fn commit_paths_as_human(
     let why = format!("{}{}", out.stdout_str(), out.stderr_str());
     Ok(Err(why.trim().to_string()))
 }
+
+/// Move the loose refs whose names match `pattern` (a `git pack-refs --include`
+/// wildmatch, `*` crossing `/`) into `packed-refs`, pruning their loose files. Without
+/// `--all`, nothing else is packed and no other ref's loose file is touched (with
+/// `--include`, git 2.47 does not add its default `refs/tags/*`). Hooks are off: git 2.47
+/// runs `reference-transaction` for the rewrite of `packed-refs` and again for every
+/// loose file it prunes (prepared and committed each time: 20,000 hook runs for 10,000
+/// refs), and these are fleet's own refs.
+///
+/// Why git: gix 0.90 has no pack-refs. `Repository::edit_references` only ever deletes
+/// from `packed-refs`; gix-ref 0.69 can write an entry there only as part of updating
+/// each ref in a transaction (`PackedRefs::DeletionsAndNonSymbolicUpdatesRemoveLooseSourceReference`),
+/// which would lock every loose ref at once and fail the whole pack when one claim moves
+/// one of them meanwhile. git's pack-refs takes
+/// `packed-refs.lock`, copies the refs' current values, commits `packed-refs`, and only
+/// then prunes each loose file under that ref's own lock and only if it still holds the
+/// copied value: a compare-and-swap that lands before the copy is copied, one that lands
+/// after keeps its loose file, which shadows the packed copy. gix's own updates take
+/// `packed-refs.lock` too once there are packed refs, so they wait out the rewrite
+/// (`core.packedRefsTimeout`, 1 s by default). The other way round, every such update
+/// holds `packed-refs.lock` for a moment, so with claimers busy git may wait for its turn
+/// longer than its default second: it is given 5 s, and a lock it still cannot take is a
+/// [`crate::error::Kind::Locked`] error (the refs stay loose; the next pack does it).
+pub fn pack_refs(git_dir: &Path, pattern: &str, no_hooks: &Path) -> Result<()> {
+    let mut cmd = git(git_dir);
+    cmd.arg("-c")
+        .arg(format!("core.hooksPath={}", no_hooks.display()))
+        .args(["-c", "core.packedRefsTimeout=5000"])
+        .args(["pack-refs", "--include", pattern]);
+    let what = format!("pack the refs {pattern}");
+    let out = run_any_exit(cmd, Input::Closed, Duration::from_secs(600), &what)?;
+    if out.success() {
+        return Ok(());
+    }
+    let message = format!(
+        "git failed to {what} (exit {}): {}",
+        proc::shell_code(out.status, false),
+        out.stderr_str().trim()
+    );
+    Err(if out.stderr_str().contains("packed-refs.lock") {
+        Error::locked(message)
+    } else {
+        Error::env(message)
+    })
+}

@@ -28,7 +28,19 @@ impl Repo {
     }
 
     /// The object a full ref name points at (peeled through symbolic refs).
+    ///
+    /// fleet's own refs (`refs/fleet/`, which fleet writes straight at a commit) are read
+    /// loose file first, as git reads a ref: gix takes its view of `packed-refs` before
+    /// it opens the loose file, so beside a `git pack-refs` that commits `packed-refs`
+    /// and then prunes the loose file, gix can miss the loose file and find the older
+    /// packed value (or none). Read loose file first, a pruned file means the new
+    /// `packed-refs` is already in place when gix looks.
     pub fn ref_target(&self, full_name: &str) -> Result<Option<ObjectId>> {
+        if full_name.starts_with("refs/fleet/")
+            && let Some(id) = self.loose_id(full_name)
+        {
+            return Ok(Some(id));
+        }
         let Some(mut reference) = self
             .inner
             .try_find_reference(full_name)
@@ -40,6 +52,95 @@ impl Repo {
             .peel_to_id()
             .context(|| format!("cannot resolve {full_name}"))?;
         Ok(Some(id.detach()))
+    }
+
+    /// The object id in `full_name`'s loose file in the common dir, when it holds one
+    /// (not when it is missing, symbolic or unreadable: then gix reads the ref).
+    fn loose_id(&self, full_name: &str) -> Option<ObjectId> {
+        let text = std::fs::read(self.common_dir().join(full_name)).ok()?;
+        let hex = text.strip_suffix(b"\n").unwrap_or(&text);
+        if hex.len() != 40 && hex.len() != 64 {
+            return None;
+        }
+        ObjectId::from_hex(hex).ok()
+    }
+
+    /// Hold fleet's pack lock (`<common>/fleet/pack-refs.lock`, an flock the kernel
+    /// drops with its holder): shared by every listing and every compare-and-swap of
+    /// fleet's refs, exclusive while [`Self::pack_refs_under`] packs them. A second
+    /// flock, `pack-refs-next.lock`, lets a waiting pack go next: a new shared holder
+    /// passes through it, and the pack holds it while it waits for the shared holders to
+    /// finish, so a busy queue cannot keep a pack out for ever. Waits up to `wait`.
+    ///
+    /// Why: a gix 0.90 ref transaction reads `packed-refs` before it takes
+    /// `packed-refs.lock`, and reads a ref's current value from that copy when the loose
+    /// file is gone. Beside a `git pack-refs` that copies a ref's new value, commits
+    /// `packed-refs` and prunes the loose file meanwhile, the swap would compare against
+    /// the older value and win from it: a claim lost, a task claimed twice
+    /// (`tests/task_pack.rs` caught both). gix's listings read `packed-refs` before the
+    /// loose files too, and lose a ref pruned in between. git's own updates read under
+    /// the lock, and its listings read the loose files first.
+    fn pack_lock(&self, exclusive: bool, wait: std::time::Duration) -> Result<PackLock> {
+        use rustix::fs::FlockOperation::{NonBlockingLockExclusive, NonBlockingLockShared};
+        let deadline = std::time::Instant::now() + wait;
+        let (next, op) = if exclusive {
+            (NonBlockingLockExclusive, NonBlockingLockExclusive)
+        } else {
+            (NonBlockingLockShared, NonBlockingLockShared)
+        };
+        let turn = self.flock_until("pack-refs-next", next, deadline, exclusive)?;
+        let held = self.flock_until("pack-refs", op, deadline, exclusive)?;
+        Ok(PackLock {
+            _held: held,
+            _turn: exclusive.then_some(turn),
+        })
+    }
+
+    fn flock_until(
+        &self,
+        name: &str,
+        op: rustix::fs::FlockOperation,
+        deadline: std::time::Instant,
+        exclusive: bool,
+    ) -> Result<std::fs::File> {
+        let common = self.common_dir();
+        let path = crate::state::lock_file(&common, name);
+        let open = || {
+            std::fs::OpenOptions::new()
+                .create(true)
+                .truncate(false)
+                .write(true)
+                .open(&path)
+        };
+        let file = match open() {
+            Ok(file) => file,
+            Err(_) => {
+                let dir = path.parent().unwrap_or(&common);
+                std::fs::create_dir_all(dir)
+                    .context(|| format!("cannot create {}", dir.display()))?;
+                open().context(|| format!("cannot open {}", path.display()))?
+            }
+        };
+        loop {
+            if rustix::fs::flock(&file, op).is_ok() {
+                return Ok(file);
+            }
+            if std::time::Instant::now() >= deadline {
+                return Err(Error::locked(format!(
+                    "{} is held by another fleet process ({})",
+                    path.display(),
+                    if exclusive {
+                        "reading or updating fleet's refs"
+                    } else {
+                        "packing fleet's refs"
+                    }
+                ))
+                .with_help(
+                    "wait for it to finish; the lock goes away by itself when that process exits",
+                ));
+            }
+            std::thread::sleep(std::time::Duration::from_millis(1));
+        }
     }
 
     /// Tips of the refs that hold local work: branches, tags, the stash.
@@ -66,18 +167,126 @@ impl Repo {
 
     /// Every ref under `prefix` (e.g. `refs/fleet/snapshots/`) with the commit it names.
     pub fn refs_under(&self, prefix: &str) -> Result<Vec<(String, ObjectId)>> {
-        let what = || format!("cannot list {prefix}");
-        let refs = self.inner.references().context(what)?;
-        let mut out = Vec::new();
-        for r in refs.prefixed(prefix).context(what)? {
-            let Ok(mut r) = r else { continue };
-            let name = r.name().as_bstr().to_str_lossy().into_owned();
-            if let Ok(id) = r.peel_to_id() {
-                out.push((name, id.detach()));
+        self.listing_past_packs(prefix, || {
+            let what = || format!("cannot list {prefix}");
+            let refs = self.inner.references().context(what)?;
+            let (mut out, mut unread) = (Vec::new(), false);
+            for r in refs.prefixed(prefix).context(what)? {
+                let Ok(mut r) = r else {
+                    unread = true;
+                    continue;
+                };
+                let name = r.name().as_bstr().to_str_lossy().into_owned();
+                if let Ok(id) = r.peel_to_id() {
+                    out.push((name, id.detach()));
+                }
+            }
+            out.sort();
+            Ok((out, unread))
+        })
+    }
+
+    /// `list`, done again when `packed-refs` was rewritten while it ran or when a ref
+    /// in it could not be read (`list` says so with its `bool`); after a few tries, what
+    /// the last one read (a ref broken for good is left out, as before). Both are what a
+    /// concurrent `git pack-refs` does to a gix listing: gix reads `packed-refs` when a
+    /// listing starts and the loose files after it, so a pack that commits `packed-refs`
+    /// and prunes a loose file in between makes that ref vanish (git itself reads the
+    /// loose files first); and a loose file pruned between the folder's read and the
+    /// file's is an error that hides the packed copy of the same name too. A rewrite is a
+    /// rename, so the file's inode tells it, whatever the clock's grain.
+    fn listing_past_packs<T>(
+        &self,
+        prefix: &str,
+        mut list: impl FnMut() -> Result<(T, bool)>,
+    ) -> Result<T> {
+        const TRIES: usize = 5;
+        // fleet's own packs wait for the listing (see `pack_lock`); the checks below
+        // are for anyone else's (`git gc`, `git pack-refs --all`).
+        let _not_packing = self.own_ref_swap(prefix)?;
+        let packed = self.common_dir().join("packed-refs");
+        let identity = || {
+            use std::os::unix::fs::MetadataExt;
+            std::fs::metadata(&packed)
+                .ok()
+                .map(|m| (m.dev(), m.ino(), m.size(), m.mtime(), m.mtime_nsec()))
+        };
+        let mut tries = 0;
+        loop {
+            let before = identity();
+            let (out, unread) = list()?;
+            tries += 1;
+            if (!unread && identity() == before) || tries >= TRIES {
+                return Ok(out);
             }
         }
-        out.sort();
-        Ok(out)
+    }
+
+    /// How many loose ref files are under `prefix` (`refs/fleet/tasks/`) in the common
+    /// dir: a walk of its folders, no file read. Lock files are not refs.
+    pub fn loose_refs_under(&self, prefix: &str) -> usize {
+        fn walk(dir: &std::path::Path) -> usize {
+            let Ok(entries) = std::fs::read_dir(dir) else {
+                return 0;
+            };
+            entries
+                .flatten()
+                .map(|e| match e.file_type() {
+                    Ok(t) if t.is_dir() => walk(&e.path()),
+                    Ok(t) if t.is_file() => {
+                        usize::from(!e.file_name().to_string_lossy().ends_with(".lock"))
+                    }
+                    _ => 0,
+                })
+                .sum()
+        }
+        walk(&self.common_dir().join(prefix))
+    }
+
+    /// Pack the loose refs under `prefix` (`refs/fleet/tasks/`) into `packed-refs`
+    /// ([`crate::git::cli::pack_refs`]: `git pack-refs --include '<prefix>*'`, which
+    /// packs and prunes nothing else), so listing them reads one file instead of one
+    /// file per ref. Safe beside compare-and-swap updates of those refs: git's lock
+    /// protocol, described there, and no swap of fleet's refs while it runs
+    /// ([`Self::pack_lock`]). A [`crate::error::Kind::Locked`] error when swaps or
+    /// another pack kept the lock for 5 s, or git could not take `packed-refs.lock`:
+    /// nothing changed, the next pack does it.
+    ///
+    /// A pack never follows the last rewrite of `packed-refs` within 50 ms: gix tells a
+    /// rewritten `packed-refs` from the one it cached by its modification time alone
+    /// (gix-fs 0.24's `SharedFileSnapshot`), and Linux stamps files from a clock that
+    /// moves in ticks of 1 to 10 ms. A rewrite in the tick of the previous one would look unchanged to a
+    /// gix process that cached the previous one, which would then read the refs this
+    /// pack moves out of their loose files at their older packed values.
+    pub fn pack_refs_under(&self, prefix: &str) -> Result<()> {
+        // Only fleet's own refs: their swaps are the ones that take the pack lock.
+        if !prefix.starts_with("refs/fleet/")
+            || !prefix.ends_with('/')
+            || prefix.contains(['*', '?', '[', '\\'])
+        {
+            return Err(Error::usage(format!(
+                "cannot pack the refs under {prefix}: give a folder of fleet's refs such as refs/fleet/tasks/"
+            )));
+        }
+        const SAME_TICK: std::time::Duration = std::time::Duration::from_millis(50);
+        let packed = self.common_dir().join("packed-refs");
+        let wait_for_a_new_tick = || {
+            if let Some(age) = std::fs::metadata(&packed)
+                .and_then(|m| m.modified())
+                .ok()
+                .and_then(|t| t.elapsed().ok())
+                && age < SAME_TICK
+            {
+                std::thread::sleep(SAME_TICK - age);
+            }
+        };
+        // Outside the lock, then again inside it (another pack may have gone first).
+        wait_for_a_new_tick();
+        // No listing or swap of fleet's refs runs while git packs (see `pack_lock`).
+        let _packing = self.pack_lock(true, std::time::Duration::from_secs(5))?;
+        wait_for_a_new_tick();
+        let no_hooks = crate::state::no_hooks_dir(self)?;
+        super::cli::pack_refs(&self.common_dir(), &format!("{prefix}*"), &no_hooks)
     }
 
     /// Every ref under `prefix` that names an object directly, with that object's id as
@@ -85,20 +294,25 @@ impl Repo {
     /// which looks up each object (10,000 lookups for 10,000 task refs). For refs fleet
     /// writes itself, always straight at a commit; a symbolic ref there is skipped.
     pub fn ref_ids_under(&self, prefix: &str) -> Result<Vec<(String, ObjectId)>> {
-        let what = || format!("cannot list {prefix}");
-        let refs = self.inner.references().context(what)?;
-        let mut out = Vec::new();
-        for r in refs.prefixed(prefix).context(what)? {
-            let Ok(r) = r else { continue };
-            if let Some(id) = r.target().try_id() {
-                out.push((
-                    r.name().as_bstr().to_str_lossy().into_owned(),
-                    id.to_owned(),
-                ));
+        self.listing_past_packs(prefix, || {
+            let what = || format!("cannot list {prefix}");
+            let refs = self.inner.references().context(what)?;
+            let (mut out, mut unread) = (Vec::new(), false);
+            for r in refs.prefixed(prefix).context(what)? {
+                let Ok(r) = r else {
+                    unread = true;
+                    continue;
+                };
+                if let Some(id) = r.target().try_id() {
+                    out.push((
+                        r.name().as_bstr().to_str_lossy().into_owned(),
+                        id.to_owned(),
+                    ));
+                }
             }
-        }
-        out.sort();
-        Ok(out)
+            out.sort();
+            Ok((out, unread))
+        })
     }
 
     /// Point this worktree's HEAD at `refs/heads/<branch>` (a symbolic ref, as a
@@ -247,6 +461,7 @@ impl Repo {
             Some(old) => PreviousValue::MustExistAndMatch(Target::Object(old)),
             None => PreviousValue::MustNotExist,
         };
+        let _not_packing = self.own_ref_swap(full_name)?;
         self.edit(full_name, Some(new), expected, reason)
             .map_err(|e| {
                 let now = self.ref_target(full_name).ok().flatten();
@@ -262,8 +477,19 @@ impl Repo {
     /// Delete `full_name` only if it still points at `expected`.
     pub fn cas_delete(&self, full_name: &str, expected: ObjectId) -> Result<()> {
         let expected = PreviousValue::MustExistAndMatch(Target::Object(expected));
+        let _not_packing = self.own_ref_swap(full_name)?;
         self.edit_past_stale_lock(full_name, None, expected, "")
             .map_err(|e| Error::refused(format!("cannot delete {full_name}: {e}")))
+    }
+
+    /// For a swap of one of fleet's own refs (which only fleet packs), the shared side
+    /// of [`Self::pack_lock`], held until dropped; nothing for other refs.
+    fn own_ref_swap(&self, full_name: &str) -> Result<Option<PackLock>> {
+        if !full_name.starts_with("refs/fleet/") {
+            return Ok(None);
+        }
+        self.pack_lock(false, std::time::Duration::from_secs(30))
+            .map(Some)
     }
 
     /// [`Self::edit`], and once more after waiting out a `<ref>.lock` in the way: a
@@ -329,4 +555,11 @@ pub enum OwnRefStep<T> {
     Set(ObjectId, T),
     /// Leave the ref as it is and answer `T`.
     Keep(T),
+}
+
+/// Fleet's pack lock, held until dropped (see [`Repo::pack_lock`]).
+struct PackLock {
+    _held: std::fs::File,
+    /// A pack keeps its turn until it is done.
+    _turn: Option<std::fs::File>,
 }

@@ -20,7 +20,8 @@
 //! a listing of the refs: 21 claims/s with 10,000 loose refs (45 ms to list them),
 //! 119 with packed refs (3 ms); `fleet task list --json` 78 ms loose, 34 ms packed
 //! (489 ms and 2 claims/s before the memo, when every task's commit was read each time).
-//! Loose task refs are what every change leaves, so a long queue wants them packed.
+//! Loose task refs are what every change leaves; fleet packs them once more than 1,000
+//! are loose (`drain::pack`).
 
 use std::cell::OnceCell;
 use std::cell::{RefCell, RefMut};

@@ -3,12 +3,12 @@
 use std::path::PathBuf;
 
 use fleet::error::{Error, Result};
-use fleet::tasks::{Task, TaskName};
+use fleet::tasks::{Store, Task, TaskName};
 
-use super::{REMOTE_HELP, with_store};
+use super::REMOTE_HELP;
 use crate::cli::args::{Output, QueueArgs};
 use crate::commands::CommandEnv;
-use crate::render;
+use crate::render::{self, term::TermUi};
 
 /// Add a task to the queue
 #[derive(Debug, clap::Args)]
@@ -81,48 +81,50 @@ pub fn run(env: &CommandEnv, args: Args) -> Result<u8> {
         })?),
         None => None,
     };
-    if let Some(class) = &args.class {
-        let ctx = env.context()?;
-        if !ctx.config.classes.contains_key(class) {
-            let known = if ctx.config.classes.is_empty() {
-                "fleet.toml has no [classes]; add e.g. [classes] mechanical = [\"cheap\", \"subscription\"]".to_string()
-            } else {
-                format!(
-                    "the classes are {}",
-                    ctx.config
-                        .classes
-                        .keys()
-                        .cloned()
-                        .collect::<Vec<_>>()
-                        .join(", ")
-                )
-            };
-            return Err(Error::usage(format!(
-                "there is no class `{class}` in fleet.toml's [classes]"
-            ))
-            .with_help(known));
-        }
-    }
-    with_store(env, &args.queue, |store| {
-        let mut task = Task::new(&args.name, fleet::time::now());
-        task.prompt = args.prompt;
-        task.plan_from = args.plan.map(|p| p.display().to_string());
-        task.agent = args.agent;
-        task.after = args.after.iter().map(|a| a.as_str().to_string()).collect();
-        task.priority = args.priority;
-        task.max_attempts = args.max_attempts;
-        task.class = args.class;
-        task.max_tokens = args.max_tokens;
-        task.max_cost_usd = args.max_cost;
-        store.add(&task, plan.as_deref())?;
-        if args.out.json {
-            render::json(&task);
+    let (ctx, queue) = env.queue(&args.queue)?;
+    if let Some(class) = &args.class
+        && !ctx.config.classes.contains_key(class)
+    {
+        let known = if ctx.config.classes.is_empty() {
+            "fleet.toml has no [classes]; add e.g. [classes] mechanical = [\"cheap\", \"subscription\"]".to_string()
         } else {
-            render::ok(&format!(
-                "added task {} (queued, priority {})",
-                task.name, task.priority
-            ));
-        }
-        Ok(0)
-    })
+            format!(
+                "the classes are {}",
+                ctx.config
+                    .classes
+                    .keys()
+                    .cloned()
+                    .collect::<Vec<_>>()
+                    .join(", ")
+            )
+        };
+        return Err(Error::usage(format!(
+            "there is no class `{class}` in fleet.toml's [classes]"
+        ))
+        .with_help(known));
+    }
+    let store = Store::new(&ctx, &queue);
+    store.refresh()?;
+    let mut task = Task::new(&args.name, fleet::time::now());
+    task.prompt = args.prompt;
+    task.plan_from = args.plan.map(|p| p.display().to_string());
+    task.agent = args.agent;
+    task.after = args.after.iter().map(|a| a.as_str().to_string()).collect();
+    task.priority = args.priority;
+    task.max_attempts = args.max_attempts;
+    task.class = args.class;
+    task.max_tokens = args.max_tokens;
+    task.max_cost_usd = args.max_cost;
+    store.add(&task, plan.as_deref())?;
+    if args.out.json {
+        render::json(&task);
+    } else {
+        render::ok(&format!(
+            "added task {} (queued, priority {})",
+            task.name, task.priority
+        ));
+    }
+    // Every add leaves a loose ref; a long queue is kept packed (see `drain::pack`).
+    fleet::drain::pack::pack_task_refs_if_loose(&ctx, &queue, &TermUi::plain());
+    Ok(0)
 }

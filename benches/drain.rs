@@ -1,0 +1,281 @@
+//! Per-task overhead of `fleet drain` against the shell glue a user writes today, task
+//! after task, with a trivial agent (a script that writes one file and commits it) and
+//! a check that is `true`.
+//!
+//!   cargo bench --bench drain
+//!
+//! `FLEET_BENCH_TASKS` tasks per run (default 20), `FLEET_BENCH_RUNS` runs (default 5);
+//! every run makes two fresh 200-file repositories, one per side, with the same
+//! fleet.toml (the agent profile is unused by the glue).
+//!
+//! - **drain:** the tasks are added first (`fleet task add`, not timed), then one
+//!   `fleet drain --max 1` (one agent at a time, as the glue runs them) is timed from its
+//!   start to the line saying the last task's lane is ready; then it is stopped.
+//! - **glue:** one `sh` script looping over the same task names:
+//!   `wt=$(fleet worktree new NAME)`, `cd "$wt"`, `fleet run -- AGENT`, then the check
+//!   `true` and `fleet ready --exit-code $? --log FILE`. Locally `worktree new` tracks
+//!   the lane itself, so no `fleet track`.
+//!
+//! Both sides must end with every lane ready and holding the agent's commit. The
+//! drainer's stderr lines are timestamped as they arrive, which splits its time per task
+//! into: claiming (from the previous task's end), making the worktree (claimed ->
+//! running), the agent (running -> checking), the check and `ready` (checking -> ready).
+
+mod common;
+
+use std::io::BufRead;
+use std::path::Path;
+use std::process::Stdio;
+use std::time::{Duration, Instant};
+
+use common::{Env, median, ms, runs};
+
+const AGENT: &str =
+    "#!/bin/sh\necho done > done.txt\ngit add done.txt\ngit commit -qm 'agent: one file'\n";
+
+fn count(var: &str, default: usize) -> usize {
+    std::env::var(var)
+        .ok()
+        .and_then(|v| v.parse().ok())
+        .filter(|n| *n > 0)
+        .unwrap_or(default)
+}
+
+fn main() {
+    let env = Env::new();
+    let n = count("FLEET_BENCH_TASKS", 20);
+    let agent = env.base.join("agent.sh");
+    std::fs::write(&agent, AGENT).unwrap();
+    {
+        use std::os::unix::fs::PermissionsExt;
+        std::fs::set_permissions(&agent, std::fs::Permissions::from_mode(0o755)).unwrap();
+    }
+    let toml = format!(
+        "[gate]\ncommands = [\"true\"]\n\n[drain]\nagent = \"bench\"\n\n[agents.bench]\ncommand = [{:?}]\ncheck = [\"true\"]\n",
+        agent.display().to_string()
+    );
+    let names: Vec<String> = (0..n).map(|i| format!("t{i:03}")).collect();
+
+    let (mut drain, mut glue) = (Vec::new(), Vec::new());
+    let mut steps: Vec<Steps> = Vec::new();
+    let mut worktree_alone = Vec::new();
+    for run in 0..runs(5) {
+        // Alternate which side goes first, so neither always runs on a warmer machine.
+        let sides: [bool; 2] = if run % 2 == 0 {
+            [true, false]
+        } else {
+            [false, true]
+        };
+        for drain_side in sides {
+            let dir = env.base.join(format!(
+                "{}-{run}/repo",
+                if drain_side { "drain" } else { "glue" }
+            ));
+            env.base_repo(&dir, &toml);
+            env.git(&dir, &["config", "user.name", "Bench"]);
+            env.git(&dir, &["config", "user.email", "bench@example.invalid"]);
+            if drain_side {
+                for name in &names {
+                    env.fleet(&dir, &["task", "add", name, "--prompt", "commit one file"]);
+                }
+                let (took, s) = time_drain(&env, &dir, &names);
+                drain.push(took / n as u32);
+                steps.push(s);
+            } else {
+                glue.push(time_glue(&env, &dir, &names, &agent) / n as u32);
+            }
+            assert_lanes_ready(&env, &dir, n);
+            if !drain_side {
+                // The step both sides share, alone: `fleet worktree new` as a process.
+                for k in 0..3 {
+                    let name = format!("alone-{k}");
+                    worktree_alone.push(env.time_fleet(&dir, &["worktree", "new", &name]));
+                }
+            }
+        }
+    }
+
+    println!(
+        "{n} tasks one after another, per task (median of {} runs)\n",
+        drain.len()
+    );
+    println!("| per task | shell glue | `fleet drain --max 1` | ratio drain/glue |");
+    println!("| --- | ---: | ---: | ---: |");
+    common::report("trivial agent, check `true`", &glue, &drain);
+
+    let step = |f: fn(&Steps) -> Duration| ms(median(&steps.iter().map(f).collect::<Vec<_>>()));
+    println!("\n| `fleet drain`, per task (medians over runs of each run's median) | time |");
+    println!("| --- | ---: |");
+    println!(
+        "| claim (previous task ready -> claimed) | {} |",
+        step(|s| s.claim)
+    );
+    println!(
+        "| worktree, lane, plan, agent start (claimed -> running) | {} |",
+        step(|s| s.place)
+    );
+    println!(
+        "| the agent (running -> checking) | {} |",
+        step(|s| s.agent)
+    );
+    println!(
+        "| check and ready (checking -> lane ready) | {} |",
+        step(|s| s.check)
+    );
+    println!(
+        "| first task: drainer start -> claimed | {} |",
+        step(|s| s.start)
+    );
+    println!(
+        "| for comparison: `fleet worktree new` alone, as a process (median of {}) | {} |",
+        worktree_alone.len(),
+        ms(median(&worktree_alone))
+    );
+}
+
+/// One run's medians of the drainer's steps.
+#[derive(Default)]
+struct Steps {
+    start: Duration,
+    claim: Duration,
+    place: Duration,
+    agent: Duration,
+    check: Duration,
+}
+
+/// Start `fleet drain --max 1`, wait for every task's lane to be ready, stop it.
+fn time_drain(env: &Env, dir: &Path, names: &[String]) -> (Duration, Steps) {
+    let mut cmd = env.fleet_cmd(dir, &["drain", "--max", "1"]);
+    cmd.stdout(Stdio::null()).stderr(Stdio::piped());
+    let started = Instant::now();
+    let mut child = cmd.spawn().expect("fleet drain");
+    let stderr = child.stderr.take().unwrap();
+    let (tx, rx) = std::sync::mpsc::channel();
+    std::thread::spawn(move || {
+        for line in std::io::BufReader::new(stderr).lines() {
+            let Ok(line) = line else { break };
+            if tx.send((Instant::now(), line)).is_err() {
+                break;
+            }
+        }
+    });
+    let mut lines: Vec<(Instant, String)> = Vec::new();
+    let deadline = started + Duration::from_secs(300);
+    let mut ready = 0;
+    let mut done = started;
+    while ready < names.len() {
+        let left = deadline.saturating_duration_since(Instant::now());
+        let Ok((at, line)) = rx.recv_timeout(left) else {
+            let _ = child.kill();
+            panic!(
+                "fleet drain did not make {} lanes ready:\n{}",
+                names.len(),
+                lines
+                    .iter()
+                    .map(|(_, l)| l.as_str())
+                    .collect::<Vec<_>>()
+                    .join("\n")
+            );
+        };
+        if line.contains("is ready to land") {
+            ready += 1;
+            done = at;
+        }
+        assert!(
+            !line.starts_with("warning") && !line.contains(": failed"),
+            "fleet drain: {line}"
+        );
+        lines.push((at, line));
+    }
+    let took = done - started;
+    // SAFETY: kill(2) on the pid of a child this process started and has not reaped.
+    unsafe { libc::kill(child.id() as i32, libc::SIGTERM) };
+    let _ = child.wait();
+
+    let at = |name: &str, what: &str| -> Instant {
+        lines
+            .iter()
+            .find(|(_, l)| l.starts_with(&format!("{name}: ")) && l.contains(what))
+            .unwrap_or_else(|| panic!("no `{what}` line for {name}"))
+            .0
+    };
+    let (mut claim, mut place, mut agent, mut check) = (vec![], vec![], vec![], vec![]);
+    let mut previous = None;
+    let mut start = Duration::ZERO;
+    for name in names {
+        let claimed = at(name, ": claimed (run");
+        let running = at(name, ": running in");
+        let checking = at(name, "the agent succeeded; checking");
+        let ready = at(name, "is ready to land");
+        match previous {
+            None => start = claimed - started,
+            Some(p) => claim.push(claimed - p),
+        }
+        place.push(running - claimed);
+        agent.push(checking - running);
+        check.push(ready - checking);
+        previous = Some(ready);
+    }
+    let steps = Steps {
+        start,
+        claim: if claim.is_empty() {
+            Duration::ZERO
+        } else {
+            median(&claim)
+        },
+        place: median(&place),
+        agent: median(&agent),
+        check: median(&check),
+    };
+    (took, steps)
+}
+
+/// The glue, as one shell script over the task names.
+fn time_glue(env: &Env, dir: &Path, names: &[String], agent: &Path) -> Duration {
+    let logs = dir.parent().unwrap().join("logs");
+    std::fs::create_dir_all(&logs).unwrap();
+    let script = format!(
+        r#"set -e
+for t in {names}; do
+  wt=$(fleet worktree new "$t")
+  cd "$wt"
+  fleet run -- {agent}
+  code=0; true > {logs}/"$t".log 2>&1 || code=$?
+  fleet ready --exit-code "$code" --log {logs}/"$t".log
+  cd {dir}
+done
+"#,
+        names = names.join(" "),
+        agent = agent.display(),
+        logs = logs.display(),
+        dir = dir.display(),
+    );
+    let fleet_dir = env.fleet.parent().unwrap();
+    let path = format!(
+        "{}:{}",
+        fleet_dir.display(),
+        std::env::var("PATH").unwrap_or_default()
+    );
+    let mut cmd = env.cmd(Path::new("sh"), dir, &["-c", &script]);
+    cmd.env("PATH", path);
+    common::timed(cmd)
+}
+
+/// `n` lanes, every one ready, each branch one commit ahead of main with `done.txt`.
+fn assert_lanes_ready(env: &Env, dir: &Path, n: usize) {
+    let status = env.fleet_cmd(dir, &["status", "--json"]);
+    let out = common::check(status);
+    let doc: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    // An array of lanes (an object with them when it also shows tasks).
+    let lanes = doc
+        .as_array()
+        .or_else(|| doc["lanes"].as_array())
+        .expect("status --json lists the lanes");
+    assert_eq!(lanes.len(), n, "{doc}");
+    for lane in lanes {
+        assert_eq!(lane["state"], "ready", "{lane}");
+        let branch = lane["branch"].as_str().unwrap();
+        let files = env.git_stdout(dir, &["diff", "--name-only", "main", branch]);
+        assert_eq!(files.trim(), "done.txt", "{branch}");
+    }
+}
