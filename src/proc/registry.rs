@@ -89,8 +89,9 @@ pub(super) fn write(path: &Path, cmd: &Command, pgid: i32, guardian_pid: Option<
         return false;
     };
     // Whole or not at all: written aside, then renamed into place. Twice: another
-    // fleet may remove the folder, empty, between our steps.
-    let aside = folder.join(format!(".{me}.tmp"));
+    // fleet may remove the folder, empty, between our steps. The aside file is named
+    // for this record too: two threads of one fleet (a drainer's agents) write at once.
+    let aside = folder.join(format!(".{me}-{pgid}.tmp"));
     let written = (0..2).any(|_| {
         std::fs::create_dir_all(folder).is_ok()
             && std::fs::write(&aside, &text).is_ok()
