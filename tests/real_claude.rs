@@ -772,3 +772,331 @@ fn a_drainer_killed_with_sigkill_leaves_no_real_claude_or_mcp_helper_and_the_nex
     let rerun_helper = read_pid(&pid_file);
     assert_no_process_left(&dir, &[rerun_helper]);
 }
+
+/// 2100-01-01T00:00:00Z: the reset plan A's 429 names in the `|<epoch>` form.
+const PLAN_A_RESET: i64 = 4_102_444_800;
+
+/// The key of the task both plans' servers script.
+const PLAN_TASK_KEY: &str = "real-plan-roll";
+
+/// Server A of the plan tests: every turn of the task is a 429 `rate_limit_error`
+/// whose message is `message` (a reset in a form the classifier reads).
+fn plan_a_api(message: &str) -> Api {
+    let api = Api::start();
+    api.script(
+        PLAN_TASK_KEY,
+        vec![Reply::error(429, "rate_limit_error", message)],
+    );
+    api
+}
+
+/// Server B of the plan tests: the task commits through Bash, then says so.
+fn plan_b_api() -> Api {
+    let api = Api::start();
+    api.script(
+        PLAN_TASK_KEY,
+        vec![
+            Reply::bash("echo rolled > rolled.txt && git add rolled.txt && git commit -qm rolled"),
+            Reply::text("rolled over to plan b"),
+        ],
+    );
+    api
+}
+
+/// [`claude_project_toml`] with two plans on the one `claude` profile, each pointing
+/// it at its own endpoint: `a` (tried first) at `api_a`, `b` at `api_b`.
+fn two_plan_toml(claude: &Path, api_a: &Api, api_b: &Api) -> String {
+    let url = |api: &Api| format!("http://127.0.0.1:{}", api.port());
+    claude_project_toml(claude, api_b, "300s", &[])
+        + &format!(
+            "\n[plans.a]\nagent = \"claude\"\norder = 1\nenv = {{ ANTHROPIC_BASE_URL = {:?} }}\n\
+             \n[plans.b]\nagent = \"claude\"\norder = 2\nenv = {{ ANTHROPIC_BASE_URL = {:?} }}\n",
+            url(api_a),
+            url(api_b),
+        )
+}
+
+/// `fleet plans --json [extra]` in `dir`, by plan name.
+fn plans_by_name(env: &Env, dir: &Path, extra: &[&str]) -> serde_json::Map<String, Value> {
+    let mut args = vec!["plans", "--json"];
+    args.extend_from_slice(extra);
+    json_of(env.fleet(dir, &args))
+        .as_array()
+        .unwrap_or_else(|| panic!("fleet plans --json: not a list"))
+        .iter()
+        .map(|p| (p["name"].as_str().unwrap().to_string(), p.clone()))
+        .collect()
+}
+
+/// Plan `a` in `plans` is closed by `run` of the task `task`, until a time `until`
+/// accepts; plan `b` is open.
+fn assert_plan_a_closed(
+    plans: &serde_json::Map<String, Value>,
+    run: &Value,
+    task: &str,
+    until: impl Fn(i64) -> bool,
+) {
+    assert_eq!(plans["a"]["open"], false, "{plans:#?}");
+    let at = plans["a"]["state"]["until"].as_i64();
+    assert!(at.is_some_and(until), "until {at:?}: {plans:#?}");
+    assert_eq!(plans["a"]["state"]["run"], *run, "{plans:#?}");
+    assert_eq!(plans["a"]["state"]["task"], task, "{plans:#?}");
+    assert_eq!(plans["b"]["open"], true, "{plans:#?}");
+}
+
+/// The real CLI's document of a drained run (its stdout file, named in the report).
+fn run_document(run: &Value) -> Value {
+    let path = run["stdout"].as_str().unwrap();
+    let text = std::fs::read_to_string(path).unwrap_or_else(|e| panic!("{path}: {e}"));
+    serde_json::from_str(text.trim()).unwrap_or_else(|e| panic!("{path}: {e}\n{text}"))
+}
+
+/// The CLI's `result` on a 429 whose API message is `message`, as 2.1.197 words it.
+fn rejected_429(message: &str) -> String {
+    format!("API Error: Request rejected (429) · {message}")
+}
+
+/// `fleet task add roll` for the plan tests (one attempt: a counted limit would park it).
+fn add_roll_task(env: &Env, dir: &Path, extra: &[&str]) {
+    let prompt = format!("{PLAN_TASK_KEY}: write rolled.txt and commit it");
+    let mut args = vec![
+        "task",
+        "add",
+        "roll",
+        "--prompt",
+        &prompt,
+        "--max-attempts",
+        "1",
+    ];
+    args.extend_from_slice(extra);
+    env.fleet(dir, &args).ok();
+}
+
+#[test]
+fn a_real_claude_429_with_a_reset_closes_plan_a_until_then_and_the_task_runs_on_plan_b_without_using_an_attempt()
+ {
+    let Some(claude) = claude(
+        "real_claude::a_real_claude_429_with_a_reset_closes_plan_a_until_then_and_the_task_runs_on_plan_b_without_using_an_attempt",
+    ) else {
+        return;
+    };
+    let env = Env::new();
+    let dir = env.path().join("repo");
+    env.repo(&dir, "main", &[("README", "r\n")]);
+    let message = format!("Claude AI usage limit reached|{PLAN_A_RESET}");
+    let (api_a, api_b) = (plan_a_api(&message), plan_b_api());
+    commit_fleet_toml(&env, &dir, &two_plan_toml(&claude, &api_a, &api_b));
+    add_roll_task(&env, &dir, &[]);
+
+    // Run 1, on plan a: the real CLI's 429 document is a limit, not a failure.
+    let first = json_of(env.fleet(&dir, &["drain", "--once", "--json"]));
+    let run1 = &first["runs"][0];
+    assert_eq!(run1["plan"], "a", "{first:#}");
+    assert_eq!(run1["outcome"], "limited", "{first:#}");
+    let doc = run_document(run1);
+    assert_eq!(doc["is_error"], true, "{doc:#}");
+    assert_eq!(doc["api_error_status"], 429, "{doc:#}");
+    assert_eq!(doc["result"], rejected_429(&message), "{doc:#}");
+    assert_eq!(
+        api_a.turns(PLAN_TASK_KEY).len(),
+        2,
+        "CLAUDE_CODE_MAX_RETRIES=1: the request and one retry, on plan a's server"
+    );
+    assert!(
+        api_b.turns(PLAN_TASK_KEY).is_empty(),
+        "run 1 on plan a reached plan b's server"
+    );
+    let task = task_show(&env, &dir, "roll");
+    assert_eq!(task["state"], "queued", "{task:#}");
+    assert_eq!(task_runs(&task)[0]["plan"], "a", "{task:#}");
+    assert_eq!(task_runs(&task)[0]["outcome"], "limited", "{task:#}");
+    assert_eq!(
+        task_runs(&task)[0]["free"],
+        true,
+        "the attempt was not counted"
+    );
+    let reset = |until: i64| until == PLAN_A_RESET;
+    assert_plan_a_closed(&plans_by_name(&env, &dir, &[]), &run1["run"], "roll", reset);
+    let stored = env.git(&dir, &["show", "refs/fleet/plans/a:plan.toml"]);
+    assert!(
+        stored.contains(&format!("until = {PLAN_A_RESET}")),
+        "{stored}"
+    );
+
+    // Run 2, on plan b's endpoint: it commits, and its lane is ready.
+    let second = json_of(env.fleet(&dir, &["drain", "--once", "--json"]));
+    let run2 = &second["runs"][0];
+    assert_eq!(run2["plan"], "b", "{second:#}");
+    assert_eq!(run2["outcome"], "succeeded", "{second:#}");
+    assert_eq!(run2["attempt"], 1, "the limited run used no attempt");
+    assert_eq!(run_document(run2)["result"], "rolled over to plan b");
+    let task = task_show(&env, &dir, "roll");
+    assert_eq!(task["state"], "succeeded", "{task:#}");
+    assert_eq!(task_runs(&task).len(), 2, "{task:#}");
+    let branch = run2["branch"].as_str().unwrap().to_string();
+    assert_eq!(
+        env.git(&dir, &["show", &format!("{branch}:rolled.txt")]),
+        "rolled"
+    );
+    let lanes = lane_states(&env, &dir);
+    assert!(lanes.contains(&(branch, "ready".to_string())), "{lanes:?}");
+    assert_eq!(api_b.turns(PLAN_TASK_KEY).len(), 2, "bash, then text");
+    assert_eq!(
+        api_a.turns(PLAN_TASK_KEY).len(),
+        2,
+        "plan a's server was asked again after run 1"
+    );
+    assert_plan_a_closed(&plans_by_name(&env, &dir, &[]), &run1["run"], "roll", reset);
+}
+
+/// The next 10:40 pm after `now` in America/Sao_Paulo, as the classifier reads
+/// `resets 10:40pm (America/Sao_Paulo)`; `None` (after a SKIPPED line) without that
+/// zone in the system's tz database.
+fn next_sao_paulo_1040pm(now: i64, test: &str) -> Option<i64> {
+    let tz = match jiff::tz::db().get("America/Sao_Paulo") {
+        Ok(tz) => tz,
+        Err(e) => {
+            crate::common::claude::skipped(test, &format!("no America/Sao_Paulo zone ({e})"));
+            return None;
+        }
+    };
+    let today = jiff::Timestamp::from_second(now)
+        .unwrap()
+        .to_zoned(tz.clone())
+        .date();
+    let time = jiff::civil::time(22, 40, 0, 0);
+    (0..3)
+        .map(|d| {
+            today
+                .checked_add(jiff::Span::new().days(d))
+                .unwrap()
+                .to_datetime(time)
+                .to_zoned(tz.clone())
+                .unwrap()
+                .timestamp()
+                .as_second()
+        })
+        .find(|&t| t > now)
+}
+
+fn now_secs() -> i64 {
+    std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .unwrap()
+        .as_secs() as i64
+}
+
+#[test]
+fn a_plan_a_real_claude_closes_with_a_named_zone_reset_in_one_clone_is_closed_in_the_other_through_the_remote()
+ {
+    let test = "real_claude::a_plan_a_real_claude_closes_with_a_named_zone_reset_in_one_clone_is_closed_in_the_other_through_the_remote";
+    let Some(claude) = claude(test) else {
+        return;
+    };
+    let Some(_) = next_sao_paulo_1040pm(now_secs(), test) else {
+        return;
+    };
+    let env = Env::new();
+    let seed = env.path().join("seed");
+    env.repo(&seed, "main", &[("README", "r\n")]);
+    let message = "You've hit your session limit · resets 10:40pm (America/Sao_Paulo)";
+    let (api_a, api_b) = (plan_a_api(message), plan_b_api());
+    commit_fleet_toml(&env, &seed, &two_plan_toml(&claude, &api_a, &api_b));
+    let remote = env.path().join("remote.git");
+    env.git(
+        &env.path(),
+        &[
+            "clone",
+            "-q",
+            "--bare",
+            seed.to_str().unwrap(),
+            "remote.git",
+        ],
+    );
+    for clone in ["one", "two"] {
+        env.git(
+            &env.path(),
+            &["clone", "-q", remote.to_str().unwrap(), clone],
+        );
+    }
+    let (one, two) = (env.path().join("one"), env.path().join("two"));
+    let origin = ["--remote", "origin"];
+    add_roll_task(&env, &one, &origin);
+
+    // A drainer in clone one runs into plan a's limit.
+    let before = now_secs();
+    let mut args = vec!["drain", "--once", "--json"];
+    args.extend_from_slice(&origin);
+    let first = json_of(env.fleet(&one, &args));
+    let after = now_secs();
+    let run1 = &first["runs"][0];
+    assert_eq!(run1["plan"], "a", "{first:#}");
+    assert_eq!(run1["outcome"], "limited", "{first:#}");
+    assert_eq!(run_document(run1)["result"], rejected_429(message));
+    // The reset read in the zone the text names: the next 10:40 pm there after the
+    // run ended (either end of the run, should it straddle 10:40 pm).
+    let expected = [before, after].map(|t| next_sao_paulo_1040pm(t, test).unwrap());
+    let reset = |until: i64| expected.contains(&until);
+    assert_plan_a_closed(
+        &plans_by_name(&env, &one, &origin),
+        &run1["run"],
+        "roll",
+        reset,
+    );
+    env.git(&remote, &["rev-parse", "--verify", "refs/fleet/plans/a"]);
+
+    // Clone two sees plan a closed, before and after a drainer of its own, which runs
+    // the task on plan b and never asks plan a's server.
+    let seen = plans_by_name(&env, &two, &origin);
+    assert_plan_a_closed(&seen, &run1["run"], "roll", reset);
+    let second = json_of(env.fleet(&two, &args));
+    let run2 = &second["runs"][0];
+    assert_eq!(run2["plan"], "b", "{second:#}");
+    assert_eq!(run2["outcome"], "succeeded", "{second:#}");
+    assert_eq!(run2["attempt"], 1, "the limited run used no attempt");
+    assert_plan_a_closed(
+        &plans_by_name(&env, &two, &origin),
+        &run1["run"],
+        "roll",
+        reset,
+    );
+    assert_eq!(
+        api_a.turns(PLAN_TASK_KEY).len(),
+        2,
+        "only run 1 asked plan a"
+    );
+    assert_eq!(api_b.turns(PLAN_TASK_KEY).len(), 2, "bash, then text");
+    let branch = run2["branch"].as_str().unwrap().to_string();
+    // The lane is ready where the drainer keeps lanes: on the remote.
+    let lanes = remote_lane_states(&env, &two);
+    assert!(lanes.contains(&(branch, "ready".to_string())), "{lanes:?}");
+    let mut show = vec!["task", "show", "roll", "--json"];
+    show.extend_from_slice(&origin);
+    let doc = json_of(env.fleet(&one, &show));
+    let task = doc.get("task").cloned().unwrap_or(doc);
+    assert_eq!(task["state"], "succeeded", "{task:#}");
+    assert_eq!(task_runs(&task)[0]["free"], true, "{task:#}");
+    // Clone one's own view, after a fetch, holds the same closed plan.
+    assert_plan_a_closed(
+        &plans_by_name(&env, &one, &origin),
+        &run1["run"],
+        "roll",
+        reset,
+    );
+}
+
+/// `fleet status --json --remote origin` in `dir`: the remote's lanes, by branch, with
+/// their state.
+fn remote_lane_states(env: &Env, dir: &Path) -> Vec<(String, String)> {
+    json_of(env.fleet(dir, &["status", "--json", "--remote", "origin"]))
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|l| {
+            (
+                l["branch"].as_str().unwrap().to_string(),
+                l["state"].as_str().unwrap().to_string(),
+            )
+        })
+        .collect()
+}
