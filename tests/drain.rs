@@ -491,6 +491,16 @@ fn drain_through_a_bare_remote_runs_the_task_and_makes_its_lane_ready_there() {
     let report = drain_once(&env, &machine, &["--remote", "origin"]);
     assert_eq!(report["runs"][0]["outcome"], "succeeded", "{report:#}");
     let branch = report["runs"][0]["branch"].as_str().unwrap().to_string();
+    // The lane is the remote's alone: this clone's own registry (fleet.toml names no
+    // remote) does not keep a copy that stays running for ever.
+    let here = json(env.fleet(&machine, &["status", "--json"]));
+    assert!(
+        here.as_array()
+            .unwrap()
+            .iter()
+            .all(|l| l["branch"] != branch.as_str()),
+        "{here:#}"
+    );
     // The queue and the lane are the remote's: another clone sees both.
     let other = env.path().join("other");
     env.git(

@@ -62,6 +62,13 @@ pub fn place(
             let resolved = queue.publish_to_track(ctx, std::slice::from_ref(&made.branch), ui)?;
             queue.track(ctx, &resolved, false)
         })?;
+        // `worktree new` tracked the lane in this repository's own registry too when
+        // fleet.toml names no remote; the remote's copy is the lane, so that one goes
+        // (else `fleet status` here shows it running for ever).
+        let here = Queue::configured(ctx);
+        if here.remote().is_none() && here.load(ctx)?.0.get(&made.branch).is_some() {
+            here.untrack(ctx, std::slice::from_ref(&made.branch))?;
+        }
     }
     let bases = made
         .members

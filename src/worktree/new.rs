@@ -302,7 +302,7 @@ fn track_lane(ctx: &Context, branch: &str, notes: &mut Vec<String>) -> Result<()
     let queue = crate::queue::Queue::configured(ctx);
     if let Some(remote) = queue.remote() {
         notes.push(format!(
-            "the lane queue is on the remote `{remote}`: {branch} is not tracked yet;              `fleet track {branch}` publishes and tracks it (before `fleet ready`)"
+            "the lane queue is on the remote `{remote}`: {branch} is not tracked yet; `fleet track {branch}` publishes and tracks it (before `fleet ready`)"
         ));
         return Ok(());
     }
