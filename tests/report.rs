@@ -1,6 +1,6 @@
 //! `fleet report` after a drained and landed day with fake agents: every task's fate,
 //! the landed ones with the commit `fleet verify` lists as verified for their lane,
-//! the failed one parked, and totals of runs, tokens and cost the agents reported.
+//! the failed one parked, the one that conflicts conflicted, and totals of runs, tokens and cost the agents reported.
 
 use std::path::{Path, PathBuf};
 
@@ -10,8 +10,11 @@ use crate::common::{Env, write};
 /// 10 tokens in, 5 out, one cent.
 const CLAUDE: &str = "printf '%s\\n' \"$FLEET_TASK\" > \"$FLEET_TASK.txt\"\ngit add -A\ngit commit -qm \"agent: $FLEET_TASK\"\ncat <<'EOF'\n{\"type\":\"result\",\"subtype\":\"success\",\"is_error\":false,\"num_turns\":2,\"result\":\"Done.\",\"session_id\":\"s\",\"total_cost_usd\":0.01,\"usage\":{\"input_tokens\":10,\"output_tokens\":5},\"api_error_status\":null,\"terminal_reason\":\"completed\",\"stop_reason\":\"end_turn\",\"permission_denials\":[]}\nEOF\n";
 const FAIL: &str = "echo 'boom: the frobnicator broke' >&2\nexit 3\n";
+/// Rewrites the README, which a person changes on the target too: its lane conflicts.
+const CLASH: &str = "echo agent > README\ngit commit -qam 'agent: readme'\n";
 
-/// repo/ with a gate and two profiles, `claude` (the default) and `fail`.
+/// repo/ with a gate (the README is there) and three profiles: `claude` (the default),
+/// `fail` and `clash`.
 fn project(env: &Env) -> PathBuf {
     let dir = env.path().join("repo");
     let bin = env.path().join("agents");
@@ -21,6 +24,7 @@ fn project(env: &Env) -> PathBuf {
     for (name, body, result) in [
         ("claude", CLAUDE, "claude-json"),
         ("fail", FAIL, "exit-code"),
+        ("clash", CLASH, "exit-code"),
     ] {
         let script = bin.join(format!("{name}.sh"));
         write(&script, &format!("#!/bin/sh\n{body}"));
@@ -57,14 +61,18 @@ fn report_after_a_drained_and_landed_day_shows_each_task_s_fate_checked_against_
         ("alpha", &[][..]),
         ("beta", &[][..]),
         ("broken", &["--agent", "fail", "--max-attempts", "1"][..]),
+        ("clasher", &["--agent", "clash"][..]),
     ] {
         let mut args = vec!["task", "add", name, "--prompt", "do the thing"];
         args.extend_from_slice(extra);
         env.fleet(&dir, &args).ok();
     }
-    env.fleet(&dir, &["drain", "--once", "--max", "3", "--json"])
+    env.fleet(&dir, &["drain", "--once", "--max", "4", "--json"])
         .ok();
-    env.fleet(&dir, &["land", "--all", "--yes"]).ok();
+    // A person changes the README on the target meanwhile: the clasher's lane
+    // conflicts, the others land.
+    env.commit_file(&dir, "README", "human\n", "human: readme");
+    env.fleet(&dir, &["land", "--all", "--yes"]).code(1);
 
     let report = json(&env, &dir, &["report", "--json"]);
     let verify = json(&env, &dir, &["verify", "--json"]);
@@ -109,9 +117,16 @@ fn report_after_a_drained_and_landed_day_shows_each_task_s_fate_checked_against_
     );
     assert!(broken["lane"]["landed_as"].is_null(), "{broken:#}");
     assert!(broken["tokens"].is_null(), "{broken:#}");
+    let clasher = task(&report, "clasher");
+    assert_eq!(clasher["state"], "succeeded", "{clasher:#}");
+    assert_eq!(clasher["fate"], "conflicted", "{clasher:#}");
+    assert_eq!(clasher["lane"]["state"], "conflicted", "{clasher:#}");
+    assert_eq!(clasher["lane"]["conflicts"][0], "README", "{clasher:#}");
+    assert!(clasher["lane"]["landed_as"].is_null(), "{clasher:#}");
     let totals = &report["totals"];
-    assert_eq!(totals["tasks"], 3, "{totals:#}");
-    assert_eq!(totals["runs"], 3, "{totals:#}");
+    assert_eq!(totals["tasks"], 4, "{totals:#}");
+    assert_eq!(totals["runs"], 4, "{totals:#}");
+    assert_eq!(totals["fates"]["conflicted"], 1, "{totals:#}");
     assert_eq!(totals["fates"]["landed"], 2, "{totals:#}");
     assert_eq!(totals["fates"]["parked"], 1, "{totals:#}");
     assert_eq!(totals["tokens"], 30, "{totals:#}");
@@ -132,8 +147,10 @@ fn report_after_a_drained_and_landed_day_shows_each_task_s_fate_checked_against_
         "{text}"
     );
     assert!(text.contains("broken") && text.contains("parked"), "{text}");
+    let clasher = text.lines().find(|l| l.starts_with("clasher")).unwrap();
+    assert!(clasher.contains("conflicted: README"), "{text}");
     assert!(
-        text.contains("3 tasks, 3 runs: 2 landed, 1 parked; 30 tokens, $0.02"),
+        text.contains("4 tasks, 4 runs: 1 conflicted, 2 landed, 1 parked; 30 tokens, $0.02"),
         "{text}"
     );
 }

@@ -110,8 +110,19 @@ fn lane(t: &TaskReport) -> String {
             if r.green { "green" } else { "NOT green" }
         ),
         (Some(id), None) => format!("{} landed as {} (no receipt)", l.branch, short_id(id)),
-        (None, _) if l.detail.is_empty() => format!("{} {}", l.branch, l.state.as_str()),
-        (None, _) => format!("{} {}: {}", l.branch, l.state.as_str(), l.detail.join(", ")),
+        (None, _) => {
+            let why: Vec<&str> = l
+                .conflicts
+                .iter()
+                .chain(&l.detail)
+                .map(String::as_str)
+                .collect();
+            if why.is_empty() {
+                format!("{} {}", l.branch, l.state.as_str())
+            } else {
+                format!("{} {}: {}", l.branch, l.state.as_str(), why.join(", "))
+            }
+        }
     }
 }
 

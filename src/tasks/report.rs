@@ -83,7 +83,9 @@ pub struct LaneFate {
     pub landed_as: Option<String>,
     /// That commit's receipt, when it has one `fleet verify` can read.
     pub receipt: Option<ReceiptSummary>,
-    /// Conflicting files, the gate's failure: why the state is what it is.
+    /// Files that conflict with the target now (as `fleet status` says).
+    pub conflicts: Vec<String>,
+    /// Blocked paths, the gate's failure: why the state is what it is.
     pub detail: Vec<String>,
 }
 
@@ -267,6 +269,7 @@ fn lane_fate(
         state: view.state,
         landed_as: landed_as.map(|c| c.to_string()),
         receipt,
+        conflicts: view.conflicts.clone(),
         detail: view.detail.clone(),
     })
 }
