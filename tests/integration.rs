@@ -46,6 +46,7 @@ mod reads;
 mod real_claude;
 mod remote;
 mod repo_env_overrides;
+mod report;
 mod run;
 mod status_nested;
 mod task;

@@ -10,7 +10,7 @@ use clap::{Parser, Subcommand};
 
 use crate::commands::{
     completions, config, demo, doctor, drain, gate, hook, hooks, init, land, lint, plans,
-    preflight, ready, recover, revert, run, status, task, track, untrack, verify, watchdog,
+    preflight, ready, recover, report, revert, run, status, task, track, untrack, verify, watchdog,
     worktree,
 };
 
@@ -61,6 +61,7 @@ pub enum Command {
     Task(task::TaskCommand),
     Drain(drain::Args),
     Plans(plans::Args),
+    Report(report::Args),
     Demo(demo::Args),
     Completions(completions::Args),
 }

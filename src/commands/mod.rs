@@ -17,6 +17,7 @@ pub mod plans;
 pub mod preflight;
 pub mod ready;
 pub mod recover;
+pub mod report;
 pub mod revert;
 pub mod run;
 pub mod status;
@@ -63,6 +64,7 @@ pub fn run(cli: Cli) -> Result<u8> {
         Command::Task(cmd) => task::run(&env, cmd),
         Command::Drain(args) => drain::run(&env, args),
         Command::Plans(args) => plans::run(&env, args),
+        Command::Report(args) => report::run(&env, args),
         Command::Demo(args) => demo::run(&env, args),
         Command::Completions(args) => completions::run(&env, args),
     }

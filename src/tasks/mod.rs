@@ -19,6 +19,7 @@ use crate::error::{Error, Result};
 
 pub mod health;
 mod memo;
+pub mod report;
 pub mod store;
 
 pub use store::{Claimed, Store};
