@@ -344,7 +344,8 @@ fn group_ending(file: &File, call: Node, function: Option<Node>) -> Ending {
         return kills_in(file, &[call_root(call)]);
     }
     let mut reached = vec![start];
-    if let Some(class) = enclosing_class(start) {
+    let class = enclosing_class(start);
+    if let Some(class) = class {
         syntax::walk(class, &mut |n| {
             if n.kind() == "function_definition" && !reached.contains(&n) {
                 reached.push(n);
@@ -357,19 +358,27 @@ fn group_ending(file: &File, call: Node, function: Option<Node>) -> Ending {
         syntax::walk(reached[i], &mut |n| {
             // `kill_group(p)`, `atexit.register(kill_group)`, `self.stop()`; not
             // `proc.kill()`, a method of another object.
-            let method_of_other = n.parent().is_some_and(|a| {
-                a.kind() == "attribute"
-                    && a.child_by_field_name("attribute") == Some(n)
-                    && a.child_by_field_name("object")
-                        .is_none_or(|o| !matches!(text(o, file.src), "self" | "cls"))
+            let attribute = n.parent().filter(|a| {
+                a.kind() == "attribute" && a.child_by_field_name("attribute") == Some(n)
             });
-            if n.kind() == "identifier" && !method_of_other {
-                named.push(text(n, file.src));
+            let method_of_other = attribute.is_some_and(|a| {
+                a.child_by_field_name("object")
+                    .is_none_or(|o| !matches!(text(o, file.src), "self" | "cls"))
+            });
+            // A definition's own name (`def stop(self)`) names no other function.
+            let defined = n.parent().is_some_and(|d| {
+                d.kind() == "function_definition" && d.child_by_field_name("name") == Some(n)
+            });
+            if n.kind() == "identifier" && !method_of_other && !defined {
+                named.push((text(n, file.src), attribute.is_some()));
             }
         });
-        for name in named {
+        for (name, of_self) in named {
+            // `self.stop()` is a method of this class, `stop()` a function of the module:
+            // neither is another class's method of the same name.
+            let scope = if of_self { class } else { None };
             for f in file.functions.get(name).into_iter().flatten() {
-                if !reached.contains(f) {
+                if enclosing_class(*f) == scope && !reached.contains(f) {
                     reached.push(*f);
                 }
             }
@@ -680,6 +689,19 @@ fn program_words(file: &File, node: Node, local: &Scope, depth: usize) -> Vec<St
                     .first()
                     .map(|n| program_words(file, *n, local, depth + 1))
                     .unwrap_or_default();
+            }
+            // `cmd.split()`, `"claude -p".split(" ")`: the string's words (not a
+            // module's `split`, `shlex.split` above or `re.split`).
+            if let Some(object) = callee
+                .child_by_field_name("attribute")
+                .filter(|a| callee.kind() == "attribute" && text(*a, src) == "split")
+                .and_then(|_| callee.child_by_field_name("object"))
+                .filter(|o| {
+                    let root = text(*o, src).split('.').next().unwrap_or_default();
+                    !file.aliases.contains_key(root)
+                })
+            {
+                return program_words(file, object, local, depth + 1);
             }
             let pick = if file.rules.python.which.contains(&name)
                 || matches!(
