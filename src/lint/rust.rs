@@ -661,6 +661,12 @@ fn ending(kills: &[Kill], wrapper: bool) -> Ending {
     }
 }
 
+/// Is this expression (as tokens) a negative pid: `-pid`, `-(id as i32)`,
+/// `Pid::from_raw(-pid)`?
+fn negative_pid(tokens: &str) -> bool {
+    tokens.starts_with('-') || tokens.contains("from_raw (-")
+}
+
 /// A function of the file: its name, the type of its `impl` if a method, its kills and
 /// the identifiers it names (the functions it may call).
 struct Summary {
@@ -676,6 +682,8 @@ fn summarize(name: String, owner: Option<String>, block: &syn::Block, rules: &Ru
         gated: usize,
         kills: Vec<Kill>,
         idents: Vec<String>,
+        /// Locals bound to a negative pid (`let pgid = Pid::from_raw(-pid);`).
+        negated: Vec<String>,
     }
     impl Scan<'_> {
         fn leader_alive(&self, cond: &Expr) -> bool {
@@ -689,6 +697,14 @@ fn summarize(name: String, owner: Option<String>, block: &syn::Block, rules: &Ru
     impl<'ast> Visit<'ast> for Scan<'_> {
         fn visit_ident(&mut self, i: &'ast proc_macro2::Ident) {
             self.idents.push(i.to_string());
+        }
+        fn visit_local(&mut self, local: &'ast syn::Local) {
+            if let (syn::Pat::Ident(name), Some(init)) = (&local.pat, &local.init)
+                && negative_pid(&init.expr.to_token_stream().to_string())
+            {
+                self.negated.push(name.ident.to_string());
+            }
+            syn::visit::visit_local(self, local);
         }
         fn visit_expr_if(&mut self, e: &'ast syn::ExprIf) {
             self.visit_expr(&e.cond);
@@ -713,7 +729,7 @@ fn summarize(name: String, owner: Option<String>, block: &syn::Block, rules: &Ru
             let rust = &self.rules.rust;
             let negative = call.args.first().is_some_and(|a| {
                 let t = a.to_token_stream().to_string();
-                t.starts_with('-') || t.contains("from_raw (-")
+                negative_pid(&t) || self.negated.contains(&t)
             });
             if rust.group_kill.iter().any(|k| k == last)
                 || (rust.kill_negative.iter().any(|k| k == last) && negative)
@@ -800,6 +816,7 @@ fn summarize(name: String, owner: Option<String>, block: &syn::Block, rules: &Ru
         gated: 0,
         kills: Vec::new(),
         idents: Vec::new(),
+        negated: Vec::new(),
     };
     scan.visit_block(block);
     Summary {
