@@ -200,6 +200,15 @@ fn collect<'t>(root: Node<'t>, file: &mut File<'t, '_>) {
                     .entry(text(name, src).into())
                     .or_default()
                     .push((value, scope_of(node)));
+            } else if name.kind() == "array_pattern"
+                && let Some(first) = name.named_child(0).filter(|f| f.kind() == "identifier")
+            {
+                // `const [bin, ...rest] = CMD`: `bin` starts with the array's words, and
+                // only a program's first word is read.
+                file.values
+                    .entry(text(first, src).into())
+                    .or_default()
+                    .push((value, scope_of(node)));
             }
         }
         "function_declaration" | "method_definition" | "generator_function_declaration" => {
@@ -635,6 +644,16 @@ enum Kind {
 
 /// `cp.spawn` -> `child_process.spawn`; `spawn` -> `child_process.spawn`; `Bun.spawn`.
 fn resolve(file: &File, callee: Node) -> String {
+    // `require('child_process').exec(...)`, the module required in place.
+    if callee.kind() == "member_expression"
+        && let (Some(object), Some(property)) = (
+            callee.child_by_field_name("object"),
+            callee.child_by_field_name("property"),
+        )
+        && let Some(module) = required_module(object, file.src)
+    {
+        return format!("{}.{}", canonical(&module), text(property, file.src));
+    }
     syntax::resolve_dotted(text(callee, file.src), &file.aliases)
 }
 
