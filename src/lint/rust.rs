@@ -999,6 +999,96 @@ fn statement_of(functions: &[Function], needle: &str) -> String {
 }
 
 impl Visitor<'_> {
+    /// `Command::new("sh").arg("-c").arg(script)` or `.args(["-c", script])`: the agent
+    /// the script starts, reported at the command's constructor like a direct spawn.
+    /// Only the argument right after `-c` is read, so a chain is reported once.
+    fn shell_script(&mut self, call: &syn::ExprMethodCall) {
+        // `-c`, and `-c` among other single-letter flags (`-lc`, `-ec`).
+        let is_c = |e: &Expr| {
+            matches!(e, Expr::Lit(l) if matches!(&l.lit, Lit::Str(s) if {
+                let v = s.value();
+                v.strip_prefix('-').is_some_and(|f| {
+                    f.contains('c') && f.chars().all(|c| c.is_ascii_alphabetic())
+                })
+            }))
+        };
+        let script = match call.method.to_string().as_str() {
+            "arg" => match &*call.receiver {
+                Expr::MethodCall(prev)
+                    if prev.method == "arg" && prev.args.first().is_some_and(is_c) =>
+                {
+                    call.args.first()
+                }
+                _ => None,
+            },
+            "args" => {
+                let mut list = call.args.first();
+                while let Some(Expr::Reference(r)) = list {
+                    list = Some(&*r.expr);
+                }
+                match list {
+                    Some(Expr::Array(a)) => a.elems.iter().skip_while(|e| !is_c(e)).nth(1),
+                    _ => None,
+                }
+            }
+            _ => None,
+        };
+        let Some(script) = script.cloned() else {
+            return;
+        };
+        // Down the chain to its constructor, through a `let` binding of it.
+        let mut receiver = (*call.receiver).clone();
+        for _ in 0..64 {
+            receiver = match receiver {
+                Expr::MethodCall(m) => *m.receiver,
+                Expr::Path(ref p) if p.path.segments.len() == 1 => {
+                    let name = p.path.segments[0].ident.to_string();
+                    match self.functions.last().and_then(|f| f.bindings.get(&name)) {
+                        Some(bound) => bound.clone(),
+                        None => return,
+                    }
+                }
+                _ => break,
+            };
+        }
+        let Expr::Call(new) = receiver else {
+            return;
+        };
+        let callee = self.unalias(&path_text(&new.func));
+        let is_spawn = self
+            .rules
+            .rust
+            .spawn
+            .iter()
+            .any(|s| callee == *s || callee.ends_with(&format!("::{s}")));
+        let shell = new
+            .args
+            .first()
+            .and_then(|a| self.program(a, 0))
+            .is_some_and(|p| {
+                let name = p.rsplit('/').next().unwrap_or(&p).to_string();
+                self.rules.shell.shells.contains(&name)
+            });
+        if !is_spawn || !shell {
+            return;
+        }
+        let Some(line) = self.program(&script, 0) else {
+            return;
+        };
+        // Each command of the string: `cd /work && claude -p ...` starts claude too.
+        let Some(agent) = line
+            .split(['&', '|', ';', '\n'])
+            .filter_map(|c| c.split_whitespace().next())
+            .find(|w| self.rules.agent(w).is_some())
+            .map(str::to_string)
+        else {
+            return;
+        };
+        let needle = call.to_token_stream().to_string();
+        let statement = statement_of(&self.functions, &needle);
+        self.report(new.func.span(), &agent, &callee, &statement);
+    }
+
     /// A path with its first segment renamed back (`Cmd::new` -> `Command::new`).
     fn unalias(&self, path: &str) -> String {
         let (first, rest) = path.split_once("::").unwrap_or((path, ""));
@@ -1070,6 +1160,11 @@ impl<'ast> Visit<'ast> for Visitor<'_> {
             self.report(call.func.span(), &program, &callee, &statement);
         }
         syn::visit::visit_expr_call(self, call);
+    }
+
+    fn visit_expr_method_call(&mut self, call: &'ast syn::ExprMethodCall) {
+        self.shell_script(call);
+        syn::visit::visit_expr_method_call(self, call);
     }
 
     fn visit_macro(&mut self, mac: &'ast syn::Macro) {
