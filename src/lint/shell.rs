@@ -48,13 +48,28 @@ pub fn check(original: &str, rules: &Rules) -> Checked {
         }
     });
     let ending = script_ending(root, src, rules);
+    // `set -m` (`set -o monitor`): job control, each background job in a group of its own.
+    let mut monitor = false;
+    syntax::walk(root, &mut |node| {
+        if node.kind() == "command" {
+            let words = command_words(node, src);
+            monitor |= words.first().is_some_and(|w| w == "set")
+                && (words.iter().any(|w| w == "-m")
+                    || words.windows(2).any(|p| p[0] == "-o" && p[1] == "monitor"));
+        }
+    });
     let mut findings = Vec::new();
     syntax::walk(root, &mut |node| {
         if node.kind() != "command" {
             return;
         }
         let words = command_words(node, src);
-        let (message, help) = match unguarded_agent(&words, rules, &variables) {
+        let background = node.next_sibling().is_some_and(|n| n.kind() == "&");
+        let run = match unguarded_agent(&words, rules, &variables) {
+            Some(Run::Bare(agent)) if monitor && background => Some(Run::Session(agent)),
+            other => other,
+        };
+        let (message, help) = match run {
             None => return,
             Some(Run::Bare(agent)) => (
                 format!("`{agent}` is run without a process group of its own"),
