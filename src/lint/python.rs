@@ -422,6 +422,27 @@ fn returned(file: &File, call: Node, function: Node) -> bool {
     found
 }
 
+/// Is `name` assigned a negative pid (`pgid = -p.pid`) in the function around `at` (or
+/// the module)?
+fn bound_negative(file: &File, at: Node, name: &str) -> bool {
+    let mut scope = at;
+    while let Some(p) = scope.parent() {
+        scope = p;
+        if p.kind() == "function_definition" {
+            break;
+        }
+    }
+    let mut found = false;
+    syntax::walk(scope, &mut |n| {
+        found |= n.kind() == "assignment"
+            && n.child_by_field_name("left")
+                .is_some_and(|l| l.kind() == "identifier" && text(l, file.src) == name)
+            && n.child_by_field_name("right")
+                .is_some_and(|r| text(r, file.src).trim_start().starts_with('-'));
+    });
+    found
+}
+
 fn call_root(node: Node) -> Node {
     let mut n = node;
     while let Some(p) = n.parent() {
@@ -474,8 +495,9 @@ fn kills_in(file: &File, scopes: &[Node]) -> Ending {
                 .child_by_field_name("arguments")
                 .and_then(|a| a.named_child(0))
                 .map(|a| text(a, file.src).trim_start());
-            let group = py.group_kill.contains(&name)
-                || (py.kill_negative.contains(&name) && first.is_some_and(|a| a.starts_with('-')));
+            let negative = first.is_some_and(|a| a.starts_with('-') || bound_negative(file, n, a));
+            let group =
+                py.group_kill.contains(&name) || (py.kill_negative.contains(&name) && negative);
             if group {
                 best = if gated(file, n) {
                     Ending::Gated
