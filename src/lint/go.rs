@@ -853,13 +853,20 @@ fn group_kill(file: &File, call: Node, callee: Node) -> bool {
         .and_then(|a| a.named_child(0));
     match function {
         "Kill" => first.is_some_and(|pid| {
+            let negative = |pid: Node| {
+                let pid = unparen(pid);
+                pid.kind() == "unary_expression"
+                    && pid.child_by_field_name("operator").map(|o| text(o, src)) == Some("-")
+                    // -0 and -1 are the caller's own group and every process, never the child's.
+                    && pid
+                        .child_by_field_name("operand")
+                        .is_some_and(|o| o.kind() != "int_literal")
+            };
             let pid = unparen(pid);
-            pid.kind() == "unary_expression"
-                && pid.child_by_field_name("operator").map(|o| text(o, src)) == Some("-")
-                // -0 and -1 are the caller's own group and every process, never the child's.
-                && pid
-                    .child_by_field_name("operand")
-                    .is_some_and(|o| o.kind() != "int_literal")
+            // `pgid := -cmd.Process.Pid; ... syscall.Kill(pgid, sig)`.
+            negative(pid)
+                || (pid.kind() == "identifier"
+                    && lookup(file, text(pid, src), pid).into_iter().any(negative))
         }),
         "Killpg" => true,
         _ => false,

@@ -243,6 +243,23 @@ fn collect<'t>(root: Node<'t>, file: &mut File<'t, '_>) {
         }
         _ => {}
     });
+    // `const pgid = -child.pid; ... process.kill(pgid)`: a name bound to a negative pid.
+    syntax::walk(root, &mut |node| {
+        if node.kind() == "call_expression"
+            && let Some(callee) = node.child_by_field_name("function")
+            && text(callee, src).replace(char::is_whitespace, "") == "process.kill"
+            && let Some(first) = node
+                .child_by_field_name("arguments")
+                .and_then(first_argument)
+            && first.kind() == "identifier"
+            && file.values.get(text(first, src)).is_some_and(|vs| {
+                vs.iter()
+                    .any(|(v, _)| v.kind() == "unary_expression" && text(*v, src).starts_with('-'))
+            })
+        {
+            file.group_kills.push(node);
+        }
+    });
 }
 
 /// The function-like node a declaration lives in, by id.
