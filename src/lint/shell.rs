@@ -184,6 +184,18 @@ fn kills_in(root: Node, src: &str, rules: &Rules, best: &mut Ending, depth: usiz
                     *best = Ending::LeaderOnly;
                 }
             }
+            // `pkill -g PGID`, `pkill --pgroup PGID`: every process of the group.
+            Some("pkill")
+                if words
+                    .iter()
+                    .any(|w| w == "-g" || w == "--pgroup" || w.starts_with("--pgroup=")) =>
+            {
+                *best = if gated(node, src, rules) {
+                    Ending::Gated
+                } else {
+                    Ending::Killed
+                };
+            }
             Some("trap") if depth < 2 => {
                 if let Some(script) = words.get(1) {
                     let script = ascii_only(script);
