@@ -609,7 +609,15 @@ impl Visitor<'_> {
         loop {
             let mut grew = false;
             for (i, s) in self.summaries.iter().enumerate() {
-                let reach = names.contains(&s.name) || (owner.is_some() && s.owner == owner);
+                // A guard built here (`let _g = PgidGuard(pid)`) runs its type's `Drop`.
+                let guard = s.name == "drop" && s.owner.as_ref().is_some_and(|o| names.contains(o));
+                // A method by its name only for this type or a type named here
+                // (`self.stop()` is not another type's `stop`).
+                let named = names.contains(&s.name)
+                    && (s.owner.is_none()
+                        || s.owner == owner
+                        || s.owner.as_ref().is_some_and(|o| names.contains(o)));
+                let reach = named || (owner.is_some() && s.owner == owner) || guard;
                 if reach && !reached[i] {
                     reached[i] = true;
                     grew = true;
