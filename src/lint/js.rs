@@ -556,7 +556,8 @@ fn group_ending(file: &File, call: Node) -> Ending {
         Some(scope) => vec![scope],
         None => vec![root],
     };
-    if let Some(class) = reached[0].parent().filter(|p| p.kind() == "class_body") {
+    let class = reached[0].parent().filter(|p| p.kind() == "class_body");
+    if let Some(class) = class {
         let mut cursor = class.walk();
         reached.extend(
             class
@@ -570,21 +571,32 @@ fn group_ending(file: &File, call: Node) -> Ending {
         syntax::walk(reached[i], &mut |n| {
             // `killTree(child)`, `this.stop()`; not `child.kill()`, another object's.
             let named_here = match n.kind() {
-                "identifier" => true,
-                "property_identifier" => n.parent().is_some_and(|m| {
-                    m.kind() == "member_expression"
-                        && m.child_by_field_name("object")
-                            .is_some_and(|o| o.kind() == "this")
-                }),
-                _ => false,
+                "identifier" => Some(false),
+                "property_identifier" => n
+                    .parent()
+                    .is_some_and(|m| {
+                        m.kind() == "member_expression"
+                            && m.child_by_field_name("object")
+                                .is_some_and(|o| o.kind() == "this")
+                    })
+                    .then_some(true),
+                _ => None,
             };
-            if named_here {
-                named.push(text(n, file.src));
+            if let Some(of_this) = named_here {
+                named.push((text(n, file.src), of_this));
             }
         });
-        for name in named {
+        for (name, of_this) in named {
             for f in file.functions.get(name).into_iter().flatten() {
-                if !reached.contains(f) {
+                // `this.stop()` is a method of this class, `stop()` a function: neither
+                // is another class's method of the same name.
+                let owner = f.parent().filter(|p| p.kind() == "class_body");
+                let ours = if of_this {
+                    owner.is_some() && owner == class
+                } else {
+                    owner.is_none()
+                };
+                if ours && !reached.contains(f) {
                     reached.push(*f);
                 }
             }
