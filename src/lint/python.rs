@@ -770,6 +770,37 @@ fn program_words(file: &File, node: Node, local: &Scope, depth: usize) -> Vec<St
             };
             pick_agent(file, candidates)
         }
+        // `self.BIN`, `cls.BIN` of a class attribute (`class Runner: BIN = "claude"`).
+        "attribute" => {
+            let (Some(object), Some(name)) = (
+                node.child_by_field_name("object"),
+                node.child_by_field_name("attribute"),
+            ) else {
+                return Vec::new();
+            };
+            let mut class = node.parent();
+            while let Some(c) = class
+                && c.kind() != "class_definition"
+            {
+                class = c.parent();
+            }
+            let Some(body) = class.and_then(|c| c.child_by_field_name("body")) else {
+                return Vec::new();
+            };
+            if !matches!(text(object, src), "self" | "cls") {
+                return Vec::new();
+            }
+            let mut attributes = Scope::new();
+            collect_assignments(body, src, &mut attributes);
+            let words: Vec<Vec<String>> = attributes
+                .get(text(name, src))
+                .into_iter()
+                .flatten()
+                .rev()
+                .map(|value| program_words(file, *value, local, depth + 1))
+                .collect();
+            pick_agent(file, words)
+        }
         "parenthesized_expression" | "await" | "list_splat" => node
             .named_child(0)
             .map(|n| program_words(file, n, local, depth + 1))
