@@ -299,6 +299,19 @@ fn string_value(file: &File, node: Node, depth: usize) -> Option<String> {
             if !name.ends_with(".Join") {
                 return None;
             }
+            // strings.Join([]string{agent, "-p", prompt}, " "): the words, joined.
+            if name.ends_with("strings.Join") {
+                let words = slice_elements(file, args.named_child(0)?, depth + 1)?;
+                let sep = args
+                    .named_child(1)
+                    .and_then(|n| string_value(file, n, depth + 1))
+                    .unwrap_or_else(|| " ".into());
+                let words: Vec<String> = words
+                    .into_iter()
+                    .map(|n| string_value(file, n, depth + 1).unwrap_or_else(|| UNKNOWN.into()))
+                    .collect();
+                return Some(words.join(&sep));
+            }
             let mut cursor = args.walk();
             let parts: Vec<String> = args
                 .named_children(&mut cursor)
@@ -306,6 +319,46 @@ fn string_value(file: &File, node: Node, depth: usize) -> Option<String> {
                 .map(|n| string_value(file, n, depth + 1).unwrap_or_else(|| UNKNOWN.into()))
                 .collect();
             (!parts.is_empty()).then(|| parts.join("/"))
+        }
+        // `args[0]` of a slice literal of the file (`var codexArgs = []string{"codex", ...}`).
+        "index_expression" => {
+            if node.child_by_field_name("index").map(|i| text(i, src)) != Some("0") {
+                return None;
+            }
+            let first =
+                *slice_elements(file, node.child_by_field_name("operand")?, depth + 1)?.first()?;
+            string_value(file, first, depth + 1)
+        }
+        _ => None,
+    }
+}
+
+/// The elements of a slice or array literal, directly or through a name the file gives
+/// one (`[]string{"codex", "exec"}`, `codexArgs`).
+fn slice_elements<'t>(file: &File<'t, '_>, node: Node<'t>, depth: usize) -> Option<Vec<Node<'t>>> {
+    if depth > MAX_STEPS {
+        return None;
+    }
+    match node.kind() {
+        "identifier" => lookup(file, text(node, file.src), node)
+            .iter()
+            .rev()
+            .find_map(|v| slice_elements(file, *v, depth + 1)),
+        "composite_literal" => {
+            let body = node.child_by_field_name("body")?;
+            let mut cursor = body.walk();
+            let elements = body
+                .named_children(&mut cursor)
+                .filter(|n| n.kind() != "comment")
+                .map(|n| {
+                    if n.kind() == "literal_element" {
+                        n.named_child(0).unwrap_or(n)
+                    } else {
+                        n
+                    }
+                })
+                .collect();
+            Some(elements)
         }
         _ => None,
     }
@@ -533,8 +586,30 @@ fn in_helper(file: &File, call: Node) -> bool {
     false
 }
 
-/// Does `function` read or write `x.field` for some `x`?
-fn uses_field(file: &File, function: Node, field: &str) -> bool {
+/// The type a method is declared on (`func (s *Session) Stop()` -> `Session`); none for
+/// a plain function.
+fn receiver_type<'s>(file: &File<'_, 's>, function: Node) -> Option<&'s str> {
+    let receiver = function.child_by_field_name("receiver")?;
+    let mut cursor = receiver.walk();
+    let parameter = receiver.named_children(&mut cursor).next()?;
+    let ty = text(parameter.child_by_field_name("type")?, file.src);
+    Some(
+        ty.trim_start_matches('*')
+            .split('[')
+            .next()
+            .unwrap_or(ty)
+            .trim(),
+    )
+}
+
+/// Does `function` read or write `x.field` for some `x`, and could that `x` be the one
+/// `home` keeps the command in? A method of another type (`func (o *Other) Stop()`
+/// touching its own `o.cmd`) is not.
+fn uses_field(file: &File, home: Node, function: Node, field: &str) -> bool {
+    let (ours, theirs) = (receiver_type(file, home), receiver_type(file, function));
+    if ours.is_some() && theirs.is_some() && ours != theirs {
+        return false;
+    }
     let mut found = false;
     syntax::walk(function, &mut |n| {
         found |= n.kind() == "selector_expression"
@@ -558,7 +633,7 @@ fn reach<'t>(file: &File<'t, '_>, call: Node<'t>, handle: &Handle) -> Vec<Node<'
             // methods that start, stop and wait for what the struct holds.
             tracked.push(field.clone());
             for function in file.functions.values().flatten() {
-                if function.id() != home.id() && uses_field(file, *function, field) {
+                if function.id() != home.id() && uses_field(file, home, *function, field) {
                     reached.push(*function);
                 }
             }
@@ -594,7 +669,7 @@ fn reach<'t>(file: &File<'t, '_>, call: Node<'t>, handle: &Handle) -> Vec<Node<'
     for field in fields {
         for function in file.functions.values().flatten() {
             if !reached.iter().any(|r| r.id() == function.id())
-                && uses_field(file, *function, &field)
+                && uses_field(file, home, *function, &field)
             {
                 reached.push(*function);
             }
@@ -778,13 +853,20 @@ fn group_kill(file: &File, call: Node, callee: Node) -> bool {
         .and_then(|a| a.named_child(0));
     match function {
         "Kill" => first.is_some_and(|pid| {
+            let negative = |pid: Node| {
+                let pid = unparen(pid);
+                pid.kind() == "unary_expression"
+                    && pid.child_by_field_name("operator").map(|o| text(o, src)) == Some("-")
+                    // -0 and -1 are the caller's own group and every process, never the child's.
+                    && pid
+                        .child_by_field_name("operand")
+                        .is_some_and(|o| o.kind() != "int_literal")
+            };
             let pid = unparen(pid);
-            pid.kind() == "unary_expression"
-                && pid.child_by_field_name("operator").map(|o| text(o, src)) == Some("-")
-                // -0 and -1 are the caller's own group and every process, never the child's.
-                && pid
-                    .child_by_field_name("operand")
-                    .is_some_and(|o| o.kind() != "int_literal")
+            // `pgid := -cmd.Process.Pid; ... syscall.Kill(pgid, sig)`.
+            negative(pid)
+                || (pid.kind() == "identifier"
+                    && lookup(file, text(pid, src), pid).into_iter().any(negative))
         }),
         "Killpg" => true,
         _ => false,

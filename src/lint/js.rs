@@ -200,6 +200,15 @@ fn collect<'t>(root: Node<'t>, file: &mut File<'t, '_>) {
                     .entry(text(name, src).into())
                     .or_default()
                     .push((value, scope_of(node)));
+            } else if name.kind() == "array_pattern"
+                && let Some(first) = name.named_child(0).filter(|f| f.kind() == "identifier")
+            {
+                // `const [bin, ...rest] = CMD`: `bin` starts with the array's words, and
+                // only a program's first word is read.
+                file.values
+                    .entry(text(first, src).into())
+                    .or_default()
+                    .push((value, scope_of(node)));
             }
         }
         "function_declaration" | "method_definition" | "generator_function_declaration" => {
@@ -233,6 +242,23 @@ fn collect<'t>(root: Node<'t>, file: &mut File<'t, '_>) {
             }
         }
         _ => {}
+    });
+    // `const pgid = -child.pid; ... process.kill(pgid)`: a name bound to a negative pid.
+    syntax::walk(root, &mut |node| {
+        if node.kind() == "call_expression"
+            && let Some(callee) = node.child_by_field_name("function")
+            && text(callee, src).replace(char::is_whitespace, "") == "process.kill"
+            && let Some(first) = node
+                .child_by_field_name("arguments")
+                .and_then(first_argument)
+            && first.kind() == "identifier"
+            && file.values.get(text(first, src)).is_some_and(|vs| {
+                vs.iter()
+                    .any(|(v, _)| v.kind() == "unary_expression" && text(*v, src).starts_with('-'))
+            })
+        {
+            file.group_kills.push(node);
+        }
     });
 }
 
@@ -530,7 +556,8 @@ fn group_ending(file: &File, call: Node) -> Ending {
         Some(scope) => vec![scope],
         None => vec![root],
     };
-    if let Some(class) = reached[0].parent().filter(|p| p.kind() == "class_body") {
+    let class = reached[0].parent().filter(|p| p.kind() == "class_body");
+    if let Some(class) = class {
         let mut cursor = class.walk();
         reached.extend(
             class
@@ -544,21 +571,32 @@ fn group_ending(file: &File, call: Node) -> Ending {
         syntax::walk(reached[i], &mut |n| {
             // `killTree(child)`, `this.stop()`; not `child.kill()`, another object's.
             let named_here = match n.kind() {
-                "identifier" => true,
-                "property_identifier" => n.parent().is_some_and(|m| {
-                    m.kind() == "member_expression"
-                        && m.child_by_field_name("object")
-                            .is_some_and(|o| o.kind() == "this")
-                }),
-                _ => false,
+                "identifier" => Some(false),
+                "property_identifier" => n
+                    .parent()
+                    .is_some_and(|m| {
+                        m.kind() == "member_expression"
+                            && m.child_by_field_name("object")
+                                .is_some_and(|o| o.kind() == "this")
+                    })
+                    .then_some(true),
+                _ => None,
             };
-            if named_here {
-                named.push(text(n, file.src));
+            if let Some(of_this) = named_here {
+                named.push((text(n, file.src), of_this));
             }
         });
-        for name in named {
+        for (name, of_this) in named {
             for f in file.functions.get(name).into_iter().flatten() {
-                if !reached.contains(f) {
+                // `this.stop()` is a method of this class, `stop()` a function: neither
+                // is another class's method of the same name.
+                let owner = f.parent().filter(|p| p.kind() == "class_body");
+                let ours = if of_this {
+                    owner.is_some() && owner == class
+                } else {
+                    owner.is_none()
+                };
+                if ours && !reached.contains(f) {
                     reached.push(*f);
                 }
             }
@@ -635,6 +673,16 @@ enum Kind {
 
 /// `cp.spawn` -> `child_process.spawn`; `spawn` -> `child_process.spawn`; `Bun.spawn`.
 fn resolve(file: &File, callee: Node) -> String {
+    // `require('child_process').exec(...)`, the module required in place.
+    if callee.kind() == "member_expression"
+        && let (Some(object), Some(property)) = (
+            callee.child_by_field_name("object"),
+            callee.child_by_field_name("property"),
+        )
+        && let Some(module) = required_module(object, file.src)
+    {
+        return format!("{}.{}", canonical(&module), text(property, file.src));
+    }
     syntax::resolve_dotted(text(callee, file.src), &file.aliases)
 }
 

@@ -344,7 +344,8 @@ fn group_ending(file: &File, call: Node, function: Option<Node>) -> Ending {
         return kills_in(file, &[call_root(call)]);
     }
     let mut reached = vec![start];
-    if let Some(class) = enclosing_class(start) {
+    let class = enclosing_class(start);
+    if let Some(class) = class {
         syntax::walk(class, &mut |n| {
             if n.kind() == "function_definition" && !reached.contains(&n) {
                 reached.push(n);
@@ -357,19 +358,27 @@ fn group_ending(file: &File, call: Node, function: Option<Node>) -> Ending {
         syntax::walk(reached[i], &mut |n| {
             // `kill_group(p)`, `atexit.register(kill_group)`, `self.stop()`; not
             // `proc.kill()`, a method of another object.
-            let method_of_other = n.parent().is_some_and(|a| {
-                a.kind() == "attribute"
-                    && a.child_by_field_name("attribute") == Some(n)
-                    && a.child_by_field_name("object")
-                        .is_none_or(|o| !matches!(text(o, file.src), "self" | "cls"))
+            let attribute = n.parent().filter(|a| {
+                a.kind() == "attribute" && a.child_by_field_name("attribute") == Some(n)
             });
-            if n.kind() == "identifier" && !method_of_other {
-                named.push(text(n, file.src));
+            let method_of_other = attribute.is_some_and(|a| {
+                a.child_by_field_name("object")
+                    .is_none_or(|o| !matches!(text(o, file.src), "self" | "cls"))
+            });
+            // A definition's own name (`def stop(self)`) names no other function.
+            let defined = n.parent().is_some_and(|d| {
+                d.kind() == "function_definition" && d.child_by_field_name("name") == Some(n)
+            });
+            if n.kind() == "identifier" && !method_of_other && !defined {
+                named.push((text(n, file.src), attribute.is_some()));
             }
         });
-        for name in named {
+        for (name, of_self) in named {
+            // `self.stop()` is a method of this class, `stop()` a function of the module:
+            // neither is another class's method of the same name.
+            let scope = if of_self { class } else { None };
             for f in file.functions.get(name).into_iter().flatten() {
-                if !reached.contains(f) {
+                if enclosing_class(*f) == scope && !reached.contains(f) {
                     reached.push(*f);
                 }
             }
@@ -409,6 +418,27 @@ fn returned(file: &File, call: Node, function: Node) -> bool {
         {
             found = true;
         }
+    });
+    found
+}
+
+/// Is `name` assigned a negative pid (`pgid = -p.pid`) in the function around `at` (or
+/// the module)?
+fn bound_negative(file: &File, at: Node, name: &str) -> bool {
+    let mut scope = at;
+    while let Some(p) = scope.parent() {
+        scope = p;
+        if p.kind() == "function_definition" {
+            break;
+        }
+    }
+    let mut found = false;
+    syntax::walk(scope, &mut |n| {
+        found |= n.kind() == "assignment"
+            && n.child_by_field_name("left")
+                .is_some_and(|l| l.kind() == "identifier" && text(l, file.src) == name)
+            && n.child_by_field_name("right")
+                .is_some_and(|r| text(r, file.src).trim_start().starts_with('-'));
     });
     found
 }
@@ -465,8 +495,9 @@ fn kills_in(file: &File, scopes: &[Node]) -> Ending {
                 .child_by_field_name("arguments")
                 .and_then(|a| a.named_child(0))
                 .map(|a| text(a, file.src).trim_start());
-            let group = py.group_kill.contains(&name)
-                || (py.kill_negative.contains(&name) && first.is_some_and(|a| a.starts_with('-')));
+            let negative = first.is_some_and(|a| a.starts_with('-') || bound_negative(file, n, a));
+            let group =
+                py.group_kill.contains(&name) || (py.kill_negative.contains(&name) && negative);
             if group {
                 best = if gated(file, n) {
                     Ending::Gated
@@ -681,6 +712,19 @@ fn program_words(file: &File, node: Node, local: &Scope, depth: usize) -> Vec<St
                     .map(|n| program_words(file, *n, local, depth + 1))
                     .unwrap_or_default();
             }
+            // `cmd.split()`, `"claude -p".split(" ")`: the string's words (not a
+            // module's `split`, `shlex.split` above or `re.split`).
+            if let Some(object) = callee
+                .child_by_field_name("attribute")
+                .filter(|a| callee.kind() == "attribute" && text(*a, src) == "split")
+                .and_then(|_| callee.child_by_field_name("object"))
+                .filter(|o| {
+                    let root = text(*o, src).split('.').next().unwrap_or_default();
+                    !file.aliases.contains_key(root)
+                })
+            {
+                return program_words(file, object, local, depth + 1);
+            }
             let pick = if file.rules.python.which.contains(&name)
                 || matches!(
                     name.as_str(),
@@ -725,6 +769,37 @@ fn program_words(file: &File, node: Node, local: &Scope, depth: usize) -> Vec<St
                     .collect()
             };
             pick_agent(file, candidates)
+        }
+        // `self.BIN`, `cls.BIN` of a class attribute (`class Runner: BIN = "claude"`).
+        "attribute" => {
+            let (Some(object), Some(name)) = (
+                node.child_by_field_name("object"),
+                node.child_by_field_name("attribute"),
+            ) else {
+                return Vec::new();
+            };
+            let mut class = node.parent();
+            while let Some(c) = class
+                && c.kind() != "class_definition"
+            {
+                class = c.parent();
+            }
+            let Some(body) = class.and_then(|c| c.child_by_field_name("body")) else {
+                return Vec::new();
+            };
+            if !matches!(text(object, src), "self" | "cls") {
+                return Vec::new();
+            }
+            let mut attributes = Scope::new();
+            collect_assignments(body, src, &mut attributes);
+            let words: Vec<Vec<String>> = attributes
+                .get(text(name, src))
+                .into_iter()
+                .flatten()
+                .rev()
+                .map(|value| program_words(file, *value, local, depth + 1))
+                .collect();
+            pick_agent(file, words)
         }
         "parenthesized_expression" | "await" | "list_splat" => node
             .named_child(0)

@@ -609,7 +609,15 @@ impl Visitor<'_> {
         loop {
             let mut grew = false;
             for (i, s) in self.summaries.iter().enumerate() {
-                let reach = names.contains(&s.name) || (owner.is_some() && s.owner == owner);
+                // A guard built here (`let _g = PgidGuard(pid)`) runs its type's `Drop`.
+                let guard = s.name == "drop" && s.owner.as_ref().is_some_and(|o| names.contains(o));
+                // A method by its name only for this type or a type named here
+                // (`self.stop()` is not another type's `stop`).
+                let named = names.contains(&s.name)
+                    && (s.owner.is_none()
+                        || s.owner == owner
+                        || s.owner.as_ref().is_some_and(|o| names.contains(o)));
+                let reach = named || (owner.is_some() && s.owner == owner) || guard;
                 if reach && !reached[i] {
                     reached[i] = true;
                     grew = true;
@@ -661,6 +669,12 @@ fn ending(kills: &[Kill], wrapper: bool) -> Ending {
     }
 }
 
+/// Is this expression (as tokens) a negative pid: `-pid`, `-(id as i32)`,
+/// `Pid::from_raw(-pid)`?
+fn negative_pid(tokens: &str) -> bool {
+    tokens.starts_with('-') || tokens.contains("from_raw (-")
+}
+
 /// A function of the file: its name, the type of its `impl` if a method, its kills and
 /// the identifiers it names (the functions it may call).
 struct Summary {
@@ -676,6 +690,8 @@ fn summarize(name: String, owner: Option<String>, block: &syn::Block, rules: &Ru
         gated: usize,
         kills: Vec<Kill>,
         idents: Vec<String>,
+        /// Locals bound to a negative pid (`let pgid = Pid::from_raw(-pid);`).
+        negated: Vec<String>,
     }
     impl Scan<'_> {
         fn leader_alive(&self, cond: &Expr) -> bool {
@@ -689,6 +705,14 @@ fn summarize(name: String, owner: Option<String>, block: &syn::Block, rules: &Ru
     impl<'ast> Visit<'ast> for Scan<'_> {
         fn visit_ident(&mut self, i: &'ast proc_macro2::Ident) {
             self.idents.push(i.to_string());
+        }
+        fn visit_local(&mut self, local: &'ast syn::Local) {
+            if let (syn::Pat::Ident(name), Some(init)) = (&local.pat, &local.init)
+                && negative_pid(&init.expr.to_token_stream().to_string())
+            {
+                self.negated.push(name.ident.to_string());
+            }
+            syn::visit::visit_local(self, local);
         }
         fn visit_expr_if(&mut self, e: &'ast syn::ExprIf) {
             self.visit_expr(&e.cond);
@@ -713,7 +737,7 @@ fn summarize(name: String, owner: Option<String>, block: &syn::Block, rules: &Ru
             let rust = &self.rules.rust;
             let negative = call.args.first().is_some_and(|a| {
                 let t = a.to_token_stream().to_string();
-                t.starts_with('-') || t.contains("from_raw (-")
+                negative_pid(&t) || self.negated.contains(&t)
             });
             if rust.group_kill.iter().any(|k| k == last)
                 || (rust.kill_negative.iter().any(|k| k == last) && negative)
@@ -800,6 +824,7 @@ fn summarize(name: String, owner: Option<String>, block: &syn::Block, rules: &Ru
         gated: 0,
         kills: Vec::new(),
         idents: Vec::new(),
+        negated: Vec::new(),
     };
     scan.visit_block(block);
     Summary {
@@ -982,6 +1007,96 @@ fn statement_of(functions: &[Function], needle: &str) -> String {
 }
 
 impl Visitor<'_> {
+    /// `Command::new("sh").arg("-c").arg(script)` or `.args(["-c", script])`: the agent
+    /// the script starts, reported at the command's constructor like a direct spawn.
+    /// Only the argument right after `-c` is read, so a chain is reported once.
+    fn shell_script(&mut self, call: &syn::ExprMethodCall) {
+        // `-c`, and `-c` among other single-letter flags (`-lc`, `-ec`).
+        let is_c = |e: &Expr| {
+            matches!(e, Expr::Lit(l) if matches!(&l.lit, Lit::Str(s) if {
+                let v = s.value();
+                v.strip_prefix('-').is_some_and(|f| {
+                    f.contains('c') && f.chars().all(|c| c.is_ascii_alphabetic())
+                })
+            }))
+        };
+        let script = match call.method.to_string().as_str() {
+            "arg" => match &*call.receiver {
+                Expr::MethodCall(prev)
+                    if prev.method == "arg" && prev.args.first().is_some_and(is_c) =>
+                {
+                    call.args.first()
+                }
+                _ => None,
+            },
+            "args" => {
+                let mut list = call.args.first();
+                while let Some(Expr::Reference(r)) = list {
+                    list = Some(&*r.expr);
+                }
+                match list {
+                    Some(Expr::Array(a)) => a.elems.iter().skip_while(|e| !is_c(e)).nth(1),
+                    _ => None,
+                }
+            }
+            _ => None,
+        };
+        let Some(script) = script.cloned() else {
+            return;
+        };
+        // Down the chain to its constructor, through a `let` binding of it.
+        let mut receiver = (*call.receiver).clone();
+        for _ in 0..64 {
+            receiver = match receiver {
+                Expr::MethodCall(m) => *m.receiver,
+                Expr::Path(ref p) if p.path.segments.len() == 1 => {
+                    let name = p.path.segments[0].ident.to_string();
+                    match self.functions.last().and_then(|f| f.bindings.get(&name)) {
+                        Some(bound) => bound.clone(),
+                        None => return,
+                    }
+                }
+                _ => break,
+            };
+        }
+        let Expr::Call(new) = receiver else {
+            return;
+        };
+        let callee = self.unalias(&path_text(&new.func));
+        let is_spawn = self
+            .rules
+            .rust
+            .spawn
+            .iter()
+            .any(|s| callee == *s || callee.ends_with(&format!("::{s}")));
+        let shell = new
+            .args
+            .first()
+            .and_then(|a| self.program(a, 0))
+            .is_some_and(|p| {
+                let name = p.rsplit('/').next().unwrap_or(&p).to_string();
+                self.rules.shell.shells.contains(&name)
+            });
+        if !is_spawn || !shell {
+            return;
+        }
+        let Some(line) = self.program(&script, 0) else {
+            return;
+        };
+        // Each command of the string: `cd /work && claude -p ...` starts claude too.
+        let Some(agent) = line
+            .split(['&', '|', ';', '\n'])
+            .filter_map(|c| c.split_whitespace().next())
+            .find(|w| self.rules.agent(w).is_some())
+            .map(str::to_string)
+        else {
+            return;
+        };
+        let needle = call.to_token_stream().to_string();
+        let statement = statement_of(&self.functions, &needle);
+        self.report(new.func.span(), &agent, &callee, &statement);
+    }
+
     /// A path with its first segment renamed back (`Cmd::new` -> `Command::new`).
     fn unalias(&self, path: &str) -> String {
         let (first, rest) = path.split_once("::").unwrap_or((path, ""));
@@ -1053,6 +1168,11 @@ impl<'ast> Visit<'ast> for Visitor<'_> {
             self.report(call.func.span(), &program, &callee, &statement);
         }
         syn::visit::visit_expr_call(self, call);
+    }
+
+    fn visit_expr_method_call(&mut self, call: &'ast syn::ExprMethodCall) {
+        self.shell_script(call);
+        syn::visit::visit_expr_method_call(self, call);
     }
 
     fn visit_macro(&mut self, mac: &'ast syn::Macro) {

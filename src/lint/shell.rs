@@ -48,13 +48,38 @@ pub fn check(original: &str, rules: &Rules) -> Checked {
         }
     });
     let ending = script_ending(root, src, rules);
+    // `set -m` (`set -o monitor`): job control, each background job in a group of its own.
+    // At the top of the script it holds for the whole script, in a function for that
+    // function (by id).
+    let mut monitor: Vec<Option<usize>> = Vec::new();
+    syntax::walk(root, &mut |node| {
+        if node.kind() == "command" {
+            let words = command_words(node, src);
+            if words.first().is_some_and(|w| w == "set")
+                && (words.iter().any(|w| w == "-m")
+                    || words.windows(2).any(|p| p[0] == "-o" && p[1] == "monitor"))
+            {
+                monitor.push(function_of(node));
+            }
+        }
+    });
     let mut findings = Vec::new();
     syntax::walk(root, &mut |node| {
         if node.kind() != "command" {
             return;
         }
         let words = command_words(node, src);
-        let (message, help) = match unguarded_agent(&words, rules, &variables) {
+        let background = node.next_sibling().is_some_and(|n| n.kind() == "&");
+        let run = match unguarded_agent(&words, rules, &variables) {
+            Some(Run::Bare(agent))
+                if background
+                    && (monitor.contains(&None) || monitor.contains(&function_of(node))) =>
+            {
+                Some(Run::Session(agent))
+            }
+            other => other,
+        };
+        let (message, help) = match run {
             None => return,
             Some(Run::Bare(agent)) => (
                 format!("`{agent}` is run without a process group of its own"),
@@ -109,6 +134,18 @@ pub fn check(original: &str, rules: &Rules) -> Checked {
         parse_error: syntax::first_error(&tree),
         too_deep: None,
     }
+}
+
+/// The function a command is in (by id), none at the top of the script.
+fn function_of(node: Node) -> Option<usize> {
+    let mut n = node.parent();
+    while let Some(p) = n {
+        if p.kind() == "function_definition" {
+            return Some(p.id());
+        }
+        n = p.parent();
+    }
+    None
 }
 
 /// How a command runs an agent: bare (in the script's group), or in a session of its own
@@ -168,6 +205,18 @@ fn kills_in(root: Node, src: &str, rules: &Rules, best: &mut Ending, depth: usiz
                 } else if target && *best == Ending::Nothing {
                     *best = Ending::LeaderOnly;
                 }
+            }
+            // `pkill -g PGID`, `pkill --pgroup PGID`: every process of the group.
+            Some("pkill")
+                if words
+                    .iter()
+                    .any(|w| w == "-g" || w == "--pgroup" || w.starts_with("--pgroup=")) =>
+            {
+                *best = if gated(node, src, rules) {
+                    Ending::Gated
+                } else {
+                    Ending::Killed
+                };
             }
             Some("trap") if depth < 2 => {
                 if let Some(script) = words.get(1) {

@@ -76,3 +76,16 @@ def not_an_agent(prompt):
     built = []
     built.append("ruff")
     sp.run(built)
+
+
+def str_split(prompt):
+    cmd = "{} {}".format(AGENT, "-p")
+    return sp.Popen(cmd.split() + [prompt])  # expect: agent-spawn-without-group
+
+
+def literal_split(prompt):
+    return sp.Popen("claude -p".split(" ") + [prompt])  # expect: agent-spawn-without-group
+
+
+def module_split_is_not_a_string(prompt):
+    sp.run(shlex.split("pytest -q") + [prompt])
