@@ -9,7 +9,8 @@ use std::time::Duration;
 
 use crate::common::assert::lane_states;
 use crate::common::drain::{
-    add, assert_no_agent_left, drain_once, json, project, runs, show, wait_for,
+    add, assert_no_agent_left, drain_once, json, project, runs, show, through_a_bare_remote,
+    wait_for,
 };
 use crate::common::procs;
 use crate::common::{Env, write};
@@ -471,22 +472,8 @@ fn isolated_runs_get_a_home_of_their_own_env_copies_the_drainer_s_variables_and_
 fn drain_through_a_bare_remote_runs_the_task_and_makes_its_lane_ready_there() {
     let env = Env::new();
     let seed = project(&env, "");
-    let remote = env.path().join("remote.git");
-    env.git(
-        &env.path(),
-        &[
-            "clone",
-            "-q",
-            "--bare",
-            seed.to_str().unwrap(),
-            "remote.git",
-        ],
-    );
-    let machine = env.path().join("machine");
-    env.git(
-        &env.path(),
-        &["clone", "-q", remote.to_str().unwrap(), "machine"],
-    );
+    let (remote, clones) = through_a_bare_remote(&env, &seed, &["machine"]);
+    let machine = clones[0].clone();
     add(&env, &machine, "far", &["--remote", "origin"]);
     let report = drain_once(&env, &machine, &["--remote", "origin"]);
     assert_eq!(report["runs"][0]["outcome"], "succeeded", "{report:#}");

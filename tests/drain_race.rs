@@ -14,7 +14,7 @@ use std::path::{Path, PathBuf};
 use std::process::Child;
 use std::time::{Duration, Instant};
 
-use crate::common::drain::{add, assert_no_agent_left, json, project};
+use crate::common::drain::{add, assert_no_agent_left, json, project, through_a_bare_remote};
 use crate::common::{Env, procs, write};
 
 /// How long the queue may take to settle: generous, the machine may be loaded.
@@ -419,25 +419,8 @@ fn four_drainers_on_one_repository_run_each_attempt_of_forty_tasks_exactly_once(
 fn two_clones_with_two_drainers_each_through_a_bare_remote_run_each_attempt_exactly_once() {
     let env = Env::new();
     let seed = race_project(&env, "60s", false);
-    let remote = env.path().join("remote.git");
+    let (remote, clones) = through_a_bare_remote(&env, &seed, &["a", "b"]);
     let remote_s = remote.to_str().unwrap();
-    env.git(
-        &env.path(),
-        &[
-            "clone",
-            "-q",
-            "--bare",
-            seed.to_str().unwrap(),
-            "remote.git",
-        ],
-    );
-    let clones: Vec<PathBuf> = ["a", "b"]
-        .iter()
-        .map(|c| {
-            env.git(&env.path(), &["clone", "-q", remote_s, c]);
-            env.path().join(c)
-        })
-        .collect();
     let names: Vec<String> = (1..=14).map(|i| format!("r{i:02}")).collect();
     for name in &names {
         add(

@@ -9,6 +9,7 @@
 use std::path::{Path, PathBuf};
 
 use crate::common::assert::lane_states;
+use crate::common::drain::through_a_bare_remote;
 use crate::common::{Env, write};
 
 /// 2100-01-01T00:00:00Z: the reset in limited-429-usage-limit-reset.json.
@@ -375,24 +376,8 @@ fn a_task_over_its_budget_is_parked_with_that_reason_before_a_retry_and_notify_r
 fn a_plan_closed_by_a_drainer_in_one_clone_is_closed_in_another_through_the_remote() {
     let env = Env::new();
     let seed = project(&env, TWO_PLANS);
-    let remote = env.path().join("remote.git");
-    env.git(
-        &env.path(),
-        &[
-            "clone",
-            "-q",
-            "--bare",
-            seed.to_str().unwrap(),
-            "remote.git",
-        ],
-    );
-    for clone in ["a", "b"] {
-        env.git(
-            &env.path(),
-            &["clone", "-q", remote.to_str().unwrap(), clone],
-        );
-    }
-    let (a, b) = (env.path().join("a"), env.path().join("b"));
+    let (remote, clones) = through_a_bare_remote(&env, &seed, &["a", "b"]);
+    let (a, b) = (clones[0].clone(), clones[1].clone());
     add(&env, &a, "far", &["--remote", "origin"]);
     let first = drain_once(&env, &a, &["--remote", "origin"]);
     assert_eq!(first["runs"][0]["plan"], "a", "{first:#}");

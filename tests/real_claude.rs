@@ -15,6 +15,7 @@ use serde_json::Value;
 use crate::common::anthropic::{Api, Reply, claude_env};
 use crate::common::assert::lane_states;
 use crate::common::claude::claude;
+use crate::common::drain::through_a_bare_remote;
 use crate::common::procs::{live, members, read_pid, stat_fields};
 use crate::common::{Cmd, Env, Run};
 
@@ -1002,24 +1003,8 @@ fn a_plan_a_real_claude_closes_with_a_named_zone_reset_in_one_clone_is_closed_in
     let message = "You've hit your session limit · resets 10:40pm (America/Sao_Paulo)";
     let (api_a, api_b) = (plan_a_api(message), plan_b_api());
     commit_fleet_toml(&env, &seed, &two_plan_toml(&claude, &api_a, &api_b));
-    let remote = env.path().join("remote.git");
-    env.git(
-        &env.path(),
-        &[
-            "clone",
-            "-q",
-            "--bare",
-            seed.to_str().unwrap(),
-            "remote.git",
-        ],
-    );
-    for clone in ["one", "two"] {
-        env.git(
-            &env.path(),
-            &["clone", "-q", remote.to_str().unwrap(), clone],
-        );
-    }
-    let (one, two) = (env.path().join("one"), env.path().join("two"));
+    let (remote, clones) = through_a_bare_remote(&env, &seed, &["one", "two"]);
+    let (one, two) = (clones[0].clone(), clones[1].clone());
     let origin = ["--remote", "origin"];
     add_roll_task(&env, &one, &origin);
 

@@ -158,3 +158,31 @@ pub fn assert_no_agent_left(env: &Env, dir: &Path) {
         }
     }
 }
+
+/// `seed` shared as machines share it: a bare `remote.git` cloned from it beside it, and
+/// one clone of that per name in `clones` (each with `origin` pointing at the remote).
+/// Returns the remote and the clones, in order.
+pub fn through_a_bare_remote(env: &Env, seed: &Path, clones: &[&str]) -> (PathBuf, Vec<PathBuf>) {
+    let remote = env.path().join("remote.git");
+    env.git(
+        &env.path(),
+        &[
+            "clone",
+            "-q",
+            "--bare",
+            seed.to_str().unwrap(),
+            "remote.git",
+        ],
+    );
+    let clones = clones
+        .iter()
+        .map(|name| {
+            env.git(
+                &env.path(),
+                &["clone", "-q", remote.to_str().unwrap(), name],
+            );
+            env.path().join(name)
+        })
+        .collect();
+    (remote, clones)
+}
