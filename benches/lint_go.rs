@@ -23,9 +23,11 @@
 
 mod common;
 
+use common::lint::{all_ms, findings, hermetic, loadavg, ms, ratio, run, shorten};
+
 use std::collections::BTreeSet;
 use std::path::{Path, PathBuf};
-use std::process::{Command, Output, Stdio};
+use std::process::Command;
 use std::time::{Duration, Instant};
 
 const PLANTED: &str = "planted/";
@@ -263,70 +265,4 @@ fn expected(tree: &Path) -> BTreeSet<String> {
         }
     }
     out
-}
-
-fn findings(
-    list: &serde_json::Value,
-    get: impl Fn(&serde_json::Value) -> Option<(String, u64)>,
-) -> BTreeSet<String> {
-    list.as_array()
-        .into_iter()
-        .flatten()
-        .filter_map(get)
-        .map(|(path, line)| format!("{path}:{line}"))
-        .collect()
-}
-
-/// Both tools' environment in the corpus: a UTF-8 locale, no identity, no git config.
-fn hermetic(cmd: &mut Command, home: &Path, dir: &Path) {
-    cmd.env_clear()
-        .env("PATH", std::env::var_os("PATH").unwrap_or_default())
-        .env("HOME", home)
-        .env("LANG", "C.UTF-8")
-        .env("GIT_CONFIG_NOSYSTEM", "1")
-        // Never /dev/null: on some machines it has been a plain file others write into.
-        .env("GIT_CONFIG_GLOBAL", home.join("no-such-gitconfig"))
-        .env("NO_COLOR", "1")
-        .current_dir(dir)
-        .stdin(Stdio::piped())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped());
-}
-
-fn run(mut cmd: Command) -> Output {
-    cmd.stdin(Stdio::piped())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
-        .output()
-        .unwrap_or_else(|e| panic!("cannot start {:?}: {e}", cmd.get_program()))
-}
-
-/// `/proc/loadavg`'s first three fields: other work on the machine skews every figure.
-fn loadavg() -> String {
-    std::fs::read_to_string("/proc/loadavg")
-        .map(|l| l.split_whitespace().take(3).collect::<Vec<_>>().join(" "))
-        .unwrap_or_else(|_| "unknown".into())
-}
-
-fn ratio(a: Duration, b: Duration) -> f64 {
-    a.as_secs_f64() / b.as_secs_f64().max(1e-9)
-}
-
-/// Whole milliseconds: a lint of the corpus takes seconds (`common::ms` has tenths).
-fn ms(d: Duration) -> String {
-    format!("{:.0} ms", d.as_secs_f64() * 1000.0)
-}
-
-fn all_ms(v: &[Duration]) -> Vec<u128> {
-    v.iter().map(Duration::as_millis).collect()
-}
-
-fn shorten(list: &[&String]) -> String {
-    let shown: Vec<&str> = list.iter().take(12).map(|s| s.as_str()).collect();
-    let more = list.len().saturating_sub(shown.len());
-    if more == 0 {
-        shown.join(", ")
-    } else {
-        format!("{} and {more} more", shown.join(", "))
-    }
 }

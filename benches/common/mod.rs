@@ -5,6 +5,8 @@
 // Each bench is its own crate and uses only part of this module.
 #![allow(dead_code)]
 
+pub mod lint;
+
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output, Stdio};
 use std::time::{Duration, Instant};
