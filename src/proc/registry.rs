@@ -167,7 +167,17 @@ fn found_in(folder: &Path, found: &mut Vec<Orphan>) {
     };
     for entry in entries.flatten() {
         let path = entry.path();
-        if entry.file_name().to_string_lossy().starts_with('.') {
+        let name = entry.file_name().to_string_lossy().into_owned();
+        if let Some(aside) = name.strip_prefix('.') {
+            // A record half-written aside (`.<pid>-<pgid>.tmp`) by a fleet killed before
+            // its rename: gone with its writer.
+            let writer = aside
+                .split(['-', '.'])
+                .next()
+                .and_then(|p| p.parse::<u32>().ok());
+            if writer.is_some_and(|pid| procfs::started_at(pid).is_none()) {
+                let _ = std::fs::remove_file(&path);
+            }
             continue;
         }
         let Some(record) = std::fs::read_to_string(&path)
