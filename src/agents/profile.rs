@@ -47,6 +47,12 @@ pub struct Profile {
     /// The check run in the worktree after a successful run (default: the gate commands).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub check: Option<Argv>,
+    /// This profile's own `[drain] stall_after`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub stall_after: Option<DurationSetting>,
+    /// This profile's own `[drain] abandon_after`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub abandon_after: Option<DurationSetting>,
 }
 
 fn default_timeout() -> DurationSetting {
@@ -301,6 +307,15 @@ pub struct Drain {
     pub on_conflict: OnLane,
     /// What a lane whose gate ran red becomes.
     pub on_red: OnLane,
+    /// A running agent with no new output and no new commit for this long is stalled
+    /// (shown by `fleet status`).
+    pub stall_after: DurationSetting,
+    /// A running agent silent for this long has its group killed, a timed-out attempt;
+    /// unset: never (the profile's `timeout` still ends it).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub abandon_after: Option<DurationSetting>,
+    /// Remove a landed task's worktree and untrack its lane.
+    pub cleanup: bool,
 }
 
 /// `[drain] on_conflict` / `on_red`.
@@ -330,6 +345,9 @@ impl Default for Drain {
             max_cost_usd: None,
             on_conflict: OnLane::Wait,
             on_red: OnLane::Wait,
+            stall_after: d(10 * 60),
+            abandon_after: None,
+            cleanup: false,
         }
     }
 }
