@@ -612,6 +612,8 @@ helpers = []             # your own approved spawn helpers, by qualified name
 # limit_cooldown = "15m" # wait after a usage limit whose reset time the agent did not give
 # notify = ["sh", "-c", "mail -s 'fleet: task parked' me@example.com"]   # once per park, JSON on stdin
 # max_cost_usd = 5.0     # each task's budget unless `fleet task add --max-cost` gives its own
+# stall_after = "10m"    # a running agent with no output, no commit and no change in its worktree this long shows `stalled` in `fleet status`
+# abandon_after = "2h"   # silent this long, its group is killed: a timed-out attempt (default: never; a profile may set its own of both)
 #
 # Plans: the accounts profiles run on. A usage limit closes a plan until its reset, and
 # tasks go to the next open one (`fleet plans`, `fleet plans explain TASK`).
@@ -677,6 +679,11 @@ mod tests {
         assert_eq!(
             config.drain.agent.as_ref().map(|a| a.as_str()),
             Some("claude")
+        );
+        assert_eq!(config.drain.stall_after.0, Duration::from_secs(600));
+        assert_eq!(
+            config.drain.abandon_after.map(|d| d.0),
+            Some(Duration::from_secs(2 * 3600))
         );
         assert_eq!(config.plans.len(), 2, "subscription and api");
         assert_eq!(config.classes["review"], ["subscription", "api"]);

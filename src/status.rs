@@ -519,6 +519,10 @@ pub struct HeldTask {
     pub lease_expires: i64,
     /// Whether the holder still runs: known on its own machine only (`null` elsewhere).
     pub holder_alive: Option<bool>,
+    /// Running and silent for its `stall_after` ([`crate::drain::liveness`]).
+    pub stalled: bool,
+    /// Its last activity, when running and this machine can read it (its holder's).
+    pub liveness: Option<crate::drain::liveness::Liveness>,
 }
 
 fn counts_in_order<S: serde::Serializer>(
@@ -553,11 +557,15 @@ pub fn tasks(ctx: &Context, queue: &Queue) -> Result<TaskSummary> {
         }
     }
     counts.sort_by_key(|(s, _)| *s);
+    let now = crate::time::now();
     let running = tasks
         .iter()
         .filter(|t| matches!(t.state, TaskState::Claimed | TaskState::Running))
         .filter_map(|t| {
             let run = t.last_run()?;
+            let liveness = (t.state == TaskState::Running)
+                .then(|| crate::drain::liveness::of_run(&ctx.repo, &ctx.config, t, run, now))
+                .flatten();
             Some(HeldTask {
                 name: t.name.clone(),
                 state: t.state,
@@ -572,6 +580,8 @@ pub fn tasks(ctx: &Context, queue: &Queue) -> Result<TaskSummary> {
                 host: run.holder.host.clone(),
                 lease_expires: run.lease_expires,
                 holder_alive: run.holder.alive_here(),
+                stalled: liveness.as_ref().is_some_and(|l| l.stalled),
+                liveness,
             })
         })
         .collect();

@@ -14,12 +14,16 @@ use crate::render;
     long_about = "The task queue and the lanes, derived from the refs on each read. When there are \
                   tasks, one line counts them by state, then one line per task a drainer holds \
                   (claimed or running): its run id, attempt, age, the drainer's pid, the agent's \
-                  process group, the host and the worktree. Then one line per lane: state, \
+                  process group, the host and the worktree; a running agent with no output, no commit \
+                  and no change in its worktree for its `stall_after` reads `stalled`, with for how \
+                  long it was silent. Then one line per lane: state, \
                   ahead/behind the target, predicted conflicts, staleness and the last gate result; \
                   then one indented line per nested repository where the lane has commits \
                   (ahead/behind against that repository's target, `in target` once landed). \
                   --json lists every nested part as `nested` and prints the lanes as a JSON array; with --tasks, one object {\"tasks\": \
-                  {\"counts\", \"running\"}, \"lanes\": [...]}.",
+                  {\"counts\", \"running\"}, \"lanes\": [...]}, each running task with `stalled` \
+                  and `liveness` (its last activity, what showed it, seconds silent, its stall_after \
+                  and abandon_after; null where its drainer's machine is another).",
     after_long_help = "Examples:\n  fleet status\n  fleet status --remote origin\n  fleet status --json | jq '.[] | select(.state == \"failed\") | .gate.log'\n  fleet status --json --tasks | jq '.tasks.running[] | {name, run, worktree}'"
 )]
 pub struct Args {

@@ -7,7 +7,8 @@
 //! it dies with the drainer even on `kill -9` (its guardian stops the group), and its
 //! record lets `fleet doctor` see an orphan. The thread stops the group itself on the
 //! profile's timeout, when the drainer stops (its stop clock, [`StopClock`]) or when
-//! the run was lost to another drainer (`abort`). A signal to the drainer reaches no
+//! the main thread sets `abort`: the run was lost to another drainer, or abandoned as
+//! silent for its `abandon_after` ([`super::watch`], which records that end itself). A signal to the drainer reaches no
 //! group directly: the drainer asked for that ([`crate::proc::stop_on_signal`]).
 
 use std::fs::File;

@@ -25,6 +25,7 @@
 
 mod agent;
 pub mod follow;
+pub mod liveness;
 pub mod pack;
 mod reap;
 pub mod record;
@@ -164,6 +165,7 @@ pub fn drain(ctx: &Context, queue: &Queue, opts: &Options, ui: &dyn Ui) -> Resul
         clock: Arc::new(agent::StopClock::default()),
         live: BTreeMap::new(),
         next_key: 0,
+        silences: watch::Silences::default(),
         report: Report {
             pid: std::process::id(),
             ..Report::default()
@@ -186,6 +188,8 @@ struct Drainer<'a> {
     live: BTreeMap<usize, Live>,
     next_key: usize,
     report: Report,
+    /// The runs' starts, and the runs abandoned as silent ([`liveness`]).
+    silences: watch::Silences,
 }
 
 impl Drainer<'_> {
@@ -221,7 +225,7 @@ impl Drainer<'_> {
                 self.report.stopped = true;
             }
             while let Ok(event) = rx.try_recv() {
-                self.handle(event);
+                self.on_event(event);
             }
             if last_watch.is_none_or(|t| t.elapsed() >= watch_every) && stopping == 0 {
                 if let Err(e) = self.store.refresh() {
@@ -233,6 +237,7 @@ impl Drainer<'_> {
                 self.follow_up_lanes();
                 last_watch = Some(Instant::now());
             }
+            self.abandon_silent();
             if last_renew.elapsed() >= renew_every {
                 self.renew();
                 last_renew = Instant::now();
@@ -257,7 +262,7 @@ impl Drainer<'_> {
                 return Ok(());
             }
             if let Ok(event) = rx.recv_timeout(Duration::from_millis(250)) {
-                self.handle(event);
+                self.on_event(event);
             }
         }
     }

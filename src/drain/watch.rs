@@ -25,15 +25,125 @@
 //! A run that ended badly but was never queued again (its drainer died in between) is
 //! queued again once it ended more than `claim_grace` ago. Two drainers taking back one
 //! task race on one swap: the loser's is refused, and it leaves the task alone.
+//!
+//! A run of this drainer silent for its `abandon_after` (no output, no commit, no change
+//! in its worktree: [`super::liveness`]) is abandoned: its thread stops the agent's
+//! whole group as on a timeout (SIGTERM, the grace, SIGKILL, and its guardian
+//! dismissed), and the run is recorded as timed out with why; the attempt is used, and
+//! the task goes back through the back-off (or is parked at its cap) like any timeout.
 
-use std::collections::HashSet;
+use std::collections::{BTreeMap, HashSet};
 use std::path::Path;
-use std::time::Duration;
+use std::time::{Duration, Instant};
 
+use super::agent::Event;
+use super::liveness::{Limits, Probe, last_activity, show_secs};
 use super::{retry, spawn};
 use crate::tasks::{Outcome, Run, Task, TaskName, TaskState};
 
+/// What the drainer keeps to abandon silent runs: when each agent started, the runs
+/// being abandoned (why, until their group is gone), and when it last looked.
+#[derive(Default)]
+pub(super) struct Silences {
+    started: BTreeMap<usize, i64>,
+    abandoned: BTreeMap<usize, String>,
+    looked: Option<Instant>,
+}
+
 impl super::Drainer<'_> {
+    /// An event of a run's thread: an abandoned run's end is recorded here (timed out,
+    /// with why), every other goes on to [`Self::handle`].
+    pub(super) fn on_event(&mut self, event: Event) {
+        match &event {
+            Event::Started { key, at, .. } => {
+                self.silences.started.insert(*key, *at);
+            }
+            Event::Exited { key, stopped, .. } => {
+                let key = *key;
+                self.silences.started.remove(&key);
+                let why = self.silences.abandoned.remove(&key);
+                // Not `stopped`: it ended by itself before the stop reached it.
+                if let Some(why) = why
+                    && *stopped
+                    && let Some(live) = self.live.get(&key)
+                    && !live.lost
+                {
+                    let wait = retry::backoff(&self.ctx.config.drain, live.run.attempt);
+                    self.settle(key, Outcome::TimedOut, why, false, wait);
+                    return;
+                }
+            }
+            _ => {}
+        }
+        self.handle(event);
+    }
+
+    /// Abandon each running agent of this drainer silent for its `abandon_after` (see
+    /// the module's doc). Looked at every quarter of the shortest `abandon_after` (from a
+    /// quarter second to ten seconds).
+    pub(super) fn abandon_silent(&mut self) {
+        let drain = &self.ctx.config.drain;
+        let Some(shortest) = self
+            .live
+            .values()
+            .filter_map(|l| Limits::of(Some(&l.profile), drain).abandon_after)
+            .min()
+        else {
+            return;
+        };
+        let every = (shortest / 4).clamp(Duration::from_millis(250), Duration::from_secs(10));
+        if self.silences.looked.is_some_and(|t| t.elapsed() < every) {
+            return;
+        }
+        self.silences.looked = Some(Instant::now());
+        let mut silent = Vec::new();
+        for (key, live) in &self.live {
+            let Some(abandon) = Limits::of(Some(&live.profile), drain).abandon_after else {
+                continue;
+            };
+            let Some(&started) = self.silences.started.get(key) else {
+                continue;
+            };
+            if live.lost || self.silences.abandoned.contains_key(key) {
+                continue;
+            }
+            let probe = Probe {
+                run_dir: live
+                    .report
+                    .stdout
+                    .parent()
+                    .map(Path::to_path_buf)
+                    .unwrap_or_default(),
+                worktree: live.report.worktree.clone(),
+                branch: live.report.branch.clone(),
+                started,
+            };
+            let abandon = abandon.as_secs() as i64;
+            let now = crate::time::now();
+            let last = last_activity(&self.ctx.repo, &probe, now - abandon);
+            let quiet = now - last.at;
+            if quiet >= abandon {
+                silent.push((
+                    *key,
+                    format!(
+                        "abandoned: no output and no commit for {} (nor a change in its worktree; abandon_after = {})",
+                        show_secs(quiet),
+                        show_secs(abandon)
+                    ),
+                ));
+            }
+        }
+        for (key, why) in silent {
+            let Some(live) = self.live.get(&key) else {
+                continue;
+            };
+            self.ui
+                .note(&format!("{}: {why}; stopping its agent's group", live.name));
+            live.abort.store(true, std::sync::atomic::Ordering::SeqCst);
+            self.silences.abandoned.insert(key, why);
+        }
+    }
+
     /// Renew the lease of every run this drainer holds; a run it lost is stopped.
     pub(super) fn renew(&mut self) {
         let expires = crate::time::now() + self.ctx.config.drain.lease.0.as_secs() as i64;

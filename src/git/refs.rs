@@ -65,6 +65,17 @@ impl Repo {
         ObjectId::from_hex(hex).ok()
     }
 
+    /// When `full_name`'s loose file in the common dir was last written (seconds since the
+    /// epoch): when the ref last moved, by this machine's clock, whatever date its commits
+    /// carry. `None` for a ref that is packed or missing.
+    pub fn loose_ref_written(&self, full_name: &str) -> Option<i64> {
+        let at = std::fs::metadata(self.common_dir().join(full_name))
+            .ok()?
+            .modified()
+            .ok()?;
+        Some(at.duration_since(std::time::UNIX_EPOCH).ok()?.as_secs() as i64)
+    }
+
     /// Hold fleet's pack lock (`<common>/fleet/pack-refs.lock`, an flock the kernel
     /// drops with its holder): shared by every listing and every compare-and-swap of
     /// fleet's refs, exclusive while [`Self::pack_refs_under`] packs them. A second

@@ -1,7 +1,8 @@
-//! The tables: `fleet status` (a line of task counts and one line per held task, then
-//! one line per lane, one more per nested repository where it has commits) and `fleet
-//! worktree list` (one line per agent worktree, one more per nested worktree). No row
-//! ends in spaces: an empty last column is not padded.
+//! The tables: `fleet status` (a line of task counts and one line per held task, a
+//! stalled one saying so and for how long it was silent, then one line per lane, one
+//! more per nested repository where it has commits) and `fleet worktree list` (one line
+//! per agent worktree, one more per nested worktree). No row ends in spaces: an empty
+//! last column is not padded.
 
 use fleet::lanes::LaneState;
 use fleet::status::{LaneView, TaskSummary};
@@ -35,10 +36,16 @@ pub fn tasks(summary: &TaskSummary) {
         ));
     }
     for t in &summary.running {
+        // A running agent silent for its stall_after reads `stalled`, and for how long.
+        let state = if t.stalled {
+            "stalled"
+        } else {
+            t.state.as_str()
+        };
         let mut line = format!(
             "  {:<20} {:<8} run {} attempt {} {:<7} pid {} pgid {} on {}",
             t.name,
-            t.state.as_str(),
+            state,
             t.run,
             t.attempt,
             age(t.started.unwrap_or(t.claimed)),
@@ -51,6 +58,12 @@ pub fn tasks(summary: &TaskSummary) {
         }
         if t.holder_alive == Some(false) {
             line.push_str(" holder gone");
+        }
+        if let Some(l) = t.liveness.as_ref().filter(|l| l.stalled) {
+            line.push_str(&format!(
+                " silent for {}",
+                fleet::drain::liveness::show_secs(l.silent_secs)
+            ));
         }
         answer(&line);
     }

@@ -1,7 +1,8 @@
 //! `fleet doctor`'s checks of the task queue and of the drainers that work it: a claim
 //! that never started its agent (`stale-claims`), a claimed or running task whose holder
-//! is gone (`dead-holders`), and a drainer still running older code than the binary now
-//! installed (`old-drainers`).
+//! is gone (`dead-holders`), a running agent silent for its `stall_after`
+//! (`stalled-runs`, a warning: busy agents can be quiet), and a drainer still running
+//! older code than the binary now installed (`old-drainers`).
 //!
 //! They read the queue through [`Store::list`] (the memo: the task refs, not every task
 //! commit) and the drainer records ([`crate::drain::record`]); they report and never
@@ -33,6 +34,7 @@ pub fn checks(ctx: &Context, queue: &Queue) -> Result<Vec<Check>> {
     Ok(vec![
         stale_claims(&tasks, now, ctx.config.drain.claim_grace.0),
         dead_holders(&tasks, now),
+        stalled_runs(ctx, &tasks, now),
         old_drainers(&ctx.repo.common_dir()),
     ])
 }
@@ -118,6 +120,57 @@ pub fn dead_holders(tasks: &[Task], now: i64) -> Check {
         "every claimed or running task has a live holder",
         &fix,
     )
+}
+
+/// Running with no output, no commit and no change in its worktree for its
+/// `stall_after` ([`crate::drain::liveness`]), as far as this machine can read: a
+/// warning, since a busy agent can be quiet (`claude -p --output-format json` prints
+/// nothing until it ends); its drainer abandons it after `abandon_after`, when set.
+pub fn stalled_runs(ctx: &Context, tasks: &[Task], now: i64) -> Check {
+    let mut problems = Vec::new();
+    let mut abandons = false;
+    for t in tasks.iter().filter(|t| t.state == TaskState::Running) {
+        let Some(run) = t.last_run() else { continue };
+        let Some(l) = crate::drain::liveness::of_run(&ctx.repo, &ctx.config, t, run, now)
+            .filter(|l| l.stalled)
+        else {
+            continue;
+        };
+        let show = crate::drain::liveness::show_secs;
+        let mut line = format!(
+            "task {} (run {}) has been silent for {} (stall_after {})",
+            t.name,
+            run.id,
+            show(l.silent_secs),
+            show(l.stall_after_secs as i64)
+        );
+        match l.abandon_after_secs {
+            Some(a) => {
+                line.push_str(&format!("; abandoned once silent for {}", show(a as i64)));
+                abandons = true;
+            }
+            None => line.push_str("; no abandon_after, so only its timeout ends it"),
+        }
+        if let Some(pgid) = run.pgid {
+            line.push_str(&format!("; its agent group is {pgid}"));
+        }
+        problems.push(line);
+    }
+    let mut fix = "look at its output (`fleet task show NAME`) and worktree; if it is stuck,                    `kill -- -PGID` ends its group and the drainer retries the task"
+        .to_string();
+    if !abandons {
+        fix.push_str(", or set [drain] abandon_after (or the profile's) to have drainers do it");
+    }
+    let mut c = check(
+        "stalled-runs",
+        problems,
+        "no running agent is silent for its stall_after",
+        &fix,
+    );
+    if c.verdict == Verdict::Fail {
+        c.verdict = Verdict::Warn;
+    }
+    c
 }
 
 /// A live drainer whose binary was replaced since it started, or was built from another
