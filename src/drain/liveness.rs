@@ -3,15 +3,16 @@
 //! nothing is kept up to date for it.
 //!
 //! A run's activity is the newest of: its start; its `stdout` and `stderr` in the run's
-//! folder ([`crate::state::run_dir`]) growing (their modification time); a commit on
-//! its branch (its ref's file written: when the branch moved by this machine's clock,
-//! whatever date the commit carries); and a file or folder of its
-//! worktree changing (their modification times; `.git` and `.fleet/` left out). The
-//! worktree walk is what sees an agent that prints nothing until it ends (`claude -p
-//! --output-format json`) while it edits; it runs only when the output and the branch
-//! say nothing recent, and stops at the first change recent enough, so a busy agent
-//! costs two `stat`s and a ref read, and a silent one a `stat` of each of its files
-//! (about 40 ms for 10,000 files, warm).
+//! folder ([`crate::state::run_dir`]) growing (their modification times); a commit on
+//! its branch (its ref's file written: when the branch moved, by this machine's clock,
+//! whatever date the commit carries); and a file or folder of its worktree changing
+//! (their modification times; `.git` and `.fleet/` left out; a nested repository's
+//! files are in the walk, its commits are not read). The worktree walk is what sees an
+//! agent that prints nothing until it ends (`claude -p --output-format json`) while it
+//! edits; it runs only when the output and the branch say nothing recent, and stops at
+//! the first change recent enough, so a busy agent costs two `stat`s and a ref read, and
+//! a silent one a `stat` of each of its files (measured: 12,000 entries in about 40 ms,
+//! warm, on a loaded two-core machine).
 //!
 //! Silent for `stall_after` (`[drain] stall_after`, or its profile's own), a run is
 //! *stalled*: `fleet status` shows it. Silent for `abandon_after` (unset: never), the
