@@ -225,7 +225,7 @@ pub struct Liveness {
 pub fn of_run(repo: &Repo, config: &Config, task: &Task, run: &Run, now: i64) -> Option<Liveness> {
     let probe = Probe::of_run(&repo.common_dir(), run)?;
     let limits = Limits::for_run(config, task, run);
-    let stall = limits.stall_after.as_secs() as i64;
+    let stall = whole_secs(limits.stall_after);
     let last = last_activity(repo, &probe, now - stall);
     let silent = (now - last.at).max(0);
     Some(Liveness {
@@ -233,9 +233,15 @@ pub fn of_run(repo: &Repo, config: &Config, task: &Task, run: &Run, now: i64) ->
         by: last.by,
         silent_secs: silent,
         stalled: silent >= stall,
-        stall_after_secs: limits.stall_after.as_secs(),
-        abandon_after_secs: limits.abandon_after.map(|d| d.as_secs()),
+        stall_after_secs: stall as u64,
+        abandon_after_secs: limits.abandon_after.map(|d| whole_secs(d) as u64),
     })
+}
+
+/// `d` in whole seconds, a part of one counted as one: `abandon_after = "500ms"` is not
+/// zero (silent for zero seconds, every run would be abandoned at once).
+pub fn whole_secs(d: Duration) -> i64 {
+    (d.as_secs() + u64::from(d.subsec_nanos() > 0)) as i64
 }
 
 /// `secs` as fleet.toml writes a duration: `90s` is `1m 30s`.
@@ -264,6 +270,13 @@ mod tests {
         let limits = Limits::of(None, &Drain::default());
         assert_eq!(limits.stall_after, Duration::from_secs(600));
         assert_eq!(limits.abandon_after, None);
+    }
+
+    #[test]
+    fn a_part_of_a_second_counts_as_one() {
+        assert_eq!(whole_secs(Duration::from_millis(500)), 1);
+        assert_eq!(whole_secs(Duration::from_secs(2)), 2);
+        assert_eq!(whole_secs(Duration::from_millis(2100)), 3);
     }
 
     #[test]

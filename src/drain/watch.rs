@@ -37,7 +37,7 @@ use std::path::Path;
 use std::time::{Duration, Instant};
 
 use super::agent::Event;
-use super::liveness::{Limits, Probe, last_activity, show_secs};
+use super::liveness::{Limits, Probe, last_activity, show_secs, whole_secs};
 use super::{retry, spawn};
 use crate::tasks::{Outcome, Run, Task, TaskName, TaskState};
 
@@ -118,7 +118,7 @@ impl super::Drainer<'_> {
                 branch: live.report.branch.clone(),
                 started,
             };
-            let abandon = abandon.as_secs() as i64;
+            let abandon = whole_secs(abandon);
             let now = crate::time::now();
             let last = last_activity(&self.ctx.repo, &probe, now - abandon);
             let quiet = now - last.at;
