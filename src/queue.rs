@@ -197,6 +197,27 @@ impl Queue {
         Ok(())
     }
 
+    /// Before a follow-up task's lane is marked ready with the queue on a remote: fetch
+    /// it, and publish the lane's branch, which the follow-up may have rewritten (see
+    /// [`remote::publish_rewritten_branch`]: the remote's branch is replaced only while it
+    /// still holds the tip the follow-up continued).
+    pub fn publish_rewritten_lane(
+        &self,
+        ctx: &Context,
+        branch: &str,
+        rewritten: remote::Rewritten,
+        ui: &dyn crate::report::Ui,
+    ) -> Result<()> {
+        let Queue::Remote(name) = self else {
+            return Ok(());
+        };
+        self.refresh(ctx)?;
+        if self.load(ctx)?.0.get(branch).is_none() {
+            return Ok(());
+        }
+        remote::publish_rewritten_branch(ctx, name, branch, rewritten, ui)
+    }
+
     /// A lane for the agent branch `fleet worktree new` just made (or found): tracked as
     /// running at `tip` unless it is a lane already (its state is kept) or a landed lane
     /// whose branch has not moved. Only on this repository's own queue: with a remote
