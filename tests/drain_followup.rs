@@ -202,3 +202,129 @@ fn a_lane_red_at_the_gate_through_a_remote_comes_back_as_a_follow_up_and_lands_f
     env.fleet(&b, &["verify", "--remote", "origin"]).ok();
     assert_eq!(show(&env, &b, &name, REMOTE)["state"], "succeeded");
 }
+
+/// Clone-free: `feat` drained into a lane and landed; returns its branch and worktree.
+fn drained_and_landed(env: &Env, dir: &Path) -> (String, PathBuf) {
+    add_task(env, dir, "feat", &[]);
+    let first = drain_once(env, dir, &[]);
+    assert_eq!(first["runs"][0]["outcome"], "succeeded", "{first:#}");
+    let branch = first["runs"][0]["branch"].as_str().unwrap().to_string();
+    let worktree = PathBuf::from(first["runs"][0]["worktree"].as_str().unwrap());
+    env.fleet(dir, &["land", "--all", "--yes"]).ok();
+    assert_eq!(
+        local_lane_state(env, dir, &branch).as_deref(),
+        Some("landed")
+    );
+    (branch, worktree)
+}
+
+/// The state of lane `branch` in this repository's own queue, if it is a lane.
+fn local_lane_state(env: &Env, dir: &Path, branch: &str) -> Option<String> {
+    crate::common::assert::lane_states(env, dir)
+        .into_iter()
+        .find(|(b, _)| b == branch)
+        .map(|(_, s)| s)
+}
+
+#[test]
+fn drain_cleanup_removes_a_landed_task_s_worktree_and_untracks_its_lane_and_keeps_the_task_and_its_receipt()
+ {
+    let env = Env::new();
+    let dir = project(&env, "cleanup = true\n");
+    // A person's own worktree, landed beside the task's: not the drainer's to remove.
+    let mine = env.agent(&dir, "mine");
+    env.commit_file(&mine, "mine.txt", "mine\n", "mine");
+    env.fleet(&dir, &["ready", "mine"]).ok();
+    let (branch, worktree) = drained_and_landed(&env, &dir);
+    assert_eq!(
+        local_lane_state(&env, &dir, "fleet/mine").as_deref(),
+        Some("landed")
+    );
+    let landed = env.git(&dir, &["rev-parse", "main"]);
+
+    let second = drain_once(&env, &dir, &[]);
+    assert_eq!(second["runs"], serde_json::json!([]), "{second:#}");
+    assert!(!worktree.exists(), "{} is still there", worktree.display());
+    // `worktree rm` decided: its changes are in the target, so its branch went.
+    assert!(
+        !env.branches(&dir).contains(&format!("refs/heads/{branch}")),
+        "{:?}",
+        env.branches(&dir)
+    );
+    assert_eq!(local_lane_state(&env, &dir, &branch), None);
+    let listed = env.git(&dir, &["worktree", "list", "--porcelain"]);
+    assert!(
+        !listed.contains(&worktree.display().to_string()),
+        "{listed}"
+    );
+    // The person's worktree and lane are as they were.
+    assert!(mine.join("mine.txt").exists());
+    assert_eq!(
+        local_lane_state(&env, &dir, "fleet/mine").as_deref(),
+        Some("landed")
+    );
+    // Nothing else moved; the task's record is whole.
+    assert_eq!(env.git(&dir, &["rev-parse", "main"]), landed);
+    env.git(&dir, &["show", "main:c.txt"]);
+    let task = show(&env, &dir, "feat", &[]);
+    assert_eq!(task["state"], "succeeded", "{task:#}");
+    assert_eq!(runs(&task)[0]["branch"], branch.as_str(), "{task:#}");
+    let report = json(env.fleet(&dir, &["report", "--json"]));
+    let feat = report["tasks"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|t| t["name"] == "feat")
+        .cloned()
+        .unwrap_or_else(|| panic!("{report:#}"));
+    assert_eq!(feat["state"], "succeeded", "{feat:#}");
+    assert_eq!(feat["runs"][0]["outcome"], "succeeded", "{feat:#}");
+    // Where it landed is still told by the receipt, which names the lane.
+    let receipt = crate::common::assert::receipt(&env, &dir, &landed);
+    let lanes: Vec<String> = env
+        .git(&dir, &["rev-list", "--first-parent", "main", "-n", "3"])
+        .lines()
+        .filter_map(|c| crate::common::assert::receipt_if_any(&env, &dir, c))
+        .map(|r| r["lane"].as_str().unwrap().to_string())
+        .collect();
+    assert!(lanes.contains(&branch), "{lanes:?} {receipt:#?}");
+    env.fleet(&dir, &["verify"]).ok();
+}
+
+#[test]
+fn drain_cleanup_keeps_a_landed_task_s_worktree_with_uncommitted_changes_and_says_so() {
+    let env = Env::new();
+    let dir = project(&env, "cleanup = true\n");
+    let (branch, worktree) = drained_and_landed(&env, &dir);
+    write(&worktree.join("notes.txt"), "a person's notes\n");
+
+    let run = env.fleet(&dir, &["drain", "--once", "--json"]).ok();
+    assert!(
+        run.stderr.contains("has uncommitted changes") && run.stderr.contains("notes.txt"),
+        "{}",
+        run.stderr
+    );
+    assert_eq!(
+        std::fs::read_to_string(worktree.join("notes.txt")).unwrap(),
+        "a person's notes\n"
+    );
+    assert!(env.branches(&dir).contains(&format!("refs/heads/{branch}")));
+    assert_eq!(
+        local_lane_state(&env, &dir, &branch).as_deref(),
+        Some("landed")
+    );
+}
+
+#[test]
+fn without_drain_cleanup_a_landed_task_s_worktree_and_lane_stay() {
+    let env = Env::new();
+    let dir = project(&env, "");
+    let (branch, worktree) = drained_and_landed(&env, &dir);
+    drain_once(&env, &dir, &[]);
+    assert!(worktree.join("c.txt").exists());
+    assert!(env.branches(&dir).contains(&format!("refs/heads/{branch}")));
+    assert_eq!(
+        local_lane_state(&env, &dir, &branch).as_deref(),
+        Some("landed")
+    );
+}

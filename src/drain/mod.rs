@@ -24,6 +24,7 @@
 //! end not recorded) and `drain-after-end` (a failure recorded, not yet queued again).
 
 mod agent;
+mod cleanup;
 pub mod follow;
 pub mod pack;
 mod reap;
@@ -231,6 +232,7 @@ impl Drainer<'_> {
                 pack::pack_task_refs_if_loose(self.ctx, self.queue, self.ui);
                 self.watch();
                 self.follow_up_lanes();
+                self.clean_up_landed();
                 last_watch = Some(Instant::now());
             }
             if last_renew.elapsed() >= renew_every {
