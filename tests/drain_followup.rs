@@ -328,3 +328,61 @@ fn without_drain_cleanup_a_landed_task_s_worktree_and_lane_stay() {
         Some("landed")
     );
 }
+
+#[test]
+fn drain_cleanup_through_a_remote_removes_the_worktree_of_a_task_landed_from_another_clone_once_its_target_is_here()
+ {
+    let env = Env::new();
+    let seed = project(&env, "cleanup = true\n");
+    let (remote, clones) = through_a_bare_remote(&env, &seed, &["a", "b"]);
+    let (a, b) = (clones[0].clone(), clones[1].clone());
+    add_task(&env, &a, "feat", REMOTE);
+    let first = drain_once(&env, &a, REMOTE);
+    assert_eq!(first["runs"][0]["outcome"], "succeeded", "{first:#}");
+    let branch = first["runs"][0]["branch"].as_str().unwrap().to_string();
+    let worktree = PathBuf::from(first["runs"][0]["worktree"].as_str().unwrap());
+    env.fleet(&b, &["land", "--remote", "origin", "--all", "--yes"])
+        .ok();
+    assert_eq!(remote_lane_state(&env, &b, &branch), "landed");
+
+    // `worktree rm` measures landing against clone a's own main, behind the remote's:
+    // kept, and the warning says how to bring it up to date.
+    let run = env
+        .fleet(&a, &["drain", "--once", "--json", "--remote", "origin"])
+        .ok();
+    assert!(
+        run.stderr
+            .contains("`git pull --ff-only origin main` on main here"),
+        "{}",
+        run.stderr
+    );
+    assert!(worktree.join("c.txt").exists());
+    env.git(&a, &["pull", "-q", "--ff-only", "origin", "main"]);
+    let run = env
+        .fleet(&a, &["drain", "--once", "--json", "--remote", "origin"])
+        .ok();
+    assert!(
+        !worktree.exists(),
+        "{} is still there: {}",
+        worktree.display(),
+        run.stderr
+    );
+    assert!(
+        !env.branches(&a).contains(&format!("refs/heads/{branch}")),
+        "{:?}",
+        env.branches(&a)
+    );
+    let lanes = json(env.fleet(&b, &["status", "--remote", "origin", "--json"]));
+    assert!(
+        !lanes
+            .as_array()
+            .unwrap()
+            .iter()
+            .any(|l| l["branch"] == branch.as_str()),
+        "{lanes:#}"
+    );
+    // The remote keeps the lane's branch and its landing; the task its record.
+    env.git(&remote, &["merge-base", "--is-ancestor", &branch, "main"]);
+    env.fleet(&b, &["verify", "--remote", "origin"]).ok();
+    assert_eq!(show(&env, &b, "feat", REMOTE)["state"], "succeeded");
+}

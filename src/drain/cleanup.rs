@@ -158,10 +158,25 @@ impl super::Drainer<'_> {
         let removed = match crate::worktree::rm(self.ctx, &found.agent, false) {
             Ok(removed) => removed,
             Err(e) => {
+                // `worktree rm` measures landing against this clone's own target, which
+                // a queue on a remote leaves where it was.
+                let here = match (self.ctx.target_tip().ok(), lane.landed_as) {
+                    (Some(here), Some(landed)) => {
+                        self.ctx.repo.merge_base(landed, here).ok().flatten() == Some(landed)
+                    }
+                    _ => false,
+                };
+                let behind = match self.queue.remote() {
+                    Some(remote) if !here => format!(
+                        " (it landed on {remote}'s {target}, which this clone's {target} does not have yet: `git pull --ff-only {remote} {target}` on {target} here lets the next pass remove it)",
+                        target = self.ctx.target()
+                    ),
+                    _ => String::new(),
+                };
                 self.warn_once(
                     &key,
                     &format!(
-                        "{}: kept the worktree {} of landed lane {}: {}",
+                        "{}: kept the worktree {} of landed lane {}: {}{behind}",
                         found.task,
                         found.path.display(),
                         found.branch,
