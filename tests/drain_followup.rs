@@ -12,12 +12,12 @@ use crate::common::{Env, write};
 
 const REMOTE: &[&str] = &["--remote", "origin"];
 
-/// The fake agents, by profile name. `lander`: a follow-up rebases onto `$ONTO`
-/// (resolving c.txt as `both`) or removes bad.txt; else it writes c.txt (and bad.txt
-/// for task `red`) and commits. `lander-raced`: as `lander`, but its follow-up first
+/// The fake agents, by profile name. `lander`: a follow-up rebases onto the remote's
+/// main (`origin/main`) when there is one, else onto `main`, resolving c.txt as `both`,
+/// or removes bad.txt; else it writes c.txt (and bad.txt for task `red`) and commits. `lander-raced`: as `lander`, but its follow-up first
 /// has someone else push a commit to the lane's branch on the remote (from clone `b`).
 fn agents(env: &Env) -> Vec<(&'static str, String)> {
-    let follow = "if grep -q 'conflicts with' \"$FLEET_PLAN\"; then\n  git rebase -q \"$ONTO\" >/dev/null 2>&1 || { printf 'both\\n' > c.txt; git add c.txt; GIT_EDITOR=true git rebase --continue >/dev/null; }\nelif grep -q 'gate ran red' \"$FLEET_PLAN\"; then\n  git rm -q bad.txt; git commit -qm 'remove bad.txt'\nelse\n  echo lane > c.txt\n  if [ \"$FLEET_TASK\" = red ]; then echo x > bad.txt; fi\n  git add -A; git commit -qm work\nfi\n";
+    let follow = "if grep -q 'conflicts with' \"$FLEET_PLAN\"; then\n  onto=main; git rev-parse -q --verify origin/main >/dev/null && onto=origin/main\n  git rebase -q \"$onto\" >/dev/null 2>&1 || { printf 'both\\n' > c.txt; git add c.txt; GIT_EDITOR=true git rebase --continue >/dev/null; }\nelif grep -q 'gate ran red' \"$FLEET_PLAN\"; then\n  git rm -q bad.txt; git commit -qm 'remove bad.txt'\nelse\n  echo lane > c.txt\n  if [ \"$FLEET_TASK\" = red ]; then echo x > bad.txt; fi\n  git add -A; git commit -qm work\nfi\n";
     let other = env.path().join("b");
     let intrude = format!(
         "if grep -q 'conflicts with' \"$FLEET_PLAN\"; then\n  branch=$(git rev-parse --abbrev-ref HEAD)\n  (cd {other:?} && git fetch -q origin && git checkout -q -B theirs \"origin/$branch\" && echo theirs > theirs.txt && git add theirs.txt && git commit -qm theirs && git push -q origin \"theirs:$branch\" && git rev-parse HEAD > \"$RUNS/theirs\" && git checkout -q main)\nfi\n"
@@ -45,7 +45,7 @@ fn project(env: &Env, extra: &str) -> PathBuf {
         use std::os::unix::fs::PermissionsExt;
         std::fs::set_permissions(&script, std::fs::Permissions::from_mode(0o755)).unwrap();
         toml.push_str(&format!(
-            "\n[agents.{name}]\ncommand = [{:?}]\ntimeout = \"60s\"\nresult = \"exit-code\"\ncheck = [\"true\"]\nenv = {{ RUNS = {:?}, ONTO = \"origin/main\" }}\n",
+            "\n[agents.{name}]\ncommand = [{:?}]\ntimeout = \"60s\"\nresult = \"exit-code\"\ncheck = [\"true\"]\nenv = {{ RUNS = {:?} }}\n",
             script.display().to_string(),
             env.path().join("runs").display().to_string(),
         ));
@@ -385,4 +385,51 @@ fn drain_cleanup_through_a_remote_removes_the_worktree_of_a_task_landed_from_ano
     env.git(&remote, &["merge-base", "--is-ancestor", &branch, "main"]);
     env.fleet(&b, &["verify", "--remote", "origin"]).ok();
     assert_eq!(show(&env, &b, "feat", REMOTE)["state"], "succeeded");
+}
+
+#[test]
+fn a_dependant_starts_only_once_its_dependency_s_lane_landed_after_a_follow_up_even_when_cleaned_up()
+ {
+    let env = Env::new();
+    let dir = project(&env, "on_conflict = \"task\"\ncleanup = true\n");
+    add_task(&env, &dir, "feat", &[]);
+    let first = drain_once(&env, &dir, &[]);
+    assert_eq!(first["runs"][0]["outcome"], "succeeded", "{first:#}");
+    let branch = first["runs"][0]["branch"].as_str().unwrap().to_string();
+    let worktree = PathBuf::from(first["runs"][0]["worktree"].as_str().unwrap());
+    env.commit_file(&dir, "c.txt", "main\n", "main's c.txt");
+    env.fleet(&dir, &["land", "--all", "--yes"]).code(1);
+    assert_eq!(
+        local_lane_state(&env, &dir, &branch).as_deref(),
+        Some("conflicted")
+    );
+    add_task(&env, &dir, "next", &["--after", "feat"]);
+
+    // Room for two: only the follow-up runs; `next` waits for the lane, not the task.
+    let second = drain_once(&env, &dir, &["--max", "2"]);
+    let ran: Vec<&str> = second["runs"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|r| r["task"].as_str().unwrap())
+        .collect();
+    assert_eq!(ran.len(), 1, "{second:#}");
+    assert!(ran[0].starts_with("feat-conflict-"), "{second:#}");
+    assert_eq!(
+        local_lane_state(&env, &dir, &branch).as_deref(),
+        Some("ready")
+    );
+    let third = drain_once(&env, &dir, &["--max", "2"]);
+    assert_eq!(third["runs"], serde_json::json!([]), "{third:#}");
+    assert_eq!(show(&env, &dir, "next", &[])["state"], "queued");
+
+    env.fleet(&dir, &["land", "--all", "--yes"]).ok();
+    assert_eq!(env.git(&dir, &["show", "main:c.txt"]), "both");
+    // The pass that cleans the landed lane up (its branch deleted, untracked) starts
+    // the dependant: a lane gone after landing still counts as landed.
+    let fourth = drain_once(&env, &dir, &["--max", "2"]);
+    assert!(!worktree.exists(), "{} is still there", worktree.display());
+    assert_eq!(local_lane_state(&env, &dir, &branch), None);
+    assert_eq!(fourth["runs"][0]["task"], "next", "{fourth:#}");
+    assert_eq!(fourth["runs"][0]["outcome"], "succeeded", "{fourth:#}");
 }
