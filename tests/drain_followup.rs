@@ -100,6 +100,12 @@ fn a_follow_up_through_a_remote_replaces_the_lane_it_rebased_by_a_lease_and_land
  {
     let env = Env::new();
     let (a, b, remote, branch, old_tip) = conflicted_on_the_remote(&env, "lander");
+    // Clone b's drainer makes the follow-up but leaves it to clone a, which has the
+    // lane's worktree.
+    let elsewhere = drain_once(&env, &b, REMOTE);
+    assert_eq!(elsewhere["runs"], serde_json::json!([]), "{elsewhere:#}");
+    let made = json(env.fleet(&b, &["task", "list", "--remote", "origin", "--json"]));
+    assert!(made.to_string().contains("feat-conflict-"), "{made:#}");
 
     let second = drain_once(&env, &a, REMOTE);
     let run = &second["runs"][0];

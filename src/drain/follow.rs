@@ -207,3 +207,30 @@ pub(super) fn publish_lane(
         None => queue.publish_lanes(ctx, std::slice::from_ref(&branch.to_string()), ui),
     }
 }
+
+/// Can this drainer run `task`? With the queue on a remote, a follow-up runs only in
+/// the clone that has its lane's worktree (a linked worktree of this repository at the
+/// path the task names): a drainer of another clone, or another machine, leaves it to
+/// that one rather than fail its attempts on a worktree it cannot reach. With a local
+/// queue every drainer shares the worktrees, and a worktree gone fails the attempt
+/// with why ([`super::spawn::continue_in`]).
+pub(super) fn runs_here(
+    ctx: &crate::context::Context,
+    queue: &crate::queue::Queue,
+    task: &Task,
+) -> bool {
+    let Some(continues) = &task.continues else {
+        return true;
+    };
+    if queue.remote().is_none() {
+        return true;
+    }
+    let want = std::path::Path::new(&continues.worktree)
+        .canonicalize()
+        .ok();
+    want.is_some()
+        && ctx.repo.worktrees().is_ok_and(|all| {
+            all.iter()
+                .any(|w| !w.is_main && w.path.canonicalize().ok() == want)
+        })
+}

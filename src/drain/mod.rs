@@ -332,6 +332,9 @@ impl Drainer<'_> {
             BTreeMap::new()
         };
         let route = |task: &Task| -> Option<Option<String>> {
+            if !follow::runs_here(self.ctx, self.queue, task) {
+                return None;
+            }
             match route(config, task, &states, &busy, now).decision {
                 Decision::Run { plan, .. } => Some(plan),
                 Decision::Wait => None,
