@@ -126,21 +126,6 @@ impl super::Drainer<'_> {
     fn clean_up(&self, lane: &Lane, found: &Landed) -> Result<()> {
         let tip = lane.landed_tip.map(|t| t.to_string()).unwrap_or_default();
         let key = format!("{}@{tip}", lane.branch);
-        // Untracked, the lane's fate is read from its receipt: one must name it.
-        if lane.landed_as.is_none()
-            || self.queue.landing_of(self.ctx, &lane.branch)? != lane.landed_as
-        {
-            self.warn_once(
-                &key,
-                &format!(
-                    "{}: kept the worktree {} of landed lane {}: no receipt in the target names its landing",
-                    found.task,
-                    found.path.display(),
-                    found.branch
-                ),
-            );
-            return Ok(());
-        }
         let dirty = crate::worktree::uncommitted(self.ctx, &found.branch)?;
         if !dirty.is_empty() {
             self.warn_once(
@@ -151,6 +136,22 @@ impl super::Drainer<'_> {
                     found.path.display(),
                     found.branch,
                     dirty.join("; ")
+                ),
+            );
+            return Ok(());
+        }
+        // Untracked, the lane's fate is read from its receipt: one must name it (read
+        // last: it reads every receipt).
+        if lane.landed_as.is_none()
+            || self.queue.landing_of(self.ctx, &lane.branch)? != lane.landed_as
+        {
+            self.warn_once(
+                &key,
+                &format!(
+                    "{}: kept the worktree {} of landed lane {}: no receipt in the target names its landing",
+                    found.task,
+                    found.path.display(),
+                    found.branch
                 ),
             );
             return Ok(());
