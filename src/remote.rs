@@ -253,7 +253,8 @@ fn publish(
     };
     let tracking = refs::tracking(remote, branch);
     let theirs = repo.ref_target(&tracking)?;
-    let mut replaced = false;
+    // The remote tip a follow-up's rewrite replaces, when it does.
+    let mut replaced = None;
     match theirs {
         Some(theirs) if theirs == local => return Ok(()),
         Some(theirs) if repo.merge_base(theirs, local)? != Some(theirs) => {
@@ -272,7 +273,7 @@ fn publish(
             if theirs != rw.continued || !contained {
                 return Err(moved_under_follow_up(remote, branch, theirs, rw.continued));
             }
-            replaced = true;
+            replaced = Some(theirs);
         }
         _ => {}
     }
@@ -288,13 +289,12 @@ fn publish(
             "fetch and look: `git fetch {remote} && git log {tracking}`"
         )));
     }
-    if replaced {
-        ui.note(&format!(
+    match replaced {
+        Some(old) => ui.note(&format!(
             "pushed {branch} to {remote}, replacing {} (the tip its follow-up rewrote)",
-            short(theirs.expect("replaced a tip"))
-        ));
-    } else {
-        ui.note(&format!("pushed {branch} to {remote}"));
+            short(old)
+        )),
+        None => ui.note(&format!("pushed {branch} to {remote}")),
     }
     // git may have updated the tracking ref itself (the remote's fetch refspec).
     set_tracking(repo, &tracking, local)
@@ -329,7 +329,7 @@ fn moved_under_follow_up(
 }
 
 fn short(id: ObjectId) -> String {
-    id.to_string()[..8].to_string()
+    id.to_hex_with_len(8).to_string()
 }
 
 /// The error for a push the remote refused although nothing had moved there.

@@ -439,3 +439,17 @@ fn a_dependant_starts_only_once_its_dependency_s_lane_landed_after_a_follow_up_e
     assert_eq!(fourth["runs"][0]["task"], "next", "{fourth:#}");
     assert_eq!(fourth["runs"][0]["outcome"], "succeeded", "{fourth:#}");
 }
+
+#[test]
+fn drain_cleanup_untracks_a_landed_task_s_lane_whose_worktree_someone_removed_already() {
+    let env = Env::new();
+    let dir = project(&env, "cleanup = true\n");
+    let (branch, worktree) = drained_and_landed(&env, &dir);
+    env.git(&dir, &["worktree", "remove", worktree.to_str().unwrap()]);
+    let run = env.fleet(&dir, &["drain", "--once", "--json"]).ok();
+    assert!(run.stderr.contains("is gone already"), "{}", run.stderr);
+    assert_eq!(local_lane_state(&env, &dir, &branch), None);
+    // The branch is left as it was: only `worktree rm` deletes one.
+    assert!(env.branches(&dir).contains(&format!("refs/heads/{branch}")));
+    assert_eq!(show(&env, &dir, "feat", &[])["state"], "succeeded");
+}

@@ -31,6 +31,9 @@ struct Landed {
     branch: String,
     agent: AgentName,
     path: PathBuf,
+    /// Still there, registered as an agent worktree (else removed by hand, or by an
+    /// earlier pass whose untrack failed: only the lane is left to untrack).
+    present: bool,
 }
 
 impl super::Drainer<'_> {
@@ -74,7 +77,7 @@ impl super::Drainer<'_> {
 
     /// The worktree one of the tasks on `lane` made for a run of its own, when every
     /// task on the lane is done with it (none still to run or running, so no follow-up
-    /// continues in it) and it is still there, registered as an agent worktree.
+    /// continues in it).
     fn landed_worktree(&self, lane: &Lane, tasks: &[Task]) -> Option<Landed> {
         let on_lane = |t: &&Task| {
             t.runs
@@ -101,32 +104,33 @@ impl super::Drainer<'_> {
                 let path = self.ctx.worktree_root().join(&name);
                 let own = run.branch.as_deref() == Some(lane.branch.as_str())
                     && self.ctx.branch_for(&name) == lane.branch
-                    && run.worktree.as_deref().is_some_and(|w| {
-                        let canon = |p: &std::path::Path| p.canonicalize().ok();
-                        canon(std::path::Path::new(w)).is_some_and(|w| Some(w) == canon(&path))
-                    });
+                    && run
+                        .worktree
+                        .as_deref()
+                        .is_some_and(|w| same_path(std::path::Path::new(w), &path));
                 let agent = AgentName::parse(&name).ok()?;
+                let present = matches!(crate::worktree::path_of(self.ctx, &agent), Ok(Ok(_)));
                 own.then(|| Landed {
                     task: task.name.clone(),
                     branch: lane.branch.clone(),
                     agent,
                     path,
+                    present,
                 })
             });
         }
-        let found = found?;
-        // Gone already (removed by hand, or by an earlier pass that could not untrack).
-        match crate::worktree::path_of(self.ctx, &found.agent) {
-            Ok(Ok(_)) => Some(found),
-            _ => None,
-        }
+        found
     }
 
     /// Remove `found`'s worktree as `fleet worktree rm` does, and untrack `lane`.
     fn clean_up(&self, lane: &Lane, found: &Landed) -> Result<()> {
         let tip = lane.landed_tip.map(|t| t.to_string()).unwrap_or_default();
         let key = format!("{}@{tip}", lane.branch);
-        let dirty = crate::worktree::uncommitted(self.ctx, &found.branch)?;
+        let dirty = if found.present {
+            crate::worktree::uncommitted(self.ctx, &found.branch)?
+        } else {
+            Vec::new()
+        };
         if !dirty.is_empty() {
             self.warn_once(
                 &key,
@@ -154,6 +158,17 @@ impl super::Drainer<'_> {
                     found.branch
                 ),
             );
+            return Ok(());
+        }
+        if !found.present {
+            self.queue
+                .untrack(self.ctx, std::slice::from_ref(&found.branch))?;
+            self.ui.note(&format!(
+                "{}: lane {} landed and its worktree {} is gone already: untracked the lane",
+                found.task,
+                found.branch,
+                found.path.display()
+            ));
             return Ok(());
         }
         let removed = match crate::worktree::rm(self.ctx, &found.agent, false) {
@@ -211,6 +226,7 @@ impl super::Drainer<'_> {
         Ok(())
     }
 
+    /// Say `message` unless this process said it for `key` already.
     fn warn_once(&self, key: &str, message: &str) {
         let first = WARNED
             .lock()
@@ -220,4 +236,14 @@ impl super::Drainer<'_> {
             self.ui.warn(message);
         }
     }
+}
+
+/// One folder, however named: resolved when it exists, else normalized (a worktree
+/// removed already).
+fn same_path(a: &std::path::Path, b: &std::path::Path) -> bool {
+    let resolve = |p: &std::path::Path| {
+        p.canonicalize()
+            .unwrap_or_else(|_| crate::context::normalize(p))
+    };
+    resolve(a) == resolve(b)
 }
