@@ -197,6 +197,56 @@ impl Queue {
         Ok(())
     }
 
+    /// Before a follow-up task's lane is marked ready with the queue on a remote: fetch
+    /// it, and publish the lane's branch, which the follow-up may have rewritten (see
+    /// [`remote::publish_rewritten_branch`]: the remote's branch is replaced only while it
+    /// still holds the tip the follow-up continued).
+    pub fn publish_rewritten_lane(
+        &self,
+        ctx: &Context,
+        branch: &str,
+        rewritten: remote::Rewritten,
+        ui: &dyn crate::report::Ui,
+    ) -> Result<()> {
+        let Queue::Remote(name) = self else {
+            return Ok(());
+        };
+        self.refresh(ctx)?;
+        if self.load(ctx)?.0.get(branch).is_none() {
+            return Ok(());
+        }
+        remote::publish_rewritten_branch(ctx, name, branch, rewritten, ui)
+    }
+
+    /// Where the lane `branch` landed, by the receipts alone (for a lane no longer in
+    /// the registry, untracked after landing): the commit of the queue's target history
+    /// whose receipt names that branch, the latest when several do. `None` when no
+    /// receipt in reach names it.
+    pub fn landing_of(&self, ctx: &Context, branch: &str) -> Result<Option<ObjectId>> {
+        let repo = &ctx.repo;
+        let Some(notes) = repo.ref_target(refs::NOTES)? else {
+            return Ok(None);
+        };
+        let target = self.target_tip(ctx)?;
+        let mut found: Option<(i64, ObjectId)> = None;
+        for (path, _) in repo.files_in(notes)? {
+            let name: String = path.chars().filter(|c| *c != '/').collect();
+            let Ok(commit) = ObjectId::from_hex(name.as_bytes()) else {
+                continue;
+            };
+            let Some(receipt) = crate::gate::read_receipt(repo, commit)? else {
+                continue;
+            };
+            if receipt.lane != branch || found.is_some_and(|(at, _)| at >= receipt.at) {
+                continue;
+            }
+            if repo.merge_base(commit, target)? == Some(commit) {
+                found = Some((receipt.at, commit));
+            }
+        }
+        Ok(found.map(|(_, commit)| commit))
+    }
+
     /// A lane for the agent branch `fleet worktree new` just made (or found): tracked as
     /// running at `tip` unless it is a lane already (its state is kept) or a landed lane
     /// whose branch has not moved. Only on this repository's own queue: with a remote

@@ -210,24 +210,75 @@ pub fn push_landing(
 /// its own way is refused: landing it would leave this machine's commits out. A push
 /// is told to `ui`.
 pub fn publish_branch(ctx: &Context, remote: &str, branch: &str, ui: &dyn Ui) -> Result<()> {
+    publish(ctx, remote, branch, None, ui)
+}
+
+/// A branch a follow-up task rewrote (rebased onto the target) and the remote tip it
+/// may replace: the tip the follow-up continued, and the local tip its run started
+/// from ([`publish_rewritten_branch`]).
+#[derive(Clone, Copy, Debug)]
+pub struct Rewritten {
+    /// The lane's tip on the remote when the follow-up was made.
+    pub continued: ObjectId,
+    /// The local branch's tip when the follow-up's run began, if it had one.
+    pub started_from: Option<ObjectId>,
+}
+
+/// Publish `branch` as [`publish_branch`] does, except that a follow-up's rewrite of it
+/// may replace the remote's branch, by a push leased on that exact old value, when the
+/// remote still holds exactly the tip the follow-up continued and the run started from
+/// a tip containing it (so every commit replaced was in the worktree the agent
+/// rewrote). Anything else, someone's push to the branch meanwhile above all, is
+/// refused and nothing is changed.
+pub fn publish_rewritten_branch(
+    ctx: &Context,
+    remote: &str,
+    branch: &str,
+    rewritten: Rewritten,
+    ui: &dyn Ui,
+) -> Result<()> {
+    publish(ctx, remote, branch, Some(rewritten), ui)
+}
+
+fn publish(
+    ctx: &Context,
+    remote: &str,
+    branch: &str,
+    rewritten: Option<Rewritten>,
+    ui: &dyn Ui,
+) -> Result<()> {
     let repo = &ctx.repo;
     let Some(local) = repo.branch_tip(branch)? else {
         return Ok(());
     };
     let tracking = refs::tracking(remote, branch);
     let theirs = repo.ref_target(&tracking)?;
+    // The remote tip a follow-up's rewrite replaces, when it does.
+    let mut replaced = None;
     match theirs {
         Some(theirs) if theirs == local => return Ok(()),
         Some(theirs) if repo.merge_base(theirs, local)? != Some(theirs) => {
-            return Err(Error::refused(format!(
-                "{branch} on {remote} and here went apart (each has commits the other lacks); nothing was changed"
-            ))
-            .with_help(format!(
-                "bring them together first, e.g. `git pull --rebase {remote} {branch}` in the lane's worktree, then `git push {remote} {branch}`"
-            )));
+            let Some(rw) = rewritten else {
+                return Err(Error::refused(format!(
+                    "{branch} on {remote} and here went apart (each has commits the other lacks); nothing was changed"
+                ))
+                .with_help(format!(
+                    "bring them together first, e.g. `git pull --rebase {remote} {branch}` in the lane's worktree, then `git push {remote} {branch}`"
+                )));
+            };
+            let contained = match rw.started_from {
+                Some(start) => repo.merge_base(rw.continued, start)? == Some(rw.continued),
+                None => false,
+            };
+            if theirs != rw.continued || !contained {
+                return Err(moved_under_follow_up(remote, branch, theirs, rw.continued));
+            }
+            replaced = Some(theirs);
         }
         _ => {}
     }
+    // The lease is the exact old value: the push goes in only while the remote still
+    // holds what was looked at here (never a bare --force-with-lease).
     let update = PushUpdate {
         dst: refs::branch(branch),
         new: local.to_string(),
@@ -238,9 +289,47 @@ pub fn publish_branch(ctx: &Context, remote: &str, branch: &str, ui: &dyn Ui) ->
             "fetch and look: `git fetch {remote} && git log {tracking}`"
         )));
     }
-    ui.note(&format!("pushed {branch} to {remote}"));
+    match replaced {
+        Some(old) => ui.note(&format!(
+            "pushed {branch} to {remote}, replacing {} (the tip its follow-up rewrote)",
+            short(old)
+        )),
+        None => ui.note(&format!("pushed {branch} to {remote}")),
+    }
     // git may have updated the tracking ref itself (the remote's fetch refspec).
     set_tracking(repo, &tracking, local)
+}
+
+/// The refusal for a follow-up's rewritten branch the remote cannot take without
+/// losing someone's commits.
+fn moved_under_follow_up(
+    remote: &str,
+    branch: &str,
+    theirs: ObjectId,
+    continued: ObjectId,
+) -> Error {
+    let why = if theirs != continued {
+        format!(
+            "{branch} on {remote} moved since the follow-up began (it is at {}, the follow-up continued {}): someone pushed to it",
+            short(theirs),
+            short(continued)
+        )
+    } else {
+        format!(
+            "the follow-up's run did not start from {}, the tip of {branch} on {remote} it continues, so its rewrite may leave commits of it out",
+            short(continued)
+        )
+    };
+    Error::refused(format!(
+        "{why}; the rewritten branch was not published and nothing was changed"
+    ))
+    .with_help(format!(
+        "their commits stay on {remote}: bring them into the lane's worktree (`git fetch {remote} && git rebase {remote}/{branch}` there), then `fleet ready --remote {remote} {branch}`; or cancel the follow-up task"
+    ))
+}
+
+fn short(id: ObjectId) -> String {
+    id.to_hex_with_len(8).to_string()
 }
 
 /// The error for a push the remote refused although nothing had moved there.

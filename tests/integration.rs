@@ -19,6 +19,7 @@ mod cli_text;
 mod demo;
 mod doctor;
 mod drain;
+mod drain_followup;
 mod drain_liveness;
 mod drain_race;
 mod examples;

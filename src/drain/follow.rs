@@ -126,7 +126,12 @@ impl super::Drainer<'_> {
     }
 
     fn conflict_plan(&self, lane: &crate::lanes::Lane) -> String {
-        let target = self.ctx.target();
+        // With the queue on a remote, the target is the remote's (as the drainer last
+        // fetched it): this clone's own branch of that name may be behind.
+        let target = match self.queue.remote() {
+            Some(remote) => format!("{remote}/{}", self.ctx.target()),
+            None => self.ctx.target().to_string(),
+        };
         let files = if lane.detail.is_empty() {
             "(fleet land named no file)".to_string()
         } else {
@@ -164,4 +169,68 @@ impl super::Drainer<'_> {
             branch = lane.branch
         )
     }
+}
+
+/// Publish the lane of a run that ended well, before it is marked ready (a remote queue
+/// only; nothing to do for a local one). A follow-up's run may have rebased its lane:
+/// its branch may then replace the remote's, but only while the remote still holds the
+/// tip the follow-up continued and the run started from it (`started_from`, the branch's
+/// tip when the run began); else the push is refused, nobody's commits are lost, and the
+/// run fails with why. Any other run's lane is published as a fast-forward.
+pub(super) fn publish_lane(
+    ctx: &crate::context::Context,
+    queue: &crate::queue::Queue,
+    store: &crate::tasks::Store,
+    name: &TaskName,
+    started_from: Option<crate::git::ObjectId>,
+    branch: &str,
+    ui: &dyn crate::report::Ui,
+) -> crate::error::Result<()> {
+    let continued = match queue.remote() {
+        None => None,
+        Some(_) => store
+            .load(name)?
+            .and_then(|(task, _)| task.continues)
+            .filter(|c| c.branch == branch)
+            .and_then(|c| crate::git::ObjectId::from_hex(c.tip.as_bytes()).ok()),
+    };
+    match continued {
+        Some(continued) => queue.publish_rewritten_lane(
+            ctx,
+            branch,
+            crate::remote::Rewritten {
+                continued,
+                started_from,
+            },
+            ui,
+        ),
+        None => queue.publish_lanes(ctx, std::slice::from_ref(&branch.to_string()), ui),
+    }
+}
+
+/// Can this drainer run `task`? With the queue on a remote, a follow-up runs only in
+/// the clone that has its lane's worktree (a linked worktree of this repository at the
+/// path the task names): a drainer of another clone, or another machine, leaves it to
+/// that one rather than fail its attempts on a worktree it cannot reach. With a local
+/// queue every drainer shares the worktrees, and a worktree gone fails the attempt
+/// with why ([`super::spawn::continue_in`]).
+pub(super) fn runs_here(
+    ctx: &crate::context::Context,
+    queue: &crate::queue::Queue,
+    task: &Task,
+) -> bool {
+    let Some(continues) = &task.continues else {
+        return true;
+    };
+    if queue.remote().is_none() {
+        return true;
+    }
+    let want = std::path::Path::new(&continues.worktree)
+        .canonicalize()
+        .ok();
+    want.is_some()
+        && ctx.repo.worktrees().is_ok_and(|all| {
+            all.iter()
+                .any(|w| !w.is_main && w.path.canonicalize().ok() == want)
+        })
 }

@@ -24,6 +24,7 @@
 //! end not recorded) and `drain-after-end` (a failure recorded, not yet queued again).
 
 mod agent;
+mod cleanup;
 pub mod follow;
 pub mod liveness;
 pub mod pack;
@@ -235,6 +236,7 @@ impl Drainer<'_> {
                 pack::pack_task_refs_if_loose(self.ctx, self.queue, self.ui);
                 self.watch();
                 self.follow_up_lanes();
+                self.clean_up_landed();
                 last_watch = Some(Instant::now());
             }
             self.abandon_silent();
@@ -335,6 +337,9 @@ impl Drainer<'_> {
             BTreeMap::new()
         };
         let route = |task: &Task| -> Option<Option<String>> {
+            if !follow::runs_here(self.ctx, self.queue, task) {
+                return None;
+            }
             match route(config, task, &states, &busy, now).decision {
                 Decision::Run { plan, .. } => Some(plan),
                 Decision::Wait => None,

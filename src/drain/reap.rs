@@ -338,12 +338,25 @@ impl super::Drainer<'_> {
         let branch = live.report.branch.clone().unwrap_or_default();
         let attempt = live.run.attempt;
         let lanes = std::slice::from_ref(&branch);
+        let started_from = live
+            .placed
+            .as_ref()
+            .and_then(|p| p.bases.first())
+            .and_then(|b| b.2);
         let ready = crate::failpoint::hit("drain-before-ready")
             .and_then(|()| crate::lanes::WorkerTest::record(&self.ctx.repo, code, Some(&log)))
             .and_then(|worker| {
                 // Through a remote this fetches, racing the other drainers of this clone.
                 crate::tasks::store::fetch_retried(|| {
-                    self.queue.publish_lanes(self.ctx, lanes, self.ui)?;
+                    super::follow::publish_lane(
+                        self.ctx,
+                        self.queue,
+                        self.store,
+                        &live.name,
+                        started_from,
+                        &branch,
+                        self.ui,
+                    )?;
                     self.queue.ready(self.ctx, lanes, Some(worker.clone()))
                 })
             })
