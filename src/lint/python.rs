@@ -24,6 +24,8 @@ struct File<'t, 's> {
     module_scope: Scope<'t>,
     /// Every function and method of the module by name, for the kills a spawn reaches.
     functions: HashMap<String, Vec<Node<'t>>>,
+    /// Every class of the module by name: a child handed to one is held by its methods.
+    classes: HashMap<String, Vec<Node<'t>>>,
     /// The module's dotted path (`pkg/tool.py` -> `pkg.tool`), for helper names.
     module: String,
 }
@@ -40,6 +42,7 @@ pub fn check(src: &str, path: &str, rules: &Rules) -> Checked {
         aliases: HashMap::new(),
         module_scope: Scope::new(),
         functions: HashMap::new(),
+        classes: HashMap::new(),
         module: module_path(path),
     };
     collect_imports(root, &mut file);
@@ -48,6 +51,14 @@ pub fn check(src: &str, path: &str, rules: &Rules) -> Checked {
             && let Some(name) = node.child_by_field_name("name")
         {
             file.functions
+                .entry(text(name, src).into())
+                .or_default()
+                .push(node);
+        }
+        if node.kind() == "class_definition"
+            && let Some(name) = node.child_by_field_name("name")
+        {
+            file.classes
                 .entry(text(name, src).into())
                 .or_default()
                 .push(node);
@@ -332,17 +343,38 @@ enum Ending {
     Nothing,
 }
 
+impl Ending {
+    /// A kill beats a gated kill beats a leader's kill beats nothing.
+    fn rank(self) -> u8 {
+        match self {
+            Ending::Killed => 3,
+            Ending::Gated => 2,
+            Ending::LeaderOnly => 1,
+            Ending::Nothing => 0,
+        }
+    }
+}
+
 /// The kills in reach of a spawn: its function (nested functions included), the
 /// functions of the module it names (called, or registered as a handler, transitively),
 /// and, for a method, the other methods of its class (the object holds the child). A
-/// spawn at module level reaches the whole module. Which pid a kill names is not checked.
+/// spawn at module level reaches the whole module. A spawn handed to the caller
+/// ([`returned`]) is followed to its callers in the module ([`handed_ending`]). Which
+/// pid a kill names is not checked.
 fn group_ending(file: &File, call: Node, function: Option<Node>) -> Ending {
     let Some(start) = function else {
         return kills_in(file, &[call_root(call)]);
     };
-    if returned(file, call, start) {
-        return kills_in(file, &[call_root(call)]);
+    let own = kills_in(file, &reach_from(file, start));
+    if own == Ending::Killed || !returned(file, call, start) {
+        return own;
     }
+    better(own, handed_ending(file, start, 0))
+}
+
+/// The functions a function reaches: itself, the other methods of its class, and the
+/// module's functions they name, transitively.
+fn reach_from<'t>(file: &File<'t, '_>, start: Node<'t>) -> Vec<Node<'t>> {
     let mut reached = vec![start];
     let class = enclosing_class(start);
     if let Some(class) = class {
@@ -382,10 +414,129 @@ fn group_ending(file: &File, call: Node, function: Option<Node>) -> Ending {
                     reached.push(*f);
                 }
             }
+            // `Runner(proc)`: a class of the module handed the child; its methods hold it.
+            for c in file.classes.get(name).into_iter().flatten() {
+                syntax::walk(*c, &mut |m| {
+                    if m.kind() == "function_definition" && !reached.contains(&m) {
+                        reached.push(m);
+                    }
+                });
+            }
         }
         i += 1;
     }
-    kills_in(file, &reached)
+    reached
+}
+
+/// The better of two endings.
+fn better(a: Ending, b: Ending) -> Ending {
+    if a.rank() >= b.rank() { a } else { b }
+}
+
+/// How the callers of `factory` (a function handing out the child) end its group:
+/// each caller in the module must, in its own reach (or its callers', when it hands the
+/// child on); the worst of them counts. A factory the module never calls is API for
+/// other modules: then the kills of the module's functions that start nothing
+/// themselves count (`def stop(proc): os.killpg(...)` beside it), not those that end
+/// another spawn of their own.
+fn handed_ending(file: &File, factory: Node, depth: usize) -> Ending {
+    let src = file.src;
+    let Some(name) = factory.child_by_field_name("name").map(|n| text(n, src)) else {
+        return Ending::Nothing;
+    };
+    let method = enclosing_class(factory).is_some();
+    let mut callers = Vec::new();
+    let mut referenced = false;
+    syntax::walk(call_root(factory), &mut |n| {
+        let named = match n.kind() {
+            "identifier" => !method && text(n, src) == name,
+            "attribute" => {
+                method
+                    && n.child_by_field_name("attribute")
+                        .is_some_and(|a| text(a, src) == name)
+            }
+            _ => false,
+        };
+        if !named || factory.child_by_field_name("name") == Some(n) {
+            return;
+        }
+        let parent = n.parent();
+        // `other.make`, `make=...`: another object's attribute, a keyword's name.
+        let not_it = parent.is_some_and(|p| {
+            (p.kind() == "attribute" && p.child_by_field_name("attribute") == Some(n))
+                || (p.kind() == "keyword_argument" && p.child_by_field_name("name") == Some(n))
+        });
+        match parent {
+            Some(c) if c.kind() == "call" && c.child_by_field_name("function") == Some(n) => {
+                callers.push(c);
+            }
+            // Handed on as a value (`pool.submit(make)`): where it ends is out of reach.
+            Some(p) if !not_it && p.kind() != "attribute" => referenced = true,
+            _ => {}
+        }
+    });
+    if callers.is_empty() || referenced || depth > 4 {
+        return exported_ending(file);
+    }
+    let mut worst = Ending::Killed;
+    for caller in callers {
+        let ending = match enclosing_function(caller) {
+            None => kills_in(file, &[call_root(caller)]),
+            Some(f) if f == factory => continue,
+            Some(f) => {
+                let own = kills_in(file, &reach_from(file, f));
+                if own != Ending::Killed && returned(file, caller, f) {
+                    better(own, handed_ending(file, f, depth + 1))
+                } else {
+                    own
+                }
+            }
+        };
+        if ending.rank() < worst.rank() {
+            worst = ending;
+        }
+    }
+    worst
+}
+
+/// The kills of the module's functions that start no process of their own (directly
+/// or through a function of the module).
+fn exported_ending(file: &File) -> Ending {
+    let spawns_directly = |f: Node| {
+        let mut found = false;
+        syntax::walk(f, &mut |n| {
+            found |= n.kind() == "call"
+                && n.child_by_field_name("function")
+                    .is_some_and(|c| file.rules.python.spawn.contains(&resolve_callee(file, c)));
+        });
+        found
+    };
+    let spawns = |f: Node| {
+        let mut found = spawns_directly(f);
+        syntax::walk(f, &mut |n| {
+            if !found
+                && n.kind() == "call"
+                && let Some(c) = n.child_by_field_name("function")
+                && c.kind() == "identifier"
+            {
+                found = file
+                    .functions
+                    .get(text(c, file.src))
+                    .into_iter()
+                    .flatten()
+                    .any(|g| spawns_directly(*g));
+            }
+        });
+        found
+    };
+    let quiet: Vec<Node> = file
+        .functions
+        .values()
+        .flatten()
+        .copied()
+        .filter(|f| !spawns(*f))
+        .collect();
+    kills_in(file, &quiet)
 }
 
 /// Does the function hand the child to its caller (`return Popen(...)`, or the name it
@@ -397,6 +548,8 @@ fn returned(file: &File, call: Node, function: Node) -> bool {
     while let Some(p) = n {
         match p.kind() {
             "return_statement" => return true,
+            // `return start(p).wait()`: what is returned is the method's result.
+            "attribute" => return false,
             "assignment" => {
                 name = p
                     .child_by_field_name("left")
