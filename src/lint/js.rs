@@ -472,6 +472,18 @@ enum Ending {
     Nothing,
 }
 
+impl Ending {
+    /// A kill beats a gated kill beats a leader's kill beats nothing.
+    fn rank(self) -> u8 {
+        match self {
+            Ending::Killed => 3,
+            Ending::Gated => 2,
+            Ending::LeaderOnly => 1,
+            Ending::Nothing => 0,
+        }
+    }
+}
+
 const FUNCTIONS: [&str; 6] = [
     "function_declaration",
     "function_expression",
@@ -481,24 +493,30 @@ const FUNCTIONS: [&str; 6] = [
     "generator_function_declaration",
 ];
 
-/// The outermost function the spawn is in (its callbacks are part of it), unless the
-/// spawn is handed to the caller (`return spawn(...)`, or the name it is bound to
-/// returned): then, as at module level, the whole module.
-fn spawn_scope<'t>(file: &File<'t, '_>, call: Node<'t>) -> Option<Node<'t>> {
+/// The outermost function the spawn is in (its callbacks are part of it), and whether
+/// the spawn is handed to the caller (`return spawn(...)`, or the name it is bound to
+/// returned). `None`: at module level.
+fn spawn_scope<'t>(file: &File<'t, '_>, call: Node<'t>) -> Option<(Node<'t>, bool)> {
     let mut outermost = None;
     let mut bound = None;
     let mut n = call.parent();
     let mut returned = false;
     while let Some(p) = n {
+        // `(p) => spawn(...)`: the arrow's value is the child.
+        if p.kind() == "arrow_function"
+            && outermost.is_none()
+            && p.child_by_field_name("body") == Some(call)
+        {
+            returned = true;
+        }
         match p.kind() {
-            "return_statement" if outermost.is_none() => returned = true,
+            "return_statement" if outermost.is_none() && bound.is_none() => returned = true,
+            // `return start(p).wait()`: what is returned is the method's result.
+            "member_expression" if outermost.is_none() && bound.is_none() && !returned => {
+                bound = Some("");
+            }
             "variable_declarator" if outermost.is_none() && bound.is_none() => {
                 bound = p.child_by_field_name("name").map(|x| text(x, file.src));
-            }
-            "arrow_function"
-                if outermost.is_none() && p.child_by_field_name("body") == Some(call) =>
-            {
-                returned = true;
             }
             k if FUNCTIONS.contains(&k) => {
                 // A callback (an argument, a `new Promise` executor) belongs to the function
@@ -517,9 +535,9 @@ fn spawn_scope<'t>(file: &File<'t, '_>, call: Node<'t>) -> Option<Node<'t>> {
     }
     let scope = outermost?;
     if returned {
-        return None;
+        return Some((scope, true));
     }
-    if let Some(name) = bound {
+    if let Some(name) = bound.filter(|b| !b.is_empty()) {
         let mut found = false;
         syntax::walk(scope, &mut |r| {
             if r.kind() == "return_statement"
@@ -534,28 +552,39 @@ fn spawn_scope<'t>(file: &File<'t, '_>, call: Node<'t>) -> Option<Node<'t>> {
             }
         });
         if found {
-            return None;
+            return Some((scope, true));
         }
     }
-    Some(scope)
+    Some((scope, false))
+}
+
+fn root_of(node: Node) -> Node {
+    let mut n = node;
+    while let Some(p) = n.parent() {
+        n = p;
+    }
+    n
 }
 
 /// The kills in reach of a spawn: its function (callbacks included), the module's
 /// functions it names (transitively), the other methods of its class; the whole module
-/// for a spawn at module level or handed to the caller. Which pid is killed is not
-/// checked.
+/// for a spawn at module level. A spawn handed to the caller is followed to its callers
+/// in the module ([`handed_ending`]). Which pid is killed is not checked.
 fn group_ending(file: &File, call: Node) -> Ending {
-    let root = {
-        let mut n = call;
-        while let Some(p) = n.parent() {
-            n = p;
-        }
-        n
+    let Some((scope, handed)) = spawn_scope(file, call) else {
+        return ending_in(file, &[root_of(call)]);
     };
-    let mut reached = match spawn_scope(file, call) {
-        Some(scope) => vec![scope],
-        None => vec![root],
-    };
+    let own = ending_in(file, &reach_from(file, scope));
+    if own == Ending::Killed || !handed {
+        return own;
+    }
+    better(own, handed_ending(file, scope, 0))
+}
+
+/// A function (or method) and what it reaches: the other methods of its class, the
+/// module's functions named in them, transitively.
+fn reach_from<'t>(file: &File<'t, '_>, scope: Node<'t>) -> Vec<Node<'t>> {
+    let mut reached = vec![scope];
     let class = reached[0].parent().filter(|p| p.kind() == "class_body");
     if let Some(class) = class {
         let mut cursor = class.walk();
@@ -603,6 +632,11 @@ fn group_ending(file: &File, call: Node) -> Ending {
         }
         i += 1;
     }
+    reached
+}
+
+/// The best ending the kills within `reached` show.
+fn ending_in(file: &File, reached: &[Node]) -> Ending {
     let within = |n: Node| {
         reached
             .iter()
@@ -621,7 +655,7 @@ fn group_ending(file: &File, call: Node) -> Ending {
         return Ending::Gated;
     }
     let mut leader = false;
-    for scope in &reached {
+    for scope in reached {
         syntax::walk(*scope, &mut |n| {
             if n.kind() == "call_expression"
                 && let Some(f) = n.child_by_field_name("function")
@@ -635,6 +669,168 @@ fn group_ending(file: &File, call: Node) -> Ending {
     }
     if leader {
         Ending::LeaderOnly
+    } else {
+        Ending::Nothing
+    }
+}
+
+fn better(a: Ending, b: Ending) -> Ending {
+    if a.rank() >= b.rank() { a } else { b }
+}
+
+/// The name a function is called by: its own, or the variable, property or export it
+/// is assigned to (`const start = () => ...`, `{ start() {} }`, `exports.start = ...`).
+fn function_name<'s>(file: &File<'_, 's>, function: Node) -> Option<&'s str> {
+    if let Some(name) = function.child_by_field_name("name") {
+        return Some(text(name, file.src));
+    }
+    let parent = function.parent()?;
+    let name = match parent.kind() {
+        "variable_declarator" => parent.child_by_field_name("name"),
+        "pair" => parent.child_by_field_name("key"),
+        "assignment_expression" => parent
+            .child_by_field_name("left")
+            .map(|l| l.child_by_field_name("property").unwrap_or(l)),
+        _ => None,
+    }?;
+    Some(text(name, file.src))
+}
+
+/// How the callers of `factory` (a function handing out the child) end its group: each
+/// caller in the module must, in its own reach (or its callers', when it hands the
+/// child on); the worst of them counts. A factory the module never calls is API for
+/// other modules: then the group kills of the module's functions that start nothing
+/// themselves count (`function killTree(child)` beside it), not those that end another
+/// spawn of their own.
+fn handed_ending(file: &File, factory: Node, depth: usize) -> Ending {
+    let src = file.src;
+    let name = function_name(file, factory);
+    let mut callers = Vec::new();
+    let mut referenced = false;
+    if let Some(name) = name {
+        syntax::walk(root_of(factory), &mut |n| {
+            let named = match n.kind() {
+                "identifier" => text(n, src) == name,
+                "property_identifier" => {
+                    text(n, src) == name
+                        && n.parent().is_some_and(|m| {
+                            m.kind() == "member_expression"
+                                && m.child_by_field_name("property") == Some(n)
+                        })
+                }
+                _ => false,
+            };
+            if !named {
+                return;
+            }
+            let target = if n.kind() == "property_identifier" {
+                n.parent()
+            } else {
+                Some(n)
+            };
+            let Some(target) = target else { return };
+            match target.parent() {
+                Some(c)
+                    if c.kind() == "call_expression"
+                        && c.child_by_field_name("function") == Some(target) =>
+                {
+                    callers.push(c);
+                }
+                // Handed on as a value (`prompts.map(start)`): where it ends is out of reach.
+                Some(a) if a.kind() == "arguments" => referenced = true,
+                _ => {}
+            }
+        });
+    }
+    if callers.is_empty() || referenced || depth > 4 {
+        return exported_ending(file);
+    }
+    let mut worst = Ending::Killed;
+    for caller in callers {
+        let ending = match spawn_scope(file, caller) {
+            None => ending_in(file, &[root_of(caller)]),
+            Some((f, _)) if f == factory => continue,
+            Some((f, handed)) => {
+                let own = ending_in(file, &reach_from(file, f));
+                if own != Ending::Killed && handed {
+                    better(own, handed_ending(file, f, depth + 1))
+                } else {
+                    own
+                }
+            }
+        };
+        if ending.rank() < worst.rank() {
+            worst = ending;
+        }
+    }
+    worst
+}
+
+/// Does the call start a process (any program)?
+fn is_spawn(file: &File, call: Node) -> bool {
+    let js = &file.rules.javascript;
+    call.child_by_field_name("function")
+        .or_else(|| call.child_by_field_name("constructor"))
+        .is_some_and(|callee| {
+            let name = resolve(file, callee);
+            name.strip_prefix("child_process.")
+                .is_some_and(|f| js.child_process.iter().any(|c| c == f))
+                || name
+                    .strip_prefix("execa.")
+                    .is_some_and(|f| js.execa.iter().any(|c| c == f))
+                || js.no_group_option.contains(&name)
+        })
+}
+
+/// The group kills of the module's functions that start no process of their own
+/// (directly or through a function of the module).
+fn exported_ending(file: &File) -> Ending {
+    let spawns_directly = |f: Node| {
+        let mut found = false;
+        syntax::walk(f, &mut |n| {
+            found |= matches!(n.kind(), "call_expression" | "new_expression") && is_spawn(file, n);
+        });
+        found
+    };
+    let spawns = |f: Node| {
+        let mut found = spawns_directly(f);
+        syntax::walk(f, &mut |n| {
+            if !found
+                && n.kind() == "call_expression"
+                && let Some(c) = n.child_by_field_name("function")
+                && c.kind() == "identifier"
+            {
+                found = file
+                    .functions
+                    .get(text(c, file.src))
+                    .into_iter()
+                    .flatten()
+                    .any(|g| spawns_directly(*g));
+            }
+        });
+        found
+    };
+    let quiet: Vec<Node> = file
+        .functions
+        .values()
+        .flatten()
+        .copied()
+        .filter(|f| !spawns(*f))
+        .collect();
+    let kills: Vec<bool> = file
+        .group_kills
+        .iter()
+        .filter(|k| {
+            quiet
+                .iter()
+                .any(|r| r.start_byte() <= k.start_byte() && k.end_byte() <= r.end_byte())
+        })
+        .map(|k| gated(file, *k))
+        .collect();
+    if kills.contains(&false) {
+        Ending::Killed
+    } else if kills.contains(&true) {
+        Ending::Gated
     } else {
         Ending::Nothing
     }
