@@ -923,32 +923,11 @@ fn program_words(file: &File, node: Node, local: &Scope, depth: usize) -> Vec<St
             };
             pick_agent(file, candidates)
         }
-        // `self.BIN`, `cls.BIN` of a class attribute (`class Runner: BIN = "claude"`).
+        // `self.BIN`, `cls.BIN` of a class attribute (`class Runner: BIN = "claude"`), or
+        // assigned in a method (`self.bin = shutil.which("claude")` in `__init__`).
         "attribute" => {
-            let (Some(object), Some(name)) = (
-                node.child_by_field_name("object"),
-                node.child_by_field_name("attribute"),
-            ) else {
-                return Vec::new();
-            };
-            let mut class = node.parent();
-            while let Some(c) = class
-                && c.kind() != "class_definition"
-            {
-                class = c.parent();
-            }
-            let Some(body) = class.and_then(|c| c.child_by_field_name("body")) else {
-                return Vec::new();
-            };
-            if !matches!(text(object, src), "self" | "cls") {
-                return Vec::new();
-            }
-            let mut attributes = Scope::new();
-            collect_assignments(body, src, &mut attributes);
-            let words: Vec<Vec<String>> = attributes
-                .get(text(name, src))
-                .into_iter()
-                .flatten()
+            let words: Vec<Vec<String>> = attribute_values(file, node)
+                .iter()
                 .rev()
                 .map(|value| program_words(file, *value, local, depth + 1))
                 .collect();
@@ -960,6 +939,51 @@ fn program_words(file: &File, node: Node, local: &Scope, depth: usize) -> Vec<St
             .unwrap_or_default(),
         _ => Vec::new(),
     }
+}
+
+/// What `self.NAME` / `cls.NAME` is assigned in its class: the class attribute, and
+/// `self.NAME = ...` in any method (`__init__`), in order.
+fn attribute_values<'t>(file: &File<'t, '_>, node: Node<'t>) -> Vec<Node<'t>> {
+    let src = file.src;
+    let (Some(object), Some(name)) = (
+        node.child_by_field_name("object"),
+        node.child_by_field_name("attribute"),
+    ) else {
+        return Vec::new();
+    };
+    if !matches!(text(object, src), "self" | "cls") {
+        return Vec::new();
+    }
+    let mut class = node.parent();
+    while let Some(c) = class
+        && c.kind() != "class_definition"
+    {
+        class = c.parent();
+    }
+    let Some(body) = class.and_then(|c| c.child_by_field_name("body")) else {
+        return Vec::new();
+    };
+    let mut attributes = Scope::new();
+    collect_assignments(body, src, &mut attributes);
+    let mut values: Vec<Node> = attributes.get(text(name, src)).cloned().unwrap_or_default();
+    syntax::walk(body, &mut |n| {
+        if n.kind() == "assignment"
+            && let (Some(left), Some(right)) = (
+                n.child_by_field_name("left"),
+                n.child_by_field_name("right"),
+            )
+            && left.kind() == "attribute"
+            && left
+                .child_by_field_name("object")
+                .is_some_and(|o| matches!(text(o, src), "self" | "cls"))
+            && left
+                .child_by_field_name("attribute")
+                .is_some_and(|a| text(a, src) == text(name, src))
+        {
+            values.push(right);
+        }
+    });
+    values
 }
 
 fn pick_agent(file: &File, candidates: Vec<Vec<String>>) -> Vec<String> {
@@ -1006,16 +1030,19 @@ fn has_cleanup(file: &File, args: Node, local: &Scope) -> bool {
                 let Some(inner) = arg.named_child(0) else {
                     continue;
                 };
-                let dicts = if inner.kind() == "identifier" {
-                    local
+                let dicts = match inner.kind() {
+                    "identifier" => local
                         .get(text(inner, src))
                         .or_else(|| file.module_scope.get(text(inner, src)))
                         .cloned()
-                        .unwrap_or_default()
-                } else {
-                    vec![inner]
+                        .unwrap_or_default(),
+                    // `**self.popen_options`, set in the class or its `__init__`.
+                    "attribute" => attribute_values(file, inner),
+                    _ => vec![inner],
                 };
-                if dicts.iter().any(|d| dict_has_cleanup(file, *d)) {
+                if dicts.iter().any(|d| dict_has_cleanup(file, *d))
+                    || (inner.kind() == "identifier" && dict_filled(file, args, text(inner, src)))
+                {
                     return true;
                 }
             }
@@ -1023,6 +1050,75 @@ fn has_cleanup(file: &File, args: Node, local: &Scope) -> bool {
         }
     }
     false
+}
+
+/// Is the dict `name` filled with a new session where `at` is (its function, else the
+/// module): `opts["start_new_session"] = True`, `opts.update(start_new_session=True)`,
+/// `kwargs.setdefault("start_new_session", True)`?
+fn dict_filled(file: &File, at: Node, name: &str) -> bool {
+    let src = file.src;
+    let scope = enclosing_function(at).unwrap_or_else(|| call_root(at));
+    let mut found = false;
+    syntax::walk(scope, &mut |n| {
+        if found {
+            return;
+        }
+        match n.kind() {
+            "assignment" => {
+                if let (Some(left), Some(right)) = (
+                    n.child_by_field_name("left"),
+                    n.child_by_field_name("right"),
+                ) && left.kind() == "subscript"
+                    && left
+                        .child_by_field_name("value")
+                        .is_some_and(|v| text(v, src) == name)
+                    && let Some(key) = left.child_by_field_name("subscript")
+                {
+                    let key = text(key, src).trim_matches(|c| c == '"' || c == '\'');
+                    found = is_cleanup(file, key, text(right, src));
+                }
+            }
+            "call" => {
+                let Some(callee) = n.child_by_field_name("function") else {
+                    return;
+                };
+                let (Some(object), Some(method)) = (
+                    callee.child_by_field_name("object"),
+                    callee.child_by_field_name("attribute"),
+                ) else {
+                    return;
+                };
+                if callee.kind() != "attribute" || text(object, src) != name {
+                    return;
+                }
+                let Some(args) = n.child_by_field_name("arguments") else {
+                    return;
+                };
+                match text(method, src) {
+                    "update" => {
+                        let mut cursor = args.walk();
+                        let positional: Vec<Node> = args
+                            .named_children(&mut cursor)
+                            .filter(|a| a.kind() != "keyword_argument")
+                            .collect();
+                        found = has_cleanup(file, args, &Scope::new())
+                            || positional.iter().any(|d| dict_has_cleanup(file, *d));
+                    }
+                    "setdefault" => {
+                        let mut cursor = args.walk();
+                        let items: Vec<Node> = args.named_children(&mut cursor).collect();
+                        if let (Some(key), Some(value)) = (items.first(), items.get(1)) {
+                            let key = text(*key, src).trim_matches(|c| c == '"' || c == '\'');
+                            found = is_cleanup(file, key, text(*value, src));
+                        }
+                    }
+                    _ => {}
+                }
+            }
+            _ => {}
+        }
+    });
+    found
 }
 
 fn dict_has_cleanup(file: &File, dict: Node) -> bool {
