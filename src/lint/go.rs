@@ -502,7 +502,16 @@ fn check_call(file: &File, call: Node) -> Option<syntax::Raw> {
     let program = string_value(file, *args.get(skip)?, 0)?;
     let agent = match file.rules.agent(&program) {
         Some(agent) => agent.to_string(),
-        None => shell_agent(file, &program, &args[skip + 1..])?,
+        None => shell_agent(file, &program, &args[skip + 1..]).or_else(|| {
+            // `exec.Command("nohup", "claude", ...)`: past the wrapper.
+            let words: Vec<String> = args[skip..]
+                .iter()
+                .take(6)
+                .map(|a| string_value(file, *a, 0).unwrap_or_else(|| "?".into()))
+                .collect();
+            let words = syntax::past_wrappers(&words, file.rules);
+            file.rules.agent(words.first()?).map(str::to_string)
+        })?,
     };
     if in_helper(file, call) {
         return None;
@@ -587,7 +596,10 @@ fn shell_agent(file: &File, program: &str, rest: &[Node]) -> Option<String> {
     // Each command of the string: `cd /work && claude -p ...` starts claude too.
     script
         .split(['&', '|', ';', '\n'])
-        .find_map(|command| file.rules.agent(first_words(command).first()?))
+        .find_map(|command| {
+            let words = syntax::past_wrappers(&first_words(command), file.rules);
+            file.rules.agent(words.first()?)
+        })
         .map(str::to_string)
 }
 

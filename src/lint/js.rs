@@ -371,8 +371,29 @@ fn check_call(file: &File, call: Node) -> Option<syntax::Raw> {
         // execa`claude -p ${x}`
         template_words(file, args)
     } else {
-        program_words(file, first_argument(args)?, 0)
+        let mut words = program_words(file, first_argument(args)?, 0);
+        // `spawn('nohup', ['claude', '-p', p])`: past the wrapper, into the arguments.
+        if words.len() == 1 {
+            let mut cursor = args.walk();
+            if let Some(list) = args
+                .named_children(&mut cursor)
+                .filter(|n| n.kind() != "comment")
+                .nth(1)
+                .filter(|l| l.kind() == "array")
+            {
+                let mut cursor = list.walk();
+                for item in list.named_children(&mut cursor).take(5) {
+                    let word = program_words(file, item, 1)
+                        .into_iter()
+                        .next()
+                        .unwrap_or_else(|| "?".into());
+                    words.push(word);
+                }
+            }
+        }
+        words
     };
+    let words = syntax::past_wrappers(&words, file.rules);
     let program = words.first()?;
     if program == "fleet" && words.get(1).map(String::as_str) == Some("run") {
         return None;
@@ -574,11 +595,48 @@ fn group_ending(file: &File, call: Node) -> Ending {
     let Some((scope, handed)) = spawn_scope(file, call) else {
         return ending_in(file, &[root_of(call)]);
     };
-    let own = ending_in(file, &reach_from(file, scope));
+    let mut reached = reach_from(file, scope);
+    // `child = spawn(...)` into a variable of the module: the module's functions that
+    // use it (`stopClaude()`) hold the same child.
+    if let Some(name) = module_variable(file, call) {
+        for f in file.functions.values().flatten() {
+            let mut uses = false;
+            syntax::walk(*f, &mut |n| {
+                uses |= n.kind() == "identifier" && text(n, file.src) == name;
+            });
+            if uses && !reached.contains(f) {
+                reached.extend(reach_from(file, *f));
+            }
+        }
+    }
+    let own = ending_in(file, &reached);
     if own == Ending::Killed || !handed {
         return own;
     }
     better(own, handed_ending(file, scope, 0))
+}
+
+/// The variable of the module the spawn's child is assigned to (`child = spawn(...)`
+/// in a function, `child` declared at module level), if any.
+fn module_variable<'s>(file: &File<'_, 's>, call: Node) -> Option<&'s str> {
+    let mut n = call;
+    while let Some(p) = n.parent() {
+        match p.kind() {
+            "assignment_expression" => {
+                let left = p.child_by_field_name("left")?;
+                let name = text(left, file.src);
+                return (left.kind() == "identifier"
+                    && file
+                        .values
+                        .get(name)
+                        .is_some_and(|v| v.iter().any(|(_, scope)| scope.is_none())))
+                .then_some(name);
+            }
+            "parenthesized_expression" | "await_expression" | "as_expression" => n = p,
+            _ => return None,
+        }
+    }
+    None
 }
 
 /// A function (or method) and what it reaches: the other methods of its class, the

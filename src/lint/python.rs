@@ -241,7 +241,7 @@ fn check_call(file: &File, call: Node) -> Option<syntax::Raw> {
         collect_assignments(body, file.src, &mut local);
     }
     let program_arg = program_argument(file, args)?;
-    let words = program_words(file, program_arg, &local, 0);
+    let words = syntax::past_wrappers(&program_words(file, program_arg, &local, 0), file.rules);
     let program = words.first()?;
     if program == "fleet" && words.get(1).map(String::as_str) == Some("run") {
         return None;
@@ -365,11 +365,44 @@ fn group_ending(file: &File, call: Node, function: Option<Node>) -> Ending {
     let Some(start) = function else {
         return kills_in(file, &[call_root(call)]);
     };
-    let own = kills_in(file, &reach_from(file, start));
+    let mut reached = reach_from(file, start);
+    // `global _proc; _proc = Popen(...)`: the module's functions that use `_proc`
+    // (`def stop(): os.killpg(_proc.pid, ...)`) hold the same child.
+    if let Some(name) = global_target(file, call, start) {
+        for f in file.functions.values().flatten() {
+            let mut uses = false;
+            syntax::walk(*f, &mut |n| {
+                uses |= n.kind() == "identifier" && text(n, file.src) == name;
+            });
+            if uses && !reached.contains(f) {
+                reached.extend(reach_from(file, *f));
+            }
+        }
+    }
+    let own = kills_in(file, &reached);
     if own == Ending::Killed || !returned(file, call, start) {
         return own;
     }
     better(own, handed_ending(file, start, 0))
+}
+
+/// The module variable the child is assigned to, declared `global` in `function`.
+fn global_target<'s>(file: &File<'_, 's>, call: Node, function: Node) -> Option<&'s str> {
+    let assignment = call.parent().filter(|p| p.kind() == "assignment")?;
+    let left = assignment
+        .child_by_field_name("left")
+        .filter(|l| l.kind() == "identifier")?;
+    let name = text(left, file.src);
+    let mut declared = false;
+    syntax::walk(function, &mut |n| {
+        if n.kind() == "global_statement" {
+            let mut cursor = n.walk();
+            declared |= n
+                .named_children(&mut cursor)
+                .any(|g| text(g, file.src) == name);
+        }
+    });
+    declared.then_some(name)
 }
 
 /// The functions a function reaches: itself, the other methods of its class, and the
@@ -759,13 +792,24 @@ fn program_words(file: &File, node: Node, local: &Scope, depth: usize) -> Vec<St
                 .first()
                 .map(|n| program_words(file, *n, local, depth + 1))
                 .unwrap_or_default();
-            if let Some(second) = items.get(1) {
+            // The first word of each next item (`["nohup", "claude", ...]` is seen past
+            // its wrapper); one that is not known holds its place.
+            if items.len() > 1 {
                 words.truncate(1);
-                words.extend(
-                    program_words(file, *second, local, depth + 1)
-                        .into_iter()
-                        .take(1),
-                );
+                for item in items.iter().skip(1).take(5) {
+                    // An item is one word: `"A=1"` after `env` too.
+                    let literal = (item.kind() == "string")
+                        .then(|| text(*item, src).trim_matches(|c| c == '"' || c == '\''))
+                        .filter(|w| !w.contains(char::is_whitespace) && !w.contains('{'));
+                    let word = match literal {
+                        Some(w) => w.to_string(),
+                        None => program_words(file, *item, local, depth + 1)
+                            .into_iter()
+                            .next()
+                            .unwrap_or_else(|| "?".into()),
+                    };
+                    words.push(word);
+                }
             }
             words
         }
@@ -1153,9 +1197,30 @@ fn is_cleanup(file: &File, keyword: &str, value: &str) -> bool {
     // `preexec_fn=o.setsid` after `import os as o`.
     let resolved = syntax::resolve_dotted(value.trim(), &file.aliases);
     let value = resolved.as_str();
-    file.rules
-        .python
-        .cleanup
-        .iter()
-        .any(|c| c.keyword == keyword && c.values.iter().any(|v| v == "*" || v == value.trim()))
+    let listed = |keyword: &str, value: &str| {
+        file.rules
+            .python
+            .cleanup
+            .iter()
+            .any(|c| c.keyword == keyword && c.values.iter().any(|v| v == "*" || v == value))
+    };
+    if listed(keyword, value.trim()) {
+        return true;
+    }
+    // `preexec_fn=_child_preexec`, a function of the module that calls `os.setsid()`.
+    keyword == "preexec_fn"
+        && file
+            .functions
+            .get(value.trim())
+            .into_iter()
+            .flatten()
+            .any(|f| {
+                let mut found = false;
+                syntax::walk(*f, &mut |n| {
+                    found |= n.kind() == "call"
+                        && n.child_by_field_name("function")
+                            .is_some_and(|c| listed(keyword, &resolve_callee(file, c)));
+                });
+                found
+            })
 }

@@ -452,6 +452,51 @@ impl Visitor<'_> {
         }
     }
 
+    /// The whole text of a `sh -c` script: a literal, or the template of a `format!`
+    /// (`format!("nohup claude -p {f} &")`: its words past the first matter too), through
+    /// references and `let` bindings; else what [`Visitor::program`] makes of it.
+    fn script_text(&self, expr: &Expr, depth: usize) -> Option<String> {
+        if depth > 6 {
+            return None;
+        }
+        match expr {
+            Expr::Reference(r) => self.script_text(&r.expr, depth + 1),
+            Expr::Paren(p) => self.script_text(&p.expr, depth + 1),
+            Expr::Path(p) if p.path.segments.len() == 1 => {
+                let name = p.path.segments[0].ident.to_string();
+                match self
+                    .functions
+                    .iter()
+                    .rev()
+                    .find_map(|f| f.bindings.get(&name))
+                    .or_else(|| self.consts.get(&name))
+                {
+                    Some(bound) => self.script_text(&bound.clone(), depth + 1),
+                    None => None,
+                }
+            }
+            Expr::Macro(m) if m.mac.path.is_ident("format") => {
+                let template = m
+                    .mac
+                    .parse_body_with(
+                        syn::punctuated::Punctuated::<Expr, syn::Token![,]>::parse_terminated,
+                    )
+                    .ok()
+                    .and_then(|args| match args.into_iter().next() {
+                        Some(Expr::Lit(syn::ExprLit {
+                            lit: Lit::Str(s), ..
+                        })) => Some(s.value()),
+                        _ => None,
+                    });
+                match template {
+                    Some(t) if !t.trim_start().starts_with('{') => Some(t),
+                    _ => self.program(expr, depth + 1),
+                }
+            }
+            other => self.program(other, depth + 1),
+        }
+    }
+
     /// Evidence of a new group for the command built at `span_text` (the statement that
     /// holds it) and the variable it is bound to, if any.
     fn has_cleanup(&self, statement: &str, variable: Option<&str>) -> bool {
@@ -1196,15 +1241,19 @@ impl Visitor<'_> {
         if !is_spawn || !shell {
             return;
         }
-        let Some(line) = self.program(&script, 0) else {
+        let Some(line) = self.script_text(&script, 0) else {
             return;
         };
         // Each command of the string: `cd /work && claude -p ...` starts claude too.
         let Some(agent) = line
             .split(['&', '|', ';', '\n'])
-            .filter_map(|c| c.split_whitespace().next())
+            .filter_map(|c| {
+                let words = super::syntax::first_words(c);
+                super::syntax::past_wrappers(&words, self.rules)
+                    .into_iter()
+                    .next()
+            })
             .find(|w| self.rules.agent(w).is_some())
-            .map(str::to_string)
         else {
             return;
         };
