@@ -895,10 +895,42 @@ fn exported_ending(file: &File) -> Ending {
 }
 
 /// Is the kill inside an `if`/`while`/`?:` whose condition asks whether the leader is
-/// still alive?
+/// still alive, or after an `if` asking it that returns (`if (child.exitCode !== null)
+/// return;`)?
 fn gated(file: &File, kill: Node) -> bool {
+    let asks = |condition: &str| {
+        file.rules
+            .leader_alive
+            .iter()
+            .any(|l| condition.contains(l.as_str()))
+    };
     let mut n = kill.parent();
+    let mut child = kill;
     while let Some(p) = n {
+        if p.kind() == "statement_block" {
+            let mut cursor = p.walk();
+            let guarded = p
+                .named_children(&mut cursor)
+                .take_while(|s| s.id() != child.id())
+                .filter(|s| s.kind() == "if_statement")
+                .any(|guard| {
+                    let returns = guard.child_by_field_name("consequence").is_some_and(|b| {
+                        b.kind() == "return_statement" || {
+                            let mut cursor = b.walk();
+                            b.named_children(&mut cursor)
+                                .any(|s| s.kind() == "return_statement")
+                        }
+                    });
+                    returns
+                        && guard
+                            .child_by_field_name("condition")
+                            .is_some_and(|c| asks(text(c, file.src)))
+                });
+            if guarded {
+                return true;
+            }
+        }
+        child = p;
         if matches!(
             p.kind(),
             "if_statement" | "while_statement" | "ternary_expression"

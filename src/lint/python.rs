@@ -704,13 +704,43 @@ fn kills_in(file: &File, scopes: &[Node]) -> Ending {
 }
 
 /// Is the kill inside an `if`/`while` (of its function) whose condition asks whether the
-/// leader is still alive?
+/// leader is still alive, or after an `if` asking it whose body returns (`if
+/// proc.poll() is not None: return`)?
 fn gated(file: &File, kill: Node) -> bool {
+    let asks = |condition: &str| {
+        file.rules
+            .leader_alive
+            .iter()
+            .any(|l| condition.contains(l.as_str()))
+    };
     let mut n = kill.parent();
+    let mut child = kill;
     while let Some(p) = n {
         if p.kind() == "function_definition" {
             return false;
         }
+        if p.kind() == "block" {
+            let mut cursor = p.walk();
+            let guarded = p
+                .named_children(&mut cursor)
+                .take_while(|s| s.id() != child.id())
+                .filter(|s| s.kind() == "if_statement")
+                .any(|guard| {
+                    let returns = guard.child_by_field_name("consequence").is_some_and(|b| {
+                        let mut cursor = b.walk();
+                        b.named_children(&mut cursor)
+                            .any(|s| s.kind() == "return_statement")
+                    });
+                    returns
+                        && guard
+                            .child_by_field_name("condition")
+                            .is_some_and(|c| asks(text(c, file.src)))
+                });
+            if guarded {
+                return true;
+            }
+        }
+        child = p;
         if matches!(p.kind(), "if_statement" | "elif_clause" | "while_statement")
             && let Some(condition) = p.child_by_field_name("condition")
         {

@@ -870,6 +870,25 @@ fn summarize(
             }
             self.gated -= g;
         }
+        // `if let Ok(Some(_)) = child.try_wait() { return Ok(()); }` before the kill: the
+        // rest of the block runs only while the leader is alive.
+        fn visit_block(&mut self, b: &'ast syn::Block) {
+            let mut added = 0;
+            for stmt in &b.stmts {
+                self.visit_stmt(stmt);
+                if let syn::Stmt::Expr(Expr::If(e), _) = stmt
+                    && self.leader_alive(&e.cond)
+                    && e.then_branch
+                        .stmts
+                        .iter()
+                        .any(|s| matches!(s, syn::Stmt::Expr(Expr::Return(_), _)))
+                {
+                    self.gated += 1;
+                    added += 1;
+                }
+            }
+            self.gated -= added;
+        }
         fn visit_expr_while(&mut self, e: &'ast syn::ExprWhile) {
             self.visit_expr(&e.cond);
             let g = usize::from(self.leader_alive(&e.cond));
