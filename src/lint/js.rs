@@ -211,6 +211,32 @@ fn collect<'t>(root: Node<'t>, file: &mut File<'t, '_>) {
                     .push((value, scope_of(node)));
             }
         }
+        // A parameter's default (`constructor(bin = 'claude')`, `bin: string = 'claude'`):
+        // what it holds when no caller says otherwise.
+        "assignment_pattern" | "required_parameter" | "optional_parameter" => {
+            let (name, value) = if node.kind() == "assignment_pattern" {
+                (
+                    node.child_by_field_name("left"),
+                    node.child_by_field_name("right"),
+                )
+            } else {
+                (
+                    node.child_by_field_name("pattern"),
+                    node.child_by_field_name("value"),
+                )
+            };
+            if let (Some(name), Some(value)) = (name, value)
+                && name.kind() == "identifier"
+                && node
+                    .parent()
+                    .is_some_and(|p| p.kind() == "formal_parameters")
+            {
+                file.values
+                    .entry(text(name, src).into())
+                    .or_default()
+                    .push((value, scope_of(node)));
+            }
+        }
         "function_declaration" | "method_definition" | "generator_function_declaration" => {
             if let Some(name) = node.child_by_field_name("name") {
                 file.functions
@@ -1006,6 +1032,11 @@ fn program_words(file: &File, node: Node, depth: usize) -> Vec<String> {
             ) else {
                 return Vec::new();
             };
+            // `this.bin`, assigned in the class (`this.bin = bin` in the constructor, a
+            // field `bin = 'claude'`).
+            if object.kind() == "this" {
+                return this_field_words(file, node, text(property, src), depth);
+            }
             if object.kind() != "identifier" {
                 return Vec::new();
             }
@@ -1127,6 +1158,55 @@ fn program_words(file: &File, node: Node, depth: usize) -> Vec<String> {
 
 /// What `name` holds where `at` uses it: declarations in the enclosing functions
 /// (innermost first), else at module level; never another function's.
+/// The program `this.NAME` holds: what the class assigns to it, in its methods
+/// (`this.bin = bin`) or as a field (`bin = 'claude'`), one naming an agent first.
+fn this_field_words(file: &File, at: Node, name: &str, depth: usize) -> Vec<String> {
+    let src = file.src;
+    let mut class = at.parent();
+    while let Some(c) = class
+        && c.kind() != "class_body"
+    {
+        class = c.parent();
+    }
+    let Some(class) = class else {
+        return Vec::new();
+    };
+    let mut values = Vec::new();
+    syntax::walk(class, &mut |n| match n.kind() {
+        "assignment_expression" => {
+            if let (Some(left), Some(right)) = (
+                n.child_by_field_name("left"),
+                n.child_by_field_name("right"),
+            ) && left.kind() == "member_expression"
+                && left
+                    .child_by_field_name("object")
+                    .is_some_and(|o| o.kind() == "this")
+                && left
+                    .child_by_field_name("property")
+                    .is_some_and(|p| text(p, src) == name)
+            {
+                values.push(right);
+            }
+        }
+        "field_definition" | "public_field_definition" => {
+            let key = n
+                .child_by_field_name("property")
+                .or_else(|| n.child_by_field_name("name"));
+            if key.is_some_and(|k| text(k, src) == name)
+                && let Some(value) = n.child_by_field_name("value")
+            {
+                values.push(value);
+            }
+        }
+        _ => {}
+    });
+    let words = values
+        .iter()
+        .map(|v| program_words(file, *v, depth + 1))
+        .collect();
+    syntax::pick_agent(words, file.rules)
+}
+
 fn lookup<'t>(file: &File<'t, '_>, name: &str, at: Node) -> Vec<Node<'t>> {
     let Some(values) = file.values.get(name) else {
         return Vec::new();

@@ -239,6 +239,24 @@ fn check_call(file: &File, call: Node) -> Option<syntax::Raw> {
         && let Some(body) = f.child_by_field_name("body")
     {
         collect_assignments(body, file.src, &mut local);
+        // A parameter's default (`def run(prompt, bin="claude")`): what it holds when
+        // no caller says otherwise.
+        if let Some(parameters) = f.child_by_field_name("parameters") {
+            let mut cursor = parameters.walk();
+            for p in parameters.named_children(&mut cursor) {
+                if matches!(p.kind(), "default_parameter" | "typed_default_parameter")
+                    && let (Some(name), Some(value)) = (
+                        p.child_by_field_name("name"),
+                        p.child_by_field_name("value"),
+                    )
+                {
+                    local
+                        .entry(text(name, file.src).into())
+                        .or_default()
+                        .insert(0, value);
+                }
+            }
+        }
     }
     let program_arg = program_argument(file, args)?;
     let words = syntax::past_wrappers(&program_words(file, program_arg, &local, 0), file.rules);
@@ -799,6 +817,13 @@ fn program_words(file: &File, node: Node, local: &Scope, depth: usize) -> Vec<St
                 .child_by_field_name("operator")
                 .map(|o| text(o, src))
                 .unwrap_or("");
+            // `Path.home() / ".claude/local/claude"`: the file name is the program's.
+            if operator == "/" {
+                return node
+                    .child_by_field_name("right")
+                    .map(|n| program_words(file, n, local, depth + 1))
+                    .unwrap_or_default();
+            }
             // `"%s -p" % AGENT`, `"%s -p %s" % (AGENT, x)`: the first value is the program.
             if operator == "%" && left.first().is_some_and(|w| w.starts_with("%s")) {
                 let Some(right) = node.child_by_field_name("right") else {
@@ -962,8 +987,16 @@ fn program_words(file: &File, node: Node, local: &Scope, depth: usize) -> Vec<St
                         | "shlex.split"
                         | "list"
                         | "tuple"
+                        | "os.path.expanduser"
+                        | "os.path.expandvars"
+                        | "os.path.abspath"
+                        | "os.path.realpath"
+                        | "os.path.normpath"
                 ) {
                 positional.first()
+            } else if matches!(name.as_str(), "os.path.join" | "pathlib.Path.joinpath") {
+                // `os.path.join(BIN_DIR, "claude")`: the last part names the program.
+                positional.last()
             } else if matches!(
                 name.as_str(),
                 "os.environ.get" | "os.getenv" | "environ.get" | "getenv"
