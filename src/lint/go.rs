@@ -7,7 +7,8 @@
 //! same file it calls with the command or a value taken from it, the callers of a
 //! function that returns the command, and, for a command (or its pid) kept in a struct
 //! field, the file's other functions and methods that use that field.
-//! `exec.CommandContext` alone kills only the process, as does `cmd.Process.Kill()`.
+//! `exec.CommandContext` alone kills only the process, as does `cmd.Process.Kill()`; a
+//! group kill gated on the leader not having been reaped ([`gated`]) is a finding too.
 //! Programs are followed through string constants and variables of the same file, `+`,
 //! `filepath.Join` and `exec.LookPath`, and `sh -c` strings. Parsed with tree-sitter;
 //! `os/exec` under any import name (also `.`) is followed.

@@ -591,8 +591,7 @@ fn exported_ending(file: &File) -> Ending {
 }
 
 /// Does the function hand the child to its caller (`return Popen(...)`, or the name it
-/// is assigned to returned)? Then the module's kills anywhere count: its own cleanup for
-/// what it hands out.
+/// is assigned to returned)? Then its callers decide ([`handed_ending`]).
 fn returned(file: &File, call: Node, function: Node) -> bool {
     let mut n = call.parent();
     let mut name = None;

@@ -1,6 +1,8 @@
 //! Shell scripts: an agent run without `setsid`, `timeout` (which signals the whole
 //! group unless `--foreground`) or `fleet run` in front; `setsid` only with a group kill
-//! (`kill -- -$pid`) in the script. Parsed with tree-sitter-bash; a program held in a
+//! (`kill -- -$pid`) in reach of it ([`Script::ending`]: its function or the top level,
+//! the traps and functions it calls, the scopes of the same run, never another function
+//! that starts a session of its own). Parsed with tree-sitter-bash; a program held in a
 //! variable assigned in the script (`CLAUDE=claude`, `BIN=$(command -v claude)`,
 //! `CMD=(codex exec)`) is followed.
 
