@@ -383,7 +383,7 @@ fn group_ending(file: &File, call: Node, function: Option<Node>) -> Ending {
     let Some(start) = function else {
         return kills_in(file, &[call_root(call)]);
     };
-    let mut reached = reach_from(file, start);
+    let mut reached = reach_from(file, start, holds(file, call, start));
     // `global _proc; _proc = Popen(...)`: the module's functions that use `_proc`
     // (`def stop(): os.killpg(_proc.pid, ...)`) hold the same child.
     if let Some(name) = global_target(file, call, start) {
@@ -393,7 +393,7 @@ fn group_ending(file: &File, call: Node, function: Option<Node>) -> Ending {
                 uses |= n.kind() == "identifier" && text(n, file.src) == name;
             });
             if uses && !reached.contains(f) {
-                reached.extend(reach_from(file, *f));
+                reached.extend(reach_from(file, *f, true));
             }
         }
     }
@@ -423,11 +423,87 @@ fn global_target<'s>(file: &File<'_, 's>, call: Node, function: Node) -> Option<
     declared.then_some(name)
 }
 
-/// The functions a function reaches: itself, the other methods of its class, and the
-/// module's functions they name, transitively.
-fn reach_from<'t>(file: &File<'t, '_>, start: Node<'t>) -> Vec<Node<'t>> {
+/// Could the object of `function`'s class get hold of the child `call` makes: stored on
+/// it (`self.proc = Popen(...)`), or bound to a name that escapes the function
+/// (handed to a call, put in a collection, stored)? Then every method of the class is
+/// in reach; not when the child stays a local used in place, or is returned (its callers
+/// decide) or dropped.
+fn holds(file: &File, call: Node, function: Node) -> bool {
+    let src = file.src;
+    let mut n = call;
+    while let Some(p) = n.parent() {
+        match p.kind() {
+            "parenthesized_expression" | "await" => n = p,
+            "return_statement" | "expression_statement" => return false,
+            "assignment" if p.child_by_field_name("right") == Some(n) => {
+                return match p.child_by_field_name("left") {
+                    Some(l) if l.kind() == "identifier" => escapes(file, function, text(l, src)),
+                    _ => true,
+                };
+            }
+            "as_pattern" | "with_item" => {
+                let alias = p
+                    .child_by_field_name("alias")
+                    .or_else(|| p.parent().and_then(|w| w.child_by_field_name("alias")));
+                return alias.is_none_or(|a| escapes(file, function, text(a, src).trim()));
+            }
+            _ => return true,
+        }
+    }
+    true
+}
+
+/// Does the local `name` leave `function` other than by `return`: passed to a call, put
+/// in a collection, assigned to something else?
+fn escapes(file: &File, function: Node, name: &str) -> bool {
+    let src = file.src;
+    let mut out = false;
+    syntax::walk(function, &mut |id| {
+        if out || id.kind() != "identifier" || text(id, src) != name {
+            return;
+        }
+        // Up through `proc.pid`, `proc.stdout`: it or a part of it. A method's result
+        // (`out = proc.communicate()`) is neither.
+        let mut n = id;
+        while let Some(p) = n.parent() {
+            match p.kind() {
+                "attribute" if p.child_by_field_name("object") == Some(n) => n = p,
+                "subscript" if p.child_by_field_name("value") == Some(n) => n = p,
+                "call" if p.child_by_field_name("function") == Some(n) => return,
+                _ => break,
+            }
+        }
+        let Some(p) = n.parent() else { return };
+        out |= match p.kind() {
+            "assignment" => p.child_by_field_name("right") == Some(n),
+            "augmented_assignment"
+            | "argument_list"
+            | "list"
+            | "tuple"
+            | "set"
+            | "pair"
+            | "dictionary"
+            | "keyword_argument"
+            | "yield"
+            | "lambda"
+            | "list_splat"
+            | "dictionary_splat"
+            | "as_pattern_target"
+            | "global_statement"
+            | "nonlocal_statement" => true,
+            _ => false,
+        };
+    });
+    out
+}
+
+/// The functions a function reaches: itself, the other methods of its class (when the
+/// object may hold the child: `class_wide`), and the module's functions they name,
+/// transitively.
+fn reach_from<'t>(file: &File<'t, '_>, start: Node<'t>, class_wide: bool) -> Vec<Node<'t>> {
     let mut reached = vec![start];
-    let class = enclosing_class(start);
+    let class = enclosing_class(start).filter(|_| class_wide);
+    let named_class = enclosing_class(start);
     if let Some(class) = class {
         syntax::walk(class, &mut |n| {
             if n.kind() == "function_definition" && !reached.contains(&n) {
@@ -459,7 +535,7 @@ fn reach_from<'t>(file: &File<'t, '_>, start: Node<'t>) -> Vec<Node<'t>> {
         for (name, of_self) in named {
             // `self.stop()` is a method of this class, `stop()` a function of the module:
             // neither is another class's method of the same name.
-            let scope = if of_self { class } else { None };
+            let scope = if of_self { named_class } else { None };
             for f in file.functions.get(name).into_iter().flatten() {
                 if enclosing_class(*f) == scope && !reached.contains(f) {
                     reached.push(*f);
@@ -535,7 +611,7 @@ fn handed_ending(file: &File, factory: Node, depth: usize) -> Ending {
             None => kills_in(file, &[call_root(caller)]),
             Some(f) if f == factory => continue,
             Some(f) => {
-                let own = kills_in(file, &reach_from(file, f));
+                let own = kills_in(file, &reach_from(file, f, holds(file, caller, f)));
                 if own != Ending::Killed && returned(file, caller, f) {
                     better(own, handed_ending(file, f, depth + 1))
                 } else {
