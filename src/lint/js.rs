@@ -621,7 +621,7 @@ fn group_ending(file: &File, call: Node) -> Ending {
     let Some((scope, handed)) = spawn_scope(file, call) else {
         return ending_in(file, &[root_of(call)]);
     };
-    let mut reached = reach_from(file, scope);
+    let mut reached = reach_from(file, scope, holds(file, call, scope));
     // `child = spawn(...)` into a variable of the module: the module's functions that
     // use it (`stopClaude()`) hold the same child.
     if let Some(name) = module_variable(file, call) {
@@ -631,7 +631,7 @@ fn group_ending(file: &File, call: Node) -> Ending {
                 uses |= n.kind() == "identifier" && text(n, file.src) == name;
             });
             if uses && !reached.contains(f) {
-                reached.extend(reach_from(file, *f));
+                reached.extend(reach_from(file, *f, true));
             }
         }
     }
@@ -667,10 +667,10 @@ fn module_variable<'s>(file: &File<'_, 's>, call: Node) -> Option<&'s str> {
 
 /// A function (or method) and what it reaches: the other methods of its class, the
 /// module's functions named in them, transitively.
-fn reach_from<'t>(file: &File<'t, '_>, scope: Node<'t>) -> Vec<Node<'t>> {
+fn reach_from<'t>(file: &File<'t, '_>, scope: Node<'t>, class_wide: bool) -> Vec<Node<'t>> {
     let mut reached = vec![scope];
     let class = reached[0].parent().filter(|p| p.kind() == "class_body");
-    if let Some(class) = class {
+    if let Some(class) = class.filter(|_| class_wide) {
         let mut cursor = class.walk();
         reached.extend(
             class
@@ -717,6 +717,76 @@ fn reach_from<'t>(file: &File<'t, '_>, scope: Node<'t>) -> Vec<Node<'t>> {
         i += 1;
     }
     reached
+}
+
+/// Could the object of the method `scope` get hold of the child `call` makes: stored on
+/// it (`this.child = spawn(...)`), or bound to a name that escapes the method (handed to
+/// a call, put in an array or object, assigned on)? Then every method of the class is in
+/// reach; not when it stays a local used in place, or is returned (its callers decide).
+fn holds(file: &File, call: Node, scope: Node) -> bool {
+    let mut n = call;
+    while let Some(p) = n.parent() {
+        match p.kind() {
+            "parenthesized_expression"
+            | "await_expression"
+            | "as_expression"
+            | "non_null_expression" => n = p,
+            "return_statement" | "expression_statement" => return false,
+            "arrow_function" if p.child_by_field_name("body") == Some(n) => return false,
+            "variable_declarator" => {
+                return match p.child_by_field_name("name") {
+                    Some(name) if name.kind() == "identifier" => {
+                        escapes(file, scope, text(name, file.src))
+                    }
+                    _ => true,
+                };
+            }
+            _ => return true,
+        }
+    }
+    true
+}
+
+/// Does the local `name` leave `scope` other than by `return`: passed to a call, put in
+/// an array or object, assigned to something else?
+fn escapes(file: &File, scope: Node, name: &str) -> bool {
+    let src = file.src;
+    let mut out = false;
+    syntax::walk(scope, &mut |id| {
+        if out
+            || !matches!(id.kind(), "identifier" | "shorthand_property_identifier")
+            || text(id, src) != name
+        {
+            return;
+        }
+        if id.kind() == "shorthand_property_identifier" {
+            out = true;
+            return;
+        }
+        // Up through `child.pid`, `child.stdout`: it or a part of it. A method's result
+        // (`child.on(...)`) is neither.
+        let mut n = id;
+        while let Some(p) = n.parent() {
+            match p.kind() {
+                "member_expression" if p.child_by_field_name("object") == Some(n) => n = p,
+                "subscript_expression" if p.child_by_field_name("object") == Some(n) => n = p,
+                "call_expression" if p.child_by_field_name("function") == Some(n) => return,
+                _ => break,
+            }
+        }
+        let Some(p) = n.parent() else { return };
+        out |= match p.kind() {
+            "assignment_expression" => p.child_by_field_name("right") == Some(n),
+            "variable_declarator" => p.child_by_field_name("value") == Some(n),
+            "arguments"
+            | "array"
+            | "pair"
+            | "spread_element"
+            | "augmented_assignment_expression" => true,
+            _ => false,
+        };
+    });
+    out
 }
 
 /// The best ending the kills within `reached` show.
@@ -835,7 +905,7 @@ fn handed_ending(file: &File, factory: Node, depth: usize) -> Ending {
             None => ending_in(file, &[root_of(caller)]),
             Some((f, _)) if f == factory => continue,
             Some((f, handed)) => {
-                let own = ending_in(file, &reach_from(file, f));
+                let own = ending_in(file, &reach_from(file, f, holds(file, caller, f)));
                 if own != Ending::Killed && handed {
                     better(own, handed_ending(file, f, depth + 1))
                 } else {
