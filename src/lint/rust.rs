@@ -535,7 +535,7 @@ impl Visitor<'_> {
                    `nix::sys::signal::killpg`) on timeout, error and exit, or run it through \
                    `fleet run --timeout DUR -- ...`";
         let (message, help) = if !self.has_cleanup(statement, variable.as_deref()) {
-            let help = if self.reached_kills(false).contains(&Kill::OnDrop) {
+            let help = if self.reached_kills(false, true).contains(&Kill::OnDrop) {
                 format!("`kill_on_drop(true)` kills only the leader: {fix}")
             } else {
                 fix.to_string()
@@ -563,7 +563,8 @@ impl Visitor<'_> {
                         .to_string(),
                 )
             } else {
-                match ending(&self.reached_kills(wrapper), wrapper) {
+                let class_wide = self.holds(variable.as_deref());
+                match ending(&self.reached_kills(wrapper, class_wide), wrapper) {
                     Ending::Killed => return,
                     Ending::Gated => (
                         format!(
@@ -616,6 +617,42 @@ impl Visitor<'_> {
         });
     }
 
+    /// Could the value of the type whose method this is get hold of the child: stored on
+    /// it, or the variable holding the command or child (or a `let` made from it) used
+    /// other than in place (`child.wait()`, `cmd.arg(..)`): handed to a call, put in a
+    /// struct, assigned on. Then the type's other methods (its `Drop`) are in reach;
+    /// not for a child kept in a local, or one returned to the callers.
+    fn holds(&self, variable: Option<&str>) -> bool {
+        let Some(f) = self.functions.last() else {
+            return true;
+        };
+        let Some(var) = variable else {
+            return !f.returns_child;
+        };
+        let mut tracked = vec![var.to_string()];
+        for s in &f.statements {
+            if let Some(bound) = bound_variable(s)
+                && !tracked.contains(&bound)
+                && tracked.iter().any(|t| mentions(s, t))
+            {
+                tracked.push(bound);
+            }
+        }
+        let word = |c: char| c.is_alphanumeric() || c == '_';
+        f.statements.iter().any(|s| {
+            tracked.iter().any(|t| {
+                s.match_indices(t.as_str()).any(|(at, _)| {
+                    let before = s[..at].trim_end();
+                    let after = s[at + t.len()..].trim_start();
+                    let whole = !s[..at].ends_with(word) && !s[at + t.len()..].starts_with(word);
+                    let binding = before.ends_with("let") || before.ends_with("mut");
+                    let in_place = after.starts_with('.') && !after.starts_with("..");
+                    whole && !binding && !in_place
+                })
+            })
+        })
+    }
+
     /// The statement and every statement of the function using its variable.
     fn evidence(&self, statement: &str, variable: Option<&str>) -> String {
         let mut out = statement.to_string();
@@ -632,7 +669,7 @@ impl Visitor<'_> {
     /// (closures in them too), the file's functions they name (transitively), and the
     /// other methods of the same type (its `Drop` too). A function that returns a child
     /// adds what its callers do with it ([`Visitor::handed_kills`]).
-    fn reached_kills(&self, wrapper: bool) -> Vec<Kill> {
+    fn reached_kills(&self, wrapper: bool, class_wide: bool) -> Vec<Kill> {
         let kills: Vec<Kill> = self
             .functions
             .iter()
@@ -644,7 +681,7 @@ impl Visitor<'_> {
             .flat_map(|f| f.idents.iter().cloned())
             .collect();
         let owner = self.owners.last().cloned().flatten();
-        let mut kills = self.reach(kills, names, owner.as_ref());
+        let mut kills = self.reach(kills, names, owner.as_ref(), class_wide);
         if let Some(f) = self.functions.last().filter(|f| f.returns_child)
             && ending(&kills, wrapper) != Ending::Killed
         {
@@ -660,6 +697,7 @@ impl Visitor<'_> {
         mut kills: Vec<Kill>,
         mut names: Vec<String>,
         owner: Option<&String>,
+        class_wide: bool,
     ) -> Vec<Kill> {
         let mut reached = vec![false; self.summaries.len()];
         loop {
@@ -673,7 +711,8 @@ impl Visitor<'_> {
                     && (s.owner.is_none()
                         || s.owner.as_ref() == owner
                         || s.owner.as_ref().is_some_and(|o| names.contains(o)));
-                let reach = named || (owner.is_some() && s.owner.as_ref() == owner) || guard;
+                let reach =
+                    named || (class_wide && owner.is_some() && s.owner.as_ref() == owner) || guard;
                 if reach && !reached[i] {
                     reached[i] = true;
                     grew = true;
@@ -726,6 +765,7 @@ impl Visitor<'_> {
                 caller.kills.clone(),
                 caller.idents.clone(),
                 caller.owner.as_ref(),
+                true,
             );
             if caller.returns_child && ending(&kills, wrapper) != Ending::Killed {
                 kills.extend(self.handed_kills(
