@@ -435,6 +435,8 @@ fn holds(file: &File, call: Node, function: Node) -> bool {
         match p.kind() {
             "parenthesized_expression" | "await" => n = p,
             "return_statement" | "expression_statement" => return false,
+            // `self.proc = proc = Popen(...)`: stored as well.
+            "assignment" if p.parent().is_some_and(|q| q.kind() == "assignment") => return true,
             "assignment" if p.child_by_field_name("right") == Some(n) => {
                 return match p.child_by_field_name("left") {
                     Some(l) if l.kind() == "identifier" => escapes(file, function, text(l, src)),
