@@ -32,6 +32,14 @@ struct File<'t, 's> {
     group_kills: Vec<Node<'t>>,
     /// Functions and methods by name (`function f`, `const f = () => ...`, `f() {}`).
     functions: HashMap<String, Vec<Node<'t>>>,
+    /// How many more hand-offs (`return Popen(...)` to a caller) may be followed: each
+    /// walks the module, and chains of callers are bounded against hostile input.
+    handed_budget: std::cell::Cell<usize>,
+    /// The ending of a factory the module never calls, the same for every one of them.
+    exported: std::cell::OnceCell<Ending>,
+    /// Where every identifier and property name of the module is (byte range), by its
+    /// text, for the callers of a factory.
+    names: std::cell::OnceCell<HashMap<String, Vec<(usize, usize)>>>,
 }
 
 pub fn check(src: &str, path: &str, rules: &Rules, dialect: Dialect) -> Checked {
@@ -53,6 +61,9 @@ pub fn check(src: &str, path: &str, rules: &Rules, dialect: Dialect) -> Checked 
         values: HashMap::new(),
         group_kills: Vec::new(),
         functions: HashMap::new(),
+        handed_budget: std::cell::Cell::new(64),
+        exported: std::cell::OnceCell::new(),
+        names: std::cell::OnceCell::new(),
     };
     collect(root, &mut file);
     let mut findings = Vec::new();
@@ -859,10 +870,34 @@ fn function_name<'s>(file: &File<'_, 's>, function: Node) -> Option<&'s str> {
 fn handed_ending(file: &File, factory: Node, depth: usize) -> Ending {
     let src = file.src;
     let name = function_name(file, factory);
+    let budget = file.handed_budget.get();
+    if depth > 4 || budget == 0 {
+        return exported_ending(file);
+    }
+    file.handed_budget.set(budget - 1);
     let mut callers = Vec::new();
     let mut referenced = false;
+    let root = root_of(factory);
+    let names = file.names.get_or_init(|| {
+        let mut names: HashMap<String, Vec<(usize, usize)>> = HashMap::new();
+        syntax::walk(root, &mut |n| {
+            if matches!(n.kind(), "identifier" | "property_identifier") {
+                names
+                    .entry(text(n, src).into())
+                    .or_default()
+                    .push((n.start_byte(), n.end_byte()));
+            }
+        });
+        names
+    });
     if let Some(name) = name {
-        syntax::walk(root_of(factory), &mut |n| {
+        for &(start, end) in names.get(name).into_iter().flatten() {
+            let Some(n) = root
+                .descendant_for_byte_range(start, end)
+                .filter(|n| matches!(n.kind(), "identifier" | "property_identifier"))
+            else {
+                continue;
+            };
             let named = match n.kind() {
                 "identifier" => text(n, src) == name,
                 "property_identifier" => {
@@ -875,14 +910,14 @@ fn handed_ending(file: &File, factory: Node, depth: usize) -> Ending {
                 _ => false,
             };
             if !named {
-                return;
+                continue;
             }
             let target = if n.kind() == "property_identifier" {
                 n.parent()
             } else {
                 Some(n)
             };
-            let Some(target) = target else { return };
+            let Some(target) = target else { continue };
             match target.parent() {
                 Some(c)
                     if c.kind() == "call_expression"
@@ -894,9 +929,9 @@ fn handed_ending(file: &File, factory: Node, depth: usize) -> Ending {
                 Some(a) if a.kind() == "arguments" => referenced = true,
                 _ => {}
             }
-        });
+        }
     }
-    if callers.is_empty() || referenced || depth > 4 {
+    if callers.is_empty() || referenced {
         return exported_ending(file);
     }
     let mut worst = Ending::Killed;
@@ -939,55 +974,58 @@ fn is_spawn(file: &File, call: Node) -> bool {
 /// The group kills of the module's functions that start no process of their own
 /// (directly or through a function of the module).
 fn exported_ending(file: &File) -> Ending {
-    let spawns_directly = |f: Node| {
-        let mut found = false;
-        syntax::walk(f, &mut |n| {
-            found |= matches!(n.kind(), "call_expression" | "new_expression") && is_spawn(file, n);
-        });
-        found
-    };
-    let spawns = |f: Node| {
-        let mut found = spawns_directly(f);
-        syntax::walk(f, &mut |n| {
-            if !found
-                && n.kind() == "call_expression"
-                && let Some(c) = n.child_by_field_name("function")
-                && c.kind() == "identifier"
-            {
-                found = file
-                    .functions
-                    .get(text(c, file.src))
-                    .into_iter()
-                    .flatten()
-                    .any(|g| spawns_directly(*g));
-            }
-        });
-        found
-    };
-    let quiet: Vec<Node> = file
-        .functions
-        .values()
-        .flatten()
-        .copied()
-        .filter(|f| !spawns(*f))
-        .collect();
-    let kills: Vec<bool> = file
-        .group_kills
-        .iter()
-        .filter(|k| {
-            quiet
-                .iter()
-                .any(|r| r.start_byte() <= k.start_byte() && k.end_byte() <= r.end_byte())
-        })
-        .map(|k| gated(file, *k))
-        .collect();
-    if kills.contains(&false) {
-        Ending::Killed
-    } else if kills.contains(&true) {
-        Ending::Gated
-    } else {
-        Ending::Nothing
-    }
+    *file.exported.get_or_init(|| {
+        let spawns_directly = |f: Node| {
+            let mut found = false;
+            syntax::walk(f, &mut |n| {
+                found |=
+                    matches!(n.kind(), "call_expression" | "new_expression") && is_spawn(file, n);
+            });
+            found
+        };
+        let spawns = |f: Node| {
+            let mut found = spawns_directly(f);
+            syntax::walk(f, &mut |n| {
+                if !found
+                    && n.kind() == "call_expression"
+                    && let Some(c) = n.child_by_field_name("function")
+                    && c.kind() == "identifier"
+                {
+                    found = file
+                        .functions
+                        .get(text(c, file.src))
+                        .into_iter()
+                        .flatten()
+                        .any(|g| spawns_directly(*g));
+                }
+            });
+            found
+        };
+        let quiet: Vec<Node> = file
+            .functions
+            .values()
+            .flatten()
+            .copied()
+            .filter(|f| !spawns(*f))
+            .collect();
+        let kills: Vec<bool> = file
+            .group_kills
+            .iter()
+            .filter(|k| {
+                quiet
+                    .iter()
+                    .any(|r| r.start_byte() <= k.start_byte() && k.end_byte() <= r.end_byte())
+            })
+            .map(|k| gated(file, *k))
+            .collect();
+        if kills.contains(&false) {
+            Ending::Killed
+        } else if kills.contains(&true) {
+            Ending::Gated
+        } else {
+            Ending::Nothing
+        }
+    })
 }
 
 /// Is the kill inside an `if`/`while`/`?:` whose condition asks whether the leader is

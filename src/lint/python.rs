@@ -28,6 +28,14 @@ struct File<'t, 's> {
     classes: HashMap<String, Vec<Node<'t>>>,
     /// The module's dotted path (`pkg/tool.py` -> `pkg.tool`), for helper names.
     module: String,
+    /// How many more hand-offs (`return Popen(...)` to a caller) may be followed: each
+    /// walks the module, and chains of callers are bounded against hostile input.
+    handed_budget: std::cell::Cell<usize>,
+    /// The ending of a factory the module never calls, the same for every one of them.
+    exported: std::cell::OnceCell<Ending>,
+    /// Where every identifier of the module is (byte range), by its text, for the
+    /// callers of a factory.
+    names: std::cell::OnceCell<HashMap<String, Vec<(usize, usize)>>>,
 }
 
 pub fn check(src: &str, path: &str, rules: &Rules) -> Checked {
@@ -42,6 +50,9 @@ pub fn check(src: &str, path: &str, rules: &Rules) -> Checked {
         aliases: HashMap::new(),
         module_scope: Scope::new(),
         functions: HashMap::new(),
+        handed_budget: std::cell::Cell::new(64),
+        exported: std::cell::OnceCell::new(),
+        names: std::cell::OnceCell::new(),
         classes: HashMap::new(),
         module: module_path(path),
     };
@@ -573,21 +584,50 @@ fn handed_ending(file: &File, factory: Node, depth: usize) -> Ending {
     let Some(name) = factory.child_by_field_name("name").map(|n| text(n, src)) else {
         return Ending::Nothing;
     };
+    let budget = file.handed_budget.get();
+    if depth > 4 || budget == 0 {
+        return exported_ending(file);
+    }
+    file.handed_budget.set(budget - 1);
     let method = enclosing_class(factory).is_some();
     let mut callers = Vec::new();
     let mut referenced = false;
-    syntax::walk(call_root(factory), &mut |n| {
-        let named = match n.kind() {
-            "identifier" => !method && text(n, src) == name,
-            "attribute" => {
-                method
-                    && n.child_by_field_name("attribute")
-                        .is_some_and(|a| text(a, src) == name)
+    let root = call_root(factory);
+    let names = file.names.get_or_init(|| {
+        let mut names: HashMap<String, Vec<(usize, usize)>> = HashMap::new();
+        syntax::walk(root, &mut |n| {
+            if n.kind() == "identifier" {
+                names
+                    .entry(text(n, src).into())
+                    .or_default()
+                    .push((n.start_byte(), n.end_byte()));
             }
-            _ => false,
+        });
+        names
+    });
+    for &(start, end) in names.get(name).into_iter().flatten() {
+        let Some(id) = root
+            .descendant_for_byte_range(start, end)
+            .filter(|n| n.kind() == "identifier")
+        else {
+            continue;
         };
-        if !named || factory.child_by_field_name("name") == Some(n) {
-            return;
+        // A method is named as an attribute (`self.start(...)`), a function by itself.
+        let n = if method {
+            match id.parent() {
+                Some(a)
+                    if a.kind() == "attribute"
+                        && a.child_by_field_name("attribute") == Some(id) =>
+                {
+                    a
+                }
+                _ => continue,
+            }
+        } else {
+            id
+        };
+        if factory.child_by_field_name("name") == Some(n) {
+            continue;
         }
         let parent = n.parent();
         // `other.make`, `make=...`: another object's attribute, a keyword's name.
@@ -603,8 +643,8 @@ fn handed_ending(file: &File, factory: Node, depth: usize) -> Ending {
             Some(p) if !not_it && p.kind() != "attribute" => referenced = true,
             _ => {}
         }
-    });
-    if callers.is_empty() || referenced || depth > 4 {
+    }
+    if callers.is_empty() || referenced {
         return exported_ending(file);
     }
     let mut worst = Ending::Killed;
@@ -631,41 +671,44 @@ fn handed_ending(file: &File, factory: Node, depth: usize) -> Ending {
 /// The kills of the module's functions that start no process of their own (directly
 /// or through a function of the module).
 fn exported_ending(file: &File) -> Ending {
-    let spawns_directly = |f: Node| {
-        let mut found = false;
-        syntax::walk(f, &mut |n| {
-            found |= n.kind() == "call"
-                && n.child_by_field_name("function")
-                    .is_some_and(|c| file.rules.python.spawn.contains(&resolve_callee(file, c)));
-        });
-        found
-    };
-    let spawns = |f: Node| {
-        let mut found = spawns_directly(f);
-        syntax::walk(f, &mut |n| {
-            if !found
-                && n.kind() == "call"
-                && let Some(c) = n.child_by_field_name("function")
-                && c.kind() == "identifier"
-            {
-                found = file
-                    .functions
-                    .get(text(c, file.src))
-                    .into_iter()
-                    .flatten()
-                    .any(|g| spawns_directly(*g));
-            }
-        });
-        found
-    };
-    let quiet: Vec<Node> = file
-        .functions
-        .values()
-        .flatten()
-        .copied()
-        .filter(|f| !spawns(*f))
-        .collect();
-    kills_in(file, &quiet)
+    *file.exported.get_or_init(|| {
+        let spawns_directly = |f: Node| {
+            let mut found = false;
+            syntax::walk(f, &mut |n| {
+                found |= n.kind() == "call"
+                    && n.child_by_field_name("function").is_some_and(|c| {
+                        file.rules.python.spawn.contains(&resolve_callee(file, c))
+                    });
+            });
+            found
+        };
+        let spawns = |f: Node| {
+            let mut found = spawns_directly(f);
+            syntax::walk(f, &mut |n| {
+                if !found
+                    && n.kind() == "call"
+                    && let Some(c) = n.child_by_field_name("function")
+                    && c.kind() == "identifier"
+                {
+                    found = file
+                        .functions
+                        .get(text(c, file.src))
+                        .into_iter()
+                        .flatten()
+                        .any(|g| spawns_directly(*g));
+                }
+            });
+            found
+        };
+        let quiet: Vec<Node> = file
+            .functions
+            .values()
+            .flatten()
+            .copied()
+            .filter(|f| !spawns(*f))
+            .collect();
+        kills_in(file, &quiet)
+    })
 }
 
 /// Does the function hand the child to its caller (`return Popen(...)`, or the name it

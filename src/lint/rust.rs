@@ -54,6 +54,7 @@ pub fn check(src: &str, path: &str, rules: &Rules) -> Checked {
         owners: Vec::new(),
         summaries: summaries(&file, rules),
         findings: Vec::new(),
+        handed_budget: std::cell::Cell::new(64),
     };
     visitor.visit_file(&file);
     Checked {
@@ -279,6 +280,9 @@ struct Visitor<'r> {
     owners: Vec<Option<String>>,
     summaries: Vec<Summary>,
     findings: Vec<Raw>,
+    /// How many more hand-offs (a function returning a child, to its callers) may be
+    /// followed, bounded against hostile chains of callers.
+    handed_budget: std::cell::Cell<usize>,
 }
 
 impl Visitor<'_> {
@@ -745,7 +749,8 @@ impl Visitor<'_> {
             .filter(|s| s.calls.iter().any(|c| c == factory))
             .filter(|s| !(s.name == factory && s.owner.as_ref() == owner))
             .collect();
-        if callers.is_empty() || depth > 4 {
+        let budget = self.handed_budget.get();
+        if callers.is_empty() || depth > 4 || budget == 0 {
             let spawning: Vec<&String> = self
                 .summaries
                 .iter()
@@ -759,6 +764,7 @@ impl Visitor<'_> {
                 .flat_map(|s| s.kills.iter().copied())
                 .collect();
         }
+        self.handed_budget.set(budget - 1);
         let mut worst: Option<(Ending, Vec<Kill>)> = None;
         for caller in callers {
             let mut kills = self.reach(
