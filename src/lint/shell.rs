@@ -96,6 +96,9 @@ pub fn check(original: &str, rules: &Rules) -> Checked {
             }
             other => other,
         };
+        if run.is_none() {
+            return;
+        }
         let scope = function_node(node).unwrap_or(root);
         let ending = *endings
             .entry(scope.id())
