@@ -362,3 +362,69 @@ fn go_spawns_are_found_under_diff_sarif_and_the_gate() {
     assert_eq!(problems.len(), 1, "{problems:?}");
     assert!(problems[0].starts_with("tools/ask.go:8:"), "{problems:?}");
 }
+
+/// A group kill gated on the leader not having been reaped is its own finding, in Go as
+/// in the other languages, with help that names the gate and the fix.
+#[test]
+fn a_group_kill_gated_on_the_leader_names_the_gate_in_every_language() {
+    let root = corpus_root();
+    let env = Env::new();
+    let repo = env.path().join("repo");
+    let files: Vec<(String, String)> = [
+        "go/leader_reaped_gate.go",
+        "python/early_return_gate.py",
+        "javascript/early_return_gate.js",
+        "rust/early_return_gate.rs",
+    ]
+    .iter()
+    .map(|f| {
+        (
+            f.to_string(),
+            std::fs::read_to_string(root.join(f)).unwrap(),
+        )
+    })
+    .collect();
+    let borrowed: Vec<(&str, &str)> = files
+        .iter()
+        .map(|(p, t)| (p.as_str(), t.as_str()))
+        .collect();
+    env.repo(&repo, "main", &borrowed);
+    let findings = go_findings(&env, &repo, &["lint", "--json"]);
+    let at = |path: &str, line: u64| -> (String, String) {
+        let f = findings
+            .iter()
+            .find(|f| f["path"] == path && f["line"] == line)
+            .unwrap_or_else(|| panic!("no finding at {path}:{line}: {findings:#?}"));
+        (
+            f["message"].as_str().unwrap().to_string(),
+            f["help"].as_str().unwrap().to_string(),
+        )
+    };
+    for (path, line) in [
+        ("go/leader_reaped_gate.go", 13),
+        ("go/leader_reaped_gate.go", 31),
+    ] {
+        let (message, help) = at(path, line);
+        assert!(
+            message.contains("killed only while the leader has not been reaped"),
+            "{path}:{line}: {message}"
+        );
+        assert!(
+            help.contains("cmd.ProcessState == nil") && help.contains("unconditionally"),
+            "{path}:{line}: {help}"
+        );
+    }
+    for (path, line) in [
+        ("python/early_return_gate.py", 10),
+        ("javascript/early_return_gate.js", 7),
+        ("rust/early_return_gate.rs", 13),
+    ] {
+        let (message, help) = at(path, line);
+        assert!(
+            message.contains("killed only while the leader is alive"),
+            "{path}:{line}: {message}"
+        );
+        assert!(help.contains("unconditionally"), "{path}:{line}: {help}");
+    }
+    assert_eq!(findings.len(), 5, "{findings:#?}");
+}

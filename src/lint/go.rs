@@ -7,7 +7,8 @@
 //! same file it calls with the command or a value taken from it, the callers of a
 //! function that returns the command, and, for a command (or its pid) kept in a struct
 //! field, the file's other functions and methods that use that field.
-//! `exec.CommandContext` alone kills only the process, as does `cmd.Process.Kill()`.
+//! `exec.CommandContext` alone kills only the process, as does `cmd.Process.Kill()`; a
+//! group kill gated on the leader not having been reaped ([`gated`]) is a finding too.
 //! Programs are followed through string constants and variables of the same file, `+`,
 //! `filepath.Join` and `exec.LookPath`, and `sh -c` strings. Parsed with tree-sitter;
 //! `os/exec` under any import name (also `.`) is followed.
@@ -31,6 +32,14 @@ const EXEC: &str = "os/exec";
 /// Packages whose `Kill(-pid, sig)` signals a process group and whose `SysProcAttr`
 /// carries `Setpgid`/`Setsid`.
 const SYSCALL: [&str; 2] = ["syscall", "golang.org/x/sys/unix"];
+/// In an `if`/`for` header around a group kill: the leader has not been reaped yet
+/// (`if cmd.ProcessState == nil { syscall.Kill(-pid, ...) }`, a `Signal(0)` probe). The
+/// kill then never runs when the leader exits first, and its helpers survive.
+const LEADER_ALIVE: [&str; 2] = ["ProcessState == nil", "Signal(0)"];
+/// In the header of an `if` that returns, before a group kill in the same function: the
+/// leader has been reaped (`if cmd.ProcessState != nil && cmd.ProcessState.Exited() {
+/// return }`), so the kill after it is skipped exactly when the helpers are orphaned.
+const LEADER_GONE: [&str; 3] = ["ProcessState != nil", ".Exited()", "Signal(0)"];
 /// How far program values and reach are followed (constants of constants, calls of
 /// calls): enough for hand-written code, bounded against hostile input.
 const MAX_STEPS: usize = 8;
@@ -474,6 +483,8 @@ struct Evidence {
     group: bool,
     /// A group-directed kill.
     group_kill: bool,
+    /// A group-directed kill gated on the leader not having been reaped ([`gated`]).
+    gated_kill: bool,
     /// `cmd.Process.Kill()` / `.Signal(...)`: the leader alone.
     leader_kill: bool,
 }
@@ -492,7 +503,16 @@ fn check_call(file: &File, call: Node) -> Option<syntax::Raw> {
     let program = string_value(file, *args.get(skip)?, 0)?;
     let agent = match file.rules.agent(&program) {
         Some(agent) => agent.to_string(),
-        None => shell_agent(file, &program, &args[skip + 1..])?,
+        None => shell_agent(file, &program, &args[skip + 1..]).or_else(|| {
+            // `exec.Command("nohup", "claude", ...)`: past the wrapper.
+            let words: Vec<String> = args[skip..]
+                .iter()
+                .take(6)
+                .map(|a| string_value(file, *a, 0).unwrap_or_else(|| "?".into()))
+                .collect();
+            let words = syntax::past_wrappers(&words, file.rules);
+            file.rules.agent(words.first()?).map(str::to_string)
+        })?,
     };
     if in_helper(file, call) {
         return None;
@@ -504,7 +524,19 @@ fn check_call(file: &File, call: Node) -> Option<syntax::Raw> {
     }
     let name = kind.name();
     let kill = "syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL)";
-    let (message, help) = if evidence.group {
+    let (message, help) = if evidence.group && evidence.gated_kill {
+        (
+            format!(
+                "`{agent}` is started by `{name}` in a process group that is killed only while \
+                 the leader has not been reaped"
+            ),
+            format!(
+                "the group kill is gated on the leader (`cmd.ProcessState == nil`, or a \
+                 `return` once it has exited): when the leader exits first, its helpers \
+                 survive. Call {kill} unconditionally (ESRCH means the group is gone)"
+            ),
+        )
+    } else if evidence.group {
         let help = if evidence.leader_kill {
             format!(
                 "`cmd.Process.Kill()` and `.Signal()` reach only the group's leader: kill the \
@@ -565,7 +597,10 @@ fn shell_agent(file: &File, program: &str, rest: &[Node]) -> Option<String> {
     // Each command of the string: `cd /work && claude -p ...` starts claude too.
     script
         .split(['&', '|', ';', '\n'])
-        .find_map(|command| file.rules.agent(first_words(command).first()?))
+        .find_map(|command| {
+            let words = syntax::past_wrappers(&first_words(command), file.rules);
+            file.rules.agent(words.first()?)
+        })
         .map(str::to_string)
 }
 
@@ -824,13 +859,69 @@ fn evidence(file: &File, call: Node, handle: &Handle) -> Evidence {
                 if name.ends_with(".Process.Kill") || name.ends_with(".Process.Signal") {
                     evidence.leader_kill = true;
                 } else if group_kill(file, node, callee) {
-                    evidence.group_kill = true;
+                    if gated(file, node) {
+                        evidence.gated_kill = true;
+                    } else {
+                        evidence.group_kill = true;
+                    }
                 }
             }
             _ => {}
         });
     }
     evidence
+}
+
+/// Is the group kill gated on the leader not having been reaped: inside the body of an
+/// `if`/`for` whose header asks [`LEADER_ALIVE`], or after an `if` whose header asks
+/// [`LEADER_GONE`] and whose body returns (in any block around the kill, up to its
+/// declaring function)?
+fn gated(file: &File, kill: Node) -> bool {
+    let src = file.src;
+    let header = |statement: Node| -> String {
+        let body = statement
+            .child_by_field_name("consequence")
+            .or_else(|| statement.child_by_field_name("body"));
+        let end = body.map_or(statement.end_byte(), |b| b.start_byte());
+        src.get(statement.start_byte()..end)
+            .unwrap_or("")
+            .replace(char::is_whitespace, " ")
+    };
+    let mut n = kill;
+    while let Some(p) = n.parent() {
+        if matches!(p.kind(), "function_declaration" | "method_declaration") {
+            return false;
+        }
+        let in_body = p
+            .child_by_field_name("consequence")
+            .or_else(|| p.child_by_field_name("body"))
+            == Some(n);
+        if matches!(p.kind(), "if_statement" | "for_statement")
+            && in_body
+            && LEADER_ALIVE.iter().any(|l| header(p).contains(l))
+        {
+            return true;
+        }
+        if p.kind() == "statement_list" {
+            let mut cursor = p.walk();
+            let before = p
+                .named_children(&mut cursor)
+                .take_while(|s| s.id() != n.id())
+                .filter(|s| s.kind() == "if_statement");
+            for guard in before {
+                let returns = guard.child_by_field_name("consequence").is_some_and(|b| {
+                    let mut found = false;
+                    syntax::walk(b, &mut |r| found |= r.kind() == "return_statement");
+                    found
+                });
+                if returns && LEADER_GONE.iter().any(|l| header(guard).contains(l)) {
+                    return true;
+                }
+            }
+        }
+        n = p;
+    }
+    false
 }
 
 /// `syscall.Kill(-pid, sig)` / `unix.Kill(-pid, sig)`: a negative pid is a group.

@@ -32,6 +32,14 @@ struct File<'t, 's> {
     group_kills: Vec<Node<'t>>,
     /// Functions and methods by name (`function f`, `const f = () => ...`, `f() {}`).
     functions: HashMap<String, Vec<Node<'t>>>,
+    /// How many more hand-offs (`return Popen(...)` to a caller) may be followed: each
+    /// walks the module, and chains of callers are bounded against hostile input.
+    handed_budget: std::cell::Cell<usize>,
+    /// The ending of a factory the module never calls, the same for every one of them.
+    exported: std::cell::OnceCell<Ending>,
+    /// Where every identifier and property name of the module is (byte range), by its
+    /// text, for the callers of a factory.
+    names: std::cell::OnceCell<HashMap<String, Vec<(usize, usize)>>>,
 }
 
 pub fn check(src: &str, path: &str, rules: &Rules, dialect: Dialect) -> Checked {
@@ -53,6 +61,9 @@ pub fn check(src: &str, path: &str, rules: &Rules, dialect: Dialect) -> Checked 
         values: HashMap::new(),
         group_kills: Vec::new(),
         functions: HashMap::new(),
+        handed_budget: std::cell::Cell::new(64),
+        exported: std::cell::OnceCell::new(),
+        names: std::cell::OnceCell::new(),
     };
     collect(root, &mut file);
     let mut findings = Vec::new();
@@ -207,6 +218,32 @@ fn collect<'t>(root: Node<'t>, file: &mut File<'t, '_>) {
                 // only a program's first word is read.
                 file.values
                     .entry(text(first, src).into())
+                    .or_default()
+                    .push((value, scope_of(node)));
+            }
+        }
+        // A parameter's default (`constructor(bin = 'claude')`, `bin: string = 'claude'`):
+        // what it holds when no caller says otherwise.
+        "assignment_pattern" | "required_parameter" | "optional_parameter" => {
+            let (name, value) = if node.kind() == "assignment_pattern" {
+                (
+                    node.child_by_field_name("left"),
+                    node.child_by_field_name("right"),
+                )
+            } else {
+                (
+                    node.child_by_field_name("pattern"),
+                    node.child_by_field_name("value"),
+                )
+            };
+            if let (Some(name), Some(value)) = (name, value)
+                && name.kind() == "identifier"
+                && node
+                    .parent()
+                    .is_some_and(|p| p.kind() == "formal_parameters")
+            {
+                file.values
+                    .entry(text(name, src).into())
                     .or_default()
                     .push((value, scope_of(node)));
             }
@@ -371,8 +408,29 @@ fn check_call(file: &File, call: Node) -> Option<syntax::Raw> {
         // execa`claude -p ${x}`
         template_words(file, args)
     } else {
-        program_words(file, first_argument(args)?, 0)
+        let mut words = program_words(file, first_argument(args)?, 0);
+        // `spawn('nohup', ['claude', '-p', p])`: past the wrapper, into the arguments.
+        if words.len() == 1 {
+            let mut cursor = args.walk();
+            if let Some(list) = args
+                .named_children(&mut cursor)
+                .filter(|n| n.kind() != "comment")
+                .nth(1)
+                .filter(|l| l.kind() == "array")
+            {
+                let mut cursor = list.walk();
+                for item in list.named_children(&mut cursor).take(5) {
+                    let word = program_words(file, item, 1)
+                        .into_iter()
+                        .next()
+                        .unwrap_or_else(|| "?".into());
+                    words.push(word);
+                }
+            }
+        }
+        words
     };
+    let words = syntax::past_wrappers(&words, file.rules);
     let program = words.first()?;
     if program == "fleet" && words.get(1).map(String::as_str) == Some("run") {
         return None;
@@ -472,6 +530,18 @@ enum Ending {
     Nothing,
 }
 
+impl Ending {
+    /// A kill beats a gated kill beats a leader's kill beats nothing.
+    fn rank(self) -> u8 {
+        match self {
+            Ending::Killed => 3,
+            Ending::Gated => 2,
+            Ending::LeaderOnly => 1,
+            Ending::Nothing => 0,
+        }
+    }
+}
+
 const FUNCTIONS: [&str; 6] = [
     "function_declaration",
     "function_expression",
@@ -481,24 +551,30 @@ const FUNCTIONS: [&str; 6] = [
     "generator_function_declaration",
 ];
 
-/// The outermost function the spawn is in (its callbacks are part of it), unless the
-/// spawn is handed to the caller (`return spawn(...)`, or the name it is bound to
-/// returned): then, as at module level, the whole module.
-fn spawn_scope<'t>(file: &File<'t, '_>, call: Node<'t>) -> Option<Node<'t>> {
+/// The outermost function the spawn is in (its callbacks are part of it), and whether
+/// the spawn is handed to the caller (`return spawn(...)`, or the name it is bound to
+/// returned). `None`: at module level.
+fn spawn_scope<'t>(file: &File<'t, '_>, call: Node<'t>) -> Option<(Node<'t>, bool)> {
     let mut outermost = None;
     let mut bound = None;
     let mut n = call.parent();
     let mut returned = false;
     while let Some(p) = n {
+        // `(p) => spawn(...)`: the arrow's value is the child.
+        if p.kind() == "arrow_function"
+            && outermost.is_none()
+            && p.child_by_field_name("body") == Some(call)
+        {
+            returned = true;
+        }
         match p.kind() {
-            "return_statement" if outermost.is_none() => returned = true,
+            "return_statement" if outermost.is_none() && bound.is_none() => returned = true,
+            // `return start(p).wait()`: what is returned is the method's result.
+            "member_expression" if outermost.is_none() && bound.is_none() && !returned => {
+                bound = Some("");
+            }
             "variable_declarator" if outermost.is_none() && bound.is_none() => {
                 bound = p.child_by_field_name("name").map(|x| text(x, file.src));
-            }
-            "arrow_function"
-                if outermost.is_none() && p.child_by_field_name("body") == Some(call) =>
-            {
-                returned = true;
             }
             k if FUNCTIONS.contains(&k) => {
                 // A callback (an argument, a `new Promise` executor) belongs to the function
@@ -517,9 +593,9 @@ fn spawn_scope<'t>(file: &File<'t, '_>, call: Node<'t>) -> Option<Node<'t>> {
     }
     let scope = outermost?;
     if returned {
-        return None;
+        return Some((scope, true));
     }
-    if let Some(name) = bound {
+    if let Some(name) = bound.filter(|b| !b.is_empty()) {
         let mut found = false;
         syntax::walk(scope, &mut |r| {
             if r.kind() == "return_statement"
@@ -534,30 +610,78 @@ fn spawn_scope<'t>(file: &File<'t, '_>, call: Node<'t>) -> Option<Node<'t>> {
             }
         });
         if found {
-            return None;
+            return Some((scope, true));
         }
     }
-    Some(scope)
+    Some((scope, false))
+}
+
+fn root_of(node: Node) -> Node {
+    let mut n = node;
+    while let Some(p) = n.parent() {
+        n = p;
+    }
+    n
 }
 
 /// The kills in reach of a spawn: its function (callbacks included), the module's
 /// functions it names (transitively), the other methods of its class; the whole module
-/// for a spawn at module level or handed to the caller. Which pid is killed is not
-/// checked.
+/// for a spawn at module level. A spawn handed to the caller is followed to its callers
+/// in the module ([`handed_ending`]). Which pid is killed is not checked.
 fn group_ending(file: &File, call: Node) -> Ending {
-    let root = {
-        let mut n = call;
-        while let Some(p) = n.parent() {
-            n = p;
+    let Some((scope, handed)) = spawn_scope(file, call) else {
+        return ending_in(file, &[root_of(call)]);
+    };
+    let mut reached = reach_from(file, scope, holds(file, call, scope));
+    // `child = spawn(...)` into a variable of the module: the module's functions that
+    // use it (`stopClaude()`) hold the same child.
+    if let Some(name) = module_variable(file, call) {
+        for f in file.functions.values().flatten() {
+            let mut uses = false;
+            syntax::walk(*f, &mut |n| {
+                uses |= n.kind() == "identifier" && text(n, file.src) == name;
+            });
+            if uses && !reached.contains(f) {
+                reached.extend(reach_from(file, *f, true));
+            }
         }
-        n
-    };
-    let mut reached = match spawn_scope(file, call) {
-        Some(scope) => vec![scope],
-        None => vec![root],
-    };
+    }
+    let own = ending_in(file, &reached);
+    if own == Ending::Killed || !handed {
+        return own;
+    }
+    better(own, handed_ending(file, scope, 0))
+}
+
+/// The variable of the module the spawn's child is assigned to (`child = spawn(...)`
+/// in a function, `child` declared at module level), if any.
+fn module_variable<'s>(file: &File<'_, 's>, call: Node) -> Option<&'s str> {
+    let mut n = call;
+    while let Some(p) = n.parent() {
+        match p.kind() {
+            "assignment_expression" => {
+                let left = p.child_by_field_name("left")?;
+                let name = text(left, file.src);
+                return (left.kind() == "identifier"
+                    && file
+                        .values
+                        .get(name)
+                        .is_some_and(|v| v.iter().any(|(_, scope)| scope.is_none())))
+                .then_some(name);
+            }
+            "parenthesized_expression" | "await_expression" | "as_expression" => n = p,
+            _ => return None,
+        }
+    }
+    None
+}
+
+/// A function (or method) and what it reaches: the other methods of its class, the
+/// module's functions named in them, transitively.
+fn reach_from<'t>(file: &File<'t, '_>, scope: Node<'t>, class_wide: bool) -> Vec<Node<'t>> {
+    let mut reached = vec![scope];
     let class = reached[0].parent().filter(|p| p.kind() == "class_body");
-    if let Some(class) = class {
+    if let Some(class) = class.filter(|_| class_wide) {
         let mut cursor = class.walk();
         reached.extend(
             class
@@ -603,6 +727,81 @@ fn group_ending(file: &File, call: Node) -> Ending {
         }
         i += 1;
     }
+    reached
+}
+
+/// Could the object of the method `scope` get hold of the child `call` makes: stored on
+/// it (`this.child = spawn(...)`), or bound to a name that escapes the method (handed to
+/// a call, put in an array or object, assigned on)? Then every method of the class is in
+/// reach; not when it stays a local used in place, or is returned (its callers decide).
+fn holds(file: &File, call: Node, scope: Node) -> bool {
+    let mut n = call;
+    while let Some(p) = n.parent() {
+        match p.kind() {
+            "parenthesized_expression"
+            | "await_expression"
+            | "as_expression"
+            | "non_null_expression" => n = p,
+            "return_statement" | "expression_statement" => return false,
+            "arrow_function" if p.child_by_field_name("body") == Some(n) => return false,
+            "variable_declarator" => {
+                return match p.child_by_field_name("name") {
+                    Some(name) if name.kind() == "identifier" => {
+                        escapes(file, scope, text(name, file.src))
+                    }
+                    _ => true,
+                };
+            }
+            _ => return true,
+        }
+    }
+    true
+}
+
+/// Does the local `name` leave `scope` other than by `return`: passed to a call, put in
+/// an array or object, assigned to something else?
+fn escapes(file: &File, scope: Node, name: &str) -> bool {
+    let src = file.src;
+    let mut out = false;
+    syntax::walk(scope, &mut |id| {
+        if out
+            || !matches!(id.kind(), "identifier" | "shorthand_property_identifier")
+            || text(id, src) != name
+        {
+            return;
+        }
+        if id.kind() == "shorthand_property_identifier" {
+            out = true;
+            return;
+        }
+        // Up through `child.pid`, `child.stdout`: it or a part of it. A method's result
+        // (`child.on(...)`) is neither.
+        let mut n = id;
+        while let Some(p) = n.parent() {
+            match p.kind() {
+                "member_expression" if p.child_by_field_name("object") == Some(n) => n = p,
+                "subscript_expression" if p.child_by_field_name("object") == Some(n) => n = p,
+                "call_expression" if p.child_by_field_name("function") == Some(n) => return,
+                _ => break,
+            }
+        }
+        let Some(p) = n.parent() else { return };
+        out |= match p.kind() {
+            "assignment_expression" => p.child_by_field_name("right") == Some(n),
+            "variable_declarator" => p.child_by_field_name("value") == Some(n),
+            "arguments"
+            | "array"
+            | "pair"
+            | "spread_element"
+            | "augmented_assignment_expression" => true,
+            _ => false,
+        };
+    });
+    out
+}
+
+/// The best ending the kills within `reached` show.
+fn ending_in(file: &File, reached: &[Node]) -> Ending {
     let within = |n: Node| {
         reached
             .iter()
@@ -621,7 +820,7 @@ fn group_ending(file: &File, call: Node) -> Ending {
         return Ending::Gated;
     }
     let mut leader = false;
-    for scope in &reached {
+    for scope in reached {
         syntax::walk(*scope, &mut |n| {
             if n.kind() == "call_expression"
                 && let Some(f) = n.child_by_field_name("function")
@@ -640,11 +839,232 @@ fn group_ending(file: &File, call: Node) -> Ending {
     }
 }
 
+fn better(a: Ending, b: Ending) -> Ending {
+    if a.rank() >= b.rank() { a } else { b }
+}
+
+/// The name a function is called by: its own, or the variable, property or export it
+/// is assigned to (`const start = () => ...`, `{ start() {} }`, `exports.start = ...`).
+fn function_name<'s>(file: &File<'_, 's>, function: Node) -> Option<&'s str> {
+    if let Some(name) = function.child_by_field_name("name") {
+        return Some(text(name, file.src));
+    }
+    let parent = function.parent()?;
+    let name = match parent.kind() {
+        "variable_declarator" => parent.child_by_field_name("name"),
+        "pair" => parent.child_by_field_name("key"),
+        "assignment_expression" => parent
+            .child_by_field_name("left")
+            .map(|l| l.child_by_field_name("property").unwrap_or(l)),
+        _ => None,
+    }?;
+    Some(text(name, file.src))
+}
+
+/// How the callers of `factory` (a function handing out the child) end its group: each
+/// caller in the module must, in its own reach (or its callers', when it hands the
+/// child on); the worst of them counts. A factory the module never calls is API for
+/// other modules: then the group kills of the module's functions that start nothing
+/// themselves count (`function killTree(child)` beside it), not those that end another
+/// spawn of their own.
+fn handed_ending(file: &File, factory: Node, depth: usize) -> Ending {
+    let src = file.src;
+    let name = function_name(file, factory);
+    let budget = file.handed_budget.get();
+    if depth > 4 || budget == 0 {
+        return exported_ending(file);
+    }
+    file.handed_budget.set(budget - 1);
+    let mut callers = Vec::new();
+    let mut referenced = false;
+    let root = root_of(factory);
+    let names = file.names.get_or_init(|| {
+        let mut names: HashMap<String, Vec<(usize, usize)>> = HashMap::new();
+        syntax::walk(root, &mut |n| {
+            if matches!(n.kind(), "identifier" | "property_identifier") {
+                names
+                    .entry(text(n, src).into())
+                    .or_default()
+                    .push((n.start_byte(), n.end_byte()));
+            }
+        });
+        names
+    });
+    if let Some(name) = name {
+        for &(start, end) in names.get(name).into_iter().flatten() {
+            let Some(n) = root
+                .descendant_for_byte_range(start, end)
+                .filter(|n| matches!(n.kind(), "identifier" | "property_identifier"))
+            else {
+                continue;
+            };
+            let named = match n.kind() {
+                "identifier" => text(n, src) == name,
+                "property_identifier" => {
+                    text(n, src) == name
+                        && n.parent().is_some_and(|m| {
+                            m.kind() == "member_expression"
+                                && m.child_by_field_name("property") == Some(n)
+                        })
+                }
+                _ => false,
+            };
+            if !named {
+                continue;
+            }
+            let target = if n.kind() == "property_identifier" {
+                n.parent()
+            } else {
+                Some(n)
+            };
+            let Some(target) = target else { continue };
+            match target.parent() {
+                Some(c)
+                    if c.kind() == "call_expression"
+                        && c.child_by_field_name("function") == Some(target) =>
+                {
+                    callers.push(c);
+                }
+                // Handed on as a value (`prompts.map(start)`): where it ends is out of reach.
+                Some(a) if a.kind() == "arguments" => referenced = true,
+                _ => {}
+            }
+        }
+    }
+    if callers.is_empty() || referenced {
+        return exported_ending(file);
+    }
+    let mut worst = Ending::Killed;
+    for caller in callers {
+        let ending = match spawn_scope(file, caller) {
+            None => ending_in(file, &[root_of(caller)]),
+            Some((f, _)) if f == factory => continue,
+            Some((f, handed)) => {
+                let own = ending_in(file, &reach_from(file, f, holds(file, caller, f)));
+                if own != Ending::Killed && handed {
+                    better(own, handed_ending(file, f, depth + 1))
+                } else {
+                    own
+                }
+            }
+        };
+        if ending.rank() < worst.rank() {
+            worst = ending;
+        }
+    }
+    worst
+}
+
+/// Does the call start a process (any program)?
+fn is_spawn(file: &File, call: Node) -> bool {
+    let js = &file.rules.javascript;
+    call.child_by_field_name("function")
+        .or_else(|| call.child_by_field_name("constructor"))
+        .is_some_and(|callee| {
+            let name = resolve(file, callee);
+            name.strip_prefix("child_process.")
+                .is_some_and(|f| js.child_process.iter().any(|c| c == f))
+                || name
+                    .strip_prefix("execa.")
+                    .is_some_and(|f| js.execa.iter().any(|c| c == f))
+                || js.no_group_option.contains(&name)
+        })
+}
+
+/// The group kills of the module's functions that start no process of their own
+/// (directly or through a function of the module).
+fn exported_ending(file: &File) -> Ending {
+    *file.exported.get_or_init(|| {
+        let spawns_directly = |f: Node| {
+            let mut found = false;
+            syntax::walk(f, &mut |n| {
+                found |=
+                    matches!(n.kind(), "call_expression" | "new_expression") && is_spawn(file, n);
+            });
+            found
+        };
+        let spawns = |f: Node| {
+            let mut found = spawns_directly(f);
+            syntax::walk(f, &mut |n| {
+                if !found
+                    && n.kind() == "call_expression"
+                    && let Some(c) = n.child_by_field_name("function")
+                    && c.kind() == "identifier"
+                {
+                    found = file
+                        .functions
+                        .get(text(c, file.src))
+                        .into_iter()
+                        .flatten()
+                        .any(|g| spawns_directly(*g));
+                }
+            });
+            found
+        };
+        let quiet: Vec<Node> = file
+            .functions
+            .values()
+            .flatten()
+            .copied()
+            .filter(|f| !spawns(*f))
+            .collect();
+        let kills: Vec<bool> = file
+            .group_kills
+            .iter()
+            .filter(|k| {
+                quiet
+                    .iter()
+                    .any(|r| r.start_byte() <= k.start_byte() && k.end_byte() <= r.end_byte())
+            })
+            .map(|k| gated(file, *k))
+            .collect();
+        if kills.contains(&false) {
+            Ending::Killed
+        } else if kills.contains(&true) {
+            Ending::Gated
+        } else {
+            Ending::Nothing
+        }
+    })
+}
+
 /// Is the kill inside an `if`/`while`/`?:` whose condition asks whether the leader is
-/// still alive?
+/// still alive, or after an `if` asking it that returns (`if (child.exitCode !== null)
+/// return;`)?
 fn gated(file: &File, kill: Node) -> bool {
+    let asks = |condition: &str| {
+        file.rules
+            .leader_alive
+            .iter()
+            .any(|l| condition.contains(l.as_str()))
+    };
     let mut n = kill.parent();
+    let mut child = kill;
     while let Some(p) = n {
+        if p.kind() == "statement_block" {
+            let mut cursor = p.walk();
+            let guarded = p
+                .named_children(&mut cursor)
+                .take_while(|s| s.id() != child.id())
+                .filter(|s| s.kind() == "if_statement")
+                .any(|guard| {
+                    let returns = guard.child_by_field_name("consequence").is_some_and(|b| {
+                        b.kind() == "return_statement" || {
+                            let mut cursor = b.walk();
+                            b.named_children(&mut cursor)
+                                .any(|s| s.kind() == "return_statement")
+                        }
+                    });
+                    returns
+                        && guard
+                            .child_by_field_name("condition")
+                            .is_some_and(|c| asks(text(c, file.src)))
+                });
+            if guarded {
+                return true;
+            }
+        }
+        child = p;
         if matches!(
             p.kind(),
             "if_statement" | "while_statement" | "ternary_expression"
@@ -720,6 +1140,11 @@ fn program_words(file: &File, node: Node, depth: usize) -> Vec<String> {
             ) else {
                 return Vec::new();
             };
+            // `this.bin`, assigned in the class (`this.bin = bin` in the constructor, a
+            // field `bin = 'claude'`).
+            if object.kind() == "this" {
+                return this_field_words(file, node, text(property, src), depth);
+            }
             if object.kind() != "identifier" {
                 return Vec::new();
             }
@@ -841,6 +1266,55 @@ fn program_words(file: &File, node: Node, depth: usize) -> Vec<String> {
 
 /// What `name` holds where `at` uses it: declarations in the enclosing functions
 /// (innermost first), else at module level; never another function's.
+/// The program `this.NAME` holds: what the class assigns to it, in its methods
+/// (`this.bin = bin`) or as a field (`bin = 'claude'`), one naming an agent first.
+fn this_field_words(file: &File, at: Node, name: &str, depth: usize) -> Vec<String> {
+    let src = file.src;
+    let mut class = at.parent();
+    while let Some(c) = class
+        && c.kind() != "class_body"
+    {
+        class = c.parent();
+    }
+    let Some(class) = class else {
+        return Vec::new();
+    };
+    let mut values = Vec::new();
+    syntax::walk(class, &mut |n| match n.kind() {
+        "assignment_expression" => {
+            if let (Some(left), Some(right)) = (
+                n.child_by_field_name("left"),
+                n.child_by_field_name("right"),
+            ) && left.kind() == "member_expression"
+                && left
+                    .child_by_field_name("object")
+                    .is_some_and(|o| o.kind() == "this")
+                && left
+                    .child_by_field_name("property")
+                    .is_some_and(|p| text(p, src) == name)
+            {
+                values.push(right);
+            }
+        }
+        "field_definition" | "public_field_definition" => {
+            let key = n
+                .child_by_field_name("property")
+                .or_else(|| n.child_by_field_name("name"));
+            if key.is_some_and(|k| text(k, src) == name)
+                && let Some(value) = n.child_by_field_name("value")
+            {
+                values.push(value);
+            }
+        }
+        _ => {}
+    });
+    let words = values
+        .iter()
+        .map(|v| program_words(file, *v, depth + 1))
+        .collect();
+    syntax::pick_agent(words, file.rules)
+}
+
 fn lookup<'t>(file: &File<'t, '_>, name: &str, at: Node) -> Vec<Node<'t>> {
     let Some(values) = file.values.get(name) else {
         return Vec::new();

@@ -24,8 +24,18 @@ struct File<'t, 's> {
     module_scope: Scope<'t>,
     /// Every function and method of the module by name, for the kills a spawn reaches.
     functions: HashMap<String, Vec<Node<'t>>>,
+    /// Every class of the module by name: a child handed to one is held by its methods.
+    classes: HashMap<String, Vec<Node<'t>>>,
     /// The module's dotted path (`pkg/tool.py` -> `pkg.tool`), for helper names.
     module: String,
+    /// How many more hand-offs (`return Popen(...)` to a caller) may be followed: each
+    /// walks the module, and chains of callers are bounded against hostile input.
+    handed_budget: std::cell::Cell<usize>,
+    /// The ending of a factory the module never calls, the same for every one of them.
+    exported: std::cell::OnceCell<Ending>,
+    /// Where every identifier of the module is (byte range), by its text, for the
+    /// callers of a factory.
+    names: std::cell::OnceCell<HashMap<String, Vec<(usize, usize)>>>,
 }
 
 pub fn check(src: &str, path: &str, rules: &Rules) -> Checked {
@@ -40,6 +50,10 @@ pub fn check(src: &str, path: &str, rules: &Rules) -> Checked {
         aliases: HashMap::new(),
         module_scope: Scope::new(),
         functions: HashMap::new(),
+        handed_budget: std::cell::Cell::new(64),
+        exported: std::cell::OnceCell::new(),
+        names: std::cell::OnceCell::new(),
+        classes: HashMap::new(),
         module: module_path(path),
     };
     collect_imports(root, &mut file);
@@ -48,6 +62,14 @@ pub fn check(src: &str, path: &str, rules: &Rules) -> Checked {
             && let Some(name) = node.child_by_field_name("name")
         {
             file.functions
+                .entry(text(name, src).into())
+                .or_default()
+                .push(node);
+        }
+        if node.kind() == "class_definition"
+            && let Some(name) = node.child_by_field_name("name")
+        {
+            file.classes
                 .entry(text(name, src).into())
                 .or_default()
                 .push(node);
@@ -228,9 +250,27 @@ fn check_call(file: &File, call: Node) -> Option<syntax::Raw> {
         && let Some(body) = f.child_by_field_name("body")
     {
         collect_assignments(body, file.src, &mut local);
+        // A parameter's default (`def run(prompt, bin="claude")`): what it holds when
+        // no caller says otherwise.
+        if let Some(parameters) = f.child_by_field_name("parameters") {
+            let mut cursor = parameters.walk();
+            for p in parameters.named_children(&mut cursor) {
+                if matches!(p.kind(), "default_parameter" | "typed_default_parameter")
+                    && let (Some(name), Some(value)) = (
+                        p.child_by_field_name("name"),
+                        p.child_by_field_name("value"),
+                    )
+                {
+                    local
+                        .entry(text(name, file.src).into())
+                        .or_default()
+                        .insert(0, value);
+                }
+            }
+        }
     }
     let program_arg = program_argument(file, args)?;
-    let words = program_words(file, program_arg, &local, 0);
+    let words = syntax::past_wrappers(&program_words(file, program_arg, &local, 0), file.rules);
     let program = words.first()?;
     if program == "fleet" && words.get(1).map(String::as_str) == Some("run") {
         return None;
@@ -332,19 +372,151 @@ enum Ending {
     Nothing,
 }
 
+impl Ending {
+    /// A kill beats a gated kill beats a leader's kill beats nothing.
+    fn rank(self) -> u8 {
+        match self {
+            Ending::Killed => 3,
+            Ending::Gated => 2,
+            Ending::LeaderOnly => 1,
+            Ending::Nothing => 0,
+        }
+    }
+}
+
 /// The kills in reach of a spawn: its function (nested functions included), the
 /// functions of the module it names (called, or registered as a handler, transitively),
 /// and, for a method, the other methods of its class (the object holds the child). A
-/// spawn at module level reaches the whole module. Which pid a kill names is not checked.
+/// spawn at module level reaches the whole module. A spawn handed to the caller
+/// ([`returned`]) is followed to its callers in the module ([`handed_ending`]). Which
+/// pid a kill names is not checked.
 fn group_ending(file: &File, call: Node, function: Option<Node>) -> Ending {
     let Some(start) = function else {
         return kills_in(file, &[call_root(call)]);
     };
-    if returned(file, call, start) {
-        return kills_in(file, &[call_root(call)]);
+    let mut reached = reach_from(file, start, holds(file, call, start));
+    // `global _proc; _proc = Popen(...)`: the module's functions that use `_proc`
+    // (`def stop(): os.killpg(_proc.pid, ...)`) hold the same child.
+    if let Some(name) = global_target(file, call, start) {
+        for f in file.functions.values().flatten() {
+            let mut uses = false;
+            syntax::walk(*f, &mut |n| {
+                uses |= n.kind() == "identifier" && text(n, file.src) == name;
+            });
+            if uses && !reached.contains(f) {
+                reached.extend(reach_from(file, *f, true));
+            }
+        }
     }
+    let own = kills_in(file, &reached);
+    if own == Ending::Killed || !returned(file, call, start) {
+        return own;
+    }
+    better(own, handed_ending(file, start, 0))
+}
+
+/// The module variable the child is assigned to, declared `global` in `function`.
+fn global_target<'s>(file: &File<'_, 's>, call: Node, function: Node) -> Option<&'s str> {
+    let assignment = call.parent().filter(|p| p.kind() == "assignment")?;
+    let left = assignment
+        .child_by_field_name("left")
+        .filter(|l| l.kind() == "identifier")?;
+    let name = text(left, file.src);
+    let mut declared = false;
+    syntax::walk(function, &mut |n| {
+        if n.kind() == "global_statement" {
+            let mut cursor = n.walk();
+            declared |= n
+                .named_children(&mut cursor)
+                .any(|g| text(g, file.src) == name);
+        }
+    });
+    declared.then_some(name)
+}
+
+/// Could the object of `function`'s class get hold of the child `call` makes: stored on
+/// it (`self.proc = Popen(...)`), or bound to a name that escapes the function
+/// (handed to a call, put in a collection, stored)? Then every method of the class is
+/// in reach; not when the child stays a local used in place, or is returned (its callers
+/// decide) or dropped.
+fn holds(file: &File, call: Node, function: Node) -> bool {
+    let src = file.src;
+    let mut n = call;
+    while let Some(p) = n.parent() {
+        match p.kind() {
+            "parenthesized_expression" | "await" => n = p,
+            "return_statement" | "expression_statement" => return false,
+            // `self.proc = proc = Popen(...)`: stored as well.
+            "assignment" if p.parent().is_some_and(|q| q.kind() == "assignment") => return true,
+            "assignment" if p.child_by_field_name("right") == Some(n) => {
+                return match p.child_by_field_name("left") {
+                    Some(l) if l.kind() == "identifier" => escapes(file, function, text(l, src)),
+                    _ => true,
+                };
+            }
+            "as_pattern" | "with_item" => {
+                let alias = p
+                    .child_by_field_name("alias")
+                    .or_else(|| p.parent().and_then(|w| w.child_by_field_name("alias")));
+                return alias.is_none_or(|a| escapes(file, function, text(a, src).trim()));
+            }
+            _ => return true,
+        }
+    }
+    true
+}
+
+/// Does the local `name` leave `function` other than by `return`: passed to a call, put
+/// in a collection, assigned to something else?
+fn escapes(file: &File, function: Node, name: &str) -> bool {
+    let src = file.src;
+    let mut out = false;
+    syntax::walk(function, &mut |id| {
+        if out || id.kind() != "identifier" || text(id, src) != name {
+            return;
+        }
+        // Up through `proc.pid`, `proc.stdout`: it or a part of it. A method's result
+        // (`out = proc.communicate()`) is neither.
+        let mut n = id;
+        while let Some(p) = n.parent() {
+            match p.kind() {
+                "attribute" if p.child_by_field_name("object") == Some(n) => n = p,
+                "subscript" if p.child_by_field_name("value") == Some(n) => n = p,
+                "call" if p.child_by_field_name("function") == Some(n) => return,
+                _ => break,
+            }
+        }
+        let Some(p) = n.parent() else { return };
+        out |= match p.kind() {
+            "assignment" => p.child_by_field_name("right") == Some(n),
+            "augmented_assignment"
+            | "argument_list"
+            | "list"
+            | "tuple"
+            | "set"
+            | "pair"
+            | "dictionary"
+            | "keyword_argument"
+            | "yield"
+            | "lambda"
+            | "list_splat"
+            | "dictionary_splat"
+            | "as_pattern_target"
+            | "global_statement"
+            | "nonlocal_statement" => true,
+            _ => false,
+        };
+    });
+    out
+}
+
+/// The functions a function reaches: itself, the other methods of its class (when the
+/// object may hold the child: `class_wide`), and the module's functions they name,
+/// transitively.
+fn reach_from<'t>(file: &File<'t, '_>, start: Node<'t>, class_wide: bool) -> Vec<Node<'t>> {
     let mut reached = vec![start];
-    let class = enclosing_class(start);
+    let class = enclosing_class(start).filter(|_| class_wide);
+    let named_class = enclosing_class(start);
     if let Some(class) = class {
         syntax::walk(class, &mut |n| {
             if n.kind() == "function_definition" && !reached.contains(&n) {
@@ -376,27 +548,179 @@ fn group_ending(file: &File, call: Node, function: Option<Node>) -> Ending {
         for (name, of_self) in named {
             // `self.stop()` is a method of this class, `stop()` a function of the module:
             // neither is another class's method of the same name.
-            let scope = if of_self { class } else { None };
+            let scope = if of_self { named_class } else { None };
             for f in file.functions.get(name).into_iter().flatten() {
                 if enclosing_class(*f) == scope && !reached.contains(f) {
                     reached.push(*f);
                 }
             }
+            // `Runner(proc)`: a class of the module handed the child; its methods hold it.
+            for c in file.classes.get(name).into_iter().flatten() {
+                syntax::walk(*c, &mut |m| {
+                    if m.kind() == "function_definition" && !reached.contains(&m) {
+                        reached.push(m);
+                    }
+                });
+            }
         }
         i += 1;
     }
-    kills_in(file, &reached)
+    reached
+}
+
+/// The better of two endings.
+fn better(a: Ending, b: Ending) -> Ending {
+    if a.rank() >= b.rank() { a } else { b }
+}
+
+/// How the callers of `factory` (a function handing out the child) end its group:
+/// each caller in the module must, in its own reach (or its callers', when it hands the
+/// child on); the worst of them counts. A factory the module never calls is API for
+/// other modules: then the kills of the module's functions that start nothing
+/// themselves count (`def stop(proc): os.killpg(...)` beside it), not those that end
+/// another spawn of their own.
+fn handed_ending(file: &File, factory: Node, depth: usize) -> Ending {
+    let src = file.src;
+    let Some(name) = factory.child_by_field_name("name").map(|n| text(n, src)) else {
+        return Ending::Nothing;
+    };
+    let budget = file.handed_budget.get();
+    if depth > 4 || budget == 0 {
+        return exported_ending(file);
+    }
+    file.handed_budget.set(budget - 1);
+    let method = enclosing_class(factory).is_some();
+    let mut callers = Vec::new();
+    let mut referenced = false;
+    let root = call_root(factory);
+    let names = file.names.get_or_init(|| {
+        let mut names: HashMap<String, Vec<(usize, usize)>> = HashMap::new();
+        syntax::walk(root, &mut |n| {
+            if n.kind() == "identifier" {
+                names
+                    .entry(text(n, src).into())
+                    .or_default()
+                    .push((n.start_byte(), n.end_byte()));
+            }
+        });
+        names
+    });
+    for &(start, end) in names.get(name).into_iter().flatten() {
+        let Some(id) = root
+            .descendant_for_byte_range(start, end)
+            .filter(|n| n.kind() == "identifier")
+        else {
+            continue;
+        };
+        // A method is named as an attribute (`self.start(...)`), a function by itself.
+        let n = if method {
+            match id.parent() {
+                Some(a)
+                    if a.kind() == "attribute"
+                        && a.child_by_field_name("attribute") == Some(id) =>
+                {
+                    a
+                }
+                _ => continue,
+            }
+        } else {
+            id
+        };
+        if factory.child_by_field_name("name") == Some(n) {
+            continue;
+        }
+        let parent = n.parent();
+        // `other.make`, `make=...`: another object's attribute, a keyword's name.
+        let not_it = parent.is_some_and(|p| {
+            (p.kind() == "attribute" && p.child_by_field_name("attribute") == Some(n))
+                || (p.kind() == "keyword_argument" && p.child_by_field_name("name") == Some(n))
+        });
+        match parent {
+            Some(c) if c.kind() == "call" && c.child_by_field_name("function") == Some(n) => {
+                callers.push(c);
+            }
+            // Handed on as a value (`pool.submit(make)`): where it ends is out of reach.
+            Some(p) if !not_it && p.kind() != "attribute" => referenced = true,
+            _ => {}
+        }
+    }
+    if callers.is_empty() || referenced {
+        return exported_ending(file);
+    }
+    let mut worst = Ending::Killed;
+    for caller in callers {
+        let ending = match enclosing_function(caller) {
+            None => kills_in(file, &[call_root(caller)]),
+            Some(f) if f == factory => continue,
+            Some(f) => {
+                let own = kills_in(file, &reach_from(file, f, holds(file, caller, f)));
+                if own != Ending::Killed && returned(file, caller, f) {
+                    better(own, handed_ending(file, f, depth + 1))
+                } else {
+                    own
+                }
+            }
+        };
+        if ending.rank() < worst.rank() {
+            worst = ending;
+        }
+    }
+    worst
+}
+
+/// The kills of the module's functions that start no process of their own (directly
+/// or through a function of the module).
+fn exported_ending(file: &File) -> Ending {
+    *file.exported.get_or_init(|| {
+        let spawns_directly = |f: Node| {
+            let mut found = false;
+            syntax::walk(f, &mut |n| {
+                found |= n.kind() == "call"
+                    && n.child_by_field_name("function").is_some_and(|c| {
+                        file.rules.python.spawn.contains(&resolve_callee(file, c))
+                    });
+            });
+            found
+        };
+        let spawns = |f: Node| {
+            let mut found = spawns_directly(f);
+            syntax::walk(f, &mut |n| {
+                if !found
+                    && n.kind() == "call"
+                    && let Some(c) = n.child_by_field_name("function")
+                    && c.kind() == "identifier"
+                {
+                    found = file
+                        .functions
+                        .get(text(c, file.src))
+                        .into_iter()
+                        .flatten()
+                        .any(|g| spawns_directly(*g));
+                }
+            });
+            found
+        };
+        let quiet: Vec<Node> = file
+            .functions
+            .values()
+            .flatten()
+            .copied()
+            .filter(|f| !spawns(*f))
+            .collect();
+        kills_in(file, &quiet)
+    })
 }
 
 /// Does the function hand the child to its caller (`return Popen(...)`, or the name it
-/// is assigned to returned)? Then the module's kills anywhere count: its own cleanup for
-/// what it hands out.
+/// is assigned to returned)? Then its callers decide ([`handed_ending`]).
 fn returned(file: &File, call: Node, function: Node) -> bool {
     let mut n = call.parent();
     let mut name = None;
     while let Some(p) = n {
         match p.kind() {
             "return_statement" => return true,
+            // `return start(p).wait()`: what is returned is the method's result.
+            "attribute" => return false,
             "assignment" => {
                 name = p
                     .child_by_field_name("left")
@@ -518,13 +842,43 @@ fn kills_in(file: &File, scopes: &[Node]) -> Ending {
 }
 
 /// Is the kill inside an `if`/`while` (of its function) whose condition asks whether the
-/// leader is still alive?
+/// leader is still alive, or after an `if` asking it whose body returns (`if
+/// proc.poll() is not None: return`)?
 fn gated(file: &File, kill: Node) -> bool {
+    let asks = |condition: &str| {
+        file.rules
+            .leader_alive
+            .iter()
+            .any(|l| condition.contains(l.as_str()))
+    };
     let mut n = kill.parent();
+    let mut child = kill;
     while let Some(p) = n {
         if p.kind() == "function_definition" {
             return false;
         }
+        if p.kind() == "block" {
+            let mut cursor = p.walk();
+            let guarded = p
+                .named_children(&mut cursor)
+                .take_while(|s| s.id() != child.id())
+                .filter(|s| s.kind() == "if_statement")
+                .any(|guard| {
+                    let returns = guard.child_by_field_name("consequence").is_some_and(|b| {
+                        let mut cursor = b.walk();
+                        b.named_children(&mut cursor)
+                            .any(|s| s.kind() == "return_statement")
+                    });
+                    returns
+                        && guard
+                            .child_by_field_name("condition")
+                            .is_some_and(|c| asks(text(c, file.src)))
+                });
+            if guarded {
+                return true;
+            }
+        }
+        child = p;
         if matches!(p.kind(), "if_statement" | "elif_clause" | "while_statement")
             && let Some(condition) = p.child_by_field_name("condition")
         {
@@ -583,6 +937,13 @@ fn program_words(file: &File, node: Node, local: &Scope, depth: usize) -> Vec<St
                 .child_by_field_name("operator")
                 .map(|o| text(o, src))
                 .unwrap_or("");
+            // `Path.home() / ".claude/local/claude"`: the file name is the program's.
+            if operator == "/" {
+                return node
+                    .child_by_field_name("right")
+                    .map(|n| program_words(file, n, local, depth + 1))
+                    .unwrap_or_default();
+            }
             // `"%s -p" % AGENT`, `"%s -p %s" % (AGENT, x)`: the first value is the program.
             if operator == "%" && left.first().is_some_and(|w| w.starts_with("%s")) {
                 let Some(right) = node.child_by_field_name("right") else {
@@ -606,13 +967,24 @@ fn program_words(file: &File, node: Node, local: &Scope, depth: usize) -> Vec<St
                 .first()
                 .map(|n| program_words(file, *n, local, depth + 1))
                 .unwrap_or_default();
-            if let Some(second) = items.get(1) {
+            // The first word of each next item (`["nohup", "claude", ...]` is seen past
+            // its wrapper); one that is not known holds its place.
+            if items.len() > 1 {
                 words.truncate(1);
-                words.extend(
-                    program_words(file, *second, local, depth + 1)
-                        .into_iter()
-                        .take(1),
-                );
+                for item in items.iter().skip(1).take(5) {
+                    // An item is one word: `"A=1"` after `env` too.
+                    let literal = (item.kind() == "string")
+                        .then(|| text(*item, src).trim_matches(|c| c == '"' || c == '\''))
+                        .filter(|w| !w.contains(char::is_whitespace) && !w.contains('{'));
+                    let word = match literal {
+                        Some(w) => w.to_string(),
+                        None => program_words(file, *item, local, depth + 1)
+                            .into_iter()
+                            .next()
+                            .unwrap_or_else(|| "?".into()),
+                    };
+                    words.push(word);
+                }
             }
             words
         }
@@ -735,8 +1107,16 @@ fn program_words(file: &File, node: Node, local: &Scope, depth: usize) -> Vec<St
                         | "shlex.split"
                         | "list"
                         | "tuple"
+                        | "os.path.expanduser"
+                        | "os.path.expandvars"
+                        | "os.path.abspath"
+                        | "os.path.realpath"
+                        | "os.path.normpath"
                 ) {
                 positional.first()
+            } else if matches!(name.as_str(), "os.path.join" | "pathlib.Path.joinpath") {
+                // `os.path.join(BIN_DIR, "claude")`: the last part names the program.
+                positional.last()
             } else if matches!(
                 name.as_str(),
                 "os.environ.get" | "os.getenv" | "environ.get" | "getenv"
@@ -770,32 +1150,11 @@ fn program_words(file: &File, node: Node, local: &Scope, depth: usize) -> Vec<St
             };
             pick_agent(file, candidates)
         }
-        // `self.BIN`, `cls.BIN` of a class attribute (`class Runner: BIN = "claude"`).
+        // `self.BIN`, `cls.BIN` of a class attribute (`class Runner: BIN = "claude"`), or
+        // assigned in a method (`self.bin = shutil.which("claude")` in `__init__`).
         "attribute" => {
-            let (Some(object), Some(name)) = (
-                node.child_by_field_name("object"),
-                node.child_by_field_name("attribute"),
-            ) else {
-                return Vec::new();
-            };
-            let mut class = node.parent();
-            while let Some(c) = class
-                && c.kind() != "class_definition"
-            {
-                class = c.parent();
-            }
-            let Some(body) = class.and_then(|c| c.child_by_field_name("body")) else {
-                return Vec::new();
-            };
-            if !matches!(text(object, src), "self" | "cls") {
-                return Vec::new();
-            }
-            let mut attributes = Scope::new();
-            collect_assignments(body, src, &mut attributes);
-            let words: Vec<Vec<String>> = attributes
-                .get(text(name, src))
-                .into_iter()
-                .flatten()
+            let words: Vec<Vec<String>> = attribute_values(file, node)
+                .iter()
                 .rev()
                 .map(|value| program_words(file, *value, local, depth + 1))
                 .collect();
@@ -807,6 +1166,51 @@ fn program_words(file: &File, node: Node, local: &Scope, depth: usize) -> Vec<St
             .unwrap_or_default(),
         _ => Vec::new(),
     }
+}
+
+/// What `self.NAME` / `cls.NAME` is assigned in its class: the class attribute, and
+/// `self.NAME = ...` in any method (`__init__`), in order.
+fn attribute_values<'t>(file: &File<'t, '_>, node: Node<'t>) -> Vec<Node<'t>> {
+    let src = file.src;
+    let (Some(object), Some(name)) = (
+        node.child_by_field_name("object"),
+        node.child_by_field_name("attribute"),
+    ) else {
+        return Vec::new();
+    };
+    if !matches!(text(object, src), "self" | "cls") {
+        return Vec::new();
+    }
+    let mut class = node.parent();
+    while let Some(c) = class
+        && c.kind() != "class_definition"
+    {
+        class = c.parent();
+    }
+    let Some(body) = class.and_then(|c| c.child_by_field_name("body")) else {
+        return Vec::new();
+    };
+    let mut attributes = Scope::new();
+    collect_assignments(body, src, &mut attributes);
+    let mut values: Vec<Node> = attributes.get(text(name, src)).cloned().unwrap_or_default();
+    syntax::walk(body, &mut |n| {
+        if n.kind() == "assignment"
+            && let (Some(left), Some(right)) = (
+                n.child_by_field_name("left"),
+                n.child_by_field_name("right"),
+            )
+            && left.kind() == "attribute"
+            && left
+                .child_by_field_name("object")
+                .is_some_and(|o| matches!(text(o, src), "self" | "cls"))
+            && left
+                .child_by_field_name("attribute")
+                .is_some_and(|a| text(a, src) == text(name, src))
+        {
+            values.push(right);
+        }
+    });
+    values
 }
 
 fn pick_agent(file: &File, candidates: Vec<Vec<String>>) -> Vec<String> {
@@ -853,16 +1257,19 @@ fn has_cleanup(file: &File, args: Node, local: &Scope) -> bool {
                 let Some(inner) = arg.named_child(0) else {
                     continue;
                 };
-                let dicts = if inner.kind() == "identifier" {
-                    local
+                let dicts = match inner.kind() {
+                    "identifier" => local
                         .get(text(inner, src))
                         .or_else(|| file.module_scope.get(text(inner, src)))
                         .cloned()
-                        .unwrap_or_default()
-                } else {
-                    vec![inner]
+                        .unwrap_or_default(),
+                    // `**self.popen_options`, set in the class or its `__init__`.
+                    "attribute" => attribute_values(file, inner),
+                    _ => vec![inner],
                 };
-                if dicts.iter().any(|d| dict_has_cleanup(file, *d)) {
+                if dicts.iter().any(|d| dict_has_cleanup(file, *d))
+                    || (inner.kind() == "identifier" && dict_filled(file, args, text(inner, src)))
+                {
                     return true;
                 }
             }
@@ -870,6 +1277,75 @@ fn has_cleanup(file: &File, args: Node, local: &Scope) -> bool {
         }
     }
     false
+}
+
+/// Is the dict `name` filled with a new session where `at` is (its function, else the
+/// module): `opts["start_new_session"] = True`, `opts.update(start_new_session=True)`,
+/// `kwargs.setdefault("start_new_session", True)`?
+fn dict_filled(file: &File, at: Node, name: &str) -> bool {
+    let src = file.src;
+    let scope = enclosing_function(at).unwrap_or_else(|| call_root(at));
+    let mut found = false;
+    syntax::walk(scope, &mut |n| {
+        if found {
+            return;
+        }
+        match n.kind() {
+            "assignment" => {
+                if let (Some(left), Some(right)) = (
+                    n.child_by_field_name("left"),
+                    n.child_by_field_name("right"),
+                ) && left.kind() == "subscript"
+                    && left
+                        .child_by_field_name("value")
+                        .is_some_and(|v| text(v, src) == name)
+                    && let Some(key) = left.child_by_field_name("subscript")
+                {
+                    let key = text(key, src).trim_matches(|c| c == '"' || c == '\'');
+                    found = is_cleanup(file, key, text(right, src));
+                }
+            }
+            "call" => {
+                let Some(callee) = n.child_by_field_name("function") else {
+                    return;
+                };
+                let (Some(object), Some(method)) = (
+                    callee.child_by_field_name("object"),
+                    callee.child_by_field_name("attribute"),
+                ) else {
+                    return;
+                };
+                if callee.kind() != "attribute" || text(object, src) != name {
+                    return;
+                }
+                let Some(args) = n.child_by_field_name("arguments") else {
+                    return;
+                };
+                match text(method, src) {
+                    "update" => {
+                        let mut cursor = args.walk();
+                        let positional: Vec<Node> = args
+                            .named_children(&mut cursor)
+                            .filter(|a| a.kind() != "keyword_argument")
+                            .collect();
+                        found = has_cleanup(file, args, &Scope::new())
+                            || positional.iter().any(|d| dict_has_cleanup(file, *d));
+                    }
+                    "setdefault" => {
+                        let mut cursor = args.walk();
+                        let items: Vec<Node> = args.named_children(&mut cursor).collect();
+                        if let (Some(key), Some(value)) = (items.first(), items.get(1)) {
+                            let key = text(*key, src).trim_matches(|c| c == '"' || c == '\'');
+                            found = is_cleanup(file, key, text(*value, src));
+                        }
+                    }
+                    _ => {}
+                }
+            }
+            _ => {}
+        }
+    });
+    found
 }
 
 fn dict_has_cleanup(file: &File, dict: Node) -> bool {
@@ -904,9 +1380,30 @@ fn is_cleanup(file: &File, keyword: &str, value: &str) -> bool {
     // `preexec_fn=o.setsid` after `import os as o`.
     let resolved = syntax::resolve_dotted(value.trim(), &file.aliases);
     let value = resolved.as_str();
-    file.rules
-        .python
-        .cleanup
-        .iter()
-        .any(|c| c.keyword == keyword && c.values.iter().any(|v| v == "*" || v == value.trim()))
+    let listed = |keyword: &str, value: &str| {
+        file.rules
+            .python
+            .cleanup
+            .iter()
+            .any(|c| c.keyword == keyword && c.values.iter().any(|v| v == "*" || v == value))
+    };
+    if listed(keyword, value.trim()) {
+        return true;
+    }
+    // `preexec_fn=_child_preexec`, a function of the module that calls `os.setsid()`.
+    keyword == "preexec_fn"
+        && file
+            .functions
+            .get(value.trim())
+            .into_iter()
+            .flatten()
+            .any(|f| {
+                let mut found = false;
+                syntax::walk(*f, &mut |n| {
+                    found |= n.kind() == "call"
+                        && n.child_by_field_name("function")
+                            .is_some_and(|c| listed(keyword, &resolve_callee(file, c)));
+                });
+                found
+            })
 }

@@ -54,6 +54,7 @@ pub fn check(src: &str, path: &str, rules: &Rules) -> Checked {
         owners: Vec::new(),
         summaries: summaries(&file, rules),
         findings: Vec::new(),
+        handed_budget: std::cell::Cell::new(64),
     };
     visitor.visit_file(&file);
     Checked {
@@ -259,8 +260,8 @@ struct Function {
     kills: Vec<Kill>,
     /// The identifiers it names: the file's functions it may call.
     idents: Vec<String>,
-    /// It hands the child to its caller (its return type names a `Child`): the kills of
-    /// the whole file count, the module's own cleanup for what it hands out.
+    /// It hands the child to its caller (its return type names a `Child`): its callers
+    /// in the file must kill the group ([`Visitor::handed_kills`]).
     returns_child: bool,
     /// `let NAME = EXPR` bindings.
     bindings: HashMap<String, Expr>,
@@ -279,15 +280,16 @@ struct Visitor<'r> {
     owners: Vec<Option<String>>,
     summaries: Vec<Summary>,
     findings: Vec<Raw>,
+    /// How many more hand-offs (a function returning a child, to its callers) may be
+    /// followed, bounded against hostile chains of callers.
+    handed_budget: std::cell::Cell<usize>,
 }
 
 impl Visitor<'_> {
     fn enter(&mut self, name: String, sig: &syn::Signature, block: &syn::Block) {
-        let returns_child = match &sig.output {
-            syn::ReturnType::Type(_, ty) => ty.to_token_stream().to_string().contains("Child"),
-            syn::ReturnType::Default => false,
-        };
-        let Summary { kills, idents, .. } = summarize(String::new(), None, block, self.rules);
+        let returns_child = returns_child(sig);
+        let Summary { kills, idents, .. } =
+            summarize(String::new(), None, false, block, self.rules);
         let mut bindings = HashMap::new();
         let mut statements = Vec::new();
         collect_block(block, &mut bindings, &mut statements);
@@ -454,6 +456,51 @@ impl Visitor<'_> {
         }
     }
 
+    /// The whole text of a `sh -c` script: a literal, or the template of a `format!`
+    /// (`format!("nohup claude -p {f} &")`: its words past the first matter too), through
+    /// references and `let` bindings; else what [`Visitor::program`] makes of it.
+    fn script_text(&self, expr: &Expr, depth: usize) -> Option<String> {
+        if depth > 6 {
+            return None;
+        }
+        match expr {
+            Expr::Reference(r) => self.script_text(&r.expr, depth + 1),
+            Expr::Paren(p) => self.script_text(&p.expr, depth + 1),
+            Expr::Path(p) if p.path.segments.len() == 1 => {
+                let name = p.path.segments[0].ident.to_string();
+                match self
+                    .functions
+                    .iter()
+                    .rev()
+                    .find_map(|f| f.bindings.get(&name))
+                    .or_else(|| self.consts.get(&name))
+                {
+                    Some(bound) => self.script_text(&bound.clone(), depth + 1),
+                    None => None,
+                }
+            }
+            Expr::Macro(m) if m.mac.path.is_ident("format") => {
+                let template = m
+                    .mac
+                    .parse_body_with(
+                        syn::punctuated::Punctuated::<Expr, syn::Token![,]>::parse_terminated,
+                    )
+                    .ok()
+                    .and_then(|args| match args.into_iter().next() {
+                        Some(Expr::Lit(syn::ExprLit {
+                            lit: Lit::Str(s), ..
+                        })) => Some(s.value()),
+                        _ => None,
+                    });
+                match template {
+                    Some(t) if !t.trim_start().starts_with('{') => Some(t),
+                    _ => self.program(expr, depth + 1),
+                }
+            }
+            other => self.program(other, depth + 1),
+        }
+    }
+
     /// Evidence of a new group for the command built at `span_text` (the statement that
     /// holds it) and the variable it is bound to, if any.
     fn has_cleanup(&self, statement: &str, variable: Option<&str>) -> bool {
@@ -492,7 +539,7 @@ impl Visitor<'_> {
                    `nix::sys::signal::killpg`) on timeout, error and exit, or run it through \
                    `fleet run --timeout DUR -- ...`";
         let (message, help) = if !self.has_cleanup(statement, variable.as_deref()) {
-            let help = if self.reached_kills().contains(&Kill::OnDrop) {
+            let help = if self.reached_kills(false, true).contains(&Kill::OnDrop) {
                 format!("`kill_on_drop(true)` kills only the leader: {fix}")
             } else {
                 fix.to_string()
@@ -520,7 +567,8 @@ impl Visitor<'_> {
                         .to_string(),
                 )
             } else {
-                match ending(&self.reached_kills(), wrapper) {
+                let class_wide = self.holds(variable.as_deref());
+                match ending(&self.reached_kills(wrapper, class_wide), wrapper) {
                     Ending::Killed => return,
                     Ending::Gated => (
                         format!(
@@ -573,6 +621,42 @@ impl Visitor<'_> {
         });
     }
 
+    /// Could the value of the type whose method this is get hold of the child: stored on
+    /// it, or the variable holding the command or child (or a `let` made from it) used
+    /// other than in place (`child.wait()`, `cmd.arg(..)`): handed to a call, put in a
+    /// struct, assigned on. Then the type's other methods (its `Drop`) are in reach;
+    /// not for a child kept in a local, or one returned to the callers.
+    fn holds(&self, variable: Option<&str>) -> bool {
+        let Some(f) = self.functions.last() else {
+            return true;
+        };
+        let Some(var) = variable else {
+            return !f.returns_child;
+        };
+        let mut tracked = vec![var.to_string()];
+        for s in &f.statements {
+            if let Some(bound) = bound_variable(s)
+                && !tracked.contains(&bound)
+                && tracked.iter().any(|t| mentions(s, t))
+            {
+                tracked.push(bound);
+            }
+        }
+        let word = |c: char| c.is_alphanumeric() || c == '_';
+        f.statements.iter().any(|s| {
+            tracked.iter().any(|t| {
+                s.match_indices(t.as_str()).any(|(at, _)| {
+                    let before = s[..at].trim_end();
+                    let after = s[at + t.len()..].trim_start();
+                    let whole = !s[..at].ends_with(word) && !s[at + t.len()..].starts_with(word);
+                    let binding = before.ends_with("let") || before.ends_with("mut");
+                    let in_place = after.starts_with('.') && !after.starts_with("..");
+                    whole && !binding && !in_place
+                })
+            })
+        })
+    }
+
     /// The statement and every statement of the function using its variable.
     fn evidence(&self, statement: &str, variable: Option<&str>) -> String {
         let mut out = statement.to_string();
@@ -588,23 +672,37 @@ impl Visitor<'_> {
     /// The kills in reach of a spawn in the current function: the enclosing functions
     /// (closures in them too), the file's functions they name (transitively), and the
     /// other methods of the same type (its `Drop` too). A function that returns a child
-    /// reaches the whole file.
-    fn reached_kills(&self) -> Vec<Kill> {
-        let mut kills: Vec<Kill> = self
+    /// adds what its callers do with it ([`Visitor::handed_kills`]).
+    fn reached_kills(&self, wrapper: bool, class_wide: bool) -> Vec<Kill> {
+        let kills: Vec<Kill> = self
             .functions
             .iter()
             .flat_map(|f| f.kills.iter().copied())
             .collect();
-        let mut names: Vec<String> = self
+        let names: Vec<String> = self
             .functions
             .iter()
             .flat_map(|f| f.idents.iter().cloned())
             .collect();
         let owner = self.owners.last().cloned().flatten();
-        if self.functions.last().is_some_and(|f| f.returns_child) {
-            kills.extend(self.summaries.iter().flat_map(|s| s.kills.iter().copied()));
-            return kills;
+        let mut kills = self.reach(kills, names, owner.as_ref(), class_wide);
+        if let Some(f) = self.functions.last().filter(|f| f.returns_child)
+            && ending(&kills, wrapper) != Ending::Killed
+        {
+            kills.extend(self.handed_kills(&f.name, owner.as_ref(), wrapper, 0));
         }
+        kills
+    }
+
+    /// `kills` and `names` of a function of type `owner`, with the kills of what they
+    /// reach: the file's functions named (transitively), the type's other methods.
+    fn reach(
+        &self,
+        mut kills: Vec<Kill>,
+        mut names: Vec<String>,
+        owner: Option<&String>,
+        class_wide: bool,
+    ) -> Vec<Kill> {
         let mut reached = vec![false; self.summaries.len()];
         loop {
             let mut grew = false;
@@ -615,9 +713,10 @@ impl Visitor<'_> {
                 // (`self.stop()` is not another type's `stop`).
                 let named = names.contains(&s.name)
                     && (s.owner.is_none()
-                        || s.owner == owner
+                        || s.owner.as_ref() == owner
                         || s.owner.as_ref().is_some_and(|o| names.contains(o)));
-                let reach = named || (owner.is_some() && s.owner == owner) || guard;
+                let reach =
+                    named || (class_wide && owner.is_some() && s.owner.as_ref() == owner) || guard;
                 if reach && !reached[i] {
                     reached[i] = true;
                     grew = true;
@@ -629,6 +728,65 @@ impl Visitor<'_> {
                 return kills;
             }
         }
+    }
+
+    /// What the callers of `factory` (a function returning the child) do with it: the
+    /// reach of each caller in the file (and of its callers, when it returns the child
+    /// on); the caller that ends the group worst decides. A factory the file never calls
+    /// is API for other modules: then the kills of the file's functions that start
+    /// nothing themselves count (`fn kill_group(child: &Child)` beside it), not the
+    /// kills another spawn's function makes for its own child.
+    fn handed_kills(
+        &self,
+        factory: &str,
+        owner: Option<&String>,
+        wrapper: bool,
+        depth: usize,
+    ) -> Vec<Kill> {
+        let callers: Vec<&Summary> = self
+            .summaries
+            .iter()
+            .filter(|s| s.calls.iter().any(|c| c == factory))
+            .filter(|s| !(s.name == factory && s.owner.as_ref() == owner))
+            .collect();
+        let budget = self.handed_budget.get();
+        if callers.is_empty() || depth > 4 || budget == 0 {
+            let spawning: Vec<&String> = self
+                .summaries
+                .iter()
+                .filter(|s| s.spawns)
+                .map(|s| &s.name)
+                .collect();
+            return self
+                .summaries
+                .iter()
+                .filter(|s| !s.spawns && !s.calls.iter().any(|c| spawning.contains(&c)))
+                .flat_map(|s| s.kills.iter().copied())
+                .collect();
+        }
+        self.handed_budget.set(budget - 1);
+        let mut worst: Option<(Ending, Vec<Kill>)> = None;
+        for caller in callers {
+            let mut kills = self.reach(
+                caller.kills.clone(),
+                caller.idents.clone(),
+                caller.owner.as_ref(),
+                true,
+            );
+            if caller.returns_child && ending(&kills, wrapper) != Ending::Killed {
+                kills.extend(self.handed_kills(
+                    &caller.name,
+                    caller.owner.as_ref(),
+                    wrapper,
+                    depth + 1,
+                ));
+            }
+            let end = ending(&kills, wrapper);
+            if worst.as_ref().is_none_or(|(w, _)| end.rank() < w.rank()) {
+                worst = Some((end, kills));
+            }
+        }
+        worst.map(|(_, kills)| kills).unwrap_or_default()
     }
 }
 
@@ -650,6 +808,18 @@ enum Ending {
     Gated,
     LeaderOnly,
     Nothing,
+}
+
+impl Ending {
+    /// A kill beats a gated kill beats a leader's kill beats nothing.
+    fn rank(self) -> u8 {
+        match self {
+            Ending::Killed => 3,
+            Ending::Gated => 2,
+            Ending::LeaderOnly => 1,
+            Ending::Nothing => 0,
+        }
+    }
 }
 
 fn ending(kills: &[Kill], wrapper: bool) -> Ending {
@@ -682,14 +852,36 @@ struct Summary {
     owner: Option<String>,
     kills: Vec<Kill>,
     idents: Vec<String>,
+    /// The last segment of every path it calls and every method it calls (`start` of
+    /// `Agent::start(..)`, `agent.start()`): the file's functions it may call.
+    calls: Vec<String>,
+    /// It returns a child (its return type names a `Child`).
+    returns_child: bool,
+    /// It builds a command or spawns one itself.
+    spawns: bool,
 }
 
-fn summarize(name: String, owner: Option<String>, block: &syn::Block, rules: &Rules) -> Summary {
+fn returns_child(sig: &syn::Signature) -> bool {
+    match &sig.output {
+        syn::ReturnType::Type(_, ty) => ty.to_token_stream().to_string().contains("Child"),
+        syn::ReturnType::Default => false,
+    }
+}
+
+fn summarize(
+    name: String,
+    owner: Option<String>,
+    returns_child: bool,
+    block: &syn::Block,
+    rules: &Rules,
+) -> Summary {
     struct Scan<'r> {
         rules: &'r Rules,
         gated: usize,
         kills: Vec<Kill>,
         idents: Vec<String>,
+        calls: Vec<String>,
+        spawns: bool,
         /// Locals bound to a negative pid (`let pgid = Pid::from_raw(-pid);`).
         negated: Vec<String>,
     }
@@ -724,6 +916,25 @@ fn summarize(name: String, owner: Option<String>, block: &syn::Block, rules: &Ru
             }
             self.gated -= g;
         }
+        // `if let Ok(Some(_)) = child.try_wait() { return Ok(()); }` before the kill: the
+        // rest of the block runs only while the leader is alive.
+        fn visit_block(&mut self, b: &'ast syn::Block) {
+            let mut added = 0;
+            for stmt in &b.stmts {
+                self.visit_stmt(stmt);
+                if let syn::Stmt::Expr(Expr::If(e), _) = stmt
+                    && self.leader_alive(&e.cond)
+                    && e.then_branch
+                        .stmts
+                        .iter()
+                        .any(|s| matches!(s, syn::Stmt::Expr(Expr::Return(_), _)))
+                {
+                    self.gated += 1;
+                    added += 1;
+                }
+            }
+            self.gated -= added;
+        }
         fn visit_expr_while(&mut self, e: &'ast syn::ExprWhile) {
             self.visit_expr(&e.cond);
             let g = usize::from(self.leader_alive(&e.cond));
@@ -735,6 +946,11 @@ fn summarize(name: String, owner: Option<String>, block: &syn::Block, rules: &Ru
             let path = path_text(&call.func);
             let last = path.rsplit("::").next().unwrap_or("");
             let rust = &self.rules.rust;
+            self.calls.push(last.to_string());
+            self.spawns |= rust
+                .spawn
+                .iter()
+                .any(|s| path == *s || path.ends_with(&format!("::{s}")));
             let negative = call.args.first().is_some_and(|a| {
                 let t = a.to_token_stream().to_string();
                 negative_pid(&t) || self.negated.contains(&t)
@@ -763,7 +979,9 @@ fn summarize(name: String, owner: Option<String>, block: &syn::Block, rules: &Ru
             }
         }
         fn visit_expr_method_call(&mut self, call: &'ast syn::ExprMethodCall) {
+            self.calls.push(call.method.to_string());
             match call.method.to_string().as_str() {
+                "spawn" | "group_spawn" => self.spawns = true,
                 "kill" | "start_kill" | "signal" => self.kills.push(Kill::Method {
                     gated: self.gated > 0,
                 }),
@@ -811,11 +1029,12 @@ fn summarize(name: String, owner: Option<String>, block: &syn::Block, rules: &Ru
             if text.contains(". kill_on_drop (") {
                 self.kills.push(Kill::OnDrop);
             }
-            self.idents.extend(
-                text.split(|c: char| !(c.is_alphanumeric() || c == '_'))
-                    .filter(|w| !w.is_empty())
-                    .map(str::to_string),
-            );
+            let words = text
+                .split(|c: char| !(c.is_alphanumeric() || c == '_'))
+                .filter(|w| !w.is_empty())
+                .map(str::to_string);
+            self.calls.extend(words.clone());
+            self.idents.extend(words);
             syn::visit::visit_macro(self, mac);
         }
     }
@@ -824,6 +1043,8 @@ fn summarize(name: String, owner: Option<String>, block: &syn::Block, rules: &Ru
         gated: 0,
         kills: Vec::new(),
         idents: Vec::new(),
+        calls: Vec::new(),
+        spawns: false,
         negated: Vec::new(),
     };
     scan.visit_block(block);
@@ -832,6 +1053,9 @@ fn summarize(name: String, owner: Option<String>, block: &syn::Block, rules: &Ru
         owner,
         kills: scan.kills,
         idents: scan.idents,
+        calls: scan.calls,
+        returns_child,
+        spawns: scan.spawns,
     }
 }
 
@@ -852,6 +1076,7 @@ fn summaries(file: &syn::File, rules: &Rules) -> Vec<Summary> {
             self.out.push(summarize(
                 item.sig.ident.to_string(),
                 None,
+                returns_child(&item.sig),
                 &item.block,
                 self.rules,
             ));
@@ -862,6 +1087,7 @@ fn summaries(file: &syn::File, rules: &Rules) -> Vec<Summary> {
             self.out.push(summarize(
                 item.sig.ident.to_string(),
                 owner,
+                returns_child(&item.sig),
                 &item.block,
                 self.rules,
             ));
@@ -1080,15 +1306,19 @@ impl Visitor<'_> {
         if !is_spawn || !shell {
             return;
         }
-        let Some(line) = self.program(&script, 0) else {
+        let Some(line) = self.script_text(&script, 0) else {
             return;
         };
         // Each command of the string: `cd /work && claude -p ...` starts claude too.
         let Some(agent) = line
             .split(['&', '|', ';', '\n'])
-            .filter_map(|c| c.split_whitespace().next())
+            .filter_map(|c| {
+                let words = super::syntax::first_words(c);
+                super::syntax::past_wrappers(&words, self.rules)
+                    .into_iter()
+                    .next()
+            })
             .find(|w| self.rules.agent(w).is_some())
-            .map(str::to_string)
         else {
             return;
         };

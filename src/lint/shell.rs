@@ -1,6 +1,8 @@
 //! Shell scripts: an agent run without `setsid`, `timeout` (which signals the whole
 //! group unless `--foreground`) or `fleet run` in front; `setsid` only with a group kill
-//! (`kill -- -$pid`) in the script. Parsed with tree-sitter-bash; a program held in a
+//! (`kill -- -$pid`) in reach of it ([`Script::ending`]: its function or the top level,
+//! the traps and functions it calls, the scopes of the same run, never another function
+//! that starts a session of its own). Parsed with tree-sitter-bash; a program held in a
 //! variable assigned in the script (`CLAUDE=claude`, `BIN=$(command -v claude)`,
 //! `CMD=(codex exec)`) is followed.
 
@@ -47,7 +49,22 @@ pub fn check(original: &str, rules: &Rules) -> Checked {
                 .push(text(value, src).into());
         }
     });
-    let ending = script_ending(root, src, rules);
+    let mut functions: HashMap<String, Node> = HashMap::new();
+    syntax::walk(root, &mut |node| {
+        if node.kind() == "function_definition"
+            && let Some(name) = node.child_by_field_name("name")
+        {
+            functions.insert(text(name, src).into(), node);
+        }
+    });
+    let script = Script {
+        src,
+        rules,
+        root,
+        functions,
+        graph: std::cell::OnceCell::new(),
+    };
+    let mut endings: HashMap<usize, Ending> = HashMap::new();
     // `set -m` (`set -o monitor`): job control, each background job in a group of its own.
     // At the top of the script it holds for the whole script, in a function for that
     // function (by id).
@@ -79,6 +96,13 @@ pub fn check(original: &str, rules: &Rules) -> Checked {
             }
             other => other,
         };
+        if run.is_none() {
+            return;
+        }
+        let scope = function_node(node).unwrap_or(root);
+        let ending = *endings
+            .entry(scope.id())
+            .or_insert_with(|| script.ending(scope));
         let (message, help) = match run {
             None => return,
             Some(Run::Bare(agent)) => (
@@ -138,14 +162,144 @@ pub fn check(original: &str, rules: &Rules) -> Checked {
 
 /// The function a command is in (by id), none at the top of the script.
 fn function_of(node: Node) -> Option<usize> {
+    function_node(node).map(|f| f.id())
+}
+
+fn function_node(node: Node) -> Option<Node> {
     let mut n = node.parent();
     while let Some(p) = n {
         if p.kind() == "function_definition" {
-            return Some(p.id());
+            return Some(p);
         }
         n = p.parent();
     }
     None
+}
+
+/// The script and its functions by name, for the kills a session reaches.
+struct Script<'t, 's> {
+    src: &'s str,
+    rules: &'s Rules,
+    root: Node<'t>,
+    functions: HashMap<String, Node<'t>>,
+    /// Per scope (the top level, each function, by id): the functions it calls and
+    /// whether it starts a session itself; built on the first session met.
+    graph: std::cell::OnceCell<HashMap<usize, (Vec<Node<'t>>, bool)>>,
+}
+
+impl<'t> Script<'t, '_> {
+    /// The commands of a scope: a function's body, or the top level of the script
+    /// (outside its functions).
+    fn commands(&self, scope: Node<'t>) -> Vec<Node<'t>> {
+        let mut out = Vec::new();
+        let mut stack = vec![scope];
+        while let Some(n) = stack.pop() {
+            if n.kind() == "function_definition" && n.id() != scope.id() {
+                continue;
+            }
+            if n.kind() == "command" {
+                out.push(n);
+            }
+            let mut cursor = n.walk();
+            stack.extend(n.children(&mut cursor));
+        }
+        out
+    }
+
+    /// The functions of the script a scope calls, directly or from a `trap` it sets.
+    fn called(&self, scope: Node<'t>) -> Vec<Node<'t>> {
+        let mut names = Vec::new();
+        for command in self.commands(scope) {
+            let words = command_words(command, self.src);
+            match words.first().map(String::as_str) {
+                Some("trap") => {
+                    if let Some(handler) = words.get(1) {
+                        let handler = ascii_only(handler);
+                        if let Ok(tree) = syntax::parse_bounded(
+                            tree_sitter_bash::LANGUAGE.into(),
+                            &handler,
+                            "shell",
+                        ) {
+                            syntax::walk(tree.root_node(), &mut |n| {
+                                if n.kind() == "command"
+                                    && let Some(first) = command_words(n, &handler).first()
+                                {
+                                    names.push(first.clone());
+                                }
+                            });
+                        }
+                    }
+                }
+                Some(name) => names.push(name.to_string()),
+                None => {}
+            }
+        }
+        names
+            .iter()
+            .filter_map(|n| self.functions.get(n).copied())
+            .collect()
+    }
+
+    /// Does the scope start a session of its own (`setsid ...`)?
+    fn starts_session(&self, scope: Node<'t>) -> bool {
+        self.commands(scope).iter().any(|c| {
+            command_words(*c, self.src)
+                .iter()
+                .any(|w| self.rules.shell.session_only.contains(w))
+        })
+    }
+
+    /// How the script ends a session started in `start` (a function, or the top level):
+    /// the kills of `start`, of the traps it sets and the functions it calls, and of
+    /// the scopes it is part of the same run with (its callers, what they call, and
+    /// theirs, transitively), a `trap` handler included. A scope that starts a session
+    /// of its own is not entered: its kill is for its own child (`kill -- -$pid` in one
+    /// function is not the cleanup of `setsid claude` in an unrelated one).
+    fn ending(&self, start: Node<'t>) -> Ending {
+        let graph = self.graph.get_or_init(|| {
+            self.functions
+                .values()
+                .copied()
+                .chain(std::iter::once(self.root))
+                .map(|f| (f.id(), (self.called(f), self.starts_session(f))))
+                .collect()
+        });
+        let scopes: Vec<Node> = self
+            .functions
+            .values()
+            .copied()
+            .chain(std::iter::once(self.root))
+            .collect();
+        let mut reached = vec![start];
+        let mut i = 0;
+        while i < reached.len() {
+            let scope = reached[i];
+            i += 1;
+            let mut next = graph
+                .get(&scope.id())
+                .map(|g| g.0.clone())
+                .unwrap_or_default();
+            // Its callers: the top level or functions that call it.
+            if scope.id() != self.root.id() {
+                next.extend(scopes.iter().copied().filter(|f| {
+                    graph
+                        .get(&f.id())
+                        .is_some_and(|g| g.0.iter().any(|c| c.id() == scope.id()))
+                }));
+            }
+            for n in next {
+                let own_session = graph.get(&n.id()).is_some_and(|g| g.1);
+                if !own_session && !reached.iter().any(|r| r.id() == n.id()) {
+                    reached.push(n);
+                }
+            }
+        }
+        let mut best = Ending::Nothing;
+        for scope in reached {
+            kills_in(&self.commands(scope), self.src, self.rules, &mut best, 0);
+        }
+        best
+    }
 }
 
 /// How a command runs an agent: bare (in the script's group), or in a session of its own
@@ -164,18 +318,11 @@ enum Ending {
     Nothing,
 }
 
-/// The kills anywhere in the script (functions and `trap` strings included, since a
-/// trap or a function is how a script runs its cleanup): a group kill is a `kill` with a
-/// negative target (`-$pid`, `-- -"$pgid"`, `-1234` after `--`).
-fn script_ending(root: Node, src: &str, rules: &Rules) -> Ending {
-    let mut best = Ending::Nothing;
-    kills_in(root, src, rules, &mut best, 0);
-    best
-}
-
-fn kills_in(root: Node, src: &str, rules: &Rules, best: &mut Ending, depth: usize) {
-    syntax::walk(root, &mut |node| {
-        if node.kind() != "command" || *best == Ending::Killed {
+/// The kills among `commands` (`trap` strings included): a group kill is a `kill` with
+/// a negative target (`-$pid`, `-- -"$pgid"`, `-1234` after `--`).
+fn kills_in(commands: &[Node], src: &str, rules: &Rules, best: &mut Ending, depth: usize) {
+    for &node in commands {
+        if *best == Ending::Killed {
             return;
         }
         let words = command_words(node, src);
@@ -224,13 +371,19 @@ fn kills_in(root: Node, src: &str, rules: &Rules, best: &mut Ending, depth: usiz
                     if let Ok(tree) =
                         syntax::parse_bounded(tree_sitter_bash::LANGUAGE.into(), &script, "shell")
                     {
-                        kills_in(tree.root_node(), &script, rules, best, depth + 1);
+                        let mut commands = Vec::new();
+                        syntax::walk(tree.root_node(), &mut |n| {
+                            if n.kind() == "command" {
+                                commands.push(n);
+                            }
+                        });
+                        kills_in(&commands, &script, rules, best, depth + 1);
                     }
                 }
             }
             _ => {}
         }
-    });
+    }
 }
 
 /// Is the kill in an `if`/`while` whose condition asks whether the leader is alive

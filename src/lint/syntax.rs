@@ -184,15 +184,53 @@ fn floor_char_boundary(s: &str, mut i: usize) -> usize {
     i
 }
 
-/// The program a shell command string starts: its first word (after `VAR=value`
-/// assignments and `exec`).
+/// The program a shell command string starts: its first words (after `VAR=value`
+/// assignments), enough to see past a wrapper ([`past_wrappers`]).
 pub fn first_words(command: &str) -> Vec<String> {
     command
         .split_whitespace()
         .skip_while(|w| w.contains('=') && !w.starts_with('-'))
         .map(|w| w.trim_matches(|c| c == '"' || c == '\'').to_string())
-        .take(2)
+        .take(6)
         .collect()
+}
+
+/// A command line from its program on, past the wrappers that run the rest of it in
+/// the same process group (`nohup claude`, `env A=1 claude`, `sudo -u agent claude`,
+/// `nice -n 10 claude`: the shell rule's `transparent` list and its options). A
+/// look-up (`command -v claude`) runs nothing: no words.
+pub fn past_wrappers(words: &[String], rules: &super::rules::Rules) -> Vec<String> {
+    let shell = &rules.shell;
+    let mut i = 0;
+    while let Some(word) = words.get(i) {
+        let name = word.rsplit('/').next().unwrap_or(word);
+        if !shell.transparent.iter().any(|t| t == name) {
+            break;
+        }
+        if name == "command" && matches!(words.get(i + 1).map(String::as_str), Some("-v" | "-V")) {
+            return Vec::new();
+        }
+        i += 1;
+        let takes_value = shell.value_options.get(name);
+        while let Some(option) = words.get(i) {
+            if option == "--" {
+                i += 1;
+                break;
+            }
+            if option.starts_with('-') {
+                i += if takes_value.is_some_and(|v| v.contains(option)) {
+                    2
+                } else {
+                    1
+                };
+            } else if name == "env" && option.contains('=') {
+                i += 1;
+            } else {
+                break;
+            }
+        }
+    }
+    words.get(i..).map(<[String]>::to_vec).unwrap_or_default()
 }
 
 /// A callee's dotted name (`sp.run`, `cp.spawn`) with its first part replaced by what

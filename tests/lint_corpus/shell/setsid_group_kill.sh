@@ -10,7 +10,7 @@ run_agent() {
 }
 
 run_agent_fork() {
-  setsid --fork opencode run "$1"
+  setsid --fork opencode run "$1"  # expect: agent-spawn-without-group
 }
 
 mkdir -p out
