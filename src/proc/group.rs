@@ -136,12 +136,16 @@ impl Group {
             return Ok(status);
         }
         // Before the leader is reaped: the group was cleaned up, and from here on its
-        // id may be another's.
-        if let Some(guardian) = self.guardian.take() {
-            guardian.dismiss();
-        }
+        // id may be another's. The record goes first: a fleet killed after it still has
+        // its guardian, which finds the group gone and leaves, where a guardian dismissed
+        // first would leave a record of a gone group for nobody to remove but doctor.
         if let Some(record) = self.record.take() {
             registry::remove(&record);
+        }
+        // `group-reap-between:abort` (see [`crate::failpoint`]): a kill between the two.
+        let _ = crate::failpoint::hit("group-reap-between");
+        if let Some(guardian) = self.guardian.take() {
+            guardian.dismiss();
         }
         let _guard = signals::reap_lock();
         signals::unregister(self.pgid);
