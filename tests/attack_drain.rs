@@ -30,3 +30,71 @@ fn a_fleet_killed_while_it_reaps_a_group_leaves_no_record_of_that_group() {
     // nothing may claim that a group of this fleet is still recorded.
     assert_eq!(group_records(&repo), Vec::<PathBuf>::new());
 }
+
+/// `fleet args` in `dir` fails as a usage error (exit 2) saying `says`.
+fn usage_error(env: &Env, dir: &Path, args: &[&str], says: &str) -> crate::common::Run {
+    let run = env.fleet(dir, args).code(2);
+    assert!(run.stderr.contains(says), "{}", run.stderr);
+    run
+}
+
+/// The task refs of `dir`'s queue, by name.
+fn task_names(env: &Env, dir: &Path) -> Vec<String> {
+    env.git(
+        dir,
+        &[
+            "for-each-ref",
+            "--format=%(refname:lstrip=3)",
+            "refs/fleet/tasks/",
+        ],
+    )
+    .lines()
+    .map(str::to_string)
+    .collect()
+}
+
+#[test]
+fn task_add_refuses_a_wait_that_could_never_end_so_no_two_tasks_wait_for_each_other() {
+    let env = Env::new();
+    let dir = crate::common::drain::project(&env, "");
+    // A task that does not exist: the wait would never end, and a later `x --after y`
+    // would make a cycle no drainer could ever break.
+    let run = usage_error(
+        &env,
+        &dir,
+        &["task", "add", "y", "--prompt", "p", "--after", "x"],
+        "there is no task `x`",
+    );
+    assert!(run.stderr.contains("add `x` first"), "{}", run.stderr);
+    assert_eq!(task_names(&env, &dir), Vec::<String>::new());
+    // A cancelled one never succeeds either.
+    env.fleet(&dir, &["task", "add", "x", "--prompt", "p"]).ok();
+    env.fleet(&dir, &["task", "cancel", "x"]).ok();
+    env.refused(
+        &dir,
+        &["task", "add", "y", "--prompt", "p", "--after", "x"],
+        "`x` was cancelled and will never succeed",
+    );
+    assert_eq!(task_names(&env, &dir), ["x"]);
+    // Once it is back, the wait is fine, and the only order left is one way.
+    env.fleet(&dir, &["task", "retry", "x"]).ok();
+    env.fleet(&dir, &["task", "add", "y", "--prompt", "p", "--after", "x"])
+        .ok();
+    assert_eq!(task_names(&env, &dir), ["x", "y"]);
+    let report = crate::common::drain::drain_once(&env, &dir, &[]);
+    assert_eq!(report["runs"][0]["task"], "x", "{report:#}");
+}
+
+#[test]
+fn task_add_refuses_a_plan_holding_a_nul_byte_that_no_agent_could_be_given() {
+    let env = Env::new();
+    let dir = crate::common::drain::project(&env, "");
+    std::fs::write(dir.join("binary.md"), b"do this\0and that").unwrap();
+    usage_error(
+        &env,
+        &dir,
+        &["task", "add", "bin", "--plan", "binary.md"],
+        "holds a NUL byte (at byte 7)",
+    );
+    assert_eq!(task_names(&env, &dir), Vec::<String>::new());
+}

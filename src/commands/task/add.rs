@@ -3,7 +3,7 @@
 use std::path::PathBuf;
 
 use fleet::error::{Error, Result};
-use fleet::tasks::{Store, Task, TaskName};
+use fleet::tasks::{Store, Task, TaskName, TaskState};
 
 use super::REMOTE_HELP;
 use crate::cli::args::{Output, QueueArgs};
@@ -81,6 +81,16 @@ pub fn run(env: &CommandEnv, args: Args) -> Result<u8> {
         })?),
         None => None,
     };
+    if let (Some(text), Some(path)) = (&plan, &args.plan)
+        && let Some(at) = text.find('\0')
+    {
+        return Err(Error::usage(format!(
+            "the plan {} holds a NUL byte (at byte {at}): no agent can be given it, as an \
+             argument or in its environment",
+            path.display()
+        ))
+        .with_help("give --plan a text file"));
+    }
     let (ctx, queue) = env.queue(&args.queue)?;
     if let Some(class) = &args.class
         && !ctx.config.classes.contains_key(class)
@@ -105,6 +115,9 @@ pub fn run(env: &CommandEnv, args: Args) -> Result<u8> {
     }
     let store = Store::new(&ctx, &queue);
     store.refresh()?;
+    for dep in args.after.iter().filter(|dep| *dep != &args.name) {
+        waitable(&store, &args.name, dep)?;
+    }
     let mut task = Task::new(&args.name, fleet::time::now());
     task.prompt = args.prompt;
     task.plan_from = args.plan.map(|p| p.display().to_string());
@@ -127,4 +140,26 @@ pub fn run(env: &CommandEnv, args: Args) -> Result<u8> {
     // Every add leaves a loose ref; a long queue is kept packed (see `drain::pack`).
     fleet::drain::pack::pack_task_refs_if_loose(&ctx, &queue, &TermUi::plain());
     Ok(0)
+}
+
+/// Refuse to make `name` wait for `dep` when that wait could never end: `dep` is not in
+/// the queue, or was cancelled. A task may only wait for one that exists already, so no
+/// two tasks can wait for each other.
+fn waitable(store: &Store, name: &TaskName, dep: &TaskName) -> Result<()> {
+    match store.load(dep)? {
+        None => Err(Error::usage(format!(
+            "task `{name}` cannot wait for `{dep}`: there is no task `{dep}`"
+        ))
+        .with_help(format!(
+            "add `{dep}` first (`fleet task add {dep} ...`), then `{name}`: a task waits only \
+             for one in the queue"
+        ))),
+        Some((task, _)) if task.state == TaskState::Cancelled => Err(Error::refused(format!(
+            "task `{name}` cannot wait for `{dep}`: `{dep}` was cancelled and will never succeed"
+        ))
+        .with_help(format!(
+            "`fleet task retry {dep}` puts it back first, or add `{name}` without --after {dep}"
+        ))),
+        Some(_) => Ok(()),
+    }
 }
