@@ -98,3 +98,49 @@ fn task_add_refuses_a_plan_holding_a_nul_byte_that_no_agent_could_be_given() {
     );
     assert_eq!(task_names(&env, &dir), Vec::<String>::new());
 }
+
+/// repo/ with two plans on the committing fake agent, `a` first.
+fn two_plans(env: &Env) -> PathBuf {
+    crate::common::drain::project(
+        env,
+        "[plans.a]\nagent = \"commit\"\norder = 1\n[plans.b]\nagent = \"commit\"\norder = 2\n",
+    )
+}
+
+#[test]
+fn plans_close_until_a_time_gone_by_is_refused_rather_than_leaving_the_plan_open() {
+    let env = Env::new();
+    let dir = two_plans(&env);
+    let before = env.git(&dir, &["for-each-ref", "refs/fleet/plans/"]);
+    let run = usage_error(
+        &env,
+        &dir,
+        &["plans", "close", "a", "--until", "2020-01-01T00:00:00Z"],
+        "`2020-01-01T00:00:00Z` has passed already",
+    );
+    assert!(!run.stderr.contains("ok:"), "{}", run.stderr);
+    assert_eq!(
+        env.git(&dir, &["for-each-ref", "refs/fleet/plans/"]),
+        before
+    );
+    // Nor is a word that is no time at all taken for one.
+    usage_error(
+        &env,
+        &dir,
+        &["plans", "close", "a", "--until", "tomorrow"],
+        "`tomorrow` is neither a time",
+    );
+    assert_eq!(
+        env.git(&dir, &["for-each-ref", "refs/fleet/plans/"]),
+        before
+    );
+    // A time to come closes it, and a task goes to plan b.
+    env.fleet(
+        &dir,
+        &["plans", "close", "a", "--until", "2100-01-01T00:00:00Z"],
+    )
+    .ok();
+    crate::common::drain::add(&env, &dir, "t", &[]);
+    let report = crate::common::drain::drain_once(&env, &dir, &[]);
+    assert_eq!(report["runs"][0]["plan"], "b", "{report:#}");
+}
