@@ -144,3 +144,81 @@ fn plans_close_until_a_time_gone_by_is_refused_rather_than_leaving_the_plan_open
     let report = crate::common::drain::drain_once(&env, &dir, &[]);
     assert_eq!(report["runs"][0]["plan"], "b", "{report:#}");
 }
+
+/// Profiles appended to the drain fixture's fleet.toml: `[agents.NAME]` running `body`
+/// as a shell script (with `$RUNS` the fixture's scratch folder), read as `result`.
+fn agents(env: &Env, list: &[(&str, &str, &str)]) -> String {
+    use std::os::unix::fs::PermissionsExt;
+    let mut toml = String::new();
+    for (name, result, body) in list {
+        let script = env.path().join(format!("agents/{name}.sh"));
+        crate::common::write(&script, &format!("#!/bin/sh\n{body}"));
+        std::fs::set_permissions(&script, std::fs::Permissions::from_mode(0o755)).unwrap();
+        toml.push_str(&format!(
+            "\n[agents.{name}]\ncommand = [{:?}]\ntimeout = \"60s\"\nresult = \"{result}\"\nenv = {{ RUNS = {:?} }}\n",
+            script.display().to_string(),
+            env.path().join("runs").display().to_string(),
+        ));
+    }
+    toml
+}
+
+#[test]
+fn a_daemon_an_agent_starts_outside_its_process_group_is_stopped_with_the_run() {
+    let env = Env::new();
+    // The daemon calls setsid: a group and session of its own, out of reach of the
+    // group kill; its own child too.
+    let extra = agents(
+        &env,
+        &[(
+            "daemon",
+            "exit-code",
+            "echo d > d.txt; git add -A; git commit -qm daemon\n\
+             setsid sh -c 'sleep 300 & echo $! > \"$RUNS/daemon.pid\"; wait' >/dev/null 2>&1 &\n\
+             while [ ! -s \"$RUNS/daemon.pid\" ]; do sleep 0.05; done\n",
+        )],
+    );
+    let dir = crate::common::drain::project(&env, &extra);
+    crate::common::drain::add(&env, &dir, "d", &["--agent", "daemon"]);
+    let report = crate::common::drain::drain_once(&env, &dir, &[]);
+    assert_eq!(report["runs"][0]["outcome"], "succeeded", "{report:#}");
+    let daemon = crate::common::procs::read_pid(&env.path().join("runs/daemon.pid"));
+    // Escaped indeed: not in the agent's group.
+    let pgid = crate::common::drain::show(&env, &dir, "d")["run"][0]["pgid"]
+        .as_i64()
+        .unwrap();
+    assert_ne!(
+        crate::common::procs::stat_fields(daemon).map(|f| f[2].clone()),
+        Some(pgid.to_string())
+    );
+    crate::common::drain::wait_for(&format!("the daemon {daemon} to be stopped"), || {
+        !crate::common::procs::live(daemon)
+    });
+    crate::common::drain::assert_no_agent_left(&env, &dir);
+}
+
+#[test]
+fn a_claude_result_at_the_end_of_a_long_transcript_is_read_and_the_run_succeeds() {
+    let env = Env::new();
+    // 40 MB of transcript (more than fleet reads whole), then the result line, as
+    // `--output-format stream-json` ends.
+    let extra = agents(
+        &env,
+        &[(
+            "chatty",
+            "claude-json",
+            "echo c > c.txt; git add -A; git commit -qm chatty\n\
+             yes '{\"type\":\"assistant\",\"message\":{\"content\":[{\"type\":\"text\",\"text\":\"thinking aloud\"}]}}' | head -n 500000\n\
+             echo '{\"type\":\"result\",\"subtype\":\"success\",\"is_error\":false,\"num_turns\":9,\"result\":\"Done.\",\"session_id\":\"s\",\"total_cost_usd\":0.5,\"usage\":{\"input_tokens\":1000,\"output_tokens\":50}}'\n",
+        )],
+    );
+    let dir = crate::common::drain::project(&env, &extra);
+    crate::common::drain::add(&env, &dir, "long", &["--agent", "chatty"]);
+    let report = crate::common::drain::drain_once(&env, &dir, &[]);
+    assert_eq!(report["runs"][0]["outcome"], "succeeded", "{report:#}");
+    let task = crate::common::drain::show(&env, &dir, "long");
+    assert_eq!(task["state"], "succeeded", "{task:#}");
+    let lanes = crate::common::assert::lane_states(&env, &dir);
+    assert_eq!(lanes.len(), 1);
+    assert_eq!(lanes[0].1, "ready", "{lanes:?}");
+}

@@ -17,11 +17,26 @@ use crate::tasks::{Outcome, Run, TaskName, TaskState};
 /// runaway agent's output is not read whole).
 const READ_AT_MOST: u64 = 32 << 20;
 
+/// An agent's output, whole when it is at most [`READ_AT_MOST`], else its first and its
+/// last half of that, a line break between. The end is what tells a run's end: claude's
+/// and codex's result event is the stream's last line, and the tail of stderr is what a
+/// retry's plan quotes. A long transcript read from the start only would lose them.
 fn read_capped(path: &Path) -> Vec<u8> {
-    use std::io::Read;
+    use std::io::{Read, Seek, SeekFrom};
     let mut buf = Vec::new();
-    if let Ok(f) = std::fs::File::open(path) {
-        let _ = f.take(READ_AT_MOST).read_to_end(&mut buf);
+    let Ok(mut f) = std::fs::File::open(path) else {
+        return buf;
+    };
+    let len = f.metadata().map(|m| m.len()).unwrap_or(0);
+    if len <= READ_AT_MOST {
+        let _ = f.read_to_end(&mut buf);
+        return buf;
+    }
+    let half = READ_AT_MOST / 2;
+    let _ = (&mut f).take(half).read_to_end(&mut buf);
+    buf.push(b'\n');
+    if f.seek(SeekFrom::Start(len - half)).is_ok() {
+        let _ = f.take(half).read_to_end(&mut buf);
     }
     buf
 }
@@ -85,6 +100,23 @@ impl super::Drainer<'_> {
         let Some(live) = self.live.get(&key) else {
             return;
         };
+        // The group is stopped; what the agent started outside it (`setsid`, a daemon's
+        // double fork) still carries the run's tag in its environment.
+        let escaped = crate::proc::escaped::stop_tagged(
+            "FLEET_RUN",
+            &live.run.id,
+            crate::proc::DEFAULT_GRACE,
+        );
+        if !escaped.is_empty() {
+            let pids: Vec<String> = escaped.iter().map(u32::to_string).collect();
+            self.ui.warn(&format!(
+                "{}: stopped {} process(es) the agent left running outside its process group \
+                 (setsid or a double fork): {}",
+                live.name,
+                escaped.len(),
+                pids.join(", ")
+            ));
+        }
         if live.lost {
             let live = self.live.remove(&key).expect("present");
             self.report.runs.push(live.report);
