@@ -222,3 +222,80 @@ fn a_claude_result_at_the_end_of_a_long_transcript_is_read_and_the_run_succeeds(
     assert_eq!(lanes.len(), 1);
     assert_eq!(lanes[0].1, "ready", "{lanes:?}");
 }
+
+/// `cargo build -vv` of the crate in `dir`, with the test's own toolchain; whether cargo
+/// found the crate dirty (the build script reruns) and the commit the binary embeds.
+fn cargo_build(env: &Env, dir: &Path) -> (bool, String) {
+    let out = std::process::Command::new(env!("CARGO"))
+        .args(["build", "-vv", "--offline"])
+        .current_dir(dir)
+        .env_remove("CARGO_TARGET_DIR")
+        .env("GIT_CONFIG_NOSYSTEM", "1")
+        .env("GIT_CONFIG_GLOBAL", env.path().join("home/.gitconfig"))
+        .stdin(std::process::Stdio::piped())
+        .output()
+        .unwrap();
+    let stderr = String::from_utf8_lossy(&out.stderr).into_owned();
+    assert!(out.status.success(), "{stderr}");
+    let dirty = stderr
+        .lines()
+        .any(|l| l.trim_start().starts_with("Dirty bt"));
+    let embedded = std::process::Command::new(dir.join("target/debug/bt"))
+        .stdin(std::process::Stdio::piped())
+        .output()
+        .unwrap();
+    (
+        dirty,
+        String::from_utf8_lossy(&embedded.stdout).trim().to_string(),
+    )
+}
+
+#[test]
+fn the_build_embeds_the_commit_head_is_at_even_when_another_worktree_moved_its_branch() {
+    let env = Env::new();
+    // A crate built by fleet's own build.rs, in a linked worktree of its repository.
+    let repo = env.path().join("crate");
+    env.repo(
+        &repo,
+        "main",
+        &[
+            (
+                "Cargo.toml",
+                "[package]\nname = \"bt\"\nversion = \"0.1.0\"\nedition = \"2024\"\n",
+            ),
+            (
+                "src/main.rs",
+                "fn main() { println!(\"{}\", env!(\"FLEET_COMMIT\")); }\n",
+            ),
+            (".gitignore", "target/\nCargo.lock\n"),
+        ],
+    );
+    std::fs::copy(
+        concat!(env!("CARGO_MANIFEST_DIR"), "/build.rs"),
+        repo.join("build.rs"),
+    )
+    .unwrap();
+    env.git(&repo, &["add", "-A"]);
+    env.git(&repo, &["commit", "-qm", "build.rs"]);
+    let wt = env.path().join("wt");
+    env.git(
+        &repo,
+        &["worktree", "add", "-q", wt.to_str().unwrap(), "-b", "wt"],
+    );
+    let head = |dir: &Path| env.git(dir, &["rev-parse", "--short=12", "HEAD"]);
+    assert_eq!(cargo_build(&env, &wt).1, head(&wt));
+    // Nothing moved: the script does not rerun.
+    assert_eq!(cargo_build(&env, &wt), (false, head(&wt)));
+    // The worktree's branch moved from the main checkout: HEAD moved, this worktree's
+    // reflog did not.
+    env.git(&repo, &["commit", "-q", "--allow-empty", "-m", "two"]);
+    env.git(&repo, &["update-ref", "refs/heads/wt", "main"]);
+    assert_eq!(cargo_build(&env, &wt), (true, head(&wt)));
+    // Packed, then with no reflog at all: one rerun for the gone loose ref, then none.
+    env.git(&wt, &["pack-refs", "--all"]);
+    env.git(&wt, &["config", "core.logAllRefUpdates", "false"]);
+    let log = env.git(&wt, &["rev-parse", "--git-path", "logs/HEAD"]);
+    std::fs::remove_file(&log).unwrap();
+    cargo_build(&env, &wt);
+    assert_eq!(cargo_build(&env, &wt), (false, head(&wt)));
+}
