@@ -299,3 +299,84 @@ fn the_build_embeds_the_commit_head_is_at_even_when_another_worktree_moved_its_b
     cargo_build(&env, &wt);
     assert_eq!(cargo_build(&env, &wt), (false, head(&wt)));
 }
+
+#[test]
+fn a_run_that_leaves_its_worktree_off_its_branch_dirty_or_deleted_fails_saying_so_and_no_lane_is_ready()
+ {
+    let env = Env::new();
+    let extra = agents(
+        &env,
+        &[
+            (
+                "switch",
+                "exit-code",
+                "git checkout -q -b elsewhere; echo s > s.txt; git add -A; git commit -qm s\n",
+            ),
+            (
+                "detach",
+                "exit-code",
+                "echo a > a.txt; git add -A; git commit -qm a\ngit checkout -q --detach; echo d > d.txt; git add -A; git commit -qm d\n",
+            ),
+            (
+                "dirty",
+                "exit-code",
+                "echo a > a.txt; git add -A; git commit -qm a\necho forgot > forgot.txt; echo more >> a.txt\n",
+            ),
+            (
+                "vanish",
+                "exit-code",
+                "echo a > a.txt; git add -A; git commit -qm a\ncd /; rm -rf \"$FLEET_WORKTREE\"\n",
+            ),
+        ],
+    );
+    let dir = crate::common::drain::project(&env, &extra);
+    for agent in ["switch", "detach", "dirty", "vanish"] {
+        crate::common::drain::add(
+            &env,
+            &dir,
+            agent,
+            &["--agent", agent, "--max-attempts", "1"],
+        );
+    }
+    let report = crate::common::drain::drain_once(&env, &dir, &["--max", "4"]);
+    let says = [
+        (
+            "switch",
+            "left its worktree on branch `elsewhere`, not on the run's branch fleet/switch-",
+        ),
+        ("detach", "left its worktree's HEAD detached at "),
+        ("dirty", "left changes it did not commit in "),
+        ("vanish", "the agent deleted its worktree "),
+    ];
+    for (task, said) in says {
+        let run = report["runs"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .find(|r| r["task"] == task)
+            .unwrap_or_else(|| panic!("no run of {task}: {report:#}"));
+        assert_eq!(run["outcome"], "failed", "{task}: {run:#}");
+        let error = run["error"].as_str().unwrap_or_default();
+        assert!(error.contains(said), "{task}: {error}");
+        assert!(run["check"].is_null(), "{task}: the check ran: {run:#}");
+        assert_eq!(
+            crate::common::drain::show(&env, &dir, task)["state"],
+            "parked"
+        );
+    }
+    let dirty = report["runs"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|r| r["task"] == "dirty")
+        .unwrap();
+    let error = dirty["error"].as_str().unwrap();
+    assert!(
+        error.contains("a.txt") && error.contains("forgot.txt"),
+        "{error}"
+    );
+    // No lane of theirs is ready to land.
+    let lanes = crate::common::assert::lane_states(&env, &dir);
+    assert!(lanes.iter().all(|(_, state)| state != "ready"), "{lanes:?}");
+    crate::common::drain::assert_no_agent_left(&env, &dir);
+}

@@ -41,6 +41,59 @@ fn read_capped(path: &Path) -> Vec<u8> {
     buf
 }
 
+/// How an agent that says it succeeded left its worktree, when that is not as a lane
+/// needs it: the worktree gone, HEAD off the run's branch (detached, or another branch:
+/// only the run's branch becomes the lane), or changes not committed (only commits land,
+/// and the check would test them too). Said to the next attempt, which then knows.
+fn left_behind(placed: &spawn::Placed) -> Option<String> {
+    let path = placed.path.display();
+    let Ok(repo) = crate::git::Repo::open(&placed.path) else {
+        return Some(format!(
+            "the agent deleted its worktree {path} (or made it no repository): nothing of it \
+             can be checked"
+        ));
+    };
+    let short = placed
+        .branch
+        .strip_prefix("refs/heads/")
+        .unwrap_or(&placed.branch);
+    match repo.head_branch() {
+        Ok(Some(head)) if head == short => {}
+        Ok(Some(other)) => {
+            return Some(format!(
+                "the agent left its worktree on branch `{other}`, not on the run's branch {short}: \
+                 only {short} becomes the lane, so commit there and stay on it"
+            ));
+        }
+        Ok(None) => {
+            let at = repo
+                .head_id()
+                .ok()
+                .flatten()
+                .map(|id| format!(" at {}", &id.to_string()[..12]))
+                .unwrap_or_default();
+            return Some(format!(
+                "the agent left its worktree's HEAD detached{at}, not on the run's branch {short}: \
+                 only {short} becomes the lane, so commit there and stay on it"
+            ));
+        }
+        Err(e) => return Some(format!("cannot read the worktree's HEAD: {}", e.message)),
+    }
+    match repo.dirty_paths(6) {
+        Ok(paths) if paths.is_empty() => None,
+        Ok(mut paths) => {
+            let more = if paths.len() > 5 { ", ..." } else { "" };
+            paths.truncate(5);
+            Some(format!(
+                "the agent left changes it did not commit in {path} ({}{more}): only commits \
+                 land, so commit them (or remove them, or ignore them in .gitignore)",
+                paths.join(", ")
+            ))
+        }
+        Err(e) => Some(format!("cannot read the worktree's status: {}", e.message)),
+    }
+}
+
 impl super::Drainer<'_> {
     pub(super) fn handle(&mut self, event: Event) {
         match event {
@@ -160,16 +213,27 @@ impl super::Drainer<'_> {
         let attempt = live.run.attempt;
         let (outcome, error, free, wait) = match verdict {
             Verdict::Succeeded { .. } => {
-                let committed = live.placed.as_ref().map(spawn::committed);
+                // How it left its worktree first: a run off its branch or with work
+                // uncommitted fails with that, whatever it committed.
+                let committed = match live.placed.as_ref().and_then(left_behind) {
+                    Some(why) => Err(why),
+                    None => Ok(live.placed.as_ref().map(spawn::committed)),
+                };
                 match committed {
-                    Some(Ok(true)) => {
+                    Err(why) => (
+                        Outcome::Failed,
+                        why,
+                        false,
+                        retry::backoff(settings, attempt),
+                    ),
+                    Ok(Some(Ok(true))) => {
                         if let Some(live) = self.live.get_mut(&key) {
                             live.usage = usage;
                         }
                         self.check(key);
                         return;
                     }
-                    Some(Ok(false)) | None => (
+                    Ok(Some(Ok(false)) | None) => (
                         Outcome::Failed,
                         format!(
                             "no changes: the agent exited 0 but committed nothing on {} (nor in nested repositories)",
@@ -178,7 +242,7 @@ impl super::Drainer<'_> {
                         false,
                         retry::backoff(settings, attempt),
                     ),
-                    Some(Err(e)) => (
+                    Ok(Some(Err(e))) => (
                         Outcome::Failed,
                         format!("cannot read the run's branches: {}", e.message),
                         false,
