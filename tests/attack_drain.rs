@@ -380,3 +380,33 @@ fn a_run_that_leaves_its_worktree_off_its_branch_dirty_or_deleted_fails_saying_s
     assert!(lanes.iter().all(|(_, state)| state != "ready"), "{lanes:?}");
     crate::common::drain::assert_no_agent_left(&env, &dir);
 }
+
+#[test]
+fn a_drainer_killed_outright_takes_the_daemon_its_agent_started_outside_the_group_with_it() {
+    let env = Env::new();
+    let extra = agents(
+        &env,
+        &[(
+            "daemon-hang",
+            "exit-code",
+            "setsid sh -c 'sleep 300 & echo $! > \"$RUNS/daemon.pid\"; wait' >/dev/null 2>&1 &\n\
+             sleep 300 &\necho $! > \"$RUNS/hang.pid\"\nwait\n",
+        )],
+    );
+    let dir = crate::common::drain::project(&env, &extra);
+    crate::common::drain::add(&env, &dir, "d", &["--agent", "daemon-hang"]);
+    let mut drainer = env.fleet_cmd(&dir, &["drain", "--once"]).spawn();
+    let runs = env.path().join("runs");
+    crate::common::drain::wait_for("the agent and its daemon to start", || {
+        ["daemon.pid", "hang.pid"]
+            .iter()
+            .all(|f| std::fs::read_to_string(runs.join(f)).is_ok_and(|t| !t.trim().is_empty()))
+    });
+    let daemon = crate::common::procs::read_pid(&runs.join("daemon.pid"));
+    drainer.kill().unwrap();
+    drainer.wait().unwrap();
+    crate::common::drain::wait_for(&format!("the daemon {daemon} to be stopped"), || {
+        !crate::common::procs::live(daemon)
+    });
+    crate::common::drain::assert_no_agent_left(&env, &dir);
+}

@@ -156,7 +156,7 @@ impl super::Drainer<'_> {
         // The group is stopped; what the agent started outside it (`setsid`, a daemon's
         // double fork) still carries the run's tag in its environment.
         let escaped = crate::proc::escaped::stop_tagged(
-            "FLEET_RUN",
+            crate::proc::escaped::RUN_VAR,
             &live.run.id,
             crate::proc::DEFAULT_GRACE,
         );

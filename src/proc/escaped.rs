@@ -9,12 +9,25 @@
 //! between is never the one hit.
 
 use std::os::fd::OwnedFd;
+use std::process::Command;
 use std::thread;
 use std::time::{Duration, Instant};
 
 use rustix::process::{Pid, PidfdFlags, Signal, pidfd_open, pidfd_send_signal};
 
 use crate::sys::procfs;
+
+/// The variable that tags a run's processes: `fleet drain` sets it for each agent.
+pub const RUN_VAR: &str = "FLEET_RUN";
+
+/// The tag (`FLEET_RUN=<run id>`) `cmd` sets for what it starts, if it sets one: its
+/// guardian then stops the processes that escaped the group too, should fleet die.
+pub(super) fn tag_of(cmd: &Command) -> Option<String> {
+    cmd.get_envs()
+        .find(|(key, _)| *key == RUN_VAR)
+        .and_then(|(_, value)| value)
+        .map(|value| format!("{RUN_VAR}={}", value.to_string_lossy()))
+}
 
 /// Stop every process (of this user) whose environment holds `var=value`: SIGTERM,
 /// `grace`, then SIGKILL. Returns the ids of those it found. Without `/proc` or pidfds

@@ -43,7 +43,8 @@ impl Group {
     /// itself, before the command runs: no moment of the command is unguarded.
     pub fn spawn_guarded(cmd: &mut Command, grace: Duration) -> io::Result<Group> {
         let folder = registry::folder_for(cmd);
-        let guardian = Guardian::start(grace, folder.as_deref());
+        let tag = super::escaped::tag_of(cmd);
+        let guardian = Guardian::start(grace, folder.as_deref(), tag.as_deref());
         let mut group = Group::start(cmd, guardian.as_ref())?;
         let guardian_pid = guardian.as_ref().map(Guardian::id);
         group.guardian = guardian;
