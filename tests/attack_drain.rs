@@ -410,3 +410,45 @@ fn a_drainer_killed_outright_takes_the_daemon_its_agent_started_outside_the_grou
     });
     crate::common::drain::assert_no_agent_left(&env, &dir);
 }
+
+#[test]
+fn a_run_whose_agent_tried_to_move_the_target_fails_and_nothing_of_it_lands() {
+    let env = Env::new();
+    let extra = agents(
+        &env,
+        &[(
+            "pusher",
+            "exit-code",
+            "echo p > p.txt; git add -A; git commit -qm p\n\
+             git update-ref refs/heads/main HEAD || true\n\
+             git push -q . HEAD:main || true\n\
+             exit 0\n",
+        )],
+    );
+    let dir = crate::common::drain::project(&env, &extra);
+    env.fleet(&dir, &["hooks", "install"]).ok();
+    let main = env.git(&dir, &["rev-parse", "main"]);
+    crate::common::drain::add(
+        &env,
+        &dir,
+        "p",
+        &["--agent", "pusher", "--max-attempts", "1"],
+    );
+    let report = crate::common::drain::drain_once(&env, &dir, &[]);
+    let run = &report["runs"][0];
+    assert_eq!(run["outcome"], "failed", "{report:#}");
+    let error = run["error"].as_str().unwrap_or_default();
+    assert!(
+        error.contains("the guard refused what the agent tried: refusing to move refs/heads/main"),
+        "{error}"
+    );
+    assert!(run["check"].is_null(), "{run:#}");
+    assert_eq!(env.git(&dir, &["rev-parse", "main"]), main);
+    assert_eq!(
+        crate::common::drain::show(&env, &dir, "p")["state"],
+        "parked"
+    );
+    let lanes = crate::common::assert::lane_states(&env, &dir);
+    assert!(lanes.iter().all(|(_, state)| state != "ready"), "{lanes:?}");
+    crate::common::drain::assert_no_agent_left(&env, &dir);
+}

@@ -94,6 +94,49 @@ fn left_behind(placed: &spawn::Placed) -> Option<String> {
     }
 }
 
+/// What the guard refused the agent during its run: the refusals in guard.log, since the
+/// run was claimed, of git commands run in its worktree (or a nested repository's inside
+/// it). An agent that tried to move a target branch or push past `fleet land` has not
+/// done what a run does, whatever it says after; its run fails, naming what it tried.
+fn guard_refused(common: &Path, placed: &spawn::Placed, since: i64) -> Option<String> {
+    use std::io::{Read, Seek, SeekFrom};
+    /// The end of the log that is read: the refusals of one run are among its last.
+    const TAIL: u64 = 1 << 20;
+    let mut file = std::fs::File::open(crate::state::dir(common).join("guard.log")).ok()?;
+    let len = file.metadata().map(|m| m.len()).unwrap_or(0);
+    file.seek(SeekFrom::Start(len.saturating_sub(TAIL))).ok()?;
+    let mut tail = Vec::new();
+    file.read_to_end(&mut tail).ok()?;
+    let mut refused: Vec<String> = Vec::new();
+    for line in tail.split(|b| *b == b'\n') {
+        let Ok(entry) = serde_json::from_slice::<serde_json::Value>(line) else {
+            continue;
+        };
+        let here = entry["worktree"]
+            .as_str()
+            .is_some_and(|w| Path::new(w).starts_with(&placed.path));
+        let what = entry["what"].as_str().or(entry["detail"].as_str());
+        if entry["event"] == "refused"
+            && here
+            && entry["time"].as_i64().is_some_and(|t| t >= since)
+            && let Some(what) = what
+            && !refused.iter().any(|r| r == what)
+        {
+            refused.push(what.to_string());
+        }
+    }
+    if refused.is_empty() {
+        return None;
+    }
+    let more = if refused.len() > 3 { "; ..." } else { "" };
+    refused.truncate(3);
+    Some(format!(
+        "the guard refused what the agent tried: {}{more}. A run commits on its own branch \
+         only; `fleet land` moves the target",
+        refused.join("; ")
+    ))
+}
+
 impl super::Drainer<'_> {
     pub(super) fn handle(&mut self, event: Event) {
         match event {
@@ -215,7 +258,13 @@ impl super::Drainer<'_> {
             Verdict::Succeeded { .. } => {
                 // How it left its worktree first: a run off its branch or with work
                 // uncommitted fails with that, whatever it committed.
-                let committed = match live.placed.as_ref().and_then(left_behind) {
+                let common = self.ctx.repo.common_dir();
+                let refused = live
+                    .placed
+                    .as_ref()
+                    .and_then(|p| guard_refused(&common, p, live.run.claimed));
+                let committed = match refused.or_else(|| live.placed.as_ref().and_then(left_behind))
+                {
                     Some(why) => Err(why),
                     None => Ok(live.placed.as_ref().map(spawn::committed)),
                 };
