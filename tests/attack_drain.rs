@@ -452,3 +452,47 @@ fn a_run_whose_agent_tried_to_move_the_target_fails_and_nothing_of_it_lands() {
     assert!(lanes.iter().all(|(_, state)| state != "ready"), "{lanes:?}");
     crate::common::drain::assert_no_agent_left(&env, &dir);
 }
+
+#[test]
+fn task_add_refuses_a_budget_of_zero_that_would_park_the_task_at_its_first_retry() {
+    let env = Env::new();
+    let dir = crate::common::drain::project(&env, "");
+    usage_error(
+        &env,
+        &dir,
+        &["task", "add", "t", "--prompt", "p", "--max-cost", "0"],
+        "`0` is no budget",
+    );
+    usage_error(
+        &env,
+        &dir,
+        &["task", "add", "t", "--prompt", "p", "--max-tokens", "0"],
+        "--max-tokens",
+    );
+    assert_eq!(task_names(&env, &dir), Vec::<String>::new());
+    env.fleet(
+        &dir,
+        &["task", "add", "t", "--prompt", "p", "--max-cost", "0.01"],
+    )
+    .ok();
+    assert_eq!(task_names(&env, &dir), ["t"]);
+}
+
+#[test]
+fn report_since_a_time_to_come_is_refused_rather_than_reporting_an_empty_day() {
+    let env = Env::new();
+    let dir = crate::common::drain::project(&env, "");
+    crate::common::drain::add(&env, &dir, "t", &[]);
+    crate::common::drain::drain_once(&env, &dir, &[]);
+    let run = usage_error(
+        &env,
+        &dir,
+        &["report", "--since", "2100-01-01T00:00:00Z", "--json"],
+        "is still to come",
+    );
+    let doc: serde_json::Value = serde_json::from_str(&run.stdout).unwrap();
+    assert_eq!(doc["error"]["kind"], "usage", "{doc}");
+    // The same day read from its start has the run.
+    let doc = crate::common::drain::json(env.fleet(&dir, &["report", "--since", "1d", "--json"]));
+    assert_eq!(doc["tasks"][0]["name"], "t", "{doc:#}");
+}

@@ -122,6 +122,14 @@ pub struct Totals {
 /// (`2h`, `1d`); the words are those of `fleet plans close --until`.
 pub fn parse_since(text: &str, now: i64) -> std::result::Result<i64, String> {
     if let Ok(t) = text.parse::<jiff::Timestamp>() {
+        // Nothing has happened since a time to come: an empty report would say "no task
+        // ran" of a day that had runs (a date a year off, a zone mixed up).
+        if t.as_second() > now {
+            return Err(format!(
+                "`{text}` is still to come (it is {} now): nothing can have happened since",
+                crate::plans::show_time(now)
+            ));
+        }
         return Ok(t.as_second());
     }
     match crate::config::parse_duration(text) {

@@ -48,7 +48,7 @@ pub struct Args {
     #[arg(long, value_name = "CLASS")]
     class: Option<String>,
     /// Park it before a retry once its runs reported this many tokens (default: [drain] max_tokens)
-    #[arg(long, value_name = "N")]
+    #[arg(long, value_name = "N", value_parser = clap::value_parser!(u64).range(1..))]
     max_tokens: Option<u64>,
     /// Park it before a retry once its runs reported this cost in USD (default: [drain] max_cost_usd)
     #[arg(long, value_name = "USD", value_parser = cost)]
@@ -63,10 +63,15 @@ pub struct Args {
     out: Output,
 }
 
-/// A cost in USD: a number, zero or more.
+/// A cost in USD: a number above zero. A ceiling of 0 is reached before any run, so
+/// the task would be parked at its first retry, even after a run that cost nothing.
 fn cost(text: &str) -> std::result::Result<f64, String> {
     match text.trim_start_matches('$').parse::<f64>() {
-        Ok(v) if v.is_finite() && v >= 0.0 => Ok(v),
+        Ok(v) if v.is_finite() && v > 0.0 => Ok(v),
+        Ok(0.0) => Err(format!(
+            "`{text}` is no budget: a task with a ceiling of $0 is parked at its first retry \
+             (give a number like 2.50; --max-attempts 1 runs it once)"
+        )),
         _ => Err(format!(
             "`{text}` is not a cost in USD (give a number like 2.50)"
         )),
