@@ -290,8 +290,12 @@ mod tests {
     fn since_takes_a_time_or_a_duration_back_from_now() {
         assert_eq!(parse_since("2h", 10_000), Ok(10_000 - 7200));
         assert_eq!(parse_since("1d", 100_000), Ok(100_000 - 86_400));
+        assert!(
+            parse_since("2026-12-01T08:00:00Z", 0).is_err(),
+            "a time to come"
+        );
         assert_eq!(
-            parse_since("2026-12-01T08:00:00Z", 0),
+            parse_since("2026-12-01T08:00:00Z", 4_102_444_800),
             Ok("2026-12-01T08:00:00Z"
                 .parse::<jiff::Timestamp>()
                 .unwrap()
