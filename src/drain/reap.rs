@@ -17,13 +17,124 @@ use crate::tasks::{Outcome, Run, TaskName, TaskState};
 /// runaway agent's output is not read whole).
 const READ_AT_MOST: u64 = 32 << 20;
 
+/// An agent's output, whole when it is at most [`READ_AT_MOST`], else its first and its
+/// last half of that, a line break between. The end is what tells a run's end: claude's
+/// and codex's result event is the stream's last line, and the tail of stderr is what a
+/// retry's plan quotes. A long transcript read from the start only would lose them.
 fn read_capped(path: &Path) -> Vec<u8> {
-    use std::io::Read;
+    use std::io::{Read, Seek, SeekFrom};
     let mut buf = Vec::new();
-    if let Ok(f) = std::fs::File::open(path) {
-        let _ = f.take(READ_AT_MOST).read_to_end(&mut buf);
+    let Ok(mut f) = std::fs::File::open(path) else {
+        return buf;
+    };
+    let len = f.metadata().map(|m| m.len()).unwrap_or(0);
+    if len <= READ_AT_MOST {
+        let _ = f.read_to_end(&mut buf);
+        return buf;
+    }
+    let half = READ_AT_MOST / 2;
+    let _ = (&mut f).take(half).read_to_end(&mut buf);
+    buf.push(b'\n');
+    if f.seek(SeekFrom::Start(len - half)).is_ok() {
+        let _ = f.take(half).read_to_end(&mut buf);
     }
     buf
+}
+
+/// How an agent that says it succeeded left its worktree, when that is not as a lane
+/// needs it: the worktree gone, HEAD off the run's branch (detached, or another branch:
+/// only the run's branch becomes the lane), or changes not committed (only commits land,
+/// and the check would test them too). Said to the next attempt, which then knows.
+fn left_behind(placed: &spawn::Placed) -> Option<String> {
+    let path = placed.path.display();
+    let Ok(repo) = crate::git::Repo::open(&placed.path) else {
+        return Some(format!(
+            "the agent deleted its worktree {path} (or made it no repository): nothing of it \
+             can be checked"
+        ));
+    };
+    let short = placed
+        .branch
+        .strip_prefix("refs/heads/")
+        .unwrap_or(&placed.branch);
+    match repo.head_branch() {
+        Ok(Some(head)) if head == short => {}
+        Ok(Some(other)) => {
+            return Some(format!(
+                "the agent left its worktree on branch `{other}`, not on the run's branch {short}: \
+                 only {short} becomes the lane, so commit there and stay on it"
+            ));
+        }
+        Ok(None) => {
+            let at = repo
+                .head_id()
+                .ok()
+                .flatten()
+                .map(|id| format!(" at {}", &id.to_string()[..12]))
+                .unwrap_or_default();
+            return Some(format!(
+                "the agent left its worktree's HEAD detached{at}, not on the run's branch {short}: \
+                 only {short} becomes the lane, so commit there and stay on it"
+            ));
+        }
+        Err(e) => return Some(format!("cannot read the worktree's HEAD: {}", e.message)),
+    }
+    match repo.dirty_paths(6) {
+        Ok(paths) if paths.is_empty() => None,
+        Ok(mut paths) => {
+            let more = if paths.len() > 5 { ", ..." } else { "" };
+            paths.truncate(5);
+            Some(format!(
+                "the agent left changes it did not commit in {path} ({}{more}): only commits \
+                 land, so commit them (or remove them, or ignore them in .gitignore)",
+                paths.join(", ")
+            ))
+        }
+        Err(e) => Some(format!("cannot read the worktree's status: {}", e.message)),
+    }
+}
+
+/// What the guard refused the agent during its run: the refusals in guard.log, since the
+/// run was claimed, of git commands run in its worktree (or a nested repository's inside
+/// it). An agent that tried to move a target branch or push past `fleet land` has not
+/// done what a run does, whatever it says after; its run fails, naming what it tried.
+fn guard_refused(common: &Path, placed: &spawn::Placed, since: i64) -> Option<String> {
+    use std::io::{Read, Seek, SeekFrom};
+    /// The end of the log that is read: the refusals of one run are among its last.
+    const TAIL: u64 = 1 << 20;
+    let mut file = std::fs::File::open(crate::state::dir(common).join("guard.log")).ok()?;
+    let len = file.metadata().map(|m| m.len()).unwrap_or(0);
+    file.seek(SeekFrom::Start(len.saturating_sub(TAIL))).ok()?;
+    let mut tail = Vec::new();
+    file.read_to_end(&mut tail).ok()?;
+    let mut refused: Vec<String> = Vec::new();
+    for line in tail.split(|b| *b == b'\n') {
+        let Ok(entry) = serde_json::from_slice::<serde_json::Value>(line) else {
+            continue;
+        };
+        let here = entry["worktree"]
+            .as_str()
+            .is_some_and(|w| Path::new(w).starts_with(&placed.path));
+        let what = entry["what"].as_str().or(entry["detail"].as_str());
+        if entry["event"] == "refused"
+            && here
+            && entry["time"].as_i64().is_some_and(|t| t >= since)
+            && let Some(what) = what
+            && !refused.iter().any(|r| r == what)
+        {
+            refused.push(what.to_string());
+        }
+    }
+    if refused.is_empty() {
+        return None;
+    }
+    let more = if refused.len() > 3 { "; ..." } else { "" };
+    refused.truncate(3);
+    Some(format!(
+        "the guard refused what the agent tried: {}{more}. A run commits on its own branch \
+         only; `fleet land` moves the target",
+        refused.join("; ")
+    ))
 }
 
 impl super::Drainer<'_> {
@@ -85,6 +196,23 @@ impl super::Drainer<'_> {
         let Some(live) = self.live.get(&key) else {
             return;
         };
+        // The group is stopped; what the agent started outside it (`setsid`, a daemon's
+        // double fork) still carries the run's tag in its environment.
+        let escaped = crate::proc::escaped::stop_tagged(
+            crate::proc::escaped::RUN_VAR,
+            &live.run.id,
+            crate::proc::DEFAULT_GRACE,
+        );
+        if !escaped.is_empty() {
+            let pids: Vec<String> = escaped.iter().map(u32::to_string).collect();
+            self.ui.warn(&format!(
+                "{}: stopped {} process(es) the agent left running outside its process group \
+                 (setsid or a double fork): {}",
+                live.name,
+                escaped.len(),
+                pids.join(", ")
+            ));
+        }
         if live.lost {
             let live = self.live.remove(&key).expect("present");
             self.report.runs.push(live.report);
@@ -128,16 +256,33 @@ impl super::Drainer<'_> {
         let attempt = live.run.attempt;
         let (outcome, error, free, wait) = match verdict {
             Verdict::Succeeded { .. } => {
-                let committed = live.placed.as_ref().map(spawn::committed);
+                // How it left its worktree first: a run off its branch or with work
+                // uncommitted fails with that, whatever it committed.
+                let common = self.ctx.repo.common_dir();
+                let refused = live
+                    .placed
+                    .as_ref()
+                    .and_then(|p| guard_refused(&common, p, live.run.claimed));
+                let committed = match refused.or_else(|| live.placed.as_ref().and_then(left_behind))
+                {
+                    Some(why) => Err(why),
+                    None => Ok(live.placed.as_ref().map(spawn::committed)),
+                };
                 match committed {
-                    Some(Ok(true)) => {
+                    Err(why) => (
+                        Outcome::Failed,
+                        why,
+                        false,
+                        retry::backoff(settings, attempt),
+                    ),
+                    Ok(Some(Ok(true))) => {
                         if let Some(live) = self.live.get_mut(&key) {
                             live.usage = usage;
                         }
                         self.check(key);
                         return;
                     }
-                    Some(Ok(false)) | None => (
+                    Ok(Some(Ok(false)) | None) => (
                         Outcome::Failed,
                         format!(
                             "no changes: the agent exited 0 but committed nothing on {} (nor in nested repositories)",
@@ -146,7 +291,7 @@ impl super::Drainer<'_> {
                         false,
                         retry::backoff(settings, attempt),
                     ),
-                    Some(Err(e)) => (
+                    Ok(Some(Err(e))) => (
                         Outcome::Failed,
                         format!("cannot read the run's branches: {}", e.message),
                         false,

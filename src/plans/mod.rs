@@ -212,6 +212,14 @@ pub fn show_time(at: i64) -> String {
 /// a duration from `now` (`90m`, `2h`).
 pub fn parse_until(text: &str, now: i64) -> std::result::Result<i64, String> {
     if let Ok(t) = text.parse::<jiff::Timestamp>() {
+        // A plan closed until a time gone by would be open at once: the person meant
+        // another time (a date a year off, a zone mixed up), not "open".
+        if t.as_second() <= now {
+            return Err(format!(
+                "`{text}` has passed already (it is {} now): the plan would be open at once",
+                show_time(now)
+            ));
+        }
         return Ok(t.as_second());
     }
     match crate::config::parse_duration(text) {
@@ -266,6 +274,7 @@ mod tests {
         assert_eq!(parse_until("2100-01-01T00:00:00Z", 0), Ok(4102444800));
         assert_eq!(parse_until("2h", 100), Ok(7300));
         assert!(parse_until("soon", 0).is_err());
+        assert!(parse_until("2020-01-01T00:00:00Z", 4102444800).is_err());
         let mut s = PlanState::never_closed("a");
         s.open = false;
         assert!(!s.is_open(5));

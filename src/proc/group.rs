@@ -43,7 +43,8 @@ impl Group {
     /// itself, before the command runs: no moment of the command is unguarded.
     pub fn spawn_guarded(cmd: &mut Command, grace: Duration) -> io::Result<Group> {
         let folder = registry::folder_for(cmd);
-        let guardian = Guardian::start(grace, folder.as_deref());
+        let tag = super::escaped::tag_of(cmd);
+        let guardian = Guardian::start(grace, folder.as_deref(), tag.as_deref());
         let mut group = Group::start(cmd, guardian.as_ref())?;
         let guardian_pid = guardian.as_ref().map(Guardian::id);
         group.guardian = guardian;
@@ -136,12 +137,16 @@ impl Group {
             return Ok(status);
         }
         // Before the leader is reaped: the group was cleaned up, and from here on its
-        // id may be another's.
-        if let Some(guardian) = self.guardian.take() {
-            guardian.dismiss();
-        }
+        // id may be another's. The record goes first: a fleet killed after it still has
+        // its guardian, which finds the group gone and leaves, where a guardian dismissed
+        // first would leave a record of a gone group for nobody to remove but doctor.
         if let Some(record) = self.record.take() {
             registry::remove(&record);
+        }
+        // `group-reap-between:abort` (see [`crate::failpoint`]): a kill between the two.
+        let _ = crate::failpoint::hit("group-reap-between");
+        if let Some(guardian) = self.guardian.take() {
+            guardian.dismiss();
         }
         let _guard = signals::reap_lock();
         signals::unregister(self.pgid);

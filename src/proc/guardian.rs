@@ -78,9 +78,14 @@ pub(super) struct Guardian {
 impl Guardian {
     /// Start a guardian for the group about to be spawned (see [`Guardian::announce_from`]),
     /// that gives the group `grace` between SIGTERM and SIGKILL and removes its record
-    /// in `records` once the group is gone. `None` when this binary cannot be a
+    /// in `records` once the group is gone; with `tag` (`VAR=value`, see
+    /// [`super::escaped`]) it also stops the processes that left the group carrying it. `None` when this binary cannot be a
     /// guardian or the start failed: the parent-death signal still covers the leader.
-    pub(super) fn start(grace: Duration, records: Option<&Path>) -> Option<Guardian> {
+    pub(super) fn start(
+        grace: Duration,
+        records: Option<&Path>,
+        tag: Option<&str>,
+    ) -> Option<Guardian> {
         use std::os::unix::process::CommandExt;
         if !ENABLED.load(Ordering::SeqCst) {
             return None;
@@ -91,6 +96,9 @@ impl Guardian {
             cmd.arg0(exe);
         }
         cmd.arg(SUBCOMMAND).arg(grace.as_millis().to_string());
+        if let Some(tag) = tag {
+            cmd.arg("--tag").arg(tag);
+        }
         if let Some(records) = records {
             cmd.arg(records);
         }
@@ -189,12 +197,20 @@ const ANNOUNCE: u8 = b'P';
 /// fleet's message: the run ended as planned, leave.
 const DISMISS: u8 = b'.';
 
-/// The guardian itself: `GRACE_MS [RECORDS_FOLDER]`. Returns its exit code.
+/// The guardian itself: `GRACE_MS [--tag VAR=VALUE] [RECORDS_FOLDER]`. Returns its exit
+/// code.
 fn guard(args: &[String]) -> i32 {
     let Some(grace) = args.first().and_then(|a| a.parse::<u64>().ok()) else {
         return 2;
     };
-    let records = args.get(1).map(PathBuf::from);
+    let (tag, rest) = match args.get(1).map(String::as_str) {
+        Some("--tag") => (
+            args.get(2).and_then(|t| t.split_once('=')),
+            &args[3.min(args.len())..],
+        ),
+        _ => (None, &args[1.min(args.len())..]),
+    };
+    let records = rest.first().map(PathBuf::from);
     // A hang-up or Ctrl-C meant for fleet's terminal is not for the guardian: it ends
     // when fleet's pipe closes.
     // SAFETY: setting dispositions in a single-threaded process before anything runs.
@@ -229,6 +245,10 @@ fn guard(args: &[String]) -> i32 {
         return 0;
     };
     let gone = stop_group(pgid, leader_start, Duration::from_millis(grace));
+    // And what left the group (a daemon's `setsid`): fleet died before it could stop it.
+    if let Some((var, value)) = tag {
+        super::escaped::stop_tagged(var, value, Duration::from_millis(grace));
+    }
     if gone && let Some(records) = records {
         super::registry::remove_of(&records, pgid, leader_start);
     }

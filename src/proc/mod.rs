@@ -17,6 +17,7 @@
 //! Ctrl-C does, forwarding and deferral), `guardian` (death with fleet, even by
 //! `kill -9`), `registry` (a record per guarded group, for doctor's orphan check).
 
+pub mod escaped;
 mod group;
 pub mod guardian;
 pub mod registry;

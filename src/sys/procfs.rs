@@ -60,6 +60,12 @@ pub fn cmdline(pid: u32) -> Option<Vec<u8>> {
     std::fs::read(format!("/proc/{pid}/cmdline")).ok()
 }
 
+/// The environment the process started with: `NAME=value` entries, each ended by a NUL
+/// byte. Readable only for processes of our own user.
+pub fn environ(pid: u32) -> Option<Vec<u8>> {
+    std::fs::read(format!("/proc/{pid}/environ")).ok()
+}
+
 /// The command line split into arguments.
 pub fn args(pid: u32) -> Option<Vec<String>> {
     let cmdline = cmdline(pid)?;

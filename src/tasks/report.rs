@@ -122,6 +122,14 @@ pub struct Totals {
 /// (`2h`, `1d`); the words are those of `fleet plans close --until`.
 pub fn parse_since(text: &str, now: i64) -> std::result::Result<i64, String> {
     if let Ok(t) = text.parse::<jiff::Timestamp>() {
+        // Nothing has happened since a time to come: an empty report would say "no task
+        // ran" of a day that had runs (a date a year off, a zone mixed up).
+        if t.as_second() > now {
+            return Err(format!(
+                "`{text}` is still to come (it is {} now): nothing can have happened since",
+                crate::plans::show_time(now)
+            ));
+        }
         return Ok(t.as_second());
     }
     match crate::config::parse_duration(text) {
@@ -282,8 +290,12 @@ mod tests {
     fn since_takes_a_time_or_a_duration_back_from_now() {
         assert_eq!(parse_since("2h", 10_000), Ok(10_000 - 7200));
         assert_eq!(parse_since("1d", 100_000), Ok(100_000 - 86_400));
+        assert!(
+            parse_since("2026-12-01T08:00:00Z", 0).is_err(),
+            "a time to come"
+        );
         assert_eq!(
-            parse_since("2026-12-01T08:00:00Z", 0),
+            parse_since("2026-12-01T08:00:00Z", 4_102_444_800),
             Ok("2026-12-01T08:00:00Z"
                 .parse::<jiff::Timestamp>()
                 .unwrap()

@@ -3,7 +3,7 @@
 use std::path::PathBuf;
 
 use fleet::error::{Error, Result};
-use fleet::tasks::{Store, Task, TaskName};
+use fleet::tasks::{Store, Task, TaskName, TaskState};
 
 use super::REMOTE_HELP;
 use crate::cli::args::{Output, QueueArgs};
@@ -48,7 +48,7 @@ pub struct Args {
     #[arg(long, value_name = "CLASS")]
     class: Option<String>,
     /// Park it before a retry once its runs reported this many tokens (default: [drain] max_tokens)
-    #[arg(long, value_name = "N")]
+    #[arg(long, value_name = "N", value_parser = clap::value_parser!(u64).range(1..))]
     max_tokens: Option<u64>,
     /// Park it before a retry once its runs reported this cost in USD (default: [drain] max_cost_usd)
     #[arg(long, value_name = "USD", value_parser = cost)]
@@ -63,10 +63,15 @@ pub struct Args {
     out: Output,
 }
 
-/// A cost in USD: a number, zero or more.
+/// A cost in USD: a number above zero. A ceiling of 0 is reached before any run, so
+/// the task would be parked at its first retry, even after a run that cost nothing.
 fn cost(text: &str) -> std::result::Result<f64, String> {
     match text.trim_start_matches('$').parse::<f64>() {
-        Ok(v) if v.is_finite() && v >= 0.0 => Ok(v),
+        Ok(v) if v.is_finite() && v > 0.0 => Ok(v),
+        Ok(0.0) => Err(format!(
+            "`{text}` is no budget: a task with a ceiling of $0 is parked at its first retry \
+             (give a number like 2.50; --max-attempts 1 runs it once)"
+        )),
         _ => Err(format!(
             "`{text}` is not a cost in USD (give a number like 2.50)"
         )),
@@ -81,6 +86,16 @@ pub fn run(env: &CommandEnv, args: Args) -> Result<u8> {
         })?),
         None => None,
     };
+    if let (Some(text), Some(path)) = (&plan, &args.plan)
+        && let Some(at) = text.find('\0')
+    {
+        return Err(Error::usage(format!(
+            "the plan {} holds a NUL byte (at byte {at}): no agent can be given it, as an \
+             argument or in its environment",
+            path.display()
+        ))
+        .with_help("give --plan a text file"));
+    }
     let (ctx, queue) = env.queue(&args.queue)?;
     if let Some(class) = &args.class
         && !ctx.config.classes.contains_key(class)
@@ -105,6 +120,9 @@ pub fn run(env: &CommandEnv, args: Args) -> Result<u8> {
     }
     let store = Store::new(&ctx, &queue);
     store.refresh()?;
+    for dep in args.after.iter().filter(|dep| *dep != &args.name) {
+        waitable(&store, &args.name, dep)?;
+    }
     let mut task = Task::new(&args.name, fleet::time::now());
     task.prompt = args.prompt;
     task.plan_from = args.plan.map(|p| p.display().to_string());
@@ -127,4 +145,26 @@ pub fn run(env: &CommandEnv, args: Args) -> Result<u8> {
     // Every add leaves a loose ref; a long queue is kept packed (see `drain::pack`).
     fleet::drain::pack::pack_task_refs_if_loose(&ctx, &queue, &TermUi::plain());
     Ok(0)
+}
+
+/// Refuse to make `name` wait for `dep` when that wait could never end: `dep` is not in
+/// the queue, or was cancelled. A task may only wait for one that exists already, so no
+/// two tasks can wait for each other.
+fn waitable(store: &Store, name: &TaskName, dep: &TaskName) -> Result<()> {
+    match store.load(dep)? {
+        None => Err(Error::usage(format!(
+            "task `{name}` cannot wait for `{dep}`: there is no task `{dep}`"
+        ))
+        .with_help(format!(
+            "add `{dep}` first (`fleet task add {dep} ...`), then `{name}`: a task waits only \
+             for one in the queue"
+        ))),
+        Some((task, _)) if task.state == TaskState::Cancelled => Err(Error::refused(format!(
+            "task `{name}` cannot wait for `{dep}`: `{dep}` was cancelled and will never succeed"
+        ))
+        .with_help(format!(
+            "`fleet task retry {dep}` puts it back first, or add `{name}` without --after {dep}"
+        ))),
+        Some(_) => Ok(()),
+    }
 }
