@@ -272,6 +272,15 @@ impl super::Drainer<'_> {
             }
             self.ui
                 .note(&format!("{name}: run {} taken back: {why}", run.id));
+            // Its drainer and the agent's guardian both died here: what the agent started
+            // outside its group (a daemon, `setsid`) still carries the run's tag.
+            if run.holder.alive_here().is_some() {
+                crate::proc::escaped::stop_tagged(
+                    crate::proc::escaped::RUN_VAR,
+                    &run.id,
+                    crate::proc::DEFAULT_GRACE,
+                );
+            }
             if run.started.is_none() {
                 self.remove_unstarted_worktree(&task, run);
             }
