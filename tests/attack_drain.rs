@@ -496,3 +496,46 @@ fn report_since_a_time_to_come_is_refused_rather_than_reporting_an_empty_day() {
     let doc = crate::common::drain::json(env.fleet(&dir, &["report", "--since", "1d", "--json"]));
     assert_eq!(doc["tasks"][0]["name"], "t", "{doc:#}");
 }
+
+#[test]
+fn an_agent_stuck_printing_is_stopped_at_the_output_cap_and_its_logs_stay_bounded() {
+    let env = Env::new();
+    // 128 MiB in 64 KiB lines, then a hang: without a cap its log grows until the
+    // timeout, and an agent printing for ever would fill the disk.
+    let extra = agents(
+        &env,
+        &[(
+            "flood",
+            "exit-code",
+            "echo f > f.txt; git add -A; git commit -qm flood\n\
+             sleep 300 &\n\
+             i=0; while [ $i -lt 2048 ]; do printf '%65536s\\n' x; i=$((i+1)); done\n\
+             sleep 300\n",
+        )],
+    );
+    let dir = crate::common::drain::project(&env, &format!("max_output_mib = 1\n{extra}"));
+    crate::common::drain::add(&env, &dir, "loud", &["--agent", "flood"]);
+    let report = crate::common::drain::drain_once(&env, &dir, &[]);
+    let run = &report["runs"][0];
+    assert_eq!(run["outcome"], "failed", "{report:#}");
+    assert!(
+        run["error"]
+            .as_str()
+            .is_some_and(|e| e.contains("max_output_mib (1 MiB)")),
+        "{report:#}"
+    );
+    let log = std::fs::metadata(run["stdout"].as_str().unwrap())
+        .unwrap()
+        .len();
+    assert!(
+        log < 64 << 20,
+        "the log grew to {log} bytes, far past the 1 MiB cap"
+    );
+    let task = crate::common::drain::show(&env, &dir, "loud");
+    assert_eq!(task["state"], "queued", "{task:#}");
+    assert_eq!(
+        crate::common::assert::lane_states(&env, &dir)[0].1,
+        "running"
+    );
+    crate::common::drain::assert_no_agent_left(&env, &dir);
+}

@@ -316,6 +316,10 @@ pub struct Drain {
     pub abandon_after: Option<DurationSetting>,
     /// Remove a landed task's worktree and untrack its lane.
     pub cleanup: bool,
+    /// An agent whose stdout and stderr together pass this many MiB has its group
+    /// stopped and the attempt failed: the logs are files in the git dir, and an agent
+    /// stuck printing would otherwise fill the disk.
+    pub max_output_mib: u64,
 }
 
 /// `[drain] on_conflict` / `on_red`.
@@ -348,6 +352,7 @@ impl Default for Drain {
             stall_after: d(10 * 60),
             abandon_after: None,
             cleanup: false,
+            max_output_mib: 1024,
         }
     }
 }

@@ -35,6 +35,8 @@ pub enum Event {
         code: i32,
         timed_out: bool,
         stopped: bool,
+        /// Stopped because its output passed the job's `max_output` (bytes).
+        flooded: bool,
     },
     /// The check ended with `code` (its log at `log`); `stopped`: by the drainer.
     Checked {
@@ -71,6 +73,8 @@ pub struct Job {
     pub stdout: PathBuf,
     pub stderr: PathBuf,
     pub timeout: Duration,
+    /// The most the agent may write to `stdout` and `stderr` together, in bytes.
+    pub max_output: u64,
 }
 
 /// Start `job` on a thread of its own; it reports on `events`.
@@ -122,12 +126,18 @@ fn run(
         pgid: group.id() as i32,
         at: crate::time::now(),
     });
-    let (code, timed_out, stopped) = watch(group, job.timeout, clock, abort)?;
+    let logs = Logs {
+        paths: [&job.stdout, &job.stderr],
+        max: job.max_output,
+    };
+    let (code, timed_out, stopped) = watch(group, job.timeout, clock, abort, Some(&logs))?;
+    let flooded = stopped && logs.flooded();
     Ok(Event::Exited {
         key: job.key,
         code,
         timed_out,
-        stopped,
+        stopped: stopped && !flooded,
+        flooded,
     })
 }
 
@@ -141,6 +151,11 @@ fn spawn_guarded(cmd: &mut Command) -> std::io::Result<Group> {
     Group::spawn_guarded(cmd, DEFAULT_GRACE)
 }
 
+/// How often [`watch`] looks at the stop flags and the logs' size. Each look is two
+/// `stat`s; a short tick bounds how far past `[drain] max_output_mib` an agent printing
+/// flat out gets before its group is stopped.
+const TICK: Duration = Duration::from_millis(50);
+
 /// Wait for `group` until it exits, `timeout` passes, the drainer's stop clock runs
 /// out or `abort` is set; then stop what is left of it (SIGTERM, the grace, SIGKILL)
 /// and reap it. Returns the shell's code, and whether it timed out or was stopped.
@@ -149,6 +164,7 @@ fn watch(
     timeout: Duration,
     clock: &StopClock,
     abort: &AtomicBool,
+    logs: Option<&Logs>,
 ) -> std::io::Result<(i32, bool, bool)> {
     let deadline = Instant::now() + timeout;
     let (mut timed_out, mut stopped) = (false, false);
@@ -162,8 +178,12 @@ fn watch(
             timed_out = true;
             break;
         }
+        if logs.is_some_and(Logs::flooded) {
+            stopped = true;
+            break;
+        }
         // Woken at the exit itself; the pause only bounds how late a stop is seen.
-        let wake = deadline.min(now + Duration::from_millis(200));
+        let wake = deadline.min(now + TICK);
         if group.wait_exit(Some(wake))? {
             break;
         }
@@ -174,6 +194,21 @@ fn watch(
         timed_out,
         stopped,
     ))
+}
+
+/// An agent's two log files and the most they may hold together. Looked at on each
+/// [`TICK`] of [`watch`], so an agent printing flat out writes at most a tick's worth
+/// past the cap before its group is stopped.
+struct Logs<'a> {
+    paths: [&'a PathBuf; 2],
+    max: u64,
+}
+
+impl Logs<'_> {
+    fn flooded(&self) -> bool {
+        let size = |p: &PathBuf| std::fs::metadata(p).map(|m| m.len()).unwrap_or(0);
+        self.paths.iter().map(|p| size(p)).sum::<u64>() > self.max
+    }
 }
 
 /// A check to run in a run's worktree after its agent succeeded: the profile's argv,
@@ -237,7 +272,7 @@ fn run_check(check: &Check, clock: &StopClock) -> Result<(i32, bool), String> {
         drop(write);
         drop(cmd);
         let left = check.timeout.saturating_sub(started.elapsed());
-        let (code, timed_out, stopped) = watch(group, left, clock, &never).map_err(cannot)?;
+        let (code, timed_out, stopped) = watch(group, left, clock, &never, None).map_err(cannot)?;
         let _ = writeln!(
             log,
             "[fleet] exited {code}{}",

@@ -151,7 +151,8 @@ impl super::Drainer<'_> {
                 code,
                 timed_out,
                 stopped,
-            } => self.exited(key, code, timed_out, stopped),
+                flooded,
+            } => self.exited(key, code, timed_out, stopped, flooded),
             Event::Checked {
                 key,
                 code,
@@ -192,7 +193,7 @@ impl super::Drainer<'_> {
         }
     }
 
-    fn exited(&mut self, key: usize, code: i32, timed_out: bool, stopped: bool) {
+    fn exited(&mut self, key: usize, code: i32, timed_out: bool, stopped: bool, flooded: bool) {
         let Some(live) = self.live.get(&key) else {
             return;
         };
@@ -220,6 +221,16 @@ impl super::Drainer<'_> {
         }
         if let Err(e) = crate::failpoint::hit("drain-before-reap") {
             self.settle(key, Outcome::Crashed, e.message, false, Duration::ZERO);
+            return;
+        }
+        if flooded {
+            let max = self.ctx.config.drain.max_output_mib;
+            let why = format!(
+                "its output passed [drain] max_output_mib ({max} MiB): its group was stopped \
+                 (an agent stuck printing; the logs keep what it wrote)"
+            );
+            let wait = retry::backoff(&self.ctx.config.drain, live.run.attempt);
+            self.settle(key, Outcome::Failed, why, false, wait);
             return;
         }
         let stdout = read_capped(&live.report.stdout);

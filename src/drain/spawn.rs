@@ -282,6 +282,7 @@ impl super::Drainer<'_> {
             stdout: report.stdout.clone(),
             stderr: report.stderr.clone(),
             timeout: profile.timeout.0,
+            max_output: self.ctx.config.drain.max_output_mib.saturating_mul(1 << 20),
         };
         if let Err(e) = super::agent::start(job, self.clock.clone(), abort.clone(), self.tx.clone())
         {
