@@ -58,6 +58,7 @@ mod task_pack;
 mod verify;
 mod watchdog;
 mod worktree;
+mod worktree_fast;
 
 /// With `autotests = false` a test file nobody names as a module is never compiled, so
 /// its tests would silently stop running. Every `.rs` file and every folder holding a

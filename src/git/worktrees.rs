@@ -213,12 +213,100 @@ impl Repo {
         })
     }
 
-    /// Add a linked worktree at `path` on the existing local branch `branch`.
+    /// Add a linked worktree at `path` on the existing local branch `branch`, its files
+    /// checked out.
+    ///
+    /// In process, not gix's add, for two reasons. A kill: gix creates the record and
+    /// writes its HEAD afterwards, so a kill in between leaves a worktree git lists with
+    /// the null id as HEAD. Here the record (HEAD naming the branch, locked
+    /// `initializing`) is written whole beside `worktrees/` and renamed into place, as
+    /// [`Repo::add_detached_worktree`] does; the checkout follows, and the lock goes last,
+    /// so a kill anywhere leaves either nothing git reads or a record that
+    /// [`AdminRecord::is_initializing`] and has no index (what `worktree new` redoes).
+    /// And time: gix opens every worktree of the repository as a repository to see
+    /// whether the branch is checked out there, which grows with the agents; here their
+    /// HEADs (and rebase and bisect states) are read as files.
+    ///
+    /// With `extensions.worktreeConfig` or `worktree.useRelativePaths` set, gix's add is
+    /// used: it copies the worktree config and writes relative links, which this does not.
     pub fn add_worktree(&self, path: &Path, branch: &str) -> Result<()> {
-        let name: gix::refs::FullName = format!("refs/heads/{branch}")
+        let full = format!("refs/heads/{branch}");
+        let name: gix::refs::FullName = full
+            .as_str()
             .try_into()
             .map_err(|e| Error::usage(format!("bad branch name {branch}: {e}")))?;
-        self.add_worktree_at(path, gix::worktree::add::Head::Attached(name))
+        let config = self.inner.config_snapshot();
+        let set = |key: &str| config.boolean(key).unwrap_or(false);
+        if set("extensions.worktreeConfig") || set("worktree.useRelativePaths") {
+            return self.add_worktree_at(path, gix::worktree::add::Head::Attached(name));
+        }
+        let sparse = set("core.sparseCheckout");
+        if self.ref_target(&full)?.is_none() {
+            return Err(Error::env(format!(
+                "cannot create the worktree {}: there is no branch {branch}",
+                path.display()
+            )));
+        }
+        self.refuse_occupied(path, branch, &full)?;
+        self.drop_unwritten_worktree_records();
+        let existed = path.exists();
+        let registered = self.register_worktree(path, &format!("ref: {full}\n"), true, sparse)?;
+        let checked_out = crate::failpoint::hit("worktree-add-registered")
+            .and_then(|()| checkout_new(&registered.path));
+        if let Err(e) = checked_out {
+            // Undo it all: the files, the record, the folder when this made it.
+            let _ = crate::files::remove_tree(&registered.path);
+            if existed {
+                let _ = std::fs::create_dir_all(&registered.path);
+            }
+            let _ = crate::files::remove_tree(&registered.record);
+            return Err(e);
+        }
+        let locked = registered.record.join("locked");
+        std::fs::remove_file(&locked)
+            .map_err(|e| Error::env(format!("cannot unlock {}: {e}", locked.display())))
+    }
+
+    /// Refuse to add a worktree at `path` on `branch` when the branch is checked out in
+    /// a worktree, a rebase or bisect there holds it, or `path` is registered already.
+    fn refuse_occupied(&self, path: &Path, branch: &str, full: &str) -> Result<()> {
+        let cannot = |why: String| {
+            Err(Error::env(format!(
+                "cannot create the worktree {}: {why}",
+                path.display()
+            )))
+        };
+        let dest = path.canonicalize().unwrap_or_else(|_| absolute(path));
+        let main_git_dir = absolute(&self.common_dir());
+        for wt in self.worktrees()? {
+            if wt.branch.as_deref() == Some(branch) {
+                return cannot(format!(
+                    "branch {branch} is checked out at {}",
+                    wt.path.display()
+                ));
+            }
+            if wt.path == dest || wt.path.canonicalize().is_ok_and(|p| p == dest) {
+                return cannot("it is registered as a worktree already".into());
+            }
+            let git_dir = match &wt.id {
+                Some(id) => self.worktree_record(id).dir,
+                None => main_git_dir.clone(),
+            };
+            let read = |file: &str| std::fs::read_to_string(git_dir.join(file)).ok();
+            let rebasing = ["rebase-merge/head-name", "rebase-apply/head-name"]
+                .iter()
+                .filter_map(|file| read(file))
+                .any(|head| head.trim() == full);
+            let bisecting = read("BISECT_START").is_some_and(|start| start.trim() == branch);
+            if rebasing || bisecting {
+                return cannot(format!(
+                    "branch {branch} is being {} at {}",
+                    if rebasing { "rebased" } else { "bisected" },
+                    wt.path.display()
+                ));
+            }
+        }
+        Ok(())
     }
 
     /// Register a linked worktree at `path` with a detached HEAD at `commit`, its files
@@ -233,6 +321,20 @@ impl Repo {
     /// git calls prunable, which breaks nothing.
     pub fn add_detached_worktree(&self, path: &Path, commit: ObjectId) -> Result<()> {
         self.drop_unwritten_worktree_records();
+        self.register_worktree(path, &format!("{commit}\n"), false, false)
+            .map(|_| ())
+    }
+
+    /// Write a new worktree's record (`HEAD` holding `head`, `commondir`, `gitdir`,
+    /// `locked` when `initializing`, the sparse-checkout patterns when `sparse`) in a
+    /// scratch folder, rename it into `worktrees/`, then write the worktree's `.git`.
+    fn register_worktree(
+        &self,
+        path: &Path,
+        head: &str,
+        initializing: bool,
+        sparse: bool,
+    ) -> Result<Registered> {
         let io = |what: &str, at: &Path, e: std::io::Error| {
             Error::env(format!("cannot {what} {}: {e}", at.display()))
         };
@@ -267,19 +369,39 @@ impl Repo {
         let scratch = crate::state::dir(&common).join(format!("worktree-{id}.new"));
         let _ = std::fs::remove_dir_all(&scratch);
         std::fs::create_dir_all(&scratch).map_err(|e| io("create", &scratch, e))?;
+        // Paths as bytes: a folder whose name is not UTF-8 is named exactly.
+        let line = |prefix: &str, path: &Path| {
+            use std::os::unix::ffi::OsStrExt;
+            [prefix.as_bytes(), path.as_os_str().as_bytes(), b"\n"].concat()
+        };
         let dot_git = path.join(".git");
-        for (name, text) in [
-            ("HEAD", format!("{commit}\n")),
-            ("commondir", "../..\n".to_string()),
-            ("gitdir", format!("{}\n", dot_git.display())),
-        ] {
+        let mut files = vec![
+            ("HEAD", head.as_bytes().to_vec()),
+            ("commondir", b"../..\n".to_vec()),
+            ("gitdir", line("", &dot_git)),
+        ];
+        if initializing {
+            files.push(("locked", b"initializing\n".to_vec()));
+        }
+        for (name, text) in files {
             let file = scratch.join(name);
             std::fs::write(&file, text).map_err(|e| io("write", &file, e))?;
         }
+        // The patterns of the worktree this adds from, as git and gix copy them.
+        let patterns = absolute(&self.git_dir())
+            .join("info")
+            .join("sparse-checkout");
+        if sparse && patterns.is_file() {
+            let info = scratch.join("info");
+            std::fs::create_dir_all(&info).map_err(|e| io("create", &info, e))?;
+            std::fs::copy(&patterns, info.join("sparse-checkout"))
+                .map_err(|e| io("copy", &patterns, e))?;
+        }
         let record = records.join(&id);
         std::fs::rename(&scratch, &record).map_err(|e| io("register", &record, e))?;
-        std::fs::write(&dot_git, format!("gitdir: {}\n", record.display()))
-            .map_err(|e| io("write", &dot_git, e))
+        std::fs::write(&dot_git, line("gitdir: ", &record))
+            .map_err(|e| io("write", &dot_git, e))?;
+        Ok(Registered { path, record })
     }
 
     fn add_worktree_at(&self, path: &Path, head: gix::worktree::add::Head) -> Result<()> {
@@ -333,6 +455,33 @@ impl Repo {
             None => (None, ObjectId::from_hex(text.as_bytes()).ok()),
         }
     }
+}
+
+/// A worktree just registered: its folder (resolved) and its record.
+struct Registered {
+    path: PathBuf,
+    record: PathBuf,
+}
+
+/// The first checkout of the linked worktree at `path`, registered with its HEAD and no
+/// index: its files and its index, by gix (the sparse-checkout patterns of its record,
+/// attributes and filters applied).
+fn checkout_new(path: &Path) -> Result<()> {
+    let fail = |e: &dyn std::fmt::Display| {
+        Error::env(format!(
+            "cannot check out the worktree {}: {e}",
+            path.display()
+        ))
+    };
+    let repo = Repo::open(path)?;
+    let worktree = repo
+        .inner
+        .worktree()
+        .ok_or_else(|| fail(&"it opens as a bare repository"))?;
+    worktree
+        .checkout(gix::progress::Discard, &AtomicBool::new(false))
+        .map_err(|e| fail(&e))?;
+    Ok(())
 }
 
 /// The git dir a `.git` file in `checkout` names (`gitdir: X`, relative to `checkout`

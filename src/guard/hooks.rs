@@ -340,7 +340,7 @@ pub(super) fn uninstall_hook(dir: &Path, hook: &str) -> Result<HookReport> {
     }
 }
 
-pub(super) fn hook_status(dir: &Path, hook: &str) -> HookReport {
+pub(crate) fn hook_status(dir: &Path, hook: &str) -> HookReport {
     let path = dir.join(hook);
     let chained = chained_path(&path);
     let has_chained = std::fs::symlink_metadata(&chained).is_ok();

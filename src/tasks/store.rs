@@ -26,7 +26,7 @@
 use std::cell::OnceCell;
 use std::cell::{RefCell, RefMut};
 use std::collections::HashMap;
-use std::time::Duration;
+use std::time::{Duration, Instant};
 
 use super::memo::{Memo, SAVE_AFTER_CHANGES};
 use super::{Holder, Outcome, PLAN_FILE, Run, TASK_FILE, Task, TaskName, TaskState};
@@ -44,9 +44,26 @@ const ATTEMPTS: usize = 50;
 const STALE_REF_LOCK: Duration = Duration::from_secs(10);
 /// How many of the first claimable tasks a claim tries before it lists the refs again.
 const CANDIDATES: usize = 16;
+/// How long the candidates a claim listed and did not need are tried first by the
+/// next claim of the same store, before it lists the refs again. Listing 10,000 task
+/// refs is nearly all a claim costs (`cargo bench --bench tasks`); a drainer starting
+/// several agents claims several in a row. Each is checked as a listed one is (its ref
+/// still at the listed commit, that commit read from git, claimable, routed), so this
+/// can make a claim take the second best task of a moment ago (or pass over one that a
+/// route refused then and takes now), as two drainers listing at once can, but never
+/// claim a task twice.
+const LEFTOVER_FOR: Duration = Duration::from_millis(100);
+/// A claim rewrites the memo file once it has fallen this share of the queue behind
+/// (and at least [`SAVE_AFTER_CHANGES`]): a rewrite costs the whole queue, so this
+/// keeps its cost per claim the same at 10,000 tasks as at 100.
+const SAVE_SHARE: usize = 16;
 /// How often a failed fetch of a remote queue is tried again (four drainers of one
 /// clone on a loaded machine lost five tries in a row).
 const FETCH_TRIES: usize = 12;
+
+/// Claim candidates, best first, as a listing chose them: each task's name and the
+/// commit its ref named; and when they were listed.
+type Listed = (Instant, Vec<(String, ObjectId)>);
 
 /// A task just claimed, and its new run.
 #[derive(Clone, Debug, serde::Serialize)]
@@ -61,6 +78,9 @@ pub struct Store<'a> {
     queue: &'a Queue,
     /// Loaded on first use; see [`super::memo`].
     memo: RefCell<Option<Memo>>,
+    /// The candidates a claim chose and did not need, with when they were listed: the
+    /// next claim within [`LEFTOVER_FOR`] tries them before listing again.
+    leftover: RefCell<Option<Listed>>,
 }
 
 impl<'a> Store<'a> {
@@ -69,6 +89,7 @@ impl<'a> Store<'a> {
             ctx,
             queue,
             memo: RefCell::new(None),
+            leftover: RefCell::new(None),
         }
     }
 
@@ -117,10 +138,11 @@ impl<'a> Store<'a> {
     /// no ref names and its file is rewritten (so it stays bounded in memory too).
     fn with_entries<T>(
         &self,
-        save_after: usize,
+        save_after: impl Fn(usize) -> usize,
         f: impl FnOnce(&[(ObjectId, &Task)]) -> T,
     ) -> Result<T> {
         let refs = self.ctx.repo.ref_ids_under(&self.prefix())?;
+        let save_after = save_after(refs.len());
         let mut memo = self.memo();
         for (full, commit) in &refs {
             if memo.get(commit).is_none() {
@@ -141,9 +163,10 @@ impl<'a> Store<'a> {
 
     /// Every task, in queue order (state, higher priority first, older first).
     pub fn list(&self) -> Result<Vec<Task>> {
-        let mut tasks: Vec<Task> = self.with_entries(1, |entries| {
-            entries.iter().map(|(_, t)| (*t).clone()).collect()
-        })?;
+        let mut tasks: Vec<Task> = self.with_entries(
+            |_| 1,
+            |entries| entries.iter().map(|(_, t)| (*t).clone()).collect(),
+        )?;
         tasks.sort_by(Task::queue_order);
         Ok(tasks)
     }
@@ -380,45 +403,57 @@ impl<'a> Store<'a> {
         lease: Duration,
         route: &dyn Fn(&Task) -> Option<Option<String>>,
     ) -> Result<Option<Claimed>> {
+        // Only a listing can say there is nothing to claim.
+        let fresh =
+            |(at, left): &(Instant, Vec<_>)| at.elapsed() < LEFTOVER_FOR && !left.is_empty();
+        let mut leftover = self.leftover.take().filter(fresh);
         for _ in 0..ATTEMPTS {
             let landed = Landed::new(self);
+            let listed_at = Instant::now();
+            let save_after = |refs: usize| SAVE_AFTER_CHANGES.max(refs / SAVE_SHARE);
             // Chosen from the memo: only the refs are read here.
-            let candidates: Vec<(String, ObjectId)> =
-                self.with_entries(SAVE_AFTER_CHANGES, |entries| {
-                    let succeeded: HashMap<&str, &Task> = entries
-                        .iter()
-                        .filter(|(_, t)| t.state == TaskState::Succeeded)
-                        .map(|(_, t)| (t.name.as_str(), *t))
-                        .collect();
-                    let mut candidates: Vec<&(ObjectId, &Task)> = entries
-                        .iter()
-                        .filter(|(_, t)| {
-                            claimable(t, now)
-                                && t.after.iter().all(|a| {
-                                    succeeded.get(a.as_str()).is_some_and(|dep| landed.of(dep))
-                                })
-                                && route(t).is_some()
-                        })
-                        .collect();
-                    // Only the first few are needed: a claimer that loses them all
-                    // lists the refs again.
-                    let order = |a: &&(ObjectId, &Task), b: &&(ObjectId, &Task)| {
-                        Task::queue_order(a.1, b.1)
-                    };
-                    if candidates.len() > CANDIDATES {
-                        candidates.select_nth_unstable_by(CANDIDATES, order);
-                        candidates.truncate(CANDIDATES);
-                    }
-                    candidates.sort_by(order);
-                    candidates
-                        .into_iter()
-                        .map(|(id, t)| (t.name.clone(), *id))
-                        .collect()
-                })?;
+            let (listed_at, candidates): Listed = match leftover.take() {
+                Some(left) => left,
+                None => (
+                    listed_at,
+                    self.with_entries(save_after, |entries| {
+                        let succeeded: HashMap<&str, &Task> = entries
+                            .iter()
+                            .filter(|(_, t)| t.state == TaskState::Succeeded)
+                            .map(|(_, t)| (t.name.as_str(), *t))
+                            .collect();
+                        let mut candidates: Vec<&(ObjectId, &Task)> = entries
+                            .iter()
+                            .filter(|(_, t)| {
+                                claimable(t, now)
+                                    && t.after.iter().all(|a| {
+                                        succeeded.get(a.as_str()).is_some_and(|dep| landed.of(dep))
+                                    })
+                                    && route(t).is_some()
+                            })
+                            .collect();
+                        // Only the first few are needed: a claimer that loses them all
+                        // lists the refs again.
+                        let order = |a: &&(ObjectId, &Task), b: &&(ObjectId, &Task)| {
+                            Task::queue_order(a.1, b.1)
+                        };
+                        if candidates.len() > CANDIDATES {
+                            candidates.select_nth_unstable_by(CANDIDATES, order);
+                            candidates.truncate(CANDIDATES);
+                        }
+                        candidates.sort_by(order);
+                        candidates
+                            .into_iter()
+                            .map(|(id, t)| (t.name.clone(), *id))
+                            .collect()
+                    })?,
+                ),
+            };
             if candidates.is_empty() {
                 return Ok(None);
             }
-            for (name, old) in candidates {
+            let mut candidates = candidates.into_iter();
+            while let Some((name, old)) = candidates.next() {
                 let name = TaskName::parse(&name)?;
                 let full = self.read_ref(name.as_str());
                 if self.ctx.repo.ref_target(&full)? != Some(old) {
@@ -451,6 +486,7 @@ impl<'a> Store<'a> {
                 let new = self.write_on(&next, old, &what)?;
                 if self.swap(&name, Some(old), new, &what)? {
                     self.memo().insert(new, next.clone());
+                    *self.leftover.borrow_mut() = Some((listed_at, candidates.collect()));
                     return Ok(Some(Claimed { task: next, run }));
                 }
                 if self.queue.remote().is_some() {
