@@ -492,7 +492,8 @@ fn check_call(file: &File, call: Node) -> Option<syntax::Raw> {
     let program = string_value(file, *args.get(skip)?, 0)?;
     let agent = match file.rules.agent(&program) {
         Some(agent) => agent.to_string(),
-        None => shell_agent(file, &program, &args[skip + 1..])?,
+        None => shell_agent(file, &program, &args[skip + 1..])
+            .or_else(|| env_agent(file, &program, &args[skip + 1..]))?,
     };
     if in_helper(file, call) {
         return None;
@@ -560,13 +561,28 @@ fn shell_agent(file: &File, program: &str, rest: &[Node]) -> Option<String> {
         return None;
     }
     let values: Vec<Option<String>> = rest.iter().map(|n| string_value(file, *n, 0)).collect();
-    let at = values.iter().position(|v| v.as_deref() == Some("-c"))?;
+    let at = values
+        .iter()
+        .position(|v| v.as_deref().is_some_and(super::shell::is_script_flag))?;
     let script = values.get(at + 1)?.as_deref()?;
     // Each command of the string: `cd /work && claude -p ...` starts claude too.
     script
         .split(['&', '|', ';', '\n'])
         .find_map(|command| file.rules.agent(first_words(command).first()?))
         .map(str::to_string)
+}
+
+/// `exec.Command("/usr/bin/env", "claude", ...)`: the agent `env` runs (after its
+/// options and `VAR=value` assignments).
+fn env_agent(file: &File, program: &str, rest: &[Node]) -> Option<String> {
+    if program.rsplit('/').next() != Some("env") {
+        return None;
+    }
+    let word = rest.iter().map(|n| string_value(file, *n, 0)).find(|v| {
+        v.as_deref()
+            .is_none_or(|w| !w.starts_with('-') && !w.contains('='))
+    })??;
+    file.rules.agent(&word).map(str::to_string)
 }
 
 /// Is the call inside an approved helper (`<module>.<function>`)?

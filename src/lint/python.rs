@@ -235,7 +235,10 @@ fn check_call(file: &File, call: Node) -> Option<syntax::Raw> {
     if program == "fleet" && words.get(1).map(String::as_str) == Some("run") {
         return None;
     }
-    let agent = file.rules.agent(program)?.to_string();
+    let agent = match file.rules.agent(program) {
+        Some(agent) => agent.to_string(),
+        None => wrapped_agent(file, program, program_arg, &local)?,
+    };
     if let Some(f) = function
         && let Some(fname) = f.child_by_field_name("name")
         && file
@@ -318,6 +321,46 @@ fn check_call(file: &File, call: Node) -> Option<syntax::Raw> {
         }
     };
     Some(raw_at(callee, file.src, message, help))
+}
+
+/// The agent an argument list runs through a wrapper program: a shell's `-c` script
+/// (`["bash", "-lc", "claude -p hi"]`) or `/usr/bin/env` (`["env", "claude", "-p"]`).
+fn wrapped_agent(file: &File, program: &str, argv: Node, local: &Scope) -> Option<String> {
+    let name = program.rsplit('/').next().unwrap_or(program);
+    let shell = file.rules.shell.shells.iter().any(|s| s == name);
+    if !shell && name != "env" {
+        return None;
+    }
+    let list = match argv.kind() {
+        "identifier" => local
+            .get(text(argv, file.src))
+            .or_else(|| file.module_scope.get(text(argv, file.src)))?
+            .iter()
+            .rev()
+            .find(|v| matches!(v.kind(), "list" | "tuple"))
+            .copied()?,
+        "list" | "tuple" => argv,
+        _ => return None,
+    };
+    let mut cursor = list.walk();
+    let items: Vec<Option<String>> = list
+        .named_children(&mut cursor)
+        .filter(|n| n.kind() != "comment")
+        .skip(1)
+        .map(|n| string_value(file, n, local, 1))
+        .collect();
+    if shell {
+        let at = items
+            .iter()
+            .position(|v| v.as_deref().is_some_and(super::shell::is_script_flag))?;
+        return super::shell::script_agent(items.get(at + 1)?.as_deref()?, file.rules);
+    }
+    // `env [-i] [VAR=value]... claude`
+    let word = items
+        .iter()
+        .map(|v| v.as_deref())
+        .find(|v| v.is_none_or(|w| !w.starts_with('-') && !w.contains('=')))??;
+    file.rules.agent(word).map(str::to_string)
 }
 
 /// How the module ends a spawn's process group, the best it shows.
@@ -568,37 +611,19 @@ fn program_words(file: &File, node: Node, local: &Scope, depth: usize) -> Vec<St
         return Vec::new();
     }
     let src = file.src;
+    // A string expression's own text (a name is followed below, through each of its
+    // assignments).
+    if node.kind() != "identifier"
+        && let Some(value) = string_value(file, node, local, depth)
+    {
+        return first_words(&value);
+    }
     match node.kind() {
-        "string" => string_words(file, node, local, depth),
-        "concatenated_string" => node
-            .named_child(0)
+        // `[AGENT] + args`: the list on the left.
+        "binary_operator" => node
+            .child_by_field_name("left")
             .map(|n| program_words(file, n, local, depth + 1))
             .unwrap_or_default(),
-        "binary_operator" => {
-            let left = node
-                .child_by_field_name("left")
-                .map(|n| program_words(file, n, local, depth + 1))
-                .unwrap_or_default();
-            let operator = node
-                .child_by_field_name("operator")
-                .map(|o| text(o, src))
-                .unwrap_or("");
-            // `"%s -p" % AGENT`, `"%s -p %s" % (AGENT, x)`: the first value is the program.
-            if operator == "%" && left.first().is_some_and(|w| w.starts_with("%s")) {
-                let Some(right) = node.child_by_field_name("right") else {
-                    return Vec::new();
-                };
-                let value = if right.kind() == "tuple" {
-                    right.named_child(0)
-                } else {
-                    Some(right)
-                };
-                return value
-                    .map(|v| program_words(file, v, local, depth + 1))
-                    .unwrap_or_default();
-            }
-            left
-        }
         "list" | "tuple" => {
             let mut cursor = node.walk();
             let items: Vec<Node> = node.named_children(&mut cursor).collect();
@@ -813,22 +838,142 @@ fn pick_agent(file: &File, candidates: Vec<Vec<String>>) -> Vec<String> {
     syntax::pick_agent(candidates, file.rules)
 }
 
-/// Words of a string literal; an f-string's leading `{NAME}` is followed.
-fn string_words(file: &File, node: Node, local: &Scope, depth: usize) -> Vec<String> {
-    let mut cursor = node.walk();
-    for part in node.named_children(&mut cursor) {
-        match part.kind() {
-            "string_content" => return first_words(text(part, file.src)),
-            "interpolation" => {
-                return part
-                    .named_child(0)
-                    .map(|n| program_words(file, n, local, depth + 1))
-                    .unwrap_or_default();
+/// The longest string [`string_value`] builds: enough for any command line, and a bound
+/// on constants that repeat each other.
+const MAX_VALUE: usize = 4096;
+
+/// The text a string expression makes, with literal text around its constants
+/// (`f"{BIN_DIR}/codex"`, `"%s/claude" % BIN_DIR`, `BIN_DIR + "/claude"`): string
+/// literals and f-strings, `+` and `%` of them, and names bound to them. A part out of
+/// reach (an argument, a call) is `{}`, so literal text after it still names the
+/// program (`f"{home}/bin/claude"` runs `claude`). `None` when the node is not a string
+/// expression (a list, a call).
+fn string_value(file: &File, node: Node, local: &Scope, depth: usize) -> Option<String> {
+    if depth > 6 {
+        return None;
+    }
+    let src = file.src;
+    let value = match node.kind() {
+        "string" => {
+            let mut out = String::new();
+            let mut cursor = node.walk();
+            for part in node.named_children(&mut cursor) {
+                match part.kind() {
+                    "string_content" | "escape_sequence" => out.push_str(text(part, src)),
+                    "interpolation" => {
+                        out.push_str(&part_value(file, part.named_child(0), local, depth))
+                    }
+                    _ => {}
+                }
             }
-            _ => {}
+            out
+        }
+        "concatenated_string" => {
+            let mut cursor = node.walk();
+            let parts: Vec<Node> = node.named_children(&mut cursor).collect();
+            parts
+                .into_iter()
+                .map(|p| part_value(file, Some(p), local, depth))
+                .collect()
+        }
+        "parenthesized_expression" => {
+            return string_value(file, node.named_child(0)?, local, depth + 1);
+        }
+        "identifier" => {
+            let name = text(node, src);
+            let candidates = local.get(name).or_else(|| file.module_scope.get(name))?;
+            // Any assignment that makes it an agent counts, the latest first.
+            let values: Vec<String> = candidates
+                .iter()
+                .rev()
+                .filter_map(|v| string_value(file, *v, local, depth + 1))
+                .collect();
+            let agent = values.iter().position(|v| {
+                first_words(v)
+                    .first()
+                    .is_some_and(|p| file.rules.agent(p).is_some())
+            });
+            values.into_iter().nth(agent.unwrap_or(0))?
+        }
+        "binary_operator" => {
+            let (left, right) = (
+                node.child_by_field_name("left")?,
+                node.child_by_field_name("right")?,
+            );
+            match node.child_by_field_name("operator").map(|o| text(o, src)) {
+                // `BIN_DIR + "/claude"`: one side a string is enough (not lists).
+                Some("+") => {
+                    let (l, r) = (
+                        string_value(file, left, local, depth + 1),
+                        string_value(file, right, local, depth + 1),
+                    );
+                    if l.is_none() && r.is_none() || [left, right].iter().any(|n| is_list(*n)) {
+                        return None;
+                    }
+                    l.unwrap_or_else(|| "{}".into()) + &r.unwrap_or_else(|| "{}".into())
+                }
+                // `"%s/claude" % BIN_DIR`, `"%s -p %s" % (AGENT, x)`: each `%s` in turn.
+                Some("%") => {
+                    let template = string_value(file, left, local, depth + 1)?;
+                    let values: Vec<Node> = if right.kind() == "tuple" {
+                        let mut cursor = right.walk();
+                        right.named_children(&mut cursor).collect()
+                    } else {
+                        vec![right]
+                    };
+                    percent(&template, |i| {
+                        part_value(file, values.get(i).copied(), local, depth)
+                    })
+                }
+                _ => return None,
+            }
+        }
+        _ => return None,
+    };
+    Some(value.chars().take(MAX_VALUE).collect())
+}
+
+/// One interpolated part of a string: its text when it is a string expression, else the
+/// first words of the command it stands for, else `{}`.
+fn part_value(file: &File, node: Option<Node>, local: &Scope, depth: usize) -> String {
+    let Some(node) = node else {
+        return "{}".into();
+    };
+    if let Some(value) = string_value(file, node, local, depth + 1) {
+        return value;
+    }
+    let words = program_words(file, node, local, depth + 1);
+    if words.is_empty() {
+        "{}".into()
+    } else {
+        words.join(" ")
+    }
+}
+
+fn is_list(node: Node) -> bool {
+    matches!(node.kind(), "list" | "tuple" | "list_comprehension")
+}
+
+/// A `%` template filled in: `%s`, `%r`, `%d` take the next value, `%%` is `%`.
+fn percent(template: &str, mut value: impl FnMut(usize) -> String) -> String {
+    let mut out = String::new();
+    let mut next = 0;
+    let mut chars = template.chars().peekable();
+    while let Some(c) = chars.next() {
+        match (c, chars.peek()) {
+            ('%', Some('%')) => {
+                chars.next();
+                out.push('%');
+            }
+            ('%', Some('s' | 'r' | 'd' | 'i')) => {
+                chars.next();
+                out.push_str(&value(next));
+                next += 1;
+            }
+            _ => out.push(c),
         }
     }
-    Vec::new()
+    out
 }
 
 /// Does the call start a new session or group (`start_new_session=True`,
@@ -901,6 +1046,13 @@ fn is_cleanup(file: &File, keyword: &str, value: &str) -> bool {
     if value.trim() == "None" {
         return false;
     }
+    // `preexec_fn=lambda: os.setsid()` calls what `preexec_fn=os.setsid` names.
+    let value = value
+        .trim()
+        .strip_prefix("lambda")
+        .and_then(|v| v.trim_start().strip_prefix(':'))
+        .and_then(|v| v.trim().strip_suffix("()"))
+        .unwrap_or(value);
     // `preexec_fn=o.setsid` after `import os as o`.
     let resolved = syntax::resolve_dotted(value.trim(), &file.aliases);
     let value = resolved.as_str();
