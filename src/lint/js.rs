@@ -5,6 +5,7 @@
 //! tree-sitter; `require` and `import` under any name, and programs in `const`s
 //! (template literals, array spreads, `CMD[0]`, object properties), are followed.
 
+use std::cell::Cell;
 use std::collections::HashMap;
 
 use tree_sitter::Node;
@@ -32,6 +33,10 @@ struct File<'t, 's> {
     group_kills: Vec<Node<'t>>,
     /// Functions and methods by name (`function f`, `const f = () => ...`, `f() {}`).
     functions: HashMap<String, Vec<Node<'t>>>,
+    /// Evaluation steps left for the spawn being checked ([`STEPS`] each): constants that
+    /// repeat each other (`X = f"{X}{X}"`, again and again) are given up on, not followed
+    /// for ever.
+    steps: Cell<usize>,
 }
 
 pub fn check(src: &str, path: &str, rules: &Rules, dialect: Dialect) -> Checked {
@@ -53,6 +58,7 @@ pub fn check(src: &str, path: &str, rules: &Rules, dialect: Dialect) -> Checked 
         values: HashMap::new(),
         group_kills: Vec::new(),
         functions: HashMap::new(),
+        steps: Cell::new(STEPS),
     };
     collect(root, &mut file);
     let mut findings = Vec::new();
@@ -367,6 +373,7 @@ fn check_call(file: &File, call: Node) -> Option<syntax::Raw> {
     } else {
         return None;
     };
+    file.steps.set(STEPS);
     let words = if args.kind() == "template_string" {
         // execa`claude -p ${x}`
         template_words(file, args)
@@ -734,7 +741,7 @@ fn resolve(file: &File, callee: Node) -> String {
 }
 
 fn program_words(file: &File, node: Node, depth: usize) -> Vec<String> {
-    if depth > 6 {
+    if depth > 6 || !step(file) {
         return Vec::new();
     }
     let src = file.src;
@@ -914,6 +921,19 @@ fn template_words(file: &File, node: Node) -> Vec<String> {
         .unwrap_or_default()
 }
 
+/// A part of a string out of reach: no word, no path, never an agent.
+const UNKNOWN: &str = "\u{0}";
+
+/// How many values one spawn's program may be built from (see `File::steps`).
+const STEPS: usize = 4096;
+
+/// One step of evaluation, if any are left.
+fn step(file: &File) -> bool {
+    let left = file.steps.get();
+    file.steps.set(left.saturating_sub(1));
+    left > 0
+}
+
 /// The longest string [`string_value`] builds: enough for any command line, and a bound
 /// on constants that repeat each other.
 const MAX_VALUE: usize = 4096;
@@ -921,10 +941,10 @@ const MAX_VALUE: usize = 4096;
 /// The text a string expression makes, with literal text around its constants
 /// (`` `${BIN_DIR}/claude` ``, `BIN_DIR + '/claude'`): string and template literals,
 /// `+` of them, names and `const` object properties bound to them. A part out of reach
-/// (an argument, a call) is `{}`, so literal text after it still names the program.
+/// (an argument, a call) is [`UNKNOWN`], so literal text after it still names the program.
 /// `None` when the node is not a string expression (an array, a call).
 fn string_value(file: &File, node: Node, depth: usize) -> Option<String> {
-    if depth > 6 {
+    if depth > 6 || !step(file) {
         return None;
     }
     let src = file.src;
@@ -986,7 +1006,7 @@ fn string_value(file: &File, node: Node, depth: usize) -> Option<String> {
             if l.is_none() && r.is_none() {
                 return None;
             }
-            l.unwrap_or_else(|| "{}".into()) + &r.unwrap_or_else(|| "{}".into())
+            l.unwrap_or_else(|| UNKNOWN.into()) + &r.unwrap_or_else(|| UNKNOWN.into())
         }
         "parenthesized_expression"
         | "as_expression"
@@ -998,17 +1018,17 @@ fn string_value(file: &File, node: Node, depth: usize) -> Option<String> {
 }
 
 /// One `${...}` of a template: its text when it is a string expression, else the first
-/// words of the command it stands for, else `{}`.
+/// words of the command it stands for, else [`UNKNOWN`].
 fn part_value(file: &File, node: Option<Node>, depth: usize) -> String {
     let Some(node) = node else {
-        return "{}".into();
+        return UNKNOWN.into();
     };
     if let Some(value) = string_value(file, node, depth + 1) {
         return value;
     }
     let words = program_words(file, node, depth + 1);
     if words.is_empty() {
-        "{}".into()
+        UNKNOWN.into()
     } else {
         words.join(" ")
     }

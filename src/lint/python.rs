@@ -6,6 +6,7 @@
 //! passes only with a group kill in reach ([`group_ending`]); dynamic values (arguments,
 //! `sys.argv`, files) are out of reach and not findings.
 
+use std::cell::Cell;
 use std::collections::HashMap;
 
 use tree_sitter::Node;
@@ -26,6 +27,10 @@ struct File<'t, 's> {
     functions: HashMap<String, Vec<Node<'t>>>,
     /// The module's dotted path (`pkg/tool.py` -> `pkg.tool`), for helper names.
     module: String,
+    /// Evaluation steps left for the spawn being checked ([`STEPS`] each): constants that
+    /// repeat each other (`X = f"{X}{X}"`, again and again) are given up on, not followed
+    /// for ever.
+    steps: Cell<usize>,
 }
 
 pub fn check(src: &str, path: &str, rules: &Rules) -> Checked {
@@ -41,6 +46,7 @@ pub fn check(src: &str, path: &str, rules: &Rules) -> Checked {
         module_scope: Scope::new(),
         functions: HashMap::new(),
         module: module_path(path),
+        steps: Cell::new(STEPS),
     };
     collect_imports(root, &mut file);
     syntax::walk(root, &mut |node| {
@@ -229,6 +235,7 @@ fn check_call(file: &File, call: Node) -> Option<syntax::Raw> {
     {
         collect_assignments(body, file.src, &mut local);
     }
+    file.steps.set(STEPS);
     let program_arg = program_argument(file, args)?;
     let words = program_words(file, program_arg, &local, 0);
     let program = words.first()?;
@@ -607,7 +614,7 @@ fn program_argument<'t>(file: &File, args: Node<'t>) -> Option<Node<'t>> {
 /// The first words of the command a value stands for (program first), following
 /// variables, lists, f-strings, concatenation, `which` and environment defaults.
 fn program_words(file: &File, node: Node, local: &Scope, depth: usize) -> Vec<String> {
-    if depth > 6 {
+    if depth > 6 || !step(file) {
         return Vec::new();
     }
     let src = file.src;
@@ -838,6 +845,19 @@ fn pick_agent(file: &File, candidates: Vec<Vec<String>>) -> Vec<String> {
     syntax::pick_agent(candidates, file.rules)
 }
 
+/// A part of a string out of reach: no word, no path, never an agent.
+const UNKNOWN: &str = "\u{0}";
+
+/// How many values one spawn's program may be built from (see `File::steps`).
+const STEPS: usize = 4096;
+
+/// One step of evaluation, if any are left.
+fn step(file: &File) -> bool {
+    let left = file.steps.get();
+    file.steps.set(left.saturating_sub(1));
+    left > 0
+}
+
 /// The longest string [`string_value`] builds: enough for any command line, and a bound
 /// on constants that repeat each other.
 const MAX_VALUE: usize = 4096;
@@ -845,11 +865,11 @@ const MAX_VALUE: usize = 4096;
 /// The text a string expression makes, with literal text around its constants
 /// (`f"{BIN_DIR}/codex"`, `"%s/claude" % BIN_DIR`, `BIN_DIR + "/claude"`): string
 /// literals and f-strings, `+` and `%` of them, and names bound to them. A part out of
-/// reach (an argument, a call) is `{}`, so literal text after it still names the
+/// reach (an argument, a call) is [`UNKNOWN`], so literal text after it still names the
 /// program (`f"{home}/bin/claude"` runs `claude`). `None` when the node is not a string
 /// expression (a list, a call).
 fn string_value(file: &File, node: Node, local: &Scope, depth: usize) -> Option<String> {
-    if depth > 6 {
+    if depth > 6 || !step(file) {
         return None;
     }
     let src = file.src;
@@ -910,7 +930,7 @@ fn string_value(file: &File, node: Node, local: &Scope, depth: usize) -> Option<
                     if l.is_none() && r.is_none() || [left, right].iter().any(|n| is_list(*n)) {
                         return None;
                     }
-                    l.unwrap_or_else(|| "{}".into()) + &r.unwrap_or_else(|| "{}".into())
+                    l.unwrap_or_else(|| UNKNOWN.into()) + &r.unwrap_or_else(|| UNKNOWN.into())
                 }
                 // `"%s/claude" % BIN_DIR`, `"%s -p %s" % (AGENT, x)`: each `%s` in turn.
                 Some("%") => {
@@ -934,17 +954,17 @@ fn string_value(file: &File, node: Node, local: &Scope, depth: usize) -> Option<
 }
 
 /// One interpolated part of a string: its text when it is a string expression, else the
-/// first words of the command it stands for, else `{}`.
+/// first words of the command it stands for, else [`UNKNOWN`].
 fn part_value(file: &File, node: Option<Node>, local: &Scope, depth: usize) -> String {
     let Some(node) = node else {
-        return "{}".into();
+        return UNKNOWN.into();
     };
     if let Some(value) = string_value(file, node, local, depth + 1) {
         return value;
     }
     let words = program_words(file, node, local, depth + 1);
     if words.is_empty() {
-        "{}".into()
+        UNKNOWN.into()
     } else {
         words.join(" ")
     }
