@@ -484,10 +484,18 @@ fn wrapped_agent(file: &File, program: &str, args: Node) -> Option<String> {
         return None;
     }
     let mut cursor = args.walk();
-    let array = args
+    let given: Vec<Node> = args
         .named_children(&mut cursor)
         .filter(|n| n.kind() != "comment")
-        .nth(1)?;
+        .collect();
+    // `exec("bash -lc 'claude -p hi'")`: one command line.
+    if shell && let Some(line) = given.first().and_then(|n| string_value(file, *n, 1)) {
+        let line_agent = super::shell::script_agent(&line, file.rules);
+        if line_agent.is_some() {
+            return line_agent;
+        }
+    }
+    let array = *given.get(1)?;
     let array = match uncast(array).kind() {
         "identifier" => lookup(file, text(array, file.src), array)
             .into_iter()
@@ -949,7 +957,12 @@ fn string_value(file: &File, node: Node, depth: usize) -> Option<String> {
     }
     let src = file.src;
     let value = match node.kind() {
-        "string" => module_name(node, src),
+        // Its parts, not its text trimmed of quotes (`"bash -c 'x'"` ends in one).
+        "string" => {
+            let mut cursor = node.walk();
+            let parts: Vec<Node> = node.named_children(&mut cursor).collect();
+            parts.iter().map(|p| text(*p, src)).collect()
+        }
         "template_string" => {
             let mut out = String::new();
             let mut cursor = node.walk();

@@ -338,6 +338,10 @@ fn wrapped_agent(file: &File, program: &str, argv: Node, local: &Scope) -> Optio
     if !shell && name != "env" {
         return None;
     }
+    // `"bash -lc 'claude -p hi'"` with `shell=True` (or `os.system`): one command line.
+    if shell && let Some(line) = string_value(file, argv, local, 1) {
+        return super::shell::script_agent(&line, file.rules);
+    }
     let list = match argv.kind() {
         "identifier" => local
             .get(text(argv, file.src))

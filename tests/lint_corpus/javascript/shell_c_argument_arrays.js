@@ -1,5 +1,5 @@
 // A shell's `-c` script (and `env`) in the argument array: the script's program is the one run.
-const { spawn, execFile } = require('child_process');
+const { spawn, exec, execFile } = require('child_process');
 
 const SCRIPT = 'cd /work && codex exec --full-auto fix';
 
@@ -13,6 +13,14 @@ function bashLc(cb) {
 
 function envProgram(prompt) {
   return spawn('/usr/bin/env', ['gemini', '-p', prompt]); // expect: agent-spawn-without-group
+}
+
+function shellLine(cb) {
+  exec("bash -lc 'codex exec fix'", cb); // expect: agent-spawn-without-group
+}
+
+function shellLineNotAnAgent(cb) {
+  exec("bash -lc 'make test'", cb);
 }
 
 function bashLcGrouped() {
@@ -31,4 +39,4 @@ function timeoutSignalsItsGroup() {
   return spawn('bash', ['-c', 'timeout 600 claude -p hi']);
 }
 
-module.exports = { bashC, bashLc, envProgram, bashLcGrouped, notAnAgent, timeoutSignalsItsGroup };
+module.exports = { bashC, bashLc, envProgram, shellLine, shellLineNotAnAgent, bashLcGrouped, notAnAgent, timeoutSignalsItsGroup };

@@ -27,6 +27,14 @@ def env_with_assignment(q):
     return subprocess.Popen(["env", "NO_COLOR=1", "claude", "-p", q])  # expect: agent-spawn-without-group
 
 
+def shell_line():
+    subprocess.run("bash -lc 'claude -p hi'", shell=True)  # expect: agent-spawn-without-group
+
+
+def shell_line_not_an_agent():
+    subprocess.run("bash -lc 'make test'", shell=True)
+
+
 def bash_lc_grouped():
     p = subprocess.Popen(["bash", "-lc", "claude -p hi"], start_new_session=True)
     try:
