@@ -296,6 +296,21 @@ fn string_value(file: &File, node: Node, depth: usize) -> Option<String> {
                 let first = args.named_child(0)?;
                 return string_value(file, first, depth + 1);
             }
+            // fmt.Sprintf("%s/claude", binDir): each verb filled in turn.
+            if name.ends_with("Sprintf") {
+                let mut cursor = args.walk();
+                let given: Vec<Node> = args
+                    .named_children(&mut cursor)
+                    .filter(|n| n.kind() != "comment")
+                    .collect();
+                let template = string_value(file, *given.first()?, depth + 1)?;
+                return Some(sprintf(&template, |i| {
+                    given
+                        .get(i + 1)
+                        .and_then(|n| string_value(file, *n, depth + 1))
+                        .unwrap_or_else(|| UNKNOWN.into())
+                }));
+            }
             if !name.ends_with(".Join") {
                 return None;
             }
@@ -331,6 +346,29 @@ fn string_value(file: &File, node: Node, depth: usize) -> Option<String> {
         }
         _ => None,
     }
+}
+
+/// A `fmt.Sprintf` template filled in: `%s`, `%v`, `%q`, `%d` take the next value, `%%`
+/// is `%`.
+fn sprintf(template: &str, mut value: impl FnMut(usize) -> String) -> String {
+    let mut out = String::new();
+    let mut next = 0;
+    let mut chars = template.chars().peekable();
+    while let Some(c) = chars.next() {
+        match (c, chars.peek()) {
+            ('%', Some('%')) => {
+                chars.next();
+                out.push('%');
+            }
+            ('%', Some('s' | 'v' | 'q' | 'd')) => {
+                chars.next();
+                out.push_str(&value(next));
+                next += 1;
+            }
+            _ => out.push(c),
+        }
+    }
+    out
 }
 
 /// The elements of a slice or array literal, directly or through a name the file gives

@@ -756,7 +756,7 @@ fn program_words(file: &File, node: Node, depth: usize) -> Vec<String> {
     // A string expression's own text (`${BIN_DIR}/claude`, `BIN_DIR + '/claude'`).
     if matches!(
         node.kind(),
-        "string" | "template_string" | "binary_expression"
+        "string" | "template_string" | "binary_expression" | "call_expression"
     ) && let Some(value) = string_value(file, node, depth)
     {
         return first_words(&value);
@@ -1025,9 +1025,75 @@ fn string_value(file: &File, node: Node, depth: usize) -> Option<String> {
         | "as_expression"
         | "satisfies_expression"
         | "non_null_expression" => return string_value(file, node.named_child(0)?, depth + 1),
+        "call_expression" => path_call_value(file, node, depth)?,
         _ => return None,
     };
     Some(value.chars().take(MAX_VALUE).collect())
+}
+
+/// The path a call builds: `path.join(BIN_DIR, 'claude')` (`resolve`, `normalize`, the
+/// `posix` forms), `String(...)`, `CMD.join(' ')` of an array, `.trim()`/`.toString()`.
+fn path_call_value(file: &File, call: Node, depth: usize) -> Option<String> {
+    let src = file.src;
+    let callee = call.child_by_field_name("function")?;
+    let args = call.child_by_field_name("arguments")?;
+    let mut cursor = args.walk();
+    let given: Vec<Node> = args
+        .named_children(&mut cursor)
+        .filter(|n| n.kind() != "comment")
+        .collect();
+    let joined = |parts: &[Node], sep: &str| {
+        parts
+            .iter()
+            .map(|n| string_value(file, *n, depth + 1).unwrap_or_else(|| UNKNOWN.into()))
+            .collect::<Vec<_>>()
+            .join(sep)
+    };
+    let name: String = text(callee, src).split_whitespace().collect();
+    let name = name
+        .strip_prefix("path.posix.")
+        .or(name.strip_prefix("path."));
+    match name {
+        Some("join" | "resolve" | "normalize") => return Some(joined(&given, "/")),
+        _ if text(callee, src) == "String" => {
+            return string_value(file, *given.first()?, depth + 1);
+        }
+        _ => {}
+    }
+    if callee.kind() != "member_expression" {
+        return None;
+    }
+    let object = callee.child_by_field_name("object")?;
+    match text(callee.child_by_field_name("property")?, src) {
+        // `CMD.join(' ')`, `[AGENT, '-p'].join(' ')`: the items, joined.
+        "join" => {
+            let sep = match given.first() {
+                Some(s) => string_value(file, *s, depth + 1)?,
+                None => ",".into(),
+            };
+            let array = match uncast(object).kind() {
+                "array" => uncast(object),
+                "identifier" => lookup(file, text(object, src), object)
+                    .into_iter()
+                    .rev()
+                    .map(uncast)
+                    .find(|v| v.kind() == "array")?,
+                _ => return None,
+            };
+            let mut cursor = array.walk();
+            let items: Vec<Node> = array
+                .named_children(&mut cursor)
+                .filter(|n| n.kind() != "comment")
+                .collect();
+            // `[...BASE, x].join(' ')`: a spread is out of reach here.
+            if items.iter().any(|n| n.kind() == "spread_element") {
+                return None;
+            }
+            Some(joined(&items, &sep))
+        }
+        "trim" | "toString" if given.is_empty() => string_value(file, object, depth + 1),
+        _ => None,
+    }
 }
 
 /// One `${...}` of a template: its text when it is a string expression, else the first

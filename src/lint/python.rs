@@ -925,8 +925,9 @@ fn string_value(file: &File, node: Node, local: &Scope, depth: usize) -> Option<
                 node.child_by_field_name("right")?,
             );
             match node.child_by_field_name("operator").map(|o| text(o, src)) {
-                // `BIN_DIR + "/claude"`: one side a string is enough (not lists).
-                Some("+") => {
+                // `BIN_DIR + "/claude"`, `Path(BIN_DIR) / "claude"`: one side a string is
+                // enough (not lists).
+                Some(op @ ("+" | "/")) => {
                     let (l, r) = (
                         string_value(file, left, local, depth + 1),
                         string_value(file, right, local, depth + 1),
@@ -934,7 +935,8 @@ fn string_value(file: &File, node: Node, local: &Scope, depth: usize) -> Option<
                     if l.is_none() && r.is_none() || [left, right].iter().any(|n| is_list(*n)) {
                         return None;
                     }
-                    l.unwrap_or_else(|| UNKNOWN.into()) + &r.unwrap_or_else(|| UNKNOWN.into())
+                    let sep = if op == "/" { "/" } else { "" };
+                    l.unwrap_or_else(|| UNKNOWN.into()) + sep + &r.unwrap_or_else(|| UNKNOWN.into())
                 }
                 // `"%s/claude" % BIN_DIR`, `"%s -p %s" % (AGENT, x)`: each `%s` in turn.
                 Some("%") => {
@@ -952,9 +954,70 @@ fn string_value(file: &File, node: Node, local: &Scope, depth: usize) -> Option<
                 _ => return None,
             }
         }
+        "call" => path_call_value(file, node, local, depth)?,
         _ => return None,
     };
     Some(value.chars().take(MAX_VALUE).collect())
+}
+
+/// The path a call builds: `os.path.join(BIN_DIR, "claude")`, `"/".join([...])`,
+/// `str(...)`, `Path(...)`, `os.path.expanduser(...)` and `Path(...).resolve()`.
+fn path_call_value(file: &File, call: Node, local: &Scope, depth: usize) -> Option<String> {
+    let src = file.src;
+    let callee = call.child_by_field_name("function")?;
+    let args = call.child_by_field_name("arguments")?;
+    let mut cursor = args.walk();
+    let positional: Vec<Node> = args
+        .named_children(&mut cursor)
+        .filter(|c| !matches!(c.kind(), "keyword_argument" | "comment"))
+        .collect();
+    let joined = |parts: &[Node], sep: &str| {
+        parts
+            .iter()
+            .map(|n| string_value(file, *n, local, depth + 1).unwrap_or_else(|| UNKNOWN.into()))
+            .collect::<Vec<_>>()
+            .join(sep)
+    };
+    let name = resolve_callee(file, callee);
+    match name.as_str() {
+        "os.path.join" | "posixpath.join" => return Some(joined(&positional, "/")),
+        "str" | "os.fspath" | "pathlib.Path" | "Path" | "pathlib.PurePath" | "PurePath"
+        | "os.path.expanduser" | "os.path.expandvars" | "os.path.abspath" | "os.path.realpath"
+        | "os.path.normpath" => {
+            return string_value(file, *positional.first()?, local, depth + 1);
+        }
+        _ => {}
+    }
+    if callee.kind() != "attribute" {
+        return None;
+    }
+    let object = callee.child_by_field_name("object")?;
+    match text(callee.child_by_field_name("attribute")?, src) {
+        // `"/".join([BIN_DIR, "claude"])`, `" ".join(CMD)`: the items, joined.
+        "join" if object.kind() == "string" => {
+            let sep = string_value(file, object, local, depth + 1)?;
+            let mut list = *positional.first()?;
+            if list.kind() == "identifier" {
+                let name = text(list, src);
+                list = *local
+                    .get(name)
+                    .or_else(|| file.module_scope.get(name))?
+                    .iter()
+                    .rev()
+                    .find(|v| matches!(v.kind(), "list" | "tuple"))?;
+            }
+            if !matches!(list.kind(), "list" | "tuple") {
+                return None;
+            }
+            let mut cursor = list.walk();
+            let items: Vec<Node> = list.named_children(&mut cursor).collect();
+            Some(joined(&items, &sep))
+        }
+        "resolve" | "absolute" | "expanduser" | "as_posix" | "strip" if positional.is_empty() => {
+            string_value(file, object, local, depth + 1)
+        }
+        _ => None,
+    }
 }
 
 /// One interpolated part of a string: its text when it is a string expression, else the
