@@ -3,7 +3,9 @@
 //! Compliant: `detached: true` in the options and a group kill (`process.kill(-pid, …)`)
 //! in reach of the spawn ([`group_ending`]), or an approved helper. Parsed with
 //! tree-sitter; `require` and `import` under any name, and programs in `const`s
-//! (template literals, array spreads, `CMD[0]`, object properties), are followed.
+//! (template literals and `+` with literal text around them, `path.join`, array
+//! spreads, `CMD[0]`, object properties, through `as const`/`satisfies`), and
+//! `bash -c`/`env` argument arrays, are followed.
 
 use std::cell::Cell;
 use std::collections::HashMap;
@@ -950,7 +952,7 @@ const MAX_VALUE: usize = 4096;
 /// (`` `${BIN_DIR}/claude` ``, `BIN_DIR + '/claude'`): string and template literals,
 /// `+` of them, names and `const` object properties bound to them. A part out of reach
 /// (an argument, a call) is [`UNKNOWN`], so literal text after it still names the program.
-/// `None` when the node is not a string expression (an array, a call).
+/// `None` when the node is not a string expression (an array, most calls).
 fn string_value(file: &File, node: Node, depth: usize) -> Option<String> {
     if depth > 6 || !step(file) {
         return None;
@@ -1121,8 +1123,7 @@ fn uncast(mut node: Node) -> Node {
             "as_expression"
             | "satisfies_expression"
             | "non_null_expression"
-            | "parenthesized_expression"
-            | "type_assertion" => match node.named_child(0) {
+            | "parenthesized_expression" => match node.named_child(0) {
                 Some(inner) => node = inner,
                 None => break,
             },

@@ -1,8 +1,10 @@
 //! Python: `subprocess`, `asyncio`, `os` and `pexpect` spawns of an agent CLI, parsed
 //! with tree-sitter. Imports under another name, programs held in variables or
 //! constants (module level or the same function), `shutil.which` look-ups, environment
-//! defaults, lists (built up with `append`/`extend`/`+=` too), f-strings, `%` and
-//! `.format`, `shlex.split` and `shell=True` strings are all followed. A new session
+//! defaults, lists (built up with `append`/`extend`/`+=` too), f-strings, `%`, `+` and
+//! `.format` (with literal text around the constant: `f"{BIN_DIR}/codex"`), path
+//! helpers (`os.path.join`, `Path(...) / "x"`), `shlex.split`, `shell=True` strings and
+//! `bash -c`/`env` argument lists are all followed. A new session
 //! passes only with a group kill in reach ([`group_ending`]); dynamic values (arguments,
 //! `sys.argv`, files) are out of reach and not findings.
 
@@ -871,7 +873,7 @@ const MAX_VALUE: usize = 4096;
 /// literals and f-strings, `+` and `%` of them, and names bound to them. A part out of
 /// reach (an argument, a call) is [`UNKNOWN`], so literal text after it still names the
 /// program (`f"{home}/bin/claude"` runs `claude`). `None` when the node is not a string
-/// expression (a list, a call).
+/// expression (a list, most calls).
 fn string_value(file: &File, node: Node, local: &Scope, depth: usize) -> Option<String> {
     if depth > 6 || !step(file) {
         return None;
@@ -1037,6 +1039,7 @@ fn part_value(file: &File, node: Option<Node>, local: &Scope, depth: usize) -> S
     }
 }
 
+/// A list or tuple display: `+` of it is a list, not a string.
 fn is_list(node: Node) -> bool {
     matches!(node.kind(), "list" | "tuple" | "list_comprehension")
 }
