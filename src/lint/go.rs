@@ -305,6 +305,21 @@ fn string_value(file: &File, node: Node, depth: usize) -> Option<String> {
                 let first = args.named_child(0)?;
                 return string_value(file, first, depth + 1);
             }
+            // fmt.Sprintf("%s/claude", binDir): each verb filled in turn.
+            if name.ends_with("Sprintf") {
+                let mut cursor = args.walk();
+                let given: Vec<Node> = args
+                    .named_children(&mut cursor)
+                    .filter(|n| n.kind() != "comment")
+                    .collect();
+                let template = string_value(file, *given.first()?, depth + 1)?;
+                return Some(sprintf(&template, |i| {
+                    given
+                        .get(i + 1)
+                        .and_then(|n| string_value(file, *n, depth + 1))
+                        .unwrap_or_else(|| UNKNOWN.into())
+                }));
+            }
             if !name.ends_with(".Join") {
                 return None;
             }
@@ -340,6 +355,29 @@ fn string_value(file: &File, node: Node, depth: usize) -> Option<String> {
         }
         _ => None,
     }
+}
+
+/// A `fmt.Sprintf` template filled in: `%s`, `%v`, `%q`, `%d` take the next value, `%%`
+/// is `%`.
+fn sprintf(template: &str, mut value: impl FnMut(usize) -> String) -> String {
+    let mut out = String::new();
+    let mut next = 0;
+    let mut chars = template.chars().peekable();
+    while let Some(c) = chars.next() {
+        match (c, chars.peek()) {
+            ('%', Some('%')) => {
+                chars.next();
+                out.push('%');
+            }
+            ('%', Some('s' | 'v' | 'q' | 'd')) => {
+                chars.next();
+                out.push_str(&value(next));
+                next += 1;
+            }
+            _ => out.push(c),
+        }
+    }
+    out
 }
 
 /// The elements of a slice or array literal, directly or through a name the file gives
@@ -503,16 +541,18 @@ fn check_call(file: &File, call: Node) -> Option<syntax::Raw> {
     let program = string_value(file, *args.get(skip)?, 0)?;
     let agent = match file.rules.agent(&program) {
         Some(agent) => agent.to_string(),
-        None => shell_agent(file, &program, &args[skip + 1..]).or_else(|| {
-            // `exec.Command("nohup", "claude", ...)`: past the wrapper.
-            let words: Vec<String> = args[skip..]
-                .iter()
-                .take(6)
-                .map(|a| string_value(file, *a, 0).unwrap_or_else(|| "?".into()))
-                .collect();
-            let words = syntax::past_wrappers(&words, file.rules);
-            file.rules.agent(words.first()?).map(str::to_string)
-        })?,
+        None => shell_agent(file, &program, &args[skip + 1..])
+            .or_else(|| env_agent(file, &program, &args[skip + 1..]))
+            .or_else(|| {
+                // `exec.Command("nohup", "claude", ...)`: past the wrapper.
+                let words: Vec<String> = args[skip..]
+                    .iter()
+                    .take(6)
+                    .map(|a| string_value(file, *a, 0).unwrap_or_else(|| "?".into()))
+                    .collect();
+                let words = syntax::past_wrappers(&words, file.rules);
+                file.rules.agent(words.first()?).map(str::to_string)
+            })?,
     };
     if in_helper(file, call) {
         return None;
@@ -592,7 +632,9 @@ fn shell_agent(file: &File, program: &str, rest: &[Node]) -> Option<String> {
         return None;
     }
     let values: Vec<Option<String>> = rest.iter().map(|n| string_value(file, *n, 0)).collect();
-    let at = values.iter().position(|v| v.as_deref() == Some("-c"))?;
+    let at = values
+        .iter()
+        .position(|v| v.as_deref().is_some_and(super::shell::is_script_flag))?;
     let script = values.get(at + 1)?.as_deref()?;
     // Each command of the string: `cd /work && claude -p ...` starts claude too.
     script
@@ -602,6 +644,19 @@ fn shell_agent(file: &File, program: &str, rest: &[Node]) -> Option<String> {
             file.rules.agent(words.first()?)
         })
         .map(str::to_string)
+}
+
+/// `exec.Command("/usr/bin/env", "claude", ...)`: the agent `env` runs (after its
+/// options and `VAR=value` assignments).
+fn env_agent(file: &File, program: &str, rest: &[Node]) -> Option<String> {
+    if program.rsplit('/').next() != Some("env") {
+        return None;
+    }
+    let word = rest.iter().map(|n| string_value(file, *n, 0)).find(|v| {
+        v.as_deref()
+            .is_none_or(|w| !w.starts_with('-') && !w.contains('='))
+    })??;
+    file.rules.agent(&word).map(str::to_string)
 }
 
 /// Is the call inside an approved helper (`<module>.<function>`)?

@@ -3,8 +3,11 @@
 //! Compliant: `detached: true` in the options and a group kill (`process.kill(-pid, …)`)
 //! in reach of the spawn ([`group_ending`]), or an approved helper. Parsed with
 //! tree-sitter; `require` and `import` under any name, and programs in `const`s
-//! (template literals, array spreads, `CMD[0]`, object properties), are followed.
+//! (template literals and `+` with literal text around them, `path.join`, array
+//! spreads, `CMD[0]`, object properties, through `as const`/`satisfies`), and
+//! `bash -c`/`env` argument arrays, are followed.
 
+use std::cell::Cell;
 use std::collections::HashMap;
 
 use tree_sitter::Node;
@@ -40,6 +43,10 @@ struct File<'t, 's> {
     /// Where every identifier and property name of the module is (byte range), by its
     /// text, for the callers of a factory.
     names: std::cell::OnceCell<HashMap<String, Vec<(usize, usize)>>>,
+    /// Evaluation steps left for the spawn being checked ([`STEPS`] each): constants that
+    /// repeat each other (`X = f"{X}{X}"`, again and again) are given up on, not followed
+    /// for ever.
+    steps: Cell<usize>,
 }
 
 pub fn check(src: &str, path: &str, rules: &Rules, dialect: Dialect) -> Checked {
@@ -64,6 +71,7 @@ pub fn check(src: &str, path: &str, rules: &Rules, dialect: Dialect) -> Checked 
         handed_budget: std::cell::Cell::new(64),
         exported: std::cell::OnceCell::new(),
         names: std::cell::OnceCell::new(),
+        steps: Cell::new(STEPS),
     };
     collect(root, &mut file);
     let mut findings = Vec::new();
@@ -404,6 +412,7 @@ fn check_call(file: &File, call: Node) -> Option<syntax::Raw> {
     } else {
         return None;
     };
+    file.steps.set(STEPS);
     let words = if args.kind() == "template_string" {
         // execa`claude -p ${x}`
         template_words(file, args)
@@ -435,7 +444,11 @@ fn check_call(file: &File, call: Node) -> Option<syntax::Raw> {
     if program == "fleet" && words.get(1).map(String::as_str) == Some("run") {
         return None;
     }
-    let agent = file.rules.agent(program)?.to_string();
+    let agent = match file.rules.agent(program) {
+        Some(agent) => agent.to_string(),
+        None if args.kind() == "arguments" => wrapped_agent(file, program, args)?,
+        None => return None,
+    };
     if in_helper(file, call) {
         return None;
     }
@@ -519,6 +532,57 @@ fn check_call(file: &File, call: Node) -> Option<syntax::Raw> {
     };
     let _ = src;
     Some(raw_at(callee, file.src, message, help))
+}
+
+/// The agent a spawn runs through a wrapper program named first: a shell's `-c` script
+/// (`spawn('bash', ['-lc', 'claude -p hi'])`) or `env` (`spawn('/usr/bin/env',
+/// ['claude', '-p'])`), read from the argument array.
+fn wrapped_agent(file: &File, program: &str, args: Node) -> Option<String> {
+    let name = program.rsplit('/').next().unwrap_or(program);
+    let shell = file.rules.shell.shells.iter().any(|s| s == name);
+    if !shell && name != "env" {
+        return None;
+    }
+    let mut cursor = args.walk();
+    let given: Vec<Node> = args
+        .named_children(&mut cursor)
+        .filter(|n| n.kind() != "comment")
+        .collect();
+    // `exec("bash -lc 'claude -p hi'")`: one command line.
+    if shell && let Some(line) = given.first().and_then(|n| string_value(file, *n, 1)) {
+        let line_agent = super::shell::script_agent(&line, file.rules);
+        if line_agent.is_some() {
+            return line_agent;
+        }
+    }
+    let array = *given.get(1)?;
+    let array = match uncast(array).kind() {
+        "identifier" => lookup(file, text(array, file.src), array)
+            .into_iter()
+            .rev()
+            .map(uncast)
+            .find(|v| v.kind() == "array")?,
+        "array" => uncast(array),
+        _ => return None,
+    };
+    let mut cursor = array.walk();
+    let items: Vec<Option<String>> = array
+        .named_children(&mut cursor)
+        .filter(|n| n.kind() != "comment")
+        .map(|n| string_value(file, n, 1))
+        .collect();
+    if shell {
+        let at = items
+            .iter()
+            .position(|v| v.as_deref().is_some_and(super::shell::is_script_flag))?;
+        return super::shell::script_agent(items.get(at + 1)?.as_deref()?, file.rules);
+    }
+    // `env [-i] [VAR=value]... claude`
+    let word = items
+        .iter()
+        .map(|v| v.as_deref())
+        .find(|v| v.is_none_or(|w| !w.starts_with('-') && !w.contains('=')))??;
+    file.rules.agent(word).map(str::to_string)
 }
 
 /// How the module ends a spawn's process group, the best it shows.
@@ -1107,13 +1171,19 @@ fn resolve(file: &File, callee: Node) -> String {
 }
 
 fn program_words(file: &File, node: Node, depth: usize) -> Vec<String> {
-    if depth > 6 {
+    if depth > 6 || !step(file) {
         return Vec::new();
     }
     let src = file.src;
+    // A string expression's own text (`${BIN_DIR}/claude`, `BIN_DIR + '/claude'`).
+    if matches!(
+        node.kind(),
+        "string" | "template_string" | "binary_expression" | "call_expression"
+    ) && let Some(value) = string_value(file, node, depth)
+    {
+        return first_words(&value);
+    }
     match node.kind() {
-        "string" => first_words(&module_name(node, src)),
-        "template_string" => template_words(file, node),
         "array" => {
             let mut cursor = node.walk();
             let items: Vec<Node> = node.named_children(&mut cursor).collect();
@@ -1148,20 +1218,8 @@ fn program_words(file: &File, node: Node, depth: usize) -> Vec<String> {
             if object.kind() != "identifier" {
                 return Vec::new();
             }
-            let key = text(property, src);
-            let words = lookup(file, text(object, src), node)
-                .iter()
-                .filter(|v| v.kind() == "object")
-                .filter_map(|v| {
-                    let mut cursor = v.walk();
-                    let pairs: Vec<Node> = v.named_children(&mut cursor).collect();
-                    pairs.into_iter().find_map(|p| {
-                        let k = p.child_by_field_name("key")?;
-                        (text(k, src).trim_matches(['"', '\'']) == key)
-                            .then(|| p.child_by_field_name("value"))
-                            .flatten()
-                    })
-                })
+            let words = property_values(file, object, property, node)
+                .into_iter()
                 .map(|v| program_words(file, v, depth + 1))
                 .collect();
             syntax::pick_agent(words, file.rules)
@@ -1249,7 +1307,10 @@ fn program_words(file: &File, node: Node, depth: usize) -> Vec<String> {
             }
             Vec::new()
         }
-        "parenthesized_expression" | "as_expression" | "non_null_expression" => node
+        "parenthesized_expression"
+        | "as_expression"
+        | "satisfies_expression"
+        | "non_null_expression" => node
             .named_child(0)
             .map(|n| program_words(file, n, depth + 1))
             .unwrap_or_default(),
@@ -1339,22 +1400,241 @@ fn lookup<'t>(file: &File<'t, '_>, name: &str, at: Node) -> Vec<Node<'t>> {
 }
 
 fn template_words(file: &File, node: Node) -> Vec<String> {
+    string_value(file, node, 1)
+        .map(|v| first_words(&v))
+        .unwrap_or_default()
+}
+
+/// A part of a string out of reach: no word, no path, never an agent.
+const UNKNOWN: &str = "\u{0}";
+
+/// How many values one spawn's program may be built from (see `File::steps`).
+const STEPS: usize = 4096;
+
+/// One step of evaluation, if any are left.
+fn step(file: &File) -> bool {
+    let left = file.steps.get();
+    file.steps.set(left.saturating_sub(1));
+    left > 0
+}
+
+/// The longest string [`string_value`] builds: enough for any command line, and a bound
+/// on constants that repeat each other.
+const MAX_VALUE: usize = 4096;
+
+/// The text a string expression makes, with literal text around its constants
+/// (`` `${BIN_DIR}/claude` ``, `BIN_DIR + '/claude'`): string and template literals,
+/// `+` of them, names and `const` object properties bound to them. A part out of reach
+/// (an argument, a call) is [`UNKNOWN`], so literal text after it still names the program.
+/// `None` when the node is not a string expression (an array, most calls).
+fn string_value(file: &File, node: Node, depth: usize) -> Option<String> {
+    if depth > 6 || !step(file) {
+        return None;
+    }
     let src = file.src;
-    let mut cursor = node.walk();
-    for part in node.named_children(&mut cursor) {
-        match part.kind() {
-            "string_fragment" => return first_words(text(part, src)),
-            "template_substitution" => {
-                return part
-                    .named_child(0)
-                    .map(|n| program_words(file, n, 1))
-                    .unwrap_or_default();
+    let value = match node.kind() {
+        // Its parts, not its text trimmed of quotes (`"bash -c 'x'"` ends in one).
+        "string" => {
+            let mut cursor = node.walk();
+            let parts: Vec<Node> = node.named_children(&mut cursor).collect();
+            parts.iter().map(|p| text(*p, src)).collect()
+        }
+        "template_string" => {
+            let mut out = String::new();
+            let mut cursor = node.walk();
+            let parts: Vec<Node> = node.named_children(&mut cursor).collect();
+            if parts.is_empty() {
+                out.push_str(text(node, src).trim_matches('`'));
             }
-            _ => {}
+            for part in parts {
+                match part.kind() {
+                    "string_fragment" | "escape_sequence" => out.push_str(text(part, src)),
+                    "template_substitution" => {
+                        out.push_str(&part_value(file, part.named_child(0), depth));
+                    }
+                    _ => {}
+                }
+            }
+            out
+        }
+        "identifier" => {
+            let values: Vec<String> = lookup(file, text(node, src), node)
+                .iter()
+                .rev()
+                .filter_map(|v| string_value(file, *v, depth + 1))
+                .collect();
+            let agent = values.iter().position(|v| {
+                first_words(v)
+                    .first()
+                    .is_some_and(|p| file.rules.agent(p).is_some())
+            });
+            values.into_iter().nth(agent.unwrap_or(0))?
+        }
+        "member_expression" => {
+            let object = node.child_by_field_name("object")?;
+            let property = node.child_by_field_name("property")?;
+            property_values(file, object, property, node)
+                .into_iter()
+                .find_map(|v| string_value(file, v, depth + 1))?
+        }
+        // `BIN_DIR + '/claude'`: one side a string is enough (not arrays).
+        "binary_expression" => {
+            let (left, right) = (
+                node.child_by_field_name("left")?,
+                node.child_by_field_name("right")?,
+            );
+            if node.child_by_field_name("operator").map(|o| text(o, src)) != Some("+")
+                || [left, right].iter().any(|n| n.kind() == "array")
+            {
+                return None;
+            }
+            let (l, r) = (
+                string_value(file, left, depth + 1),
+                string_value(file, right, depth + 1),
+            );
+            if l.is_none() && r.is_none() {
+                return None;
+            }
+            l.unwrap_or_else(|| UNKNOWN.into()) + &r.unwrap_or_else(|| UNKNOWN.into())
+        }
+        "parenthesized_expression"
+        | "as_expression"
+        | "satisfies_expression"
+        | "non_null_expression" => return string_value(file, node.named_child(0)?, depth + 1),
+        "call_expression" => path_call_value(file, node, depth)?,
+        _ => return None,
+    };
+    Some(value.chars().take(MAX_VALUE).collect())
+}
+
+/// The path a call builds: `path.join(BIN_DIR, 'claude')` (`resolve`, `normalize`, the
+/// `posix` forms), `String(...)`, `CMD.join(' ')` of an array, `.trim()`/`.toString()`.
+fn path_call_value(file: &File, call: Node, depth: usize) -> Option<String> {
+    let src = file.src;
+    let callee = call.child_by_field_name("function")?;
+    let args = call.child_by_field_name("arguments")?;
+    let mut cursor = args.walk();
+    let given: Vec<Node> = args
+        .named_children(&mut cursor)
+        .filter(|n| n.kind() != "comment")
+        .collect();
+    let joined = |parts: &[Node], sep: &str| {
+        parts
+            .iter()
+            .map(|n| string_value(file, *n, depth + 1).unwrap_or_else(|| UNKNOWN.into()))
+            .collect::<Vec<_>>()
+            .join(sep)
+    };
+    let name: String = text(callee, src).split_whitespace().collect();
+    let name = name
+        .strip_prefix("path.posix.")
+        .or(name.strip_prefix("path."));
+    match name {
+        Some("join" | "resolve" | "normalize") => return Some(joined(&given, "/")),
+        _ if text(callee, src) == "String" => {
+            return string_value(file, *given.first()?, depth + 1);
+        }
+        _ => {}
+    }
+    if callee.kind() != "member_expression" {
+        return None;
+    }
+    let object = callee.child_by_field_name("object")?;
+    match text(callee.child_by_field_name("property")?, src) {
+        // `CMD.join(' ')`, `[AGENT, '-p'].join(' ')`: the items, joined.
+        "join" => {
+            let sep = match given.first() {
+                Some(s) => string_value(file, *s, depth + 1)?,
+                None => ",".into(),
+            };
+            let array = match uncast(object).kind() {
+                "array" => uncast(object),
+                "identifier" => lookup(file, text(object, src), object)
+                    .into_iter()
+                    .rev()
+                    .map(uncast)
+                    .find(|v| v.kind() == "array")?,
+                _ => return None,
+            };
+            let mut cursor = array.walk();
+            let items: Vec<Node> = array
+                .named_children(&mut cursor)
+                .filter(|n| n.kind() != "comment")
+                .collect();
+            // `[...BASE, x].join(' ')`: a spread is out of reach here.
+            if items.iter().any(|n| n.kind() == "spread_element") {
+                return None;
+            }
+            Some(joined(&items, &sep))
+        }
+        "trim" | "toString" if given.is_empty() => string_value(file, object, depth + 1),
+        _ => None,
+    }
+}
+
+/// One `${...}` of a template: its text when it is a string expression, else the first
+/// words of the command it stands for, else [`UNKNOWN`].
+fn part_value(file: &File, node: Option<Node>, depth: usize) -> String {
+    let Some(node) = node else {
+        return UNKNOWN.into();
+    };
+    if let Some(value) = string_value(file, node, depth + 1) {
+        return value;
+    }
+    let words = program_words(file, node, depth + 1);
+    if words.is_empty() {
+        UNKNOWN.into()
+    } else {
+        words.join(" ")
+    }
+}
+
+/// A TypeScript cast or assertion around a value (`{...} as const`, `satisfies T`,
+/// `x!`), and parentheses: the value itself.
+fn uncast(mut node: Node) -> Node {
+    for _ in 0..16 {
+        match node.kind() {
+            "as_expression"
+            | "satisfies_expression"
+            | "non_null_expression"
+            | "parenthesized_expression" => match node.named_child(0) {
+                Some(inner) => node = inner,
+                None => break,
+            },
+            _ => break,
         }
     }
-    // A template with no named parts: its text between the backticks.
-    first_words(text(node, src).trim_matches('`'))
+    node
+}
+
+/// `AGENTS.claude` of a `const AGENTS = { claude: 'claude', ... }` (`as const` too):
+/// the values of that property.
+fn property_values<'t>(
+    file: &File<'t, '_>,
+    object: Node,
+    property: Node,
+    at: Node,
+) -> Vec<Node<'t>> {
+    let src = file.src;
+    if object.kind() != "identifier" {
+        return Vec::new();
+    }
+    let key = text(property, src);
+    lookup(file, text(object, src), at)
+        .iter()
+        .map(|v| uncast(*v))
+        .filter(|v| v.kind() == "object")
+        .filter_map(|v| {
+            let mut cursor = v.walk();
+            let pairs: Vec<Node> = v.named_children(&mut cursor).collect();
+            pairs.into_iter().find_map(|p| {
+                let k = p.child_by_field_name("key")?;
+                (text(k, src).trim_matches(['"', '\'']) == key)
+                    .then(|| p.child_by_field_name("value"))
+                    .flatten()
+            })
+        })
+        .collect()
 }
 
 /// An options object (or a `const` holding one) with `detached: true`.
@@ -1372,7 +1652,8 @@ fn object_is_detached(file: &File, node: Node, depth: usize) -> bool {
                     p.child_by_field_name("key")
                         .map(|k| text(k, src).trim_matches(['"', '\'']))
                         == Some("detached")
-                        && p.child_by_field_name("value").map(|v| text(v, src)) == Some("true")
+                        && p.child_by_field_name("value")
+                            .is_some_and(|v| detached_on_unix(text(v, src)))
                 }
                 "spread_element" => p
                     .named_child(0)
@@ -1383,6 +1664,21 @@ fn object_is_detached(file: &File, node: Node, depth: usize) -> bool {
         "identifier" => lookup(file, text(node, src), node)
             .iter()
             .any(|v| object_is_detached(file, *v, depth + 1)),
+        // `{ detached: true } as SpawnOptions`, `as const`, `satisfies T`.
+        "as_expression" | "satisfies_expression" | "parenthesized_expression" => {
+            object_is_detached(file, uncast(node), depth + 1)
+        }
         _ => false,
     }
+}
+
+/// A `detached:` value that is true on every unix: `true`, or a test that the platform
+/// is not Windows (`process.platform !== 'win32'`), where there is no group to kill.
+fn detached_on_unix(value: &str) -> bool {
+    let value: String = value.chars().filter(|c| !c.is_whitespace()).collect();
+    let value = value.replace('"', "'");
+    value == "true"
+        || ["process.platform", "os.platform()", "platform()"]
+            .iter()
+            .any(|p| [format!("{p}!=='win32'"), format!("{p}!='win32'")].contains(&value))
 }

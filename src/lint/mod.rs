@@ -315,8 +315,10 @@ impl Prefilter {
             }
             let before = m.start().checked_sub(1).map(|i| content[i]);
             let after = content.get(m.end()).copied();
-            let bounded =
-                before.is_none_or(|b| !word(b)) && after.is_none_or(|b| !word(b) || b == b'.');
+            // `${AGENT:-claude}`: a default starts a word after its `:-`.
+            let default = content[..m.start()].ends_with(b":-");
+            let bounded = (default || before.is_none_or(|b| !word(b)))
+                && after.is_none_or(|b| !word(b) || b == b'.');
             let short = self.lengths[index] <= 3 && language != Language::Shell;
             bounded && (!short || before.is_some_and(|b| matches!(b, b'"' | b'\'' | b'`' | b'/')))
         })

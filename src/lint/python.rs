@@ -1,11 +1,14 @@
 //! Python: `subprocess`, `asyncio`, `os` and `pexpect` spawns of an agent CLI, parsed
 //! with tree-sitter. Imports under another name, programs held in variables or
 //! constants (module level or the same function), `shutil.which` look-ups, environment
-//! defaults, lists (built up with `append`/`extend`/`+=` too), f-strings, `%` and
-//! `.format`, `shlex.split` and `shell=True` strings are all followed. A new session
+//! defaults, lists (built up with `append`/`extend`/`+=` too), f-strings, `%`, `+` and
+//! `.format` (with literal text around the constant: `f"{BIN_DIR}/codex"`), path
+//! helpers (`os.path.join`, `Path(...) / "x"`), `shlex.split`, `shell=True` strings and
+//! `bash -c`/`env` argument lists are all followed. A new session
 //! passes only with a group kill in reach ([`group_ending`]); dynamic values (arguments,
 //! `sys.argv`, files) are out of reach and not findings.
 
+use std::cell::Cell;
 use std::collections::HashMap;
 
 use tree_sitter::Node;
@@ -36,6 +39,10 @@ struct File<'t, 's> {
     /// Where every identifier of the module is (byte range), by its text, for the
     /// callers of a factory.
     names: std::cell::OnceCell<HashMap<String, Vec<(usize, usize)>>>,
+    /// Evaluation steps left for the spawn being checked ([`STEPS`] each): constants that
+    /// repeat each other (`X = f"{X}{X}"`, again and again) are given up on, not followed
+    /// for ever.
+    steps: Cell<usize>,
 }
 
 pub fn check(src: &str, path: &str, rules: &Rules) -> Checked {
@@ -55,6 +62,7 @@ pub fn check(src: &str, path: &str, rules: &Rules) -> Checked {
         names: std::cell::OnceCell::new(),
         classes: HashMap::new(),
         module: module_path(path),
+        steps: Cell::new(STEPS),
     };
     collect_imports(root, &mut file);
     syntax::walk(root, &mut |node| {
@@ -269,13 +277,17 @@ fn check_call(file: &File, call: Node) -> Option<syntax::Raw> {
             }
         }
     }
+    file.steps.set(STEPS);
     let program_arg = program_argument(file, args)?;
     let words = syntax::past_wrappers(&program_words(file, program_arg, &local, 0), file.rules);
     let program = words.first()?;
     if program == "fleet" && words.get(1).map(String::as_str) == Some("run") {
         return None;
     }
-    let agent = file.rules.agent(program)?.to_string();
+    let agent = match file.rules.agent(program) {
+        Some(agent) => agent.to_string(),
+        None => wrapped_agent(file, program, program_arg, &local)?,
+    };
     if let Some(f) = function
         && let Some(fname) = f.child_by_field_name("name")
         && file
@@ -358,6 +370,50 @@ fn check_call(file: &File, call: Node) -> Option<syntax::Raw> {
         }
     };
     Some(raw_at(callee, file.src, message, help))
+}
+
+/// The agent an argument list runs through a wrapper program: a shell's `-c` script
+/// (`["bash", "-lc", "claude -p hi"]`) or `/usr/bin/env` (`["env", "claude", "-p"]`).
+fn wrapped_agent(file: &File, program: &str, argv: Node, local: &Scope) -> Option<String> {
+    let name = program.rsplit('/').next().unwrap_or(program);
+    let shell = file.rules.shell.shells.iter().any(|s| s == name);
+    if !shell && name != "env" {
+        return None;
+    }
+    // `"bash -lc 'claude -p hi'"` with `shell=True` (or `os.system`): one command line.
+    if shell && let Some(line) = string_value(file, argv, local, 1) {
+        return super::shell::script_agent(&line, file.rules);
+    }
+    let list = match argv.kind() {
+        "identifier" => local
+            .get(text(argv, file.src))
+            .or_else(|| file.module_scope.get(text(argv, file.src)))?
+            .iter()
+            .rev()
+            .find(|v| matches!(v.kind(), "list" | "tuple"))
+            .copied()?,
+        "list" | "tuple" => argv,
+        _ => return None,
+    };
+    let mut cursor = list.walk();
+    let items: Vec<Option<String>> = list
+        .named_children(&mut cursor)
+        .filter(|n| n.kind() != "comment")
+        .skip(1)
+        .map(|n| string_value(file, n, local, 1))
+        .collect();
+    if shell {
+        let at = items
+            .iter()
+            .position(|v| v.as_deref().is_some_and(super::shell::is_script_flag))?;
+        return super::shell::script_agent(items.get(at + 1)?.as_deref()?, file.rules);
+    }
+    // `env [-i] [VAR=value]... claude`
+    let word = items
+        .iter()
+        .map(|v| v.as_deref())
+        .find(|v| v.is_none_or(|w| !w.starts_with('-') && !w.contains('=')))??;
+    file.rules.agent(word).map(str::to_string)
 }
 
 /// How the module ends a spawn's process group, the best it shows.
@@ -918,16 +974,19 @@ fn program_argument<'t>(file: &File, args: Node<'t>) -> Option<Node<'t>> {
 /// The first words of the command a value stands for (program first), following
 /// variables, lists, f-strings, concatenation, `which` and environment defaults.
 fn program_words(file: &File, node: Node, local: &Scope, depth: usize) -> Vec<String> {
-    if depth > 6 {
+    if depth > 6 || !step(file) {
         return Vec::new();
     }
     let src = file.src;
+    // A string expression's own text (a name is followed below, through each of its
+    // assignments).
+    if node.kind() != "identifier"
+        && let Some(value) = string_value(file, node, local, depth)
+    {
+        return first_words(&value);
+    }
     match node.kind() {
-        "string" => string_words(file, node, local, depth),
-        "concatenated_string" => node
-            .named_child(0)
-            .map(|n| program_words(file, n, local, depth + 1))
-            .unwrap_or_default(),
+        // `[AGENT] + args`: the list on the left.
         "binary_operator" => {
             let left = node
                 .child_by_field_name("left")
@@ -1217,22 +1276,219 @@ fn pick_agent(file: &File, candidates: Vec<Vec<String>>) -> Vec<String> {
     syntax::pick_agent(candidates, file.rules)
 }
 
-/// Words of a string literal; an f-string's leading `{NAME}` is followed.
-fn string_words(file: &File, node: Node, local: &Scope, depth: usize) -> Vec<String> {
-    let mut cursor = node.walk();
-    for part in node.named_children(&mut cursor) {
-        match part.kind() {
-            "string_content" => return first_words(text(part, file.src)),
-            "interpolation" => {
-                return part
-                    .named_child(0)
-                    .map(|n| program_words(file, n, local, depth + 1))
-                    .unwrap_or_default();
+/// A part of a string out of reach: no word, no path, never an agent.
+const UNKNOWN: &str = "\u{0}";
+
+/// How many values one spawn's program may be built from (see `File::steps`).
+const STEPS: usize = 4096;
+
+/// One step of evaluation, if any are left.
+fn step(file: &File) -> bool {
+    let left = file.steps.get();
+    file.steps.set(left.saturating_sub(1));
+    left > 0
+}
+
+/// The longest string [`string_value`] builds: enough for any command line, and a bound
+/// on constants that repeat each other.
+const MAX_VALUE: usize = 4096;
+
+/// The text a string expression makes, with literal text around its constants
+/// (`f"{BIN_DIR}/codex"`, `"%s/claude" % BIN_DIR`, `BIN_DIR + "/claude"`): string
+/// literals and f-strings, `+` and `%` of them, and names bound to them. A part out of
+/// reach (an argument, a call) is [`UNKNOWN`], so literal text after it still names the
+/// program (`f"{home}/bin/claude"` runs `claude`). `None` when the node is not a string
+/// expression (a list, most calls).
+fn string_value(file: &File, node: Node, local: &Scope, depth: usize) -> Option<String> {
+    if depth > 6 || !step(file) {
+        return None;
+    }
+    let src = file.src;
+    let value = match node.kind() {
+        "string" => {
+            let mut out = String::new();
+            let mut cursor = node.walk();
+            for part in node.named_children(&mut cursor) {
+                match part.kind() {
+                    "string_content" | "escape_sequence" => out.push_str(text(part, src)),
+                    "interpolation" => {
+                        out.push_str(&part_value(file, part.named_child(0), local, depth))
+                    }
+                    _ => {}
+                }
             }
-            _ => {}
+            out
+        }
+        "concatenated_string" => {
+            let mut cursor = node.walk();
+            let parts: Vec<Node> = node.named_children(&mut cursor).collect();
+            parts
+                .into_iter()
+                .map(|p| part_value(file, Some(p), local, depth))
+                .collect()
+        }
+        "parenthesized_expression" => {
+            return string_value(file, node.named_child(0)?, local, depth + 1);
+        }
+        "identifier" => {
+            let name = text(node, src);
+            let candidates = local.get(name).or_else(|| file.module_scope.get(name))?;
+            // Any assignment that makes it an agent counts, the latest first.
+            let values: Vec<String> = candidates
+                .iter()
+                .rev()
+                .filter_map(|v| string_value(file, *v, local, depth + 1))
+                .collect();
+            let agent = values.iter().position(|v| {
+                first_words(v)
+                    .first()
+                    .is_some_and(|p| file.rules.agent(p).is_some())
+            });
+            values.into_iter().nth(agent.unwrap_or(0))?
+        }
+        "binary_operator" => {
+            let (left, right) = (
+                node.child_by_field_name("left")?,
+                node.child_by_field_name("right")?,
+            );
+            match node.child_by_field_name("operator").map(|o| text(o, src)) {
+                // `BIN_DIR + "/claude"`, `Path(BIN_DIR) / "claude"`: one side a string is
+                // enough (not lists).
+                Some(op @ ("+" | "/")) => {
+                    let (l, r) = (
+                        string_value(file, left, local, depth + 1),
+                        string_value(file, right, local, depth + 1),
+                    );
+                    if l.is_none() && r.is_none() || [left, right].iter().any(|n| is_list(*n)) {
+                        return None;
+                    }
+                    let sep = if op == "/" { "/" } else { "" };
+                    l.unwrap_or_else(|| UNKNOWN.into()) + sep + &r.unwrap_or_else(|| UNKNOWN.into())
+                }
+                // `"%s/claude" % BIN_DIR`, `"%s -p %s" % (AGENT, x)`: each `%s` in turn.
+                Some("%") => {
+                    let template = string_value(file, left, local, depth + 1)?;
+                    let values: Vec<Node> = if right.kind() == "tuple" {
+                        let mut cursor = right.walk();
+                        right.named_children(&mut cursor).collect()
+                    } else {
+                        vec![right]
+                    };
+                    percent(&template, |i| {
+                        part_value(file, values.get(i).copied(), local, depth)
+                    })
+                }
+                _ => return None,
+            }
+        }
+        "call" => path_call_value(file, node, local, depth)?,
+        _ => return None,
+    };
+    Some(value.chars().take(MAX_VALUE).collect())
+}
+
+/// The path a call builds: `os.path.join(BIN_DIR, "claude")`, `"/".join([...])`,
+/// `str(...)`, `Path(...)`, `os.path.expanduser(...)` and `Path(...).resolve()`.
+fn path_call_value(file: &File, call: Node, local: &Scope, depth: usize) -> Option<String> {
+    let src = file.src;
+    let callee = call.child_by_field_name("function")?;
+    let args = call.child_by_field_name("arguments")?;
+    let mut cursor = args.walk();
+    let positional: Vec<Node> = args
+        .named_children(&mut cursor)
+        .filter(|c| !matches!(c.kind(), "keyword_argument" | "comment"))
+        .collect();
+    let joined = |parts: &[Node], sep: &str| {
+        parts
+            .iter()
+            .map(|n| string_value(file, *n, local, depth + 1).unwrap_or_else(|| UNKNOWN.into()))
+            .collect::<Vec<_>>()
+            .join(sep)
+    };
+    let name = resolve_callee(file, callee);
+    match name.as_str() {
+        "os.path.join" | "posixpath.join" => return Some(joined(&positional, "/")),
+        "str" | "os.fspath" | "pathlib.Path" | "Path" | "pathlib.PurePath" | "PurePath"
+        | "os.path.expanduser" | "os.path.expandvars" | "os.path.abspath" | "os.path.realpath"
+        | "os.path.normpath" => {
+            return string_value(file, *positional.first()?, local, depth + 1);
+        }
+        _ => {}
+    }
+    if callee.kind() != "attribute" {
+        return None;
+    }
+    let object = callee.child_by_field_name("object")?;
+    match text(callee.child_by_field_name("attribute")?, src) {
+        // `"/".join([BIN_DIR, "claude"])`, `" ".join(CMD)`: the items, joined.
+        "join" if object.kind() == "string" => {
+            let sep = string_value(file, object, local, depth + 1)?;
+            let mut list = *positional.first()?;
+            if list.kind() == "identifier" {
+                let name = text(list, src);
+                list = *local
+                    .get(name)
+                    .or_else(|| file.module_scope.get(name))?
+                    .iter()
+                    .rev()
+                    .find(|v| matches!(v.kind(), "list" | "tuple"))?;
+            }
+            if !matches!(list.kind(), "list" | "tuple") {
+                return None;
+            }
+            let mut cursor = list.walk();
+            let items: Vec<Node> = list.named_children(&mut cursor).collect();
+            Some(joined(&items, &sep))
+        }
+        "resolve" | "absolute" | "expanduser" | "as_posix" | "strip" if positional.is_empty() => {
+            string_value(file, object, local, depth + 1)
+        }
+        _ => None,
+    }
+}
+
+/// One interpolated part of a string: its text when it is a string expression, else the
+/// first words of the command it stands for, else [`UNKNOWN`].
+fn part_value(file: &File, node: Option<Node>, local: &Scope, depth: usize) -> String {
+    let Some(node) = node else {
+        return UNKNOWN.into();
+    };
+    if let Some(value) = string_value(file, node, local, depth + 1) {
+        return value;
+    }
+    let words = program_words(file, node, local, depth + 1);
+    if words.is_empty() {
+        UNKNOWN.into()
+    } else {
+        words.join(" ")
+    }
+}
+
+/// A list or tuple display: `+` of it is a list, not a string.
+fn is_list(node: Node) -> bool {
+    matches!(node.kind(), "list" | "tuple" | "list_comprehension")
+}
+
+/// A `%` template filled in: `%s`, `%r`, `%d` take the next value, `%%` is `%`.
+fn percent(template: &str, mut value: impl FnMut(usize) -> String) -> String {
+    let mut out = String::new();
+    let mut next = 0;
+    let mut chars = template.chars().peekable();
+    while let Some(c) = chars.next() {
+        match (c, chars.peek()) {
+            ('%', Some('%')) => {
+                chars.next();
+                out.push('%');
+            }
+            ('%', Some('s' | 'r' | 'd' | 'i')) => {
+                chars.next();
+                out.push_str(&value(next));
+                next += 1;
+            }
+            _ => out.push(c),
         }
     }
-    Vec::new()
+    out
 }
 
 /// Does the call start a new session or group (`start_new_session=True`,
@@ -1377,6 +1633,13 @@ fn is_cleanup(file: &File, keyword: &str, value: &str) -> bool {
     if value.trim() == "None" {
         return false;
     }
+    // `preexec_fn=lambda: os.setsid()` calls what `preexec_fn=os.setsid` names.
+    let value = value
+        .trim()
+        .strip_prefix("lambda")
+        .and_then(|v| v.trim_start().strip_prefix(':'))
+        .and_then(|v| v.trim().strip_suffix("()"))
+        .unwrap_or(value);
     // `preexec_fn=o.setsid` after `import os as o`.
     let resolved = syntax::resolve_dotted(value.trim(), &file.aliases);
     let value = resolved.as_str();

@@ -347,6 +347,14 @@ impl Visitor<'_> {
                         }
                     }
                 }
+                // `Path::new(BIN_DIR).join("claude")`: the path joined.
+                if m.method == "join"
+                    && let [leaf] = m.args.iter().collect::<Vec<_>>()[..]
+                    && let Some(leaf) = self.program(leaf, depth + 1)
+                {
+                    let base = self.program(&m.receiver, depth + 1);
+                    return Some(format!("{}/{leaf}", base.as_deref().unwrap_or("\u{0}")));
+                }
                 self.program(&m.receiver, depth + 1)
             }
             Expr::Block(b) => match b.block.stmts.last() {

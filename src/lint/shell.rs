@@ -472,7 +472,7 @@ fn unguarded_agent(
         if shell.shells.contains(&name) {
             let script = words[i + 1..]
                 .iter()
-                .position(|w| w == "-c")
+                .position(|w| is_script_flag(w))
                 .and_then(|c| words.get(i + 2 + c));
             return script.and_then(|s| agent_in_script(s, rules, variables));
         }
@@ -535,6 +535,21 @@ fn skip_options(words: &[String], mut i: usize, wrapper: &str, rules: &Rules) ->
         }
     }
     i
+}
+
+/// `-c`, or `-c` among other one-letter flags (`-lc`, `-ec`, `-xc`): the shell's next
+/// argument is a script.
+pub(super) fn is_script_flag(word: &str) -> bool {
+    word.strip_prefix('-')
+        .is_some_and(|f| f.contains('c') && f.chars().all(|c| c.is_ascii_alphabetic()))
+}
+
+/// The agent a `sh -c` script given to another language's spawn runs without a group
+/// of its own (`subprocess.run(["bash", "-c", "claude -p hi"])`).
+pub(super) fn script_agent(script: &str, rules: &Rules) -> Option<String> {
+    match agent_in_script(script, rules, &HashMap::new())? {
+        Run::Bare(agent) | Run::Session(agent) => Some(agent),
+    }
 }
 
 /// The first agent a `sh -c` script runs without a group of its own.
