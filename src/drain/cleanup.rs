@@ -1,7 +1,8 @@
 //! `[drain] cleanup = true`: a task whose lane has landed gets its worktree removed and
 //! its lane untracked, by the drainer, in its loop.
 //!
-//! The removal is `fleet worktree rm`'s own ([`crate::worktree::rm`], without `--force`),
+//! The removal is `fleet worktree rm`'s own ([`crate::worktree::rm_in`] on the
+//! drainer's queue, without `--force`),
 //! so it never deletes a commit the target lacks, nor uncommitted changes, nor a
 //! repository made inside the worktree: whatever it refuses is kept, with a warning
 //! (once per lane and tip in a drainer's life). Only a worktree the drainer made for
@@ -171,28 +172,13 @@ impl super::Drainer<'_> {
             ));
             return Ok(());
         }
-        let removed = match crate::worktree::rm(self.ctx, &found.agent, false) {
+        let removed = match crate::worktree::rm_in(self.ctx, self.queue, &found.agent, false) {
             Ok(removed) => removed,
             Err(e) => {
-                // `worktree rm` measures landing against this clone's own target, which
-                // a queue on a remote leaves where it was.
-                let here = match (self.ctx.target_tip().ok(), lane.landed_as) {
-                    (Some(here), Some(landed)) => {
-                        self.ctx.repo.merge_base(landed, here).ok().flatten() == Some(landed)
-                    }
-                    _ => false,
-                };
-                let behind = match self.queue.remote() {
-                    Some(remote) if !here => format!(
-                        " (it landed on {remote}'s {target}, which this clone's {target} does not have yet: `git pull --ff-only {remote} {target}` on {target} here lets the next pass remove it)",
-                        target = self.ctx.target()
-                    ),
-                    _ => String::new(),
-                };
                 self.warn_once(
                     &key,
                     &format!(
-                        "{}: kept the worktree {} of landed lane {}: {}{behind}",
+                        "{}: kept the worktree {} of landed lane {}: {}",
                         found.task,
                         found.path.display(),
                         found.branch,

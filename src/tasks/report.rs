@@ -158,12 +158,20 @@ pub fn report(ctx: &Context, queue: &Queue, since: Option<i64>) -> Result<DayRep
         if runs.is_empty() && since.is_some_and(|s| task.created < s) {
             continue;
         }
-        let lane = lane_branch(task).and_then(|branch| {
-            let view = views.get(branch)?;
-            let landed_as = registry.get(branch).and_then(|l| l.landed_as);
-            Some(lane_fate(ctx, view, landed_as))
-        });
-        let lane = lane.transpose()?;
+        let lane = match lane_branch(task) {
+            Some(branch) => match views.get(branch) {
+                Some(view) => {
+                    let landed_as = registry.get(branch).and_then(|l| l.landed_as);
+                    Some(lane_fate(ctx, view, landed_as)?)
+                }
+                // Untracked after landing (`[drain] cleanup`): its receipt tells where.
+                None => match queue.landing_of(ctx, branch)? {
+                    Some(commit) => Some(untracked_fate(ctx, branch, commit)?),
+                    None => None,
+                },
+            },
+            None => None,
+        };
         let tokens = sum(runs
             .iter()
             .map(|r| match (r.input_tokens, r.output_tokens) {
@@ -260,16 +268,7 @@ fn lane_fate(
     // there, named by `fleet verify`, but its work is out of the target.
     let landed_as = landed_as.filter(|_| view.state.finished());
     let receipt = match landed_as {
-        Some(commit) => crate::gate::read_receipt(&ctx.repo, commit)?.map(|r| ReceiptSummary {
-            commit: commit.to_string(),
-            green: r.green(),
-            strategy: r.strategy,
-            tested_tree: r.tested_tree.to_string(),
-            moved_from: r.moved_from().to_string(),
-            at: r.at,
-            gate_ms: r.duration_ms,
-            cached: r.cached,
-        }),
+        Some(commit) => receipt_summary(ctx, commit)?,
         None => None,
     };
     Ok(LaneFate {
@@ -280,6 +279,33 @@ fn lane_fate(
         conflicts: view.conflicts.clone(),
         detail: view.detail.clone(),
     })
+}
+
+/// A lane no longer tracked that landed as `commit` (its receipt names it).
+fn untracked_fate(ctx: &Context, branch: &str, commit: ObjectId) -> Result<LaneFate> {
+    Ok(LaneFate {
+        branch: branch.to_string(),
+        state: LaneState::Landed,
+        landed_as: Some(commit.to_string()),
+        receipt: receipt_summary(ctx, commit)?,
+        conflicts: Vec::new(),
+        detail: Vec::new(),
+    })
+}
+
+fn receipt_summary(ctx: &Context, commit: ObjectId) -> Result<Option<ReceiptSummary>> {
+    Ok(
+        crate::gate::read_receipt(&ctx.repo, commit)?.map(|r| ReceiptSummary {
+            commit: commit.to_string(),
+            green: r.green(),
+            strategy: r.strategy,
+            tested_tree: r.tested_tree.to_string(),
+            moved_from: r.moved_from().to_string(),
+            at: r.at,
+            gate_ms: r.duration_ms,
+            cached: r.cached,
+        }),
+    )
 }
 
 #[cfg(test)]

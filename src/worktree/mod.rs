@@ -15,7 +15,7 @@ mod submodules;
 pub use list::{Listed, ListedNested, list};
 pub use new::{Member, NewOutcome, NewRequest, new};
 pub use prune::{Pruned, prune};
-pub use rm::{Removed, rm};
+pub use rm::{Removed, rm, rm_in};
 
 use std::path::{Path, PathBuf};
 

@@ -85,6 +85,17 @@ struct Losses {
 }
 
 pub fn rm(ctx: &Context, name: &AgentName, force: bool) -> Result<Removed> {
+    rm_in(ctx, &crate::queue::Queue::configured(ctx), name, force)
+}
+
+/// [`rm`] with landing measured against `queue`'s target and registry (a remote's, as
+/// last fetched, for a drainer whose queue is on a remote).
+pub fn rm_in(
+    ctx: &Context,
+    queue: &crate::queue::Queue,
+    name: &AgentName,
+    force: bool,
+) -> Result<Removed> {
     let _lock = ctx.repo.lock(LOCK, LOCK_WAIT)?;
     let root = ctx.worktree_root();
     let dest = root.join(name.as_str());
@@ -98,13 +109,12 @@ pub fn rm(ctx: &Context, name: &AgentName, force: bool) -> Result<Removed> {
         .with_help("remove the link by hand; `fleet worktree list` shows the agent worktrees"));
     }
     empty_trash(&root);
-    let items = collect_rm_items(ctx, &dest, &root)?;
+    let items = collect_rm_items(ctx, queue, &dest, &root)?;
     if items.is_empty() {
         // A removal cut short after the worktrees went leaves the agent's branches.
-        let mut leftovers = settle_leftover_branches(ctx, &dest, &agent_branch)?;
+        let mut leftovers = settle_leftover_branches(ctx, queue, &dest, &agent_branch)?;
         if !leftovers.branches_deleted.is_empty() || !leftovers.branches_kept.is_empty() {
-            let queue = crate::queue::Queue::configured(ctx);
-            untrack_finished(ctx, &queue, &agent_branch, &mut leftovers)?;
+            untrack_finished(ctx, queue, &agent_branch, &mut leftovers)?;
             return Ok(leftovers);
         }
         return Err(Error::refused(format!(
@@ -126,7 +136,6 @@ pub fn rm(ctx: &Context, name: &AgentName, force: bool) -> Result<Removed> {
     }
     let mut losses = Losses::default();
     let mut landed = Vec::new();
-    let queue = crate::queue::Queue::configured(ctx);
     let (registry, _) = queue.load(ctx)?;
     for item in &items {
         let recorded = item.branch.as_deref() == Some(agent_branch.as_str())
@@ -199,7 +208,7 @@ pub fn rm(ctx: &Context, name: &AgentName, force: bool) -> Result<Removed> {
         owner.drop_worktree_record(&id)?;
     }
     let _ = std::fs::remove_dir(&dest);
-    untrack_finished(ctx, &queue, &agent_branch, &mut removed)?;
+    untrack_finished(ctx, queue, &agent_branch, &mut removed)?;
     Ok(removed)
 }
 
@@ -280,7 +289,12 @@ fn retire(repo: &Repo, item: &RmItem, root: &Path) -> Result<()> {
 /// The agent's branches that no worktree has checked out, in the outer repository and
 /// every nested one: deleted when landed (what `rm` does after removing a worktree),
 /// reported as kept otherwise.
-fn settle_leftover_branches(ctx: &Context, dest: &Path, branch: &str) -> Result<Removed> {
+fn settle_leftover_branches(
+    ctx: &Context,
+    queue: &crate::queue::Queue,
+    dest: &Path,
+    branch: &str,
+) -> Result<Removed> {
     let mut settled = Removed::at(dest);
     for (depth, rel) in ctx.shared_checkouts().iter().enumerate() {
         let shared = crate::context::normalize(&ctx.shared.join(rel));
@@ -297,7 +311,7 @@ fn settle_leftover_branches(ctx: &Context, dest: &Path, branch: &str) -> Result<
         if checked_out {
             continue;
         }
-        let landed = head_landed(&repo, Some(tip), target_of(ctx, &repo, depth)?)?;
+        let landed = head_landed(&repo, Some(tip), target_of(ctx, queue, &repo, depth)?)?;
         let shown = RepoBranch::new(branch, &shared);
         if landed && (depth > 0 || branch != ctx.target()) {
             repo.cas_delete(&crate::refs::branch(branch), tip)?;
@@ -312,9 +326,14 @@ fn settle_leftover_branches(ctx: &Context, dest: &Path, branch: &str) -> Result<
 /// The commit "landed" is measured against in `repo` (the outer one at depth 0, a
 /// nested one deeper): the outer target, or what a nested repository's shared checkout
 /// has out.
-fn target_of(ctx: &Context, repo: &Repo, depth: usize) -> Result<Option<ObjectId>> {
+fn target_of(
+    ctx: &Context,
+    queue: &crate::queue::Queue,
+    repo: &Repo,
+    depth: usize,
+) -> Result<Option<ObjectId>> {
     if depth == 0 {
-        return ctx.target_tip().map(Some);
+        return queue.target_tip(ctx).map(Some);
     }
     repo.head_id()
 }
@@ -328,7 +347,12 @@ fn is_target_branch(ctx: &Context, item: &RmItem, branch: &str) -> Result<bool> 
 }
 
 /// The outer worktree at `dest` and every nested worktree inside it.
-fn collect_rm_items(ctx: &Context, dest: &Path, root: &Path) -> Result<Vec<RmItem>> {
+fn collect_rm_items(
+    ctx: &Context,
+    queue: &crate::queue::Queue,
+    dest: &Path,
+    root: &Path,
+) -> Result<Vec<RmItem>> {
     let mut items = Vec::new();
     let Some(wt) = ctx
         .repo
@@ -347,7 +371,7 @@ fn collect_rm_items(ctx: &Context, dest: &Path, root: &Path) -> Result<Vec<RmIte
         head: wt.head,
         lock: outer_lock,
         depth: 0,
-        target: target_of(ctx, &ctx.repo, 0)?,
+        target: target_of(ctx, queue, &ctx.repo, 0)?,
     });
     let (nested, _) = ctx.discover_nested(root);
     for n in nested {
@@ -355,7 +379,7 @@ fn collect_rm_items(ctx: &Context, dest: &Path, root: &Path) -> Result<Vec<RmIte
         let Ok(repo) = Repo::open(&shared) else {
             continue;
         };
-        let target = target_of(ctx, &repo, n.depth)?;
+        let target = target_of(ctx, queue, &repo, n.depth)?;
         for wt in repo.worktrees()? {
             if !wt.is_main && same_path(&wt.path, &dest.join(&n.rel)) {
                 let lock = lock_reason(&repo, wt.id.as_deref());
