@@ -614,6 +614,10 @@ helpers = []             # your own approved spawn helpers, by qualified name
 # max_cost_usd = 5.0     # each task's budget unless `fleet task add --max-cost` gives its own
 # stall_after = "10m"    # a running agent with no output, no commit and no change in its worktree this long shows `stalled` in `fleet status`
 # abandon_after = "2h"   # silent this long, its group is killed: a timed-out attempt (default: never; a profile may set its own of both)
+# max_output_mib = 1024  # an agent whose stdout and stderr pass this has its group stopped: a failed attempt
+# on_conflict = "task"   # a lane `fleet land` found conflicted becomes a follow-up task on its branch (default "wait")
+# on_red = "task"        # and so does a lane whose gate ran red
+# cleanup = true         # a landed task's worktree is removed and its lane untracked
 #
 # Plans: the accounts profiles run on. A usage limit closes a plan until its reset, and
 # tasks go to the next open one (`fleet plans`, `fleet plans explain TASK`).
@@ -685,6 +689,9 @@ mod tests {
             config.drain.abandon_after.map(|d| d.0),
             Some(Duration::from_secs(2 * 3600))
         );
+        assert_eq!(config.drain.max_output_mib, 1024);
+        assert!(config.drain.cleanup);
+        assert_eq!(config.drain.on_conflict, crate::agents::profile::OnLane::Task);
         assert_eq!(config.plans.len(), 2, "subscription and api");
         assert_eq!(config.classes["review"], ["subscription", "api"]);
     }
