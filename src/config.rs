@@ -691,7 +691,10 @@ mod tests {
         );
         assert_eq!(config.drain.max_output_mib, 1024);
         assert!(config.drain.cleanup);
-        assert_eq!(config.drain.on_conflict, crate::agents::profile::OnLane::Task);
+        assert_eq!(
+            config.drain.on_conflict,
+            crate::agents::profile::OnLane::Task
+        );
         assert_eq!(config.plans.len(), 2, "subscription and api");
         assert_eq!(config.classes["review"], ["subscription", "api"]);
     }

@@ -222,13 +222,16 @@ pub struct Rewritten {
     pub continued: ObjectId,
     /// The local branch's tip when the follow-up's run began, if it had one.
     pub started_from: Option<ObjectId>,
+    /// The run is a retry of the follow-up, in the worktree an earlier attempt of it
+    /// began in: it starts from that attempt's rewrite, which no longer contains the tip.
+    pub retried: bool,
 }
 
 /// Publish `branch` as [`publish_branch`] does, except that a follow-up's rewrite of it
 /// may replace the remote's branch, by a push leased on that exact old value, when the
 /// remote still holds exactly the tip the follow-up continued and the run started from
-/// a tip containing it (so every commit replaced was in the worktree the agent
-/// rewrote). Anything else, someone's push to the branch meanwhile above all, is
+/// a tip containing it, or is a retry of a follow-up whose first run did (so every
+/// commit replaced was in the worktree the agent rewrote). Anything else, someone's push to the branch meanwhile above all, is
 /// refused and nothing is changed.
 pub fn publish_rewritten_branch(
     ctx: &Context,
@@ -270,7 +273,7 @@ fn publish(
                 Some(start) => repo.merge_base(rw.continued, start)? == Some(rw.continued),
                 None => false,
             };
-            if theirs != rw.continued || !contained {
+            if theirs != rw.continued || !(contained || rw.retried) {
                 return Err(moved_under_follow_up(remote, branch, theirs, rw.continued));
             }
             replaced = Some(theirs);

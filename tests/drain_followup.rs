@@ -23,9 +23,14 @@ fn agents(env: &Env) -> Vec<(&'static str, String)> {
         "if grep -q 'conflicts with' \"$FLEET_PLAN\"; then\n  branch=$(git rev-parse --abbrev-ref HEAD)\n  (cd {other:?} && git fetch -q origin && git checkout -q -B theirs \"origin/$branch\" && echo theirs > theirs.txt && git add theirs.txt && git commit -qm theirs && git push -q origin \"theirs:$branch\" && git rev-parse HEAD > \"$RUNS/theirs\" && git checkout -q main)\nfi\n"
     );
     let copy = "cp \"$FLEET_PLAN\" \"$RUNS/plan-$FLEET_TASK\"\n";
+    // Its follow-up's first attempt rebases and then fails; the next one, on the
+    // rebased branch, adds a fix and succeeds.
+    let flaky = "if grep -q 'conflicts with' \"$FLEET_PLAN\" && [ -e \"$RUNS/flaky-done\" ]; then\n  echo fix > fix.txt; git add fix.txt; git commit -qm fix; exit 0\nfi\nif grep -q 'conflicts with' \"$FLEET_PLAN\"; then touch \"$RUNS/flaky-done\"; fi\n";
+    let fail_after = "if [ -e \"$RUNS/flaky-done\" ]; then exit 1; fi\n";
     vec![
         ("lander", format!("{copy}{follow}")),
         ("lander-raced", format!("{copy}{intrude}{follow}")),
+        ("lander-flaky", format!("{copy}{flaky}{follow}{fail_after}")),
     ]
 }
 
@@ -140,6 +145,38 @@ fn a_follow_up_through_a_remote_replaces_the_lane_it_rebased_by_a_lease_and_land
     env.fleet(&b, &["verify", "--remote", "origin"]).ok();
     assert_eq!(show(&env, &a, "feat", REMOTE)["state"], "succeeded");
     assert_eq!(show(&env, &a, &name, REMOTE)["state"], "succeeded");
+}
+
+#[test]
+fn a_follow_up_whose_first_attempt_rebased_then_failed_publishes_its_retry_over_the_tip_it_continued()
+ {
+    let env = Env::new();
+    let (a, b, remote, branch, old_tip) = conflicted_on_the_remote(&env, "lander-flaky");
+    // Made by the first pass (which also runs the follow-up once: it rebases, then fails).
+    let first = drain_once(&env, &a, REMOTE);
+    let run = &first["runs"][0];
+    let name = run["task"].as_str().unwrap().to_string();
+    assert!(name.starts_with("feat-conflict-"), "{first:#}");
+    assert_eq!(run["outcome"], "failed", "{first:#}");
+    assert_eq!(env.git(&remote, &["rev-parse", &branch]), old_tip);
+    // The retry starts from the rebased branch, not from the tip it continues.
+    std::thread::sleep(std::time::Duration::from_secs(2));
+    let second = drain_once(&env, &a, REMOTE);
+    let run = &second["runs"][0];
+    assert_eq!(run["task"], name.as_str(), "{second:#}");
+    assert_eq!(run["outcome"], "succeeded", "{second:#}");
+    let new_tip = env.git(&remote, &["rev-parse", &branch]);
+    assert_eq!(new_tip, env.git(&a, &["rev-parse", &branch]));
+    env.git(&remote, &["merge-base", "--is-ancestor", "main", &branch]);
+    assert_eq!(
+        env.git(&remote, &["show", &format!("{branch}:fix.txt")]),
+        "fix"
+    );
+    assert_eq!(remote_lane_state(&env, &b, &branch), "ready");
+    env.fleet(&b, &["land", "--remote", "origin", "--all", "--yes"])
+        .ok();
+    assert_eq!(remote_lane_state(&env, &b, &branch), "landed");
+    env.fleet(&b, &["verify", "--remote", "origin"]).ok();
 }
 
 #[test]

@@ -175,7 +175,8 @@ impl super::Drainer<'_> {
 /// only; nothing to do for a local one). A follow-up's run may have rebased its lane:
 /// its branch may then replace the remote's, but only while the remote still holds the
 /// tip the follow-up continued and the run started from it (`started_from`, the branch's
-/// tip when the run began); else the push is refused, nobody's commits are lost, and the
+/// tip when the run began) or is a retry of the follow-up in that same worktree (whose
+/// first run did, and whose rewrite this one starts from); else the push is refused, nobody's commits are lost, and the
 /// run fails with why. Any other run's lane is published as a fast-forward.
 pub(super) fn publish_lane(
     ctx: &crate::context::Context,
@@ -188,19 +189,21 @@ pub(super) fn publish_lane(
 ) -> crate::error::Result<()> {
     let continued = match queue.remote() {
         None => None,
-        Some(_) => store
-            .load(name)?
-            .and_then(|(task, _)| task.continues)
-            .filter(|c| c.branch == branch)
-            .and_then(|c| crate::git::ObjectId::from_hex(c.tip.as_bytes()).ok()),
+        Some(_) => store.load(name)?.and_then(|(task, _)| {
+            let tip = task.continues.as_ref().filter(|c| c.branch == branch)?;
+            let tip = crate::git::ObjectId::from_hex(tip.tip.as_bytes()).ok()?;
+            // This run is not its first: an earlier one began in this same worktree.
+            Some((tip, task.runs.len() > 1))
+        }),
     };
     match continued {
-        Some(continued) => queue.publish_rewritten_lane(
+        Some((continued, retried)) => queue.publish_rewritten_lane(
             ctx,
             branch,
             crate::remote::Rewritten {
                 continued,
                 started_from,
+                retried,
             },
             ui,
         ),
