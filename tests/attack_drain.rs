@@ -539,3 +539,28 @@ fn an_agent_stuck_printing_is_stopped_at_the_output_cap_and_its_logs_stay_bounde
     );
     crate::common::drain::assert_no_agent_left(&env, &dir);
 }
+
+#[test]
+fn a_plan_too_long_to_pass_as_an_argument_parks_its_task_at_once_naming_the_fix() {
+    let env = Env::new();
+    let dir = crate::common::drain::project(&env, "");
+    // The `args` profile passes the plan's text through `{prompt}`: 200 KiB is more than
+    // Linux lets one argument hold, so every attempt would fail alike.
+    std::fs::write(dir.join("long.md"), "do it\n".repeat(200 * 1024 / 6)).unwrap();
+    env.fleet(
+        &dir,
+        &[
+            "task", "add", "long", "--agent", "args", "--plan", "long.md",
+        ],
+    )
+    .ok();
+    let report = crate::common::drain::drain_once(&env, &dir, &[]);
+    assert_eq!(report["runs"][0]["outcome"], "failed", "{report:#}");
+    let task = crate::common::drain::show(&env, &dir, "long");
+    assert_eq!(task["state"], "parked", "{task:#}");
+    assert_eq!(crate::common::drain::runs(&task).len(), 1, "{task:#}");
+    let why = task["parked_why"].as_str().unwrap_or_default();
+    assert!(why.contains("more than one argument may hold"), "{task:#}");
+    assert!(why.contains("`{plan}`"), "{why}");
+    crate::common::drain::assert_no_agent_left(&env, &dir);
+}

@@ -596,6 +596,42 @@ impl super::Drainer<'_> {
         self.report.runs.push(report);
     }
 
+    /// A run whose agent can never be started as it stands (its argv too long for the
+    /// kernel): failed with why, and the task parked at once rather than retried.
+    pub(super) fn park_unstarted(
+        &mut self,
+        name: &TaskName,
+        run: &Run,
+        mut report: super::RunReport,
+        why: String,
+    ) {
+        report.outcome = Some(Outcome::Failed);
+        report.error = Some(why.clone());
+        let now = crate::time::now();
+        let ended = self.store.end_with_usage(
+            name,
+            &run.id,
+            Outcome::Failed,
+            Some(why.clone()),
+            false,
+            None,
+            now,
+        );
+        report.state = match ended
+            .and_then(|_| retry::park_now(self.ctx, self.store, name, &run.id, &why, self.ui))
+        {
+            Ok(task) => Some(task.state),
+            Err(e) => {
+                self.ui.warn(&format!(
+                    "{name}: run {} not settled: {}",
+                    run.id, e.message
+                ));
+                None
+            }
+        };
+        self.report.runs.push(report);
+    }
+
     /// Store the run's end (with what it used) and what follows; the task's state
     /// after, when stored.
     #[allow(clippy::too_many_arguments)]

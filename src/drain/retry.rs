@@ -11,7 +11,7 @@
 //! Before every retry the task's budget is checked: the tokens and cost its runs
 //! reported, summed, against its `max_tokens` / `max_cost_usd` (else `[drain]`'s). A
 //! task at or over either is parked with that reason instead
-//! ([`crate::tasks::Store::park_over_budget`]), and notify runs at once; that park
+//! ([`crate::tasks::Store::park_now`]), and notify runs at once; that park
 //! records no debt, so a drainer killed between it and the command skips the command.
 
 use std::time::Duration;
@@ -63,7 +63,7 @@ pub fn requeue(
     if let Some((task, _)) = store.load(name)?
         && let Some(why) = over_budget(&ctx.config.drain, &task)
     {
-        let task = store.park_over_budget(name, run, now, &why)?;
+        let task = store.park_now(name, run, now, &why)?;
         ui.note(&format!(
             "{name}: parked: {why} (`fleet task retry {name}` queues it again)"
         ));
@@ -90,6 +90,40 @@ pub fn requeue(
         ));
     }
     Ok(task)
+}
+
+/// Park `task` after its run `run` ended with `why`, a failure no retry can mend; then
+/// `[drain] notify` runs, as for any park.
+pub fn park_now(
+    ctx: &Context,
+    store: &Store,
+    name: &TaskName,
+    run: &str,
+    why: &str,
+    ui: &dyn crate::report::Ui,
+) -> crate::error::Result<Task> {
+    let task = store.park_now(name, run, crate::time::now(), why)?;
+    ui.note(&format!(
+        "{name}: parked: {why} (`fleet task retry {name}` queues it again)"
+    ));
+    if let Some(argv) = &ctx.config.drain.notify {
+        notify(ctx, argv, &task, ui);
+    }
+    Ok(task)
+}
+
+/// The argument of `argv` too long for the kernel to pass to a program (Linux takes at
+/// most 128 KiB per argument, `MAX_ARG_STRLEN`), as why the agent cannot be started: every
+/// attempt would fail the same way, so the task is parked at once.
+pub fn oversized_argument(argv: &[String]) -> Option<String> {
+    const MAX_ARG: usize = 128 * 1024;
+    let (i, long) = argv.iter().enumerate().find(|(_, a)| a.len() >= MAX_ARG)?;
+    Some(format!(
+        "argument {i} of the agent's command is {} KiB, more than one argument may hold \
+         (128 KiB): pass the plan by its path, `{{plan}}` or `$FLEET_PLAN`, not its text, \
+         `{{prompt}}`, in the profile's `command`",
+        long.len() / 1024
+    ))
 }
 
 /// Why `task` is over its budget (its own ceilings, else `settings`'), if it is.

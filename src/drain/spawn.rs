@@ -271,6 +271,10 @@ impl super::Drainer<'_> {
                 return;
             }
         };
+        if let Some(why) = super::retry::oversized_argument(&launch.argv) {
+            self.park_unstarted(&name, &run, report, why);
+            return;
+        }
         let key = self.next_key;
         self.next_key += 1;
         let abort = std::sync::Arc::new(std::sync::atomic::AtomicBool::new(false));

@@ -593,34 +593,25 @@ impl<'a> Store<'a> {
         })
     }
 
-    /// After run `run` ended badly, the task is over its budget: parked with `why`
-    /// instead of queued again (see [`Store::requeue_after`] for the states it moves).
-    pub fn park_over_budget(
-        &self,
-        name: &TaskName,
-        run: &str,
-        now: i64,
-        why: &str,
-    ) -> Result<Task> {
-        self.change(
-            name,
-            &format!("parked over budget after run {run}"),
-            |task| {
-                held_by(
-                    task,
-                    run,
-                    &[
-                        TaskState::Failed,
-                        TaskState::TimedOut,
-                        TaskState::Crashed,
-                        TaskState::Limited,
-                    ],
-                )?;
-                task.parked_why = Some(why.to_string());
-                task.move_to(TaskState::Parked, now, Some(run));
-                Ok(task.clone())
-            },
-        )
+    /// After run `run` ended badly, the task cannot be helped by another attempt (over
+    /// its budget; a plan no agent can be given): parked with `why` instead of queued
+    /// again (see [`Store::requeue_after`] for the states it moves).
+    pub fn park_now(&self, name: &TaskName, run: &str, now: i64, why: &str) -> Result<Task> {
+        self.change(name, &format!("parked after run {run}: {why}"), |task| {
+            held_by(
+                task,
+                run,
+                &[
+                    TaskState::Failed,
+                    TaskState::TimedOut,
+                    TaskState::Crashed,
+                    TaskState::Limited,
+                ],
+            )?;
+            task.parked_why = Some(why.to_string());
+            task.move_to(TaskState::Parked, now, Some(run));
+            Ok(task.clone())
+        })
     }
 
     /// After a failed, timed-out, crashed or limited run `run`: queued again, not
