@@ -564,3 +564,56 @@ fn a_plan_too_long_to_pass_as_an_argument_parks_its_task_at_once_naming_the_fix(
     assert!(why.contains("`{plan}`"), "{why}");
     crate::common::drain::assert_no_agent_left(&env, &dir);
 }
+
+/// Doctor's check `name` in `dir`, and doctor's exit code.
+fn doctor_check(env: &Env, dir: &Path, name: &str) -> (i32, serde_json::Value) {
+    let run = env.fleet(dir, &["doctor", "--json"]);
+    let all: serde_json::Value = serde_json::from_str(&run.stdout)
+        .unwrap_or_else(|e| panic!("{e}: {}\n{}", run.stdout, run.stderr));
+    let check = all
+        .as_array()
+        .and_then(|a| a.iter().find(|c| c["name"] == name))
+        .unwrap_or_else(|| panic!("no {name} check in {all:#}"))
+        .clone();
+    (run.code, check)
+}
+
+#[test]
+fn doctor_fails_on_a_task_waiting_for_one_cancelled_after_the_wait_was_added() {
+    let env = Env::new();
+    let dir = crate::common::drain::project(&env, "");
+    env.fleet(&dir, &["task", "add", "x", "--prompt", "p"]).ok();
+    env.fleet(&dir, &["task", "add", "y", "--prompt", "p", "--after", "x"])
+        .ok();
+    let (_, check) = doctor_check(&env, &dir, "blocked-waits");
+    assert_eq!(check["verdict"], "ok", "{check}");
+    // Cancelled once y waits for it: y would wait for ever, and nothing said so.
+    env.fleet(&dir, &["task", "cancel", "x"]).ok();
+    let (code, check) = doctor_check(&env, &dir, "blocked-waits");
+    assert_eq!(
+        (code, check["verdict"].as_str()),
+        (1, Some("fail")),
+        "{check}"
+    );
+    let detail = check["detail"].as_str().unwrap();
+    assert!(
+        detail.contains("task y waits for x, which was cancelled"),
+        "{detail}"
+    );
+    assert!(
+        check["fix"].as_str().unwrap().contains("fleet task retry"),
+        "{check}"
+    );
+    // Doctor only reports: both tasks are as they were.
+    assert_eq!(
+        crate::common::drain::show(&env, &dir, "y")["state"],
+        "queued"
+    );
+    assert_eq!(
+        crate::common::drain::show(&env, &dir, "x")["state"],
+        "cancelled"
+    );
+    env.fleet(&dir, &["task", "retry", "x"]).ok();
+    let (_, check) = doctor_check(&env, &dir, "blocked-waits");
+    assert_eq!(check["verdict"], "ok", "{check}");
+}

@@ -1,7 +1,8 @@
 //! `fleet doctor`'s checks of the task queue and of the drainers that work it: a claim
 //! that never started its agent (`stale-claims`), a claimed or running task whose holder
 //! is gone (`dead-holders`), a running agent silent for its `stall_after`
-//! (`stalled-runs`, a warning: busy agents can be quiet), and a drainer still running
+//! (`stalled-runs`, a warning: busy agents can be quiet), a task waiting on one that
+//! cannot succeed as things stand (`blocked-waits`), and a drainer still running
 //! older code than the binary now installed (`old-drainers`).
 //!
 //! They read the queue through [`Store::list`] (the memo: the task refs, not every task
@@ -35,6 +36,7 @@ pub fn checks(ctx: &Context, queue: &Queue) -> Result<Vec<Check>> {
         stale_claims(&tasks, now, ctx.config.drain.claim_grace.0),
         dead_holders(&tasks, now),
         stalled_runs(ctx, &tasks, now),
+        blocked_waits(&tasks),
         old_drainers(&ctx.repo.common_dir()),
     ])
 }
@@ -156,7 +158,7 @@ pub fn stalled_runs(ctx: &Context, tasks: &[Task], now: i64) -> Check {
         }
         problems.push(line);
     }
-    let mut fix = "look at its output (`fleet task show NAME`) and worktree; if it is stuck,                    `kill -- -PGID` ends its group and the drainer retries the task"
+    let mut fix = "look at its output (`fleet task show NAME`) and worktree; if it is stuck, `kill -- -PGID` ends its group and the drainer retries the task"
         .to_string();
     if !abandons {
         fix.push_str(", or set [drain] abandon_after (or the profile's) to have drainers do it");
@@ -168,6 +170,42 @@ pub fn stalled_runs(ctx: &Context, tasks: &[Task], now: i64) -> Check {
         &fix,
     );
     if c.verdict == Verdict::Fail {
+        c.verdict = Verdict::Warn;
+    }
+    c
+}
+
+/// A task waiting (`--after`) on one that will not succeed as things stand: cancelled
+/// or gone from the queue (the wait never ends: a failure), or parked (it ends only when
+/// a person retries it: a warning). `fleet task add` refuses such a wait; this finds the
+/// ones that became so later.
+pub fn blocked_waits(tasks: &[Task]) -> Check {
+    let by_name: std::collections::HashMap<&str, &Task> =
+        tasks.iter().map(|t| (t.name.as_str(), t)).collect();
+    let mut problems = Vec::new();
+    let mut never = false;
+    let waiting = tasks
+        .iter()
+        .filter(|t| matches!(t.state, TaskState::Queued | TaskState::Limited));
+    for t in waiting {
+        for dep in &t.after {
+            let why = match by_name.get(dep.as_str()).map(|d| d.state) {
+                None => "is not in the queue",
+                Some(TaskState::Cancelled) => "was cancelled",
+                Some(TaskState::Parked) => "is parked",
+                Some(_) => continue,
+            };
+            never |= why != "is parked";
+            problems.push(format!("task {} waits for {dep}, which {why}", t.name));
+        }
+    }
+    let mut c = check(
+        "blocked-waits",
+        problems,
+        "every task waiting --after another waits on one that can still succeed",
+        "`fleet task retry DEP` puts a parked or cancelled dependency back; `fleet task cancel NAME` drops the waiting task",
+    );
+    if c.verdict == Verdict::Fail && !never {
         c.verdict = Verdict::Warn;
     }
     c
