@@ -33,9 +33,10 @@ const EXEC: &str = "os/exec";
 /// carries `Setpgid`/`Setsid`.
 const SYSCALL: [&str; 2] = ["syscall", "golang.org/x/sys/unix"];
 /// In an `if`/`for` header around a group kill: the leader has not been reaped yet
-/// (`if cmd.ProcessState == nil { syscall.Kill(-pid, ...) }`, a `Signal(0)` probe). The
-/// kill then never runs when the leader exits first, and its helpers survive.
-const LEADER_ALIVE: [&str; 2] = ["ProcessState == nil", "Signal(0)"];
+/// (`if cmd.ProcessState == nil { syscall.Kill(-pid, ...) }`, a `Signal(0)` probe), or
+/// has not exited normally (`if ... !cmd.ProcessState.Exited() { ... }`). The kill then
+/// never runs when the leader exits first, and its helpers survive.
+const LEADER_ALIVE: [&str; 3] = ["ProcessState == nil", "Signal(0)", "!"];
 /// In the header of an `if` that returns, before a group kill in the same function: the
 /// leader has been reaped (`if cmd.ProcessState != nil && cmd.ProcessState.Exited() {
 /// return }`), so the kill after it is skipped exactly when the helpers are orphaned.
@@ -969,7 +970,7 @@ fn gated(file: &File, kill: Node) -> bool {
             == Some(n);
         if matches!(p.kind(), "if_statement" | "for_statement")
             && in_body
-            && LEADER_ALIVE.iter().any(|l| header(p).contains(l))
+            && asks_leader_alive(&header(p))
         {
             return true;
         }
@@ -993,6 +994,22 @@ fn gated(file: &File, kill: Node) -> bool {
         n = p;
     }
     false
+}
+
+/// Does an `if`/`for` header ask [`LEADER_ALIVE`]: the leader not reaped, a `Signal(0)`
+/// probe, or a negated `ProcessState.Exited()` (`!cmd.ProcessState.Exited()`, the leader
+/// killed rather than exited: the kill is skipped exactly when it exited on its own)?
+fn asks_leader_alive(header: &str) -> bool {
+    let [not_reaped, probe, not] = LEADER_ALIVE;
+    header.contains(not_reaped)
+        || header.contains(probe)
+        || header
+            .match_indices("ProcessState.Exited()")
+            .any(|(at, _)| {
+                let before = header[..at]
+                    .trim_end_matches(|c: char| c.is_alphanumeric() || "._".contains(c));
+                before.ends_with(not)
+            })
 }
 
 /// `syscall.Kill(-pid, sig)` / `unix.Kill(-pid, sig)`: a negative pid is a group.
