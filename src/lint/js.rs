@@ -1019,6 +1019,16 @@ fn handed_ending(file: &File, factory: Node, depth: usize) -> Ending {
     worst
 }
 
+/// Does a call starting a process sit anywhere inside the node?
+fn spawns(file: &File, node: Node) -> bool {
+    let mut found = false;
+    syntax::walk(node, &mut |n| {
+        found =
+            found || matches!(n.kind(), "call_expression" | "new_expression") && is_spawn(file, n);
+    });
+    found
+}
+
 /// Does the call start a process (any program)?
 fn is_spawn(file: &File, call: Node) -> bool {
     let js = &file.rules.javascript;
@@ -1094,7 +1104,8 @@ fn exported_ending(file: &File) -> Ending {
 
 /// Is the kill inside an `if`/`while`/`?:` whose condition asks whether the leader is
 /// still alive, or after an `if` asking it that returns (`if (child.exitCode !== null)
-/// return;`)?
+/// return;`)? Such an `if` with a spawn between it and the kill asks about an earlier
+/// child (an "already running" guard), not the one killed.
 fn gated(file: &File, kill: Node) -> bool {
     let asks = |condition: &str| {
         file.rules
@@ -1107,11 +1118,16 @@ fn gated(file: &File, kill: Node) -> bool {
     while let Some(p) = n {
         if p.kind() == "statement_block" {
             let mut cursor = p.walk();
-            let guarded = p
+            let before: Vec<Node> = p
                 .named_children(&mut cursor)
                 .take_while(|s| s.id() != child.id())
-                .filter(|s| s.kind() == "if_statement")
-                .any(|guard| {
+                .collect();
+            let guarded = before
+                .iter()
+                .enumerate()
+                .filter(|(_, s)| s.kind() == "if_statement")
+                .filter(|(i, _)| !before[i + 1..].iter().any(|s| spawns(file, *s)))
+                .any(|(_, guard)| {
                     let returns = guard.child_by_field_name("consequence").is_some_and(|b| {
                         b.kind() == "return_statement" || {
                             let mut cursor = b.walk();

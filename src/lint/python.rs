@@ -899,7 +899,8 @@ fn kills_in(file: &File, scopes: &[Node]) -> Ending {
 
 /// Is the kill inside an `if`/`while` (of its function) whose condition asks whether the
 /// leader is still alive, or after an `if` asking it whose body returns (`if
-/// proc.poll() is not None: return`)?
+/// proc.poll() is not None: return`)? Such an `if` with a spawn between it and the kill
+/// asks about an earlier process (an "already running" guard), not the one killed.
 fn gated(file: &File, kill: Node) -> bool {
     let asks = |condition: &str| {
         file.rules
@@ -915,11 +916,16 @@ fn gated(file: &File, kill: Node) -> bool {
         }
         if p.kind() == "block" {
             let mut cursor = p.walk();
-            let guarded = p
+            let before: Vec<Node> = p
                 .named_children(&mut cursor)
                 .take_while(|s| s.id() != child.id())
-                .filter(|s| s.kind() == "if_statement")
-                .any(|guard| {
+                .collect();
+            let guarded = before
+                .iter()
+                .enumerate()
+                .filter(|(_, s)| s.kind() == "if_statement")
+                .filter(|(i, _)| !before[i + 1..].iter().any(|s| spawns(file, *s)))
+                .any(|(_, guard)| {
                     let returns = guard.child_by_field_name("consequence").is_some_and(|b| {
                         let mut cursor = b.walk();
                         b.named_children(&mut cursor)
@@ -951,6 +957,18 @@ fn gated(file: &File, kill: Node) -> bool {
         n = p.parent();
     }
     false
+}
+
+/// Does a spawn call sit anywhere inside the node?
+fn spawns(file: &File, node: Node) -> bool {
+    let mut found = false;
+    syntax::walk(node, &mut |n| {
+        found = found
+            || n.kind() == "call"
+                && n.child_by_field_name("function")
+                    .is_some_and(|c| file.rules.python.spawn.contains(&resolve_callee(file, c)));
+    });
+    found
 }
 
 /// The argument that names the program: the first positional one, or `args=`/`cmd=`.
