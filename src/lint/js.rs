@@ -995,6 +995,9 @@ fn handed_ending(file: &File, factory: Node, depth: usize) -> Ending {
             }
         }
     }
+    // A call inside the factory's own body (a retry calling itself, or a method named
+    // like the spawn function it calls) hands nothing out: it is no caller.
+    callers.retain(|c| c.start_byte() < factory.start_byte() || factory.end_byte() < c.end_byte());
     if callers.is_empty() || referenced {
         return exported_ending(file);
     }
