@@ -1190,7 +1190,7 @@ fn resolve(file: &File, callee: Node) -> String {
 }
 
 fn program_words(file: &File, node: Node, depth: usize) -> Vec<String> {
-    if depth > 6 || !step(file) {
+    if depth > DEPTH || !step(file) {
         return Vec::new();
     }
     let src = file.src;
@@ -1430,6 +1430,11 @@ const UNKNOWN: &str = "\u{0}";
 /// How many values one spawn's program may be built from (see `File::steps`).
 const STEPS: usize = 4096;
 
+/// How deep one value may be followed (a name to its value, a list to its items, an
+/// operand): enough for a program built from constants in eight steps (`BASE`, `BASE +
+/// [...]`, ...), each a few levels; [`STEPS`] bounds the work however deep.
+const DEPTH: usize = 40;
+
 /// One step of evaluation, if any are left.
 fn step(file: &File) -> bool {
     let left = file.steps.get();
@@ -1447,7 +1452,7 @@ const MAX_VALUE: usize = 4096;
 /// (an argument, a call) is [`UNKNOWN`], so literal text after it still names the program.
 /// `None` when the node is not a string expression (an array, most calls).
 fn string_value(file: &File, node: Node, depth: usize) -> Option<String> {
-    if depth > 6 || !step(file) {
+    if depth > DEPTH || !step(file) {
         return None;
     }
     let src = file.src;

@@ -995,7 +995,7 @@ fn program_argument<'t>(file: &File, args: Node<'t>) -> Option<Node<'t>> {
 /// The first words of the command a value stands for (program first), following
 /// variables, lists, f-strings, concatenation, `which` and environment defaults.
 fn program_words(file: &File, node: Node, local: &Scope, depth: usize) -> Vec<String> {
-    if depth > 6 || !step(file) {
+    if depth > DEPTH || !step(file) {
         return Vec::new();
     }
     let src = file.src;
@@ -1303,6 +1303,11 @@ const UNKNOWN: &str = "\u{0}";
 /// How many values one spawn's program may be built from (see `File::steps`).
 const STEPS: usize = 4096;
 
+/// How deep one value may be followed (a name to its value, a list to its items, an
+/// operand): enough for a program built from constants in eight steps (`BASE`, `BASE +
+/// [...]`, ...), each a few levels; [`STEPS`] bounds the work however deep.
+const DEPTH: usize = 40;
+
 /// One step of evaluation, if any are left.
 fn step(file: &File) -> bool {
     let left = file.steps.get();
@@ -1321,7 +1326,7 @@ const MAX_VALUE: usize = 4096;
 /// program (`f"{home}/bin/claude"` runs `claude`). `None` when the node is not a string
 /// expression (a list, most calls).
 fn string_value(file: &File, node: Node, local: &Scope, depth: usize) -> Option<String> {
-    if depth > 6 || !step(file) {
+    if depth > DEPTH || !step(file) {
         return None;
     }
     let src = file.src;
