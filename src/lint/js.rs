@@ -1571,6 +1571,12 @@ fn path_call_value(file: &File, call: Node, depth: usize) -> Option<String> {
                 Some(s) => string_value(file, *s, depth + 1)?,
                 None => ",".into(),
             };
+            // `BASE.concat(args).join(' ')`, `[...BASE, x].join(' ')`: the command's first
+            // words, then the rest out of reach.
+            let leading = || {
+                let words = program_words(file, object, depth + 1);
+                (!words.is_empty()).then(|| format!("{}{sep}{UNKNOWN}", words.join(&sep)))
+            };
             let array = match uncast(object).kind() {
                 "array" => uncast(object),
                 "identifier" => lookup(file, text(object, src), object)
@@ -1578,16 +1584,15 @@ fn path_call_value(file: &File, call: Node, depth: usize) -> Option<String> {
                     .rev()
                     .map(uncast)
                     .find(|v| v.kind() == "array")?,
-                _ => return None,
+                _ => return leading(),
             };
             let mut cursor = array.walk();
             let items: Vec<Node> = array
                 .named_children(&mut cursor)
                 .filter(|n| n.kind() != "comment")
                 .collect();
-            // `[...BASE, x].join(' ')`: a spread is out of reach here.
             if items.iter().any(|n| n.kind() == "spread_element") {
-                return None;
+                return leading();
             }
             Some(joined(&items, &sep))
         }
