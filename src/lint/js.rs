@@ -264,6 +264,19 @@ fn collect<'t>(root: Node<'t>, file: &mut File<'t, '_>) {
                     .push(node);
             }
         }
+        // `stop = () => { ... }` in a class body: a method by another syntax.
+        "field_definition" | "public_field_definition" => {
+            if let Some(name) = node
+                .child_by_field_name("property")
+                .or_else(|| node.child_by_field_name("name"))
+                && let Some(value) = field_function(node)
+            {
+                file.functions
+                    .entry(text(name, src).into())
+                    .or_default()
+                    .push(value);
+            }
+        }
         "unary_expression" => {
             // process.kill(-child.pid, ...): the minus makes it a group kill (also inside
             // `(...)`, `!` or `as`).
@@ -740,18 +753,44 @@ fn module_variable<'s>(file: &File<'_, 's>, call: Node) -> Option<&'s str> {
     None
 }
 
+/// The function a class field holds (`stop = () => { ... }`), a method by another syntax.
+fn field_function(field: Node) -> Option<Node> {
+    if !matches!(field.kind(), "field_definition" | "public_field_definition") {
+        return None;
+    }
+    field.child_by_field_name("value").filter(|v| {
+        matches!(
+            v.kind(),
+            "arrow_function" | "function_expression" | "function"
+        )
+    })
+}
+
+/// The class body a method (or a function held by a class field) belongs to.
+fn class_of(function: Node) -> Option<Node> {
+    let parent = function.parent()?;
+    let parent = if field_function(parent) == Some(function) {
+        parent.parent()?
+    } else {
+        parent
+    };
+    (parent.kind() == "class_body").then_some(parent)
+}
+
 /// A function (or method) and what it reaches: the other methods of its class, the
 /// module's functions named in them, transitively.
 fn reach_from<'t>(file: &File<'t, '_>, scope: Node<'t>, class_wide: bool) -> Vec<Node<'t>> {
     let mut reached = vec![scope];
-    let class = reached[0].parent().filter(|p| p.kind() == "class_body");
+    let class = class_of(scope);
     if let Some(class) = class.filter(|_| class_wide) {
         let mut cursor = class.walk();
-        reached.extend(
-            class
-                .named_children(&mut cursor)
-                .filter(|m| m.kind() == "method_definition"),
-        );
+        reached.extend(class.named_children(&mut cursor).filter_map(|m| {
+            if m.kind() == "method_definition" {
+                Some(m)
+            } else {
+                field_function(m)
+            }
+        }));
     }
     let mut i = 0;
     while i < reached.len() {
@@ -778,7 +817,7 @@ fn reach_from<'t>(file: &File<'t, '_>, scope: Node<'t>, class_wide: bool) -> Vec
             for f in file.functions.get(name).into_iter().flatten() {
                 // `this.stop()` is a method of this class, `stop()` a function: neither
                 // is another class's method of the same name.
-                let owner = f.parent().filter(|p| p.kind() == "class_body");
+                let owner = class_of(*f);
                 let ours = if of_this {
                     owner.is_some() && owner == class
                 } else {
