@@ -768,6 +768,14 @@ fn reach<'t>(file: &File<'t, '_>, call: Node<'t>, handle: &Handle) -> Vec<Node<'
                             .child_by_field_name("field")
                             .map(|f| text(f, src).to_string()),
                     ),
+                    // `p.cmds[id] = cmd`: a map or slice in a field.
+                    "index_expression" => fields.extend(
+                        target
+                            .child_by_field_name("operand")
+                            .filter(|o| o.kind() == "selector_expression")
+                            .and_then(|o| o.child_by_field_name("field"))
+                            .map(|f| text(f, src).to_string()),
+                    ),
                     _ => {}
                 }
             }

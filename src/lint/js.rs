@@ -264,6 +264,19 @@ fn collect<'t>(root: Node<'t>, file: &mut File<'t, '_>) {
                     .push(node);
             }
         }
+        // `stop = () => { ... }` in a class body: a method by another syntax.
+        "field_definition" | "public_field_definition" => {
+            if let Some(name) = node
+                .child_by_field_name("property")
+                .or_else(|| node.child_by_field_name("name"))
+                && let Some(value) = field_function(node)
+            {
+                file.functions
+                    .entry(text(name, src).into())
+                    .or_default()
+                    .push(value);
+            }
+        }
         "unary_expression" => {
             // process.kill(-child.pid, ...): the minus makes it a group kill (also inside
             // `(...)`, `!` or `as`).
@@ -740,18 +753,44 @@ fn module_variable<'s>(file: &File<'_, 's>, call: Node) -> Option<&'s str> {
     None
 }
 
+/// The function a class field holds (`stop = () => { ... }`), a method by another syntax.
+fn field_function(field: Node) -> Option<Node> {
+    if !matches!(field.kind(), "field_definition" | "public_field_definition") {
+        return None;
+    }
+    field.child_by_field_name("value").filter(|v| {
+        matches!(
+            v.kind(),
+            "arrow_function" | "function_expression" | "function"
+        )
+    })
+}
+
+/// The class body a method (or a function held by a class field) belongs to.
+fn class_of(function: Node) -> Option<Node> {
+    let parent = function.parent()?;
+    let parent = if field_function(parent) == Some(function) {
+        parent.parent()?
+    } else {
+        parent
+    };
+    (parent.kind() == "class_body").then_some(parent)
+}
+
 /// A function (or method) and what it reaches: the other methods of its class, the
 /// module's functions named in them, transitively.
 fn reach_from<'t>(file: &File<'t, '_>, scope: Node<'t>, class_wide: bool) -> Vec<Node<'t>> {
     let mut reached = vec![scope];
-    let class = reached[0].parent().filter(|p| p.kind() == "class_body");
+    let class = class_of(scope);
     if let Some(class) = class.filter(|_| class_wide) {
         let mut cursor = class.walk();
-        reached.extend(
-            class
-                .named_children(&mut cursor)
-                .filter(|m| m.kind() == "method_definition"),
-        );
+        reached.extend(class.named_children(&mut cursor).filter_map(|m| {
+            if m.kind() == "method_definition" {
+                Some(m)
+            } else {
+                field_function(m)
+            }
+        }));
     }
     let mut i = 0;
     while i < reached.len() {
@@ -778,7 +817,7 @@ fn reach_from<'t>(file: &File<'t, '_>, scope: Node<'t>, class_wide: bool) -> Vec
             for f in file.functions.get(name).into_iter().flatten() {
                 // `this.stop()` is a method of this class, `stop()` a function: neither
                 // is another class's method of the same name.
-                let owner = f.parent().filter(|p| p.kind() == "class_body");
+                let owner = class_of(*f);
                 let ours = if of_this {
                     owner.is_some() && owner == class
                 } else {
@@ -995,6 +1034,9 @@ fn handed_ending(file: &File, factory: Node, depth: usize) -> Ending {
             }
         }
     }
+    // A call inside the factory's own body (a retry calling itself, or a method named
+    // like the spawn function it calls) hands nothing out: it is no caller.
+    callers.retain(|c| c.start_byte() < factory.start_byte() || factory.end_byte() < c.end_byte());
     if callers.is_empty() || referenced {
         return exported_ending(file);
     }
@@ -1017,6 +1059,16 @@ fn handed_ending(file: &File, factory: Node, depth: usize) -> Ending {
         }
     }
     worst
+}
+
+/// Does a call starting a process sit anywhere inside the node?
+fn spawns(file: &File, node: Node) -> bool {
+    let mut found = false;
+    syntax::walk(node, &mut |n| {
+        found =
+            found || matches!(n.kind(), "call_expression" | "new_expression") && is_spawn(file, n);
+    });
+    found
 }
 
 /// Does the call start a process (any program)?
@@ -1094,7 +1146,8 @@ fn exported_ending(file: &File) -> Ending {
 
 /// Is the kill inside an `if`/`while`/`?:` whose condition asks whether the leader is
 /// still alive, or after an `if` asking it that returns (`if (child.exitCode !== null)
-/// return;`)?
+/// return;`)? Such an `if` with a spawn between it and the kill asks about an earlier
+/// child (an "already running" guard), not the one killed.
 fn gated(file: &File, kill: Node) -> bool {
     let asks = |condition: &str| {
         file.rules
@@ -1107,11 +1160,16 @@ fn gated(file: &File, kill: Node) -> bool {
     while let Some(p) = n {
         if p.kind() == "statement_block" {
             let mut cursor = p.walk();
-            let guarded = p
+            let before: Vec<Node> = p
                 .named_children(&mut cursor)
                 .take_while(|s| s.id() != child.id())
-                .filter(|s| s.kind() == "if_statement")
-                .any(|guard| {
+                .collect();
+            let guarded = before
+                .iter()
+                .enumerate()
+                .filter(|(_, s)| s.kind() == "if_statement")
+                .filter(|(i, _)| !before[i + 1..].iter().any(|s| spawns(file, *s)))
+                .any(|(_, guard)| {
                     let returns = guard.child_by_field_name("consequence").is_some_and(|b| {
                         b.kind() == "return_statement" || {
                             let mut cursor = b.walk();
@@ -1171,7 +1229,7 @@ fn resolve(file: &File, callee: Node) -> String {
 }
 
 fn program_words(file: &File, node: Node, depth: usize) -> Vec<String> {
-    if depth > 6 || !step(file) {
+    if depth > DEPTH || !step(file) {
         return Vec::new();
     }
     let src = file.src;
@@ -1411,6 +1469,11 @@ const UNKNOWN: &str = "\u{0}";
 /// How many values one spawn's program may be built from (see `File::steps`).
 const STEPS: usize = 4096;
 
+/// How deep one value may be followed (a name to its value, a list to its items, an
+/// operand): enough for a program built from constants in eight steps (`BASE`, `BASE +
+/// [...]`, ...), each a few levels; [`STEPS`] bounds the work however deep.
+const DEPTH: usize = 40;
+
 /// One step of evaluation, if any are left.
 fn step(file: &File) -> bool {
     let left = file.steps.get();
@@ -1428,7 +1491,7 @@ const MAX_VALUE: usize = 4096;
 /// (an argument, a call) is [`UNKNOWN`], so literal text after it still names the program.
 /// `None` when the node is not a string expression (an array, most calls).
 fn string_value(file: &File, node: Node, depth: usize) -> Option<String> {
-    if depth > 6 || !step(file) {
+    if depth > DEPTH || !step(file) {
         return None;
     }
     let src = file.src;
@@ -1547,6 +1610,12 @@ fn path_call_value(file: &File, call: Node, depth: usize) -> Option<String> {
                 Some(s) => string_value(file, *s, depth + 1)?,
                 None => ",".into(),
             };
+            // `BASE.concat(args).join(' ')`, `[...BASE, x].join(' ')`: the command's first
+            // words, then the rest out of reach.
+            let leading = || {
+                let words = program_words(file, object, depth + 1);
+                (!words.is_empty()).then(|| format!("{}{sep}{UNKNOWN}", words.join(&sep)))
+            };
             let array = match uncast(object).kind() {
                 "array" => uncast(object),
                 "identifier" => lookup(file, text(object, src), object)
@@ -1554,16 +1623,15 @@ fn path_call_value(file: &File, call: Node, depth: usize) -> Option<String> {
                     .rev()
                     .map(uncast)
                     .find(|v| v.kind() == "array")?,
-                _ => return None,
+                _ => return leading(),
             };
             let mut cursor = array.walk();
             let items: Vec<Node> = array
                 .named_children(&mut cursor)
                 .filter(|n| n.kind() != "comment")
                 .collect();
-            // `[...BASE, x].join(' ')`: a spread is out of reach here.
             if items.iter().any(|n| n.kind() == "spread_element") {
-                return None;
+                return leading();
             }
             Some(joined(&items, &sep))
         }

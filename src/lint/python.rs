@@ -700,6 +700,9 @@ fn handed_ending(file: &File, factory: Node, depth: usize) -> Ending {
             _ => {}
         }
     }
+    // A call inside the factory's own body (a retry calling itself, or a method named
+    // like the spawn function it calls) hands nothing out: it is no caller.
+    callers.retain(|c| c.start_byte() < factory.start_byte() || factory.end_byte() < c.end_byte());
     if callers.is_empty() || referenced {
         return exported_ending(file);
     }
@@ -899,7 +902,8 @@ fn kills_in(file: &File, scopes: &[Node]) -> Ending {
 
 /// Is the kill inside an `if`/`while` (of its function) whose condition asks whether the
 /// leader is still alive, or after an `if` asking it whose body returns (`if
-/// proc.poll() is not None: return`)?
+/// proc.poll() is not None: return`)? Such an `if` with a spawn between it and the kill
+/// asks about an earlier process (an "already running" guard), not the one killed.
 fn gated(file: &File, kill: Node) -> bool {
     let asks = |condition: &str| {
         file.rules
@@ -915,11 +919,16 @@ fn gated(file: &File, kill: Node) -> bool {
         }
         if p.kind() == "block" {
             let mut cursor = p.walk();
-            let guarded = p
+            let before: Vec<Node> = p
                 .named_children(&mut cursor)
                 .take_while(|s| s.id() != child.id())
-                .filter(|s| s.kind() == "if_statement")
-                .any(|guard| {
+                .collect();
+            let guarded = before
+                .iter()
+                .enumerate()
+                .filter(|(_, s)| s.kind() == "if_statement")
+                .filter(|(i, _)| !before[i + 1..].iter().any(|s| spawns(file, *s)))
+                .any(|(_, guard)| {
                     let returns = guard.child_by_field_name("consequence").is_some_and(|b| {
                         let mut cursor = b.walk();
                         b.named_children(&mut cursor)
@@ -953,6 +962,18 @@ fn gated(file: &File, kill: Node) -> bool {
     false
 }
 
+/// Does a spawn call sit anywhere inside the node?
+fn spawns(file: &File, node: Node) -> bool {
+    let mut found = false;
+    syntax::walk(node, &mut |n| {
+        found = found
+            || n.kind() == "call"
+                && n.child_by_field_name("function")
+                    .is_some_and(|c| file.rules.python.spawn.contains(&resolve_callee(file, c)));
+    });
+    found
+}
+
 /// The argument that names the program: the first positional one, or `args=`/`cmd=`.
 fn program_argument<'t>(file: &File, args: Node<'t>) -> Option<Node<'t>> {
     let mut cursor = args.walk();
@@ -974,7 +995,7 @@ fn program_argument<'t>(file: &File, args: Node<'t>) -> Option<Node<'t>> {
 /// The first words of the command a value stands for (program first), following
 /// variables, lists, f-strings, concatenation, `which` and environment defaults.
 fn program_words(file: &File, node: Node, local: &Scope, depth: usize) -> Vec<String> {
-    if depth > 6 || !step(file) {
+    if depth > DEPTH || !step(file) {
         return Vec::new();
     }
     let src = file.src;
@@ -1282,6 +1303,11 @@ const UNKNOWN: &str = "\u{0}";
 /// How many values one spawn's program may be built from (see `File::steps`).
 const STEPS: usize = 4096;
 
+/// How deep one value may be followed (a name to its value, a list to its items, an
+/// operand): enough for a program built from constants in eight steps (`BASE`, `BASE +
+/// [...]`, ...), each a few levels; [`STEPS`] bounds the work however deep.
+const DEPTH: usize = 40;
+
 /// One step of evaluation, if any are left.
 fn step(file: &File) -> bool {
     let left = file.steps.get();
@@ -1300,7 +1326,7 @@ const MAX_VALUE: usize = 4096;
 /// program (`f"{home}/bin/claude"` runs `claude`). `None` when the node is not a string
 /// expression (a list, most calls).
 fn string_value(file: &File, node: Node, local: &Scope, depth: usize) -> Option<String> {
-    if depth > 6 || !step(file) {
+    if depth > DEPTH || !step(file) {
         return None;
     }
     let src = file.src;

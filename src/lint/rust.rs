@@ -1335,6 +1335,79 @@ impl Visitor<'_> {
         self.report(new.func.span(), &agent, &callee, &statement);
     }
 
+    /// `Command::new("nohup").arg("claude")`, `Command::new("/usr/bin/env").arg("claude")`,
+    /// `Command::new("nice").args(["-n", "10", "claude"])`: a wrapper that runs the rest of
+    /// its argv in the same process group ([`super::syntax::past_wrappers`]), reported at
+    /// the command's constructor like a direct spawn of the agent. Only the `arg`/`args`
+    /// call that supplies the program word reports, so a chain is reported once.
+    fn argv_wrapper(&mut self, call: &syn::ExprMethodCall) {
+        /// The words one `arg`/`args` call adds (a value out of reach is a word that
+        /// is no option and no agent).
+        fn words(v: &Visitor, call: &syn::ExprMethodCall) -> Option<Vec<String>> {
+            let word = |e: &Expr| v.program(e, 0).unwrap_or_else(|| "\u{0}".into());
+            match call.method.to_string().as_str() {
+                "arg" => Some(call.args.first().map(word).into_iter().collect()),
+                "args" => {
+                    let mut list = call.args.first();
+                    while let Some(Expr::Reference(r)) = list {
+                        list = Some(&*r.expr);
+                    }
+                    match list {
+                        Some(Expr::Array(a)) => Some(a.elems.iter().map(word).collect()),
+                        _ => Some(vec!["\u{0}".into()]),
+                    }
+                }
+                _ => None,
+            }
+        }
+        let Some(last) = words(self, call) else {
+            return;
+        };
+        // Down the chain of `arg`/`args` to the constructor, gathering the words.
+        let mut before: Vec<Vec<String>> = Vec::new();
+        let mut receiver = &*call.receiver;
+        let new = loop {
+            match receiver {
+                Expr::MethodCall(m) => {
+                    before.push(words(self, m).unwrap_or_default());
+                    receiver = &m.receiver;
+                }
+                Expr::Call(new) => break new,
+                _ => return,
+            }
+        };
+        let callee = self.unalias(&path_text(&new.func));
+        let is_spawn = self
+            .rules
+            .rust
+            .spawn
+            .iter()
+            .any(|s| callee == *s || callee.ends_with(&format!("::{s}")));
+        let Some(wrapper) = new.args.first().and_then(|a| self.program(a, 0)) else {
+            return;
+        };
+        if !is_spawn || self.rules.agent(&wrapper).is_some() {
+            return;
+        }
+        let mut argv = vec![wrapper];
+        argv.extend(before.into_iter().rev().flatten());
+        // Not a wrapper, or its program came before this call.
+        if !super::syntax::past_wrappers(&argv, self.rules).is_empty() {
+            return;
+        }
+        argv.extend(last);
+        let Some(agent) = super::syntax::past_wrappers(&argv, self.rules)
+            .into_iter()
+            .next()
+            .filter(|w| self.rules.agent(w).is_some())
+        else {
+            return;
+        };
+        let needle = call.to_token_stream().to_string();
+        let statement = statement_of(&self.functions, &needle);
+        self.report(new.func.span(), &agent, &callee, &statement);
+    }
+
     /// A path with its first segment renamed back (`Cmd::new` -> `Command::new`).
     fn unalias(&self, path: &str) -> String {
         let (first, rest) = path.split_once("::").unwrap_or((path, ""));
@@ -1410,6 +1483,7 @@ impl<'ast> Visit<'ast> for Visitor<'_> {
 
     fn visit_expr_method_call(&mut self, call: &'ast syn::ExprMethodCall) {
         self.shell_script(call);
+        self.argv_wrapper(call);
         syn::visit::visit_expr_method_call(self, call);
     }
 
