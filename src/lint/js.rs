@@ -442,9 +442,10 @@ fn check_call(file: &File, call: Node) -> Option<syntax::Raw> {
             {
                 let mut cursor = list.walk();
                 for item in list.named_children(&mut cursor).take(5) {
-                    let word = program_words(file, item, 1)
-                        .into_iter()
-                        .next()
+                    // An item is one argument, whole: `NO_COLOR=1` after `env` is an
+                    // assignment to step over, not a command line to read.
+                    let word = string_value(file, item, 1)
+                        .or_else(|| program_words(file, item, 1).into_iter().next())
                         .unwrap_or_else(|| "?".into());
                     words.push(word);
                 }

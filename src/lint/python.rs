@@ -278,7 +278,7 @@ fn check_call(file: &File, call: Node) -> Option<syntax::Raw> {
         }
     }
     file.steps.set(STEPS);
-    let program_arg = program_argument(file, args)?;
+    let program_arg = program_argument(file, args, &name)?;
     let words = syntax::past_wrappers(&program_words(file, program_arg, &local, 0), file.rules);
     let program = words.first()?;
     if program == "fleet" && words.get(1).map(String::as_str) == Some("run") {
@@ -974,13 +974,17 @@ fn spawns(file: &File, node: Node) -> bool {
     found
 }
 
-/// The argument that names the program: the first positional one, or `args=`/`cmd=`.
-fn program_argument<'t>(file: &File, args: Node<'t>) -> Option<Node<'t>> {
+/// The argument that names the program of a call of `api`: the first positional one
+/// (the second for `os.spawn*`, whose first is the mode, `os.P_NOWAIT`), or
+/// `args=`/`cmd=`.
+fn program_argument<'t>(file: &File, args: Node<'t>, api: &str) -> Option<Node<'t>> {
     let mut cursor = args.walk();
     let children: Vec<Node> = args.named_children(&mut cursor).collect();
+    let skip = usize::from(api.starts_with("os.spawn"));
     if let Some(first) = children
         .iter()
-        .find(|c| !matches!(c.kind(), "keyword_argument" | "comment"))
+        .filter(|c| !matches!(c.kind(), "keyword_argument" | "comment"))
+        .nth(skip)
     {
         return Some(*first);
     }
