@@ -453,7 +453,9 @@ fn group_ending(file: &File, call: Node, function: Option<Node>) -> Ending {
     let mut reached = reach_from(file, start, holds(file, call, start));
     // `global _proc; _proc = Popen(...)`: the module's functions that use `_proc`
     // (`def stop(): os.killpg(_proc.pid, ...)`) hold the same child.
-    if let Some(name) = global_target(file, call, start) {
+    if let Some(name) =
+        global_target(file, call, start).or_else(|| module_collection(file, call, start))
+    {
         for f in file.functions.values().flatten() {
             let mut uses = false;
             syntax::walk(*f, &mut |n| {
@@ -469,6 +471,59 @@ fn group_ending(file: &File, call: Node, function: Option<Node>) -> Ending {
         return own;
     }
     better(own, handed_ending(file, start, 0))
+}
+
+/// The module-level collection the child is put in (`_PROCS[name] = Popen(...)`, or
+/// `p = Popen(...)` then `_CHILDREN.append(p)`): no `global` is needed to fill one, and
+/// the module's functions that use it (`for p in _CHILDREN: os.killpg(...)`) hold the
+/// child as much as a `global` would.
+fn module_collection<'s>(file: &File<'_, 's>, call: Node, function: Node) -> Option<&'s str> {
+    let src = file.src;
+    // The call itself, and the local it is bound to, wherever that is used.
+    let bound = call
+        .parent()
+        .filter(|p| p.kind() == "assignment")
+        .and_then(|a| a.child_by_field_name("left"))
+        .filter(|l| l.kind() == "identifier")
+        .map(|l| text(l, src));
+    let mut uses = vec![call];
+    if let Some(local) = bound {
+        syntax::walk(function, &mut |n| {
+            if n.kind() == "identifier" && text(n, src) == local {
+                uses.push(n);
+            }
+        });
+    }
+    let module_name = |n: Node| {
+        (n.kind() == "identifier" && file.module_scope.contains_key(text(n, src)))
+            .then(|| text(n, src))
+    };
+    uses.into_iter().find_map(|x| {
+        let parent = x.parent()?;
+        match parent.kind() {
+            // `_PROCS[name] = x`
+            "assignment" if parent.child_by_field_name("right") == Some(x) => {
+                let left = parent.child_by_field_name("left")?;
+                (left.kind() == "subscript")
+                    .then(|| left.child_by_field_name("value"))
+                    .flatten()
+                    .and_then(module_name)
+            }
+            // `_CHILDREN.append(x)`, `.add(x)`, `.insert(i, x)`, `.setdefault(k, x)`
+            "argument_list" => {
+                let callee = parent.parent()?.child_by_field_name("function")?;
+                let method = callee.child_by_field_name("attribute")?;
+                matches!(
+                    text(method, src),
+                    "append" | "add" | "insert" | "setdefault"
+                )
+                .then(|| callee.child_by_field_name("object"))
+                .flatten()
+                .and_then(module_name)
+            }
+            _ => None,
+        }
+    })
 }
 
 /// The module variable the child is assigned to, declared `global` in `function`.
