@@ -565,19 +565,6 @@ fn a_plan_too_long_to_pass_as_an_argument_parks_its_task_at_once_naming_the_fix(
     crate::common::drain::assert_no_agent_left(&env, &dir);
 }
 
-/// Doctor's check `name` in `dir`, and doctor's exit code.
-fn doctor_check(env: &Env, dir: &Path, name: &str) -> (i32, serde_json::Value) {
-    let run = env.fleet(dir, &["doctor", "--json"]);
-    let all: serde_json::Value = serde_json::from_str(&run.stdout)
-        .unwrap_or_else(|e| panic!("{e}: {}\n{}", run.stdout, run.stderr));
-    let check = all
-        .as_array()
-        .and_then(|a| a.iter().find(|c| c["name"] == name))
-        .unwrap_or_else(|| panic!("no {name} check in {all:#}"))
-        .clone();
-    (run.code, check)
-}
-
 #[test]
 fn doctor_fails_on_a_task_waiting_for_one_cancelled_after_the_wait_was_added() {
     let env = Env::new();
@@ -585,11 +572,11 @@ fn doctor_fails_on_a_task_waiting_for_one_cancelled_after_the_wait_was_added() {
     env.fleet(&dir, &["task", "add", "x", "--prompt", "p"]).ok();
     env.fleet(&dir, &["task", "add", "y", "--prompt", "p", "--after", "x"])
         .ok();
-    let (_, check) = doctor_check(&env, &dir, "blocked-waits");
+    let (_, check) = crate::task_health::doctor_check(&env, &dir, "blocked-waits");
     assert_eq!(check["verdict"], "ok", "{check}");
     // Cancelled once y waits for it: y would wait for ever, and nothing said so.
     env.fleet(&dir, &["task", "cancel", "x"]).ok();
-    let (code, check) = doctor_check(&env, &dir, "blocked-waits");
+    let (code, check) = crate::task_health::doctor_check(&env, &dir, "blocked-waits");
     assert_eq!(
         (code, check["verdict"].as_str()),
         (1, Some("fail")),
@@ -614,6 +601,6 @@ fn doctor_fails_on_a_task_waiting_for_one_cancelled_after_the_wait_was_added() {
         "cancelled"
     );
     env.fleet(&dir, &["task", "retry", "x"]).ok();
-    let (_, check) = doctor_check(&env, &dir, "blocked-waits");
+    let (_, check) = crate::task_health::doctor_check(&env, &dir, "blocked-waits");
     assert_eq!(check["verdict"], "ok", "{check}");
 }

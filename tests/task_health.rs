@@ -220,7 +220,7 @@ fn mtime(path: &Path) -> i64 {
 }
 
 /// Doctor's check `name`, and doctor's exit code.
-fn doctor_check(env: &Env, dir: &Path, name: &str) -> (i32, serde_json::Value) {
+pub(crate) fn doctor_check(env: &Env, dir: &Path, name: &str) -> (i32, serde_json::Value) {
     let run = env.fleet(dir, &["doctor", "--json"]);
     let all: serde_json::Value = serde_json::from_str(&run.stdout)
         .unwrap_or_else(|e| panic!("{e}: {}\n{}", run.stdout, run.stderr));
