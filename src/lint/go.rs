@@ -1038,6 +1038,14 @@ fn group_kill(file: &File, call: Node, callee: Node) -> bool {
     let first = call
         .child_by_field_name("arguments")
         .and_then(|a| a.named_child(0));
+    // `syscall.Kill(-pid, 0)`: signal 0 only asks whether the group is there.
+    let probe = call
+        .child_by_field_name("arguments")
+        .and_then(|a| a.named_child(1))
+        .is_some_and(|s| text(s, src).trim() == "0");
+    if probe {
+        return false;
+    }
     match function {
         "Kill" => first.is_some_and(|pid| {
             let negative = |pid: Node| {

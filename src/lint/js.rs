@@ -295,6 +295,7 @@ fn collect<'t>(root: Node<'t>, file: &mut File<'t, '_>) {
                 && let Some(call) = args.parent()
                 && let Some(callee) = call.child_by_field_name("function")
                 && text(callee, src).replace(char::is_whitespace, "") == "process.kill"
+                && !signal_probe(call, src)
             {
                 file.group_kills.push(call);
             }
@@ -314,6 +315,7 @@ fn collect<'t>(root: Node<'t>, file: &mut File<'t, '_>) {
                 vs.iter()
                     .any(|(v, _)| v.kind() == "unary_expression" && text(*v, src).starts_with('-'))
             })
+            && !signal_probe(node, src)
         {
             file.group_kills.push(node);
         }
@@ -1750,4 +1752,17 @@ fn detached_on_unix(value: &str) -> bool {
         || ["process.platform", "os.platform()", "platform()"]
             .iter()
             .any(|p| [format!("{p}!=='win32'"), format!("{p}!='win32'")].contains(&value))
+}
+
+/// `process.kill(-pid, 0)`: signal 0 only asks whether the group is there, it kills
+/// nothing.
+fn signal_probe(call: Node, src: &str) -> bool {
+    call.child_by_field_name("arguments")
+        .and_then(|a| {
+            let mut cursor = a.walk();
+            a.named_children(&mut cursor)
+                .filter(|n| n.kind() != "comment")
+                .nth(1)
+        })
+        .is_some_and(|s| text(s, src).trim() == "0")
 }

@@ -934,8 +934,14 @@ fn kills_in(file: &File, scopes: &[Node]) -> Ending {
                 .and_then(|a| a.named_child(0))
                 .map(|a| text(a, file.src).trim_start());
             let negative = first.is_some_and(|a| a.starts_with('-') || bound_negative(file, n, a));
-            let group =
-                py.group_kill.contains(&name) || (py.kill_negative.contains(&name) && negative);
+            // `os.killpg(pgid, 0)` only asks whether the group is there: no kill.
+            let probe = n
+                .child_by_field_name("arguments")
+                .and_then(|a| a.named_child(1))
+                .is_some_and(|s| text(s, file.src).trim() == "0");
+            let group = !probe
+                && (py.group_kill.contains(&name)
+                    || (py.kill_negative.contains(&name) && negative));
             if group {
                 best = if gated(file, n) {
                     Ending::Gated

@@ -963,8 +963,16 @@ fn summarize(
                 let t = a.to_token_stream().to_string();
                 negative_pid(&t) || self.negated.contains(&t)
             });
-            if rust.group_kill.iter().any(|k| k == last)
-                || (rust.kill_negative.iter().any(|k| k == last) && negative)
+            // `libc::kill(-pgid, 0)`, `killpg(pgid, 0)`: signal 0 only asks whether the
+            // group is there.
+            let probe = call
+                .args
+                .iter()
+                .nth(1)
+                .is_some_and(|s| s.to_token_stream().to_string() == "0");
+            if !probe
+                && (rust.group_kill.iter().any(|k| k == last)
+                    || (rust.kill_negative.iter().any(|k| k == last) && negative))
             {
                 self.kills.push(Kill::Group {
                     gated: self.gated > 0,
