@@ -236,32 +236,34 @@ fn go_findings(env: &Env, repo: &Path, args: &[&str]) -> Vec<serde_json::Value> 
     report["findings"].as_array().cloned().unwrap_or_default()
 }
 
+/// A repository whose first commit holds `files` of the corpus folder `root`, at the
+/// same relative paths.
+fn corpus_repo(env: &Env, root: &Path, files: &[&str]) -> PathBuf {
+    let repo = env.path().join("repo");
+    let texts: Vec<(&str, String)> = files
+        .iter()
+        .map(|f| (*f, std::fs::read_to_string(root.join(f)).unwrap()))
+        .collect();
+    let borrowed: Vec<(&str, &str)> = texts.iter().map(|(p, t)| (*p, t.as_str())).collect();
+    env.repo(&repo, "main", &borrowed);
+    repo
+}
+
 /// Go: each shape of a missing half gets the help that names its own fix (the corpus
 /// test above checks where the findings are; this checks what they say).
 #[test]
 fn go_findings_name_the_fix_for_their_shape() {
-    let root = corpus_root().join("go");
     let env = Env::new();
-    let repo = env.path().join("repo");
-    let files: Vec<(String, String)> = [
-        "no_group.go",
-        "group_without_kill.go",
-        "command_context.go",
-        "leader_kill.go",
-    ]
-    .iter()
-    .map(|f| {
-        (
-            f.to_string(),
-            std::fs::read_to_string(root.join(f)).unwrap(),
-        )
-    })
-    .collect();
-    let borrowed: Vec<(&str, &str)> = files
-        .iter()
-        .map(|(p, t)| (p.as_str(), t.as_str()))
-        .collect();
-    env.repo(&repo, "main", &borrowed);
+    let repo = corpus_repo(
+        &env,
+        &corpus_root().join("go"),
+        &[
+            "no_group.go",
+            "group_without_kill.go",
+            "command_context.go",
+            "leader_kill.go",
+        ],
+    );
     let findings = go_findings(&env, &repo, &["lint", "--json"]);
     let at = |path: &str, line: u64| -> (String, String) {
         let f = findings
@@ -367,28 +369,17 @@ fn go_spawns_are_found_under_diff_sarif_and_the_gate() {
 /// in the other languages, with help that names the gate and the fix.
 #[test]
 fn a_group_kill_gated_on_the_leader_names_the_gate_in_every_language() {
-    let root = corpus_root();
     let env = Env::new();
-    let repo = env.path().join("repo");
-    let files: Vec<(String, String)> = [
-        "go/leader_reaped_gate.go",
-        "python/early_return_gate.py",
-        "javascript/early_return_gate.js",
-        "rust/early_return_gate.rs",
-    ]
-    .iter()
-    .map(|f| {
-        (
-            f.to_string(),
-            std::fs::read_to_string(root.join(f)).unwrap(),
-        )
-    })
-    .collect();
-    let borrowed: Vec<(&str, &str)> = files
-        .iter()
-        .map(|(p, t)| (p.as_str(), t.as_str()))
-        .collect();
-    env.repo(&repo, "main", &borrowed);
+    let repo = corpus_repo(
+        &env,
+        &corpus_root(),
+        &[
+            "go/leader_reaped_gate.go",
+            "python/early_return_gate.py",
+            "javascript/early_return_gate.js",
+            "rust/early_return_gate.rs",
+        ],
+    );
     let findings = go_findings(&env, &repo, &["lint", "--json"]);
     let at = |path: &str, line: u64| -> (String, String) {
         let f = findings

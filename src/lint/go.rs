@@ -60,10 +60,8 @@ struct File<'t, 's> {
     values: HashMap<String, Vec<(Node<'t>, Option<usize>)>>,
     /// Functions and methods of the file by name.
     functions: HashMap<String, Vec<Node<'t>>>,
-    /// Evaluation steps left for the spawn being checked ([`STEPS`] each): constants that
-    /// repeat each other (`x = x + x`, line after line) are given up on, not followed
-    /// for ever.
-    steps: std::cell::Cell<usize>,
+    /// What is left of the evaluation budget of the spawn being checked.
+    steps: syntax::Steps,
 }
 
 pub fn check(src: &str, path: &str, rules: &Rules) -> Checked {
@@ -81,7 +79,7 @@ pub fn check(src: &str, path: &str, rules: &Rules) -> Checked {
         packages: Vec::new(),
         values: HashMap::new(),
         functions: HashMap::new(),
-        steps: std::cell::Cell::new(STEPS),
+        steps: syntax::Steps::new(),
     };
     collect(root, &mut file);
     let mut findings = Vec::new();
@@ -259,20 +257,10 @@ fn lookup<'t>(file: &File<'t, '_>, name: &str, at: Node) -> Vec<Node<'t>> {
 /// An unknown part of a string built from parts (a parameter, `os.Getenv(...)`).
 const UNKNOWN: &str = "\u{0}";
 
-/// How many values one spawn's program may be built from (see `File::steps`).
-const STEPS: usize = 4096;
-
-/// One step of evaluation, if any are left.
-fn step(file: &File) -> bool {
-    let left = file.steps.get();
-    file.steps.set(left.saturating_sub(1));
-    left > 0
-}
-
 /// The string `node` evaluates to, as far as the file says; unknown parts are
 /// [`UNKNOWN`] (so `home + "/bin/claude"` still names `claude`).
 fn string_value(file: &File, node: Node, depth: usize) -> Option<String> {
-    if depth > MAX_STEPS || !step(file) {
+    if depth > MAX_STEPS || !file.steps.take() {
         return None;
     }
     let src = file.src;
@@ -544,7 +532,7 @@ struct Evidence {
 }
 
 fn check_call(file: &File, call: Node) -> Option<syntax::Raw> {
-    file.steps.set(STEPS);
+    file.steps.reset();
     let src = file.src;
     let callee = call.child_by_field_name("function")?;
     let kind = spawn_kind(file, callee)?;

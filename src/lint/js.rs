@@ -7,7 +7,6 @@
 //! spreads, `CMD[0]`, object properties, through `as const`/`satisfies`), and
 //! `bash -c`/`env` argument arrays, are followed.
 
-use std::cell::Cell;
 use std::collections::HashMap;
 
 use tree_sitter::Node;
@@ -43,10 +42,8 @@ struct File<'t, 's> {
     /// Where every identifier and property name of the module is (byte range), by its
     /// text, for the callers of a factory.
     names: std::cell::OnceCell<HashMap<String, Vec<(usize, usize)>>>,
-    /// Evaluation steps left for the spawn being checked ([`STEPS`] each): constants that
-    /// repeat each other (`X = f"{X}{X}"`, again and again) are given up on, not followed
-    /// for ever.
-    steps: Cell<usize>,
+    /// What is left of the evaluation budget of the spawn being checked.
+    steps: syntax::Steps,
 }
 
 pub fn check(src: &str, path: &str, rules: &Rules, dialect: Dialect) -> Checked {
@@ -71,7 +68,7 @@ pub fn check(src: &str, path: &str, rules: &Rules, dialect: Dialect) -> Checked 
         handed_budget: std::cell::Cell::new(64),
         exported: std::cell::OnceCell::new(),
         names: std::cell::OnceCell::new(),
-        steps: Cell::new(STEPS),
+        steps: syntax::Steps::new(),
     };
     collect(root, &mut file);
     let mut findings = Vec::new();
@@ -427,7 +424,7 @@ fn check_call(file: &File, call: Node) -> Option<syntax::Raw> {
     } else {
         return None;
     };
-    file.steps.set(STEPS);
+    file.steps.reset();
     let words = if args.kind() == "template_string" {
         // execa`claude -p ${x}`
         template_words(file, args)
@@ -1232,7 +1229,7 @@ fn resolve(file: &File, callee: Node) -> String {
 }
 
 fn program_words(file: &File, node: Node, depth: usize) -> Vec<String> {
-    if depth > DEPTH || !step(file) {
+    if depth > DEPTH || !file.steps.take() {
         return Vec::new();
     }
     let src = file.src;
@@ -1469,20 +1466,10 @@ fn template_words(file: &File, node: Node) -> Vec<String> {
 /// A part of a string out of reach: no word, no path, never an agent.
 const UNKNOWN: &str = "\u{0}";
 
-/// How many values one spawn's program may be built from (see `File::steps`).
-const STEPS: usize = 4096;
-
 /// How deep one value may be followed (a name to its value, a list to its items, an
 /// operand): enough for a program built from constants in eight steps (`BASE`, `BASE +
-/// [...]`, ...), each a few levels; [`STEPS`] bounds the work however deep.
+/// [...]`, ...), each a few levels; [`syntax::Steps`] bounds the work however deep.
 const DEPTH: usize = 40;
-
-/// One step of evaluation, if any are left.
-fn step(file: &File) -> bool {
-    let left = file.steps.get();
-    file.steps.set(left.saturating_sub(1));
-    left > 0
-}
 
 /// The longest string [`string_value`] builds: enough for any command line, and a bound
 /// on constants that repeat each other.
@@ -1494,7 +1481,7 @@ const MAX_VALUE: usize = 4096;
 /// (an argument, a call) is [`UNKNOWN`], so literal text after it still names the program.
 /// `None` when the node is not a string expression (an array, most calls).
 fn string_value(file: &File, node: Node, depth: usize) -> Option<String> {
-    if depth > DEPTH || !step(file) {
+    if depth > DEPTH || !file.steps.take() {
         return None;
     }
     let src = file.src;

@@ -8,7 +8,6 @@
 //! passes only with a group kill in reach ([`group_ending`]); dynamic values (arguments,
 //! `sys.argv`, files) are out of reach and not findings.
 
-use std::cell::Cell;
 use std::collections::HashMap;
 
 use tree_sitter::Node;
@@ -39,10 +38,8 @@ struct File<'t, 's> {
     /// Where every identifier of the module is (byte range), by its text, for the
     /// callers of a factory.
     names: std::cell::OnceCell<HashMap<String, Vec<(usize, usize)>>>,
-    /// Evaluation steps left for the spawn being checked ([`STEPS`] each): constants that
-    /// repeat each other (`X = f"{X}{X}"`, again and again) are given up on, not followed
-    /// for ever.
-    steps: Cell<usize>,
+    /// What is left of the evaluation budget of the spawn being checked.
+    steps: syntax::Steps,
 }
 
 pub fn check(src: &str, path: &str, rules: &Rules) -> Checked {
@@ -62,7 +59,7 @@ pub fn check(src: &str, path: &str, rules: &Rules) -> Checked {
         names: std::cell::OnceCell::new(),
         classes: HashMap::new(),
         module: module_path(path),
-        steps: Cell::new(STEPS),
+        steps: syntax::Steps::new(),
     };
     collect_imports(root, &mut file);
     syntax::walk(root, &mut |node| {
@@ -277,7 +274,7 @@ fn check_call(file: &File, call: Node) -> Option<syntax::Raw> {
             }
         }
     }
-    file.steps.set(STEPS);
+    file.steps.reset();
     let program_arg = program_argument(file, args, &name)?;
     let words = syntax::past_wrappers(&program_words(file, program_arg, &local, 0), file.rules);
     let program = words.first()?;
@@ -1060,7 +1057,7 @@ fn program_argument<'t>(file: &File, args: Node<'t>, api: &str) -> Option<Node<'
 /// The first words of the command a value stands for (program first), following
 /// variables, lists, f-strings, concatenation, `which` and environment defaults.
 fn program_words(file: &File, node: Node, local: &Scope, depth: usize) -> Vec<String> {
-    if depth > DEPTH || !step(file) {
+    if depth > DEPTH || !file.steps.take() {
         return Vec::new();
     }
     let src = file.src;
@@ -1365,20 +1362,10 @@ fn pick_agent(file: &File, candidates: Vec<Vec<String>>) -> Vec<String> {
 /// A part of a string out of reach: no word, no path, never an agent.
 const UNKNOWN: &str = "\u{0}";
 
-/// How many values one spawn's program may be built from (see `File::steps`).
-const STEPS: usize = 4096;
-
 /// How deep one value may be followed (a name to its value, a list to its items, an
 /// operand): enough for a program built from constants in eight steps (`BASE`, `BASE +
-/// [...]`, ...), each a few levels; [`STEPS`] bounds the work however deep.
+/// [...]`, ...), each a few levels; [`syntax::Steps`] bounds the work however deep.
 const DEPTH: usize = 40;
-
-/// One step of evaluation, if any are left.
-fn step(file: &File) -> bool {
-    let left = file.steps.get();
-    file.steps.set(left.saturating_sub(1));
-    left > 0
-}
 
 /// The longest string [`string_value`] builds: enough for any command line, and a bound
 /// on constants that repeat each other.
@@ -1391,7 +1378,7 @@ const MAX_VALUE: usize = 4096;
 /// program (`f"{home}/bin/claude"` runs `claude`). `None` when the node is not a string
 /// expression (a list, most calls).
 fn string_value(file: &File, node: Node, local: &Scope, depth: usize) -> Option<String> {
-    if depth > DEPTH || !step(file) {
+    if depth > DEPTH || !file.steps.take() {
         return None;
     }
     let src = file.src;

@@ -256,3 +256,35 @@ pub fn pick_agent(candidates: Vec<Vec<String>>, rules: &super::rules::Rules) -> 
         .nth(agent.unwrap_or(0))
         .unwrap_or_default()
 }
+
+/// The evaluation budget of one spawn's program: how many values it may be built from.
+/// Constants that repeat each other (`X = f"{X}{X}"`, line after line) are given up on
+/// when it runs out, not followed for ever; each spawn starts with a full budget.
+pub struct Steps(std::cell::Cell<usize>);
+
+impl Default for Steps {
+    fn default() -> Self {
+        Steps::new()
+    }
+}
+
+impl Steps {
+    /// How many values one spawn's program may be built from.
+    const BUDGET: usize = 4096;
+
+    pub fn new() -> Steps {
+        Steps(std::cell::Cell::new(Self::BUDGET))
+    }
+
+    /// A full budget again, for the next spawn.
+    pub fn reset(&self) {
+        self.0.set(Self::BUDGET);
+    }
+
+    /// Take one step, if any is left.
+    pub fn take(&self) -> bool {
+        let left = self.0.get();
+        self.0.set(left.saturating_sub(1));
+        left > 0
+    }
+}
