@@ -23,7 +23,9 @@
 
 mod common;
 
-use common::lint::{all_ms, findings, hermetic, loadavg, ms, ratio, run, shorten};
+use common::lint::{
+    all_ms, compare_planted, findings, hermetic, loadavg, ms, outside_planted, ratio, run,
+};
 
 use std::collections::BTreeSet;
 use std::path::{Path, PathBuf};
@@ -184,52 +186,11 @@ fn main() {
         semgrep_json["errors"].as_array().map_or(0, Vec::len),
         semgrep_found.len()
     );
-    for (tool, found) in [("fleet", &fleet_found), ("semgrep", &semgrep_found)] {
-        let outside: Vec<&String> = found.iter().filter(|f| !f.starts_with(PLANTED)).collect();
-        if !outside.is_empty() {
-            println!(
-                "{tool}: {} finding(s) outside {PLANTED}: {}",
-                outside.len(),
-                shorten(&outside)
-            );
-        }
-    }
+    outside_planted(PLANTED, &fleet_found, &semgrep_found);
     println!("load average after: {}", loadavg());
 
     let expected = expected(&tree);
-    let on_planted = |set: &BTreeSet<String>| -> BTreeSet<String> {
-        set.iter()
-            .filter(|f| f.starts_with(PLANTED))
-            .cloned()
-            .collect()
-    };
-    let (fleet_p, semgrep_p) = (on_planted(&fleet_found), on_planted(&semgrep_found));
-    println!();
-    println!(
-        "planted: {} expected finding(s) (`{MARK}` marks); fleet {}, semgrep {}",
-        expected.len(),
-        fleet_p.len(),
-        semgrep_p.len()
-    );
-    let mut same = true;
-    for (label, a, b) in [
-        ("fleet only", &fleet_p, &semgrep_p),
-        ("semgrep only", &semgrep_p, &fleet_p),
-        ("expected, missed by fleet", &expected, &fleet_p),
-        ("expected, missed by semgrep", &expected, &semgrep_p),
-    ] {
-        let diff: Vec<&String> = a.difference(b).collect();
-        if !diff.is_empty() {
-            same = false;
-            println!("  DIFFERENCE {label}: {}", shorten(&diff));
-        }
-    }
-    if same {
-        println!(
-            "  same findings: {}",
-            fleet_p.iter().cloned().collect::<Vec<_>>().join(", ")
-        );
-    }
+    compare_planted(PLANTED, MARK, &expected, &fleet_found, &semgrep_found);
 }
 
 /// Tracked files, Go files and lines of Go in the tree.

@@ -74,3 +74,63 @@ pub fn shorten(list: &[&String]) -> String {
         format!("{} and {more} more", shown.join(", "))
     }
 }
+
+/// Say what each tool found outside `planted` (the planted files' folder).
+pub fn outside_planted(planted: &str, fleet: &BTreeSet<String>, semgrep: &BTreeSet<String>) {
+    for (tool, found) in [("fleet", fleet), ("semgrep", semgrep)] {
+        let outside: Vec<&String> = found.iter().filter(|f| !f.starts_with(planted)).collect();
+        if !outside.is_empty() {
+            println!(
+                "{tool}: {} finding(s) outside {planted}: {}",
+                outside.len(),
+                shorten(&outside)
+            );
+        }
+    }
+}
+
+/// Compare both tools' findings on the planted files with the lines marked `mark`
+/// (`expected`): every difference, or the findings they share.
+pub fn compare_planted(
+    planted: &str,
+    mark: &str,
+    expected: &BTreeSet<String>,
+    fleet: &BTreeSet<String>,
+    semgrep: &BTreeSet<String>,
+) {
+    let on_planted = |set: &BTreeSet<String>| -> BTreeSet<String> {
+        set.iter()
+            .filter(|f| f.starts_with(planted))
+            .cloned()
+            .collect()
+    };
+    let (fleet_p, semgrep_p) = (on_planted(fleet), on_planted(semgrep));
+    println!();
+    println!(
+        "planted: {} expected finding(s) (`{mark}` marks); fleet {}, semgrep {}",
+        expected.len(),
+        fleet_p.len(),
+        semgrep_p.len()
+    );
+    let mut same = true;
+    for (label, a, b) in [
+        ("fleet only", &fleet_p, &semgrep_p),
+        ("semgrep only", &semgrep_p, &fleet_p),
+        ("expected, missed by fleet", expected, &fleet_p),
+        ("expected, missed by semgrep", expected, &semgrep_p),
+        ("fleet, not expected", &fleet_p, expected),
+        ("semgrep, not expected", &semgrep_p, expected),
+    ] {
+        let diff: Vec<&String> = a.difference(b).collect();
+        if !diff.is_empty() {
+            same = false;
+            println!("  DIFFERENCE {label}: {}", shorten(&diff));
+        }
+    }
+    if same {
+        println!(
+            "  same findings: {}",
+            fleet_p.iter().cloned().collect::<Vec<_>>().join(", ")
+        );
+    }
+}
