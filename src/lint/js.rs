@@ -1695,7 +1695,9 @@ fn property_values<'t>(
         .collect()
 }
 
-/// An options object (or a `const` holding one) with `detached: true`.
+/// An options object (or a `const` holding one) with `detached:` a value that is not
+/// false on unix ([`on_unix`]), or one given `detached` key by key (`opts.detached =
+/// true`, `Object.assign(opts, { detached: true })`).
 fn object_is_detached(file: &File, node: Node, depth: usize) -> bool {
     if depth > 4 {
         return false;
@@ -1711,7 +1713,11 @@ fn object_is_detached(file: &File, node: Node, depth: usize) -> bool {
                         .map(|k| text(k, src).trim_matches(['"', '\'']))
                         == Some("detached")
                         && p.child_by_field_name("value")
-                            .is_some_and(|v| detached_on_unix(text(v, src)))
+                            .is_some_and(|v| on_unix(file, v, 0) != Some(false))
+                }
+                // `{ detached }`, the name bound to its value.
+                "shorthand_property_identifier" => {
+                    text(*p, src) == "detached" && on_unix(file, *p, 0) != Some(false)
                 }
                 "spread_element" => p
                     .named_child(0)
@@ -1719,9 +1725,12 @@ fn object_is_detached(file: &File, node: Node, depth: usize) -> bool {
                 _ => false,
             })
         }
-        "identifier" => lookup(file, text(node, src), node)
-            .iter()
-            .any(|v| object_is_detached(file, *v, depth + 1)),
+        "identifier" => {
+            lookup(file, text(node, src), node)
+                .iter()
+                .any(|v| object_is_detached(file, *v, depth + 1))
+                || filled_detached(file, node, depth)
+        }
         // `{ detached: true } as SpawnOptions`, `as const`, `satisfies T`.
         "as_expression" | "satisfies_expression" | "parenthesized_expression" => {
             object_is_detached(file, uncast(node), depth + 1)
@@ -1730,15 +1739,141 @@ fn object_is_detached(file: &File, node: Node, depth: usize) -> bool {
     }
 }
 
-/// A `detached:` value that is true on every unix: `true`, or a test that the platform
-/// is not Windows (`process.platform !== 'win32'`), where there is no group to kill.
-fn detached_on_unix(value: &str) -> bool {
-    let value: String = value.chars().filter(|c| !c.is_whitespace()).collect();
-    let value = value.replace('"', "'");
-    value == "true"
-        || ["process.platform", "os.platform()", "platform()"]
-            .iter()
-            .any(|p| [format!("{p}!=='win32'"), format!("{p}!='win32'")].contains(&value))
+/// Is the options object named `at` given `detached` after it is made, in the function
+/// around `at` (else the module): `opts.detached = true`, `opts['detached'] = true`,
+/// `Object.assign(opts, { detached: true })`?
+fn filled_detached(file: &File, at: Node, depth: usize) -> bool {
+    let src = file.src;
+    let name = text(at, src);
+    let mut scope = at;
+    while let Some(p) = scope.parent() {
+        scope = p;
+        if scope_of(at) == Some(p.id()) {
+            break;
+        }
+    }
+    let mut found = false;
+    syntax::walk(scope, &mut |n| {
+        if found {
+            return;
+        }
+        match n.kind() {
+            "assignment_expression" => {
+                let (Some(left), Some(right)) = (
+                    n.child_by_field_name("left"),
+                    n.child_by_field_name("right"),
+                ) else {
+                    return;
+                };
+                let key = match left.kind() {
+                    "member_expression" => left.child_by_field_name("property"),
+                    "subscript_expression" => left.child_by_field_name("index"),
+                    _ => None,
+                };
+                found = left
+                    .child_by_field_name("object")
+                    .is_some_and(|o| text(uncast(o), src) == name)
+                    && key
+                        .is_some_and(|k| text(k, src).trim_matches(['"', '\'', '`']) == "detached")
+                    && on_unix(file, right, 0) != Some(false);
+            }
+            "call_expression" => {
+                let (Some(callee), Some(args)) = (
+                    n.child_by_field_name("function"),
+                    n.child_by_field_name("arguments"),
+                ) else {
+                    return;
+                };
+                if text(callee, src).replace(char::is_whitespace, "") != "Object.assign" {
+                    return;
+                }
+                let mut cursor = args.walk();
+                let given: Vec<Node> = args
+                    .named_children(&mut cursor)
+                    .filter(|a| a.kind() != "comment")
+                    .collect();
+                found = given.first().is_some_and(|t| text(*t, src) == name)
+                    && given.iter().skip(1).any(|o| {
+                        o.kind() != "identifier" && object_is_detached(file, *o, depth + 1)
+                    });
+            }
+            _ => {}
+        }
+    });
+    found
+}
+
+/// What a `detached:` value is on unix, as far as the file says: `true`, `false`,
+/// `null`, `undefined`, `0`, a `const` bound to one (`const DETACHED = true`), `!` of
+/// one, or a test of the platform (`process.platform !== 'win32'` is true there, `===
+/// 'win32'` false: no group on unix). `None` when the file does not say (a parameter, a
+/// call): such a value is taken to ask for a group.
+fn on_unix(file: &File, value: Node, depth: usize) -> Option<bool> {
+    if depth > 8 {
+        return None;
+    }
+    let src = file.src;
+    let value = uncast(value);
+    match value.kind() {
+        "true" => Some(true),
+        "false" | "null" | "undefined" => Some(false),
+        "number" => Some(text(value, src).trim() != "0"),
+        "identifier" | "shorthand_property_identifier" => {
+            let name = text(value, src);
+            if name == "undefined" {
+                return Some(false);
+            }
+            let bound = lookup(file, name, value);
+            // One `const` says; several assignments (or none) leave it open.
+            match bound.as_slice() {
+                [only] if only.id() != value.id() => on_unix(file, *only, depth + 1),
+                _ => None,
+            }
+        }
+        "unary_expression" => {
+            let negated = value
+                .child_by_field_name("operator")
+                .is_some_and(|o| text(o, src) == "!");
+            negated
+                .then(|| value.child_by_field_name("argument"))
+                .flatten()
+                .and_then(|a| on_unix(file, a, depth + 1))
+                .map(|t| !t)
+        }
+        "binary_expression" => {
+            let (Some(left), Some(right), Some(operator)) = (
+                value.child_by_field_name("left"),
+                value.child_by_field_name("right"),
+                value.child_by_field_name("operator"),
+            ) else {
+                return None;
+            };
+            let platform = |n: Node| {
+                matches!(
+                    text(n, src).replace(char::is_whitespace, "").as_str(),
+                    "process.platform" | "os.platform()" | "platform()"
+                )
+            };
+            let literal = |n: Node| {
+                (n.kind() == "string")
+                    .then(|| text(n, src).trim_matches(['"', '\'', '`']).to_string())
+            };
+            let named = if platform(left) {
+                literal(right)
+            } else if platform(right) {
+                literal(left)
+            } else {
+                None
+            }?;
+            let unix = named != "win32";
+            match text(operator, src) {
+                "===" | "==" => Some(unix),
+                "!==" | "!=" => Some(!unix),
+                _ => None,
+            }
+        }
+        _ => None,
+    }
 }
 
 /// `process.kill(-pid, 0)`: signal 0 only asks whether the group is there, it kills

@@ -1583,7 +1583,7 @@ fn has_cleanup(file: &File, args: Node, local: &Scope) -> bool {
                 ) else {
                     continue;
                 };
-                if is_cleanup(file, text(k, src), text(v, src)) {
+                if is_cleanup(file, text(k, src), v, local) {
                     return true;
                 }
             }
@@ -1636,7 +1636,7 @@ fn dict_filled(file: &File, at: Node, name: &str) -> bool {
                     && let Some(key) = left.child_by_field_name("subscript")
                 {
                     let key = text(key, src).trim_matches(|c| c == '"' || c == '\'');
-                    found = is_cleanup(file, key, text(right, src));
+                    found = is_cleanup(file, key, right, &Scope::new());
                 }
             }
             "call" => {
@@ -1670,7 +1670,7 @@ fn dict_filled(file: &File, at: Node, name: &str) -> bool {
                         let items: Vec<Node> = args.named_children(&mut cursor).collect();
                         if let (Some(key), Some(value)) = (items.first(), items.get(1)) {
                             let key = text(*key, src).trim_matches(|c| c == '"' || c == '\'');
-                            found = is_cleanup(file, key, text(*value, src));
+                            found = is_cleanup(file, key, *value, &Scope::new());
                         }
                     }
                     _ => {}
@@ -1695,7 +1695,7 @@ fn dict_has_cleanup(file: &File, dict: Node) -> bool {
                     return false;
                 };
                 let key = text(k, src).trim_matches(|c| c == '"' || c == '\'');
-                is_cleanup(file, key, text(v, src))
+                is_cleanup(file, key, v, &Scope::new())
             })
         }
         "call" if dict.child_by_field_name("function").map(|f| text(f, src)) == Some("dict") => {
@@ -1706,11 +1706,31 @@ fn dict_has_cleanup(file: &File, dict: Node) -> bool {
     }
 }
 
-fn is_cleanup(file: &File, keyword: &str, value: &str) -> bool {
+/// Does `keyword=value` start a new session or group? A value is followed through the
+/// names it is bound to (`NEW_SESSION = True`, in the function or the module). A yes/no
+/// option (`start_new_session`, listed with `True`) asks for it unless the file says the
+/// value is false on POSIX ([`truth`]): `(os.name == "posix")` or a parameter asks; an
+/// option taking any value (`process_group`) asks for one unless it is `None`.
+fn is_cleanup(file: &File, keyword: &str, value: Node, local: &Scope) -> bool {
+    let value = bound(file, value, local, 0);
+    let src = file.src;
+    let options = || {
+        file.rules
+            .python
+            .cleanup
+            .iter()
+            .filter(move |c| c.keyword == keyword)
+    };
     // `process_group=None` is the default: no group.
-    if value.trim() == "None" {
+    if value.kind() == "none" {
         return false;
     }
+    if options().any(|c| c.values.iter().any(|v| v == "True"))
+        && truth(file, value, local, 0) != Some(false)
+    {
+        return true;
+    }
+    let value = text(value, src);
     // `preexec_fn=lambda: os.setsid()` calls what `preexec_fn=os.setsid` names.
     let value = value
         .trim()
@@ -1747,4 +1767,83 @@ fn is_cleanup(file: &File, keyword: &str, value: &str) -> bool {
                 });
                 found
             })
+}
+
+/// A value with the names it is bound to followed (`NEW = True` for `NEW`, the last
+/// assignment in the function, else the module), and parentheses looked through.
+fn bound<'t>(file: &File<'t, '_>, value: Node<'t>, local: &Scope<'t>, depth: usize) -> Node<'t> {
+    match value.kind() {
+        "parenthesized_expression" if depth < 8 => match value.named_child(0) {
+            Some(inner) => bound(file, inner, local, depth + 1),
+            None => value,
+        },
+        "identifier" if depth < 8 => {
+            let name = text(value, file.src);
+            match local
+                .get(name)
+                .or_else(|| file.module_scope.get(name))
+                .and_then(|v| v.last())
+            {
+                Some(next) if next.id() != value.id() => bound(file, *next, local, depth + 1),
+                _ => value,
+            }
+        }
+        _ => value,
+    }
+}
+
+/// What a yes/no value is on POSIX, as far as the file says: `True`, `False`, `0`,
+/// `None`, a name bound to one, `not` of one, or a test of the platform (`os.name ==
+/// "posix"` is true there, `sys.platform == "win32"` false). `None` when the file does
+/// not say (a parameter, a call).
+fn truth(file: &File, value: Node, local: &Scope, depth: usize) -> Option<bool> {
+    if depth > 8 {
+        return None;
+    }
+    let value = bound(file, value, local, 0);
+    let src = file.src;
+    match value.kind() {
+        "true" => Some(true),
+        "false" | "none" => Some(false),
+        "integer" => Some(text(value, src).trim() != "0"),
+        "not_operator" => value
+            .child_by_field_name("argument")
+            .and_then(|a| truth(file, a, local, depth + 1))
+            .map(|t| !t),
+        "comparison_operator" => {
+            let mut cursor = value.walk();
+            let parts: Vec<Node> = value.named_children(&mut cursor).collect();
+            let operators: Vec<&str> = value
+                .children(&mut cursor)
+                .filter(|c| !c.is_named())
+                .map(|c| text(c, src))
+                .collect();
+            let ([left, right], [operator]) = (parts.as_slice(), operators.as_slice()) else {
+                return None;
+            };
+            let platform = |n: Node| {
+                matches!(
+                    syntax::resolve_dotted(text(n, src), &file.aliases).as_str(),
+                    "os.name" | "sys.platform"
+                )
+            };
+            let literal = |n: Node| {
+                (n.kind() == "string").then(|| text(n, src).trim_matches(['"', '\'']).to_string())
+            };
+            let named = if platform(*left) {
+                literal(*right)
+            } else if platform(*right) {
+                literal(*left)
+            } else {
+                None
+            }?;
+            let posix = !matches!(named.as_str(), "nt" | "win32" | "cygwin" | "msys");
+            match *operator {
+                "==" => Some(posix),
+                "!=" => Some(!posix),
+                _ => None,
+            }
+        }
+        _ => None,
+    }
 }
