@@ -1145,16 +1145,11 @@ fn exported_ending(file: &File) -> Ending {
 }
 
 /// Is the kill inside an `if`/`while`/`?:` whose condition asks whether the leader is
-/// still alive, or after an `if` asking it that returns (`if (child.exitCode !== null)
-/// return;`)? Such an `if` with a spawn between it and the kill asks about an earlier
+/// still alive ([`asks_leader`]), or after an `if` asking it that returns or throws (`if
+/// (child.exitCode !== null) return;`)? Such an `if` with a spawn between it and the kill asks about an earlier
 /// child (an "already running" guard), not the one killed.
 fn gated(file: &File, kill: Node) -> bool {
-    let asks = |condition: &str| {
-        file.rules
-            .leader_alive
-            .iter()
-            .any(|l| condition.contains(l.as_str()))
-    };
+    let asks = |condition: Node| asks_leader(file, condition);
     let mut n = kill.parent();
     let mut child = kill;
     while let Some(p) = n {
@@ -1171,16 +1166,14 @@ fn gated(file: &File, kill: Node) -> bool {
                 .filter(|(i, _)| !before[i + 1..].iter().any(|s| spawns(file, *s)))
                 .any(|(_, guard)| {
                     let returns = guard.child_by_field_name("consequence").is_some_and(|b| {
-                        b.kind() == "return_statement" || {
+                        let exits =
+                            |s: Node| matches!(s.kind(), "return_statement" | "throw_statement");
+                        exits(b) || {
                             let mut cursor = b.walk();
-                            b.named_children(&mut cursor)
-                                .any(|s| s.kind() == "return_statement")
+                            b.named_children(&mut cursor).any(exits)
                         }
                     });
-                    returns
-                        && guard
-                            .child_by_field_name("condition")
-                            .is_some_and(|c| asks(text(c, file.src)))
+                    returns && guard.child_by_field_name("condition").is_some_and(asks)
                 });
             if guarded {
                 return true;
@@ -1190,21 +1183,37 @@ fn gated(file: &File, kill: Node) -> bool {
         if matches!(
             p.kind(),
             "if_statement" | "while_statement" | "ternary_expression"
-        ) && let Some(condition) = p.child_by_field_name("condition")
+        ) && p.child_by_field_name("condition").is_some_and(asks)
         {
-            let condition = text(condition, file.src);
-            if file
-                .rules
-                .leader_alive
-                .iter()
-                .any(|l| condition.contains(l.as_str()))
-            {
-                return true;
-            }
+            return true;
         }
         n = p.parent();
     }
     false
+}
+
+/// Does a condition ask whether the leader is alive (`child.exitCode === null`,
+/// `!child.killed`), itself or through a name bound to such a question (`const alive =
+/// child.exitCode === null`, then `if (alive)`)?
+fn asks_leader(file: &File, condition: Node) -> bool {
+    let src = file.src;
+    let asks = |t: &str| {
+        file.rules
+            .leader_alive
+            .iter()
+            .any(|l| t.contains(l.as_str()))
+    };
+    if asks(text(condition, src)) {
+        return true;
+    }
+    let mut bound = false;
+    syntax::walk(condition, &mut |n| {
+        bound |= n.kind() == "identifier"
+            && lookup(file, text(n, src), n)
+                .iter()
+                .any(|v| asks(text(*v, src)));
+    });
+    bound
 }
 
 enum Kind {

@@ -959,16 +959,11 @@ fn kills_in(file: &File, scopes: &[Node]) -> Ending {
 }
 
 /// Is the kill inside an `if`/`while` (of its function) whose condition asks whether the
-/// leader is still alive, or after an `if` asking it whose body returns (`if
-/// proc.poll() is not None: return`)? Such an `if` with a spawn between it and the kill
-/// asks about an earlier process (an "already running" guard), not the one killed.
+/// leader is still alive ([`asks_leader`]), or after an `if` asking it whose body
+/// returns or raises (`if proc.poll() is not None: return`)? Such an `if` with a spawn
+/// between it and the kill asks about an earlier process (an "already running" guard), not the one killed.
 fn gated(file: &File, kill: Node) -> bool {
-    let asks = |condition: &str| {
-        file.rules
-            .leader_alive
-            .iter()
-            .any(|l| condition.contains(l.as_str()))
-    };
+    let asks = |condition: Node| asks_leader(file, condition);
     let mut n = kill.parent();
     let mut child = kill;
     while let Some(p) = n {
@@ -990,12 +985,9 @@ fn gated(file: &File, kill: Node) -> bool {
                     let returns = guard.child_by_field_name("consequence").is_some_and(|b| {
                         let mut cursor = b.walk();
                         b.named_children(&mut cursor)
-                            .any(|s| s.kind() == "return_statement")
+                            .any(|s| matches!(s.kind(), "return_statement" | "raise_statement"))
                     });
-                    returns
-                        && guard
-                            .child_by_field_name("condition")
-                            .is_some_and(|c| asks(text(c, file.src)))
+                    returns && guard.child_by_field_name("condition").is_some_and(asks)
                 });
             if guarded {
                 return true;
@@ -1003,21 +995,48 @@ fn gated(file: &File, kill: Node) -> bool {
         }
         child = p;
         if matches!(p.kind(), "if_statement" | "elif_clause" | "while_statement")
-            && let Some(condition) = p.child_by_field_name("condition")
+            && p.child_by_field_name("condition").is_some_and(asks)
         {
-            let condition = text(condition, file.src);
-            if file
-                .rules
-                .leader_alive
-                .iter()
-                .any(|l| condition.contains(l.as_str()))
-            {
-                return true;
-            }
+            return true;
         }
         n = p.parent();
     }
     false
+}
+
+/// Does a condition ask whether the leader is alive (`proc.poll() is None`,
+/// `proc.returncode`), itself or through a name the function (or the module) binds to
+/// such a question (`alive = proc.poll() is None`, then `if alive:`)?
+fn asks_leader(file: &File, condition: Node) -> bool {
+    let src = file.src;
+    let asks = |t: &str| {
+        file.rules
+            .leader_alive
+            .iter()
+            .any(|l| t.contains(l.as_str()))
+    };
+    if asks(text(condition, src)) {
+        return true;
+    }
+    let mut names = Vec::new();
+    syntax::walk(condition, &mut |n| {
+        if n.kind() == "identifier" {
+            names.push(text(n, src));
+        }
+    });
+    if names.is_empty() {
+        return false;
+    }
+    let scope = enclosing_function(condition).unwrap_or_else(|| call_root(condition));
+    let mut found = false;
+    syntax::walk(scope, &mut |n| {
+        found |= n.kind() == "assignment"
+            && n.child_by_field_name("left")
+                .is_some_and(|l| l.kind() == "identifier" && names.contains(&text(l, src)))
+            && n.child_by_field_name("right")
+                .is_some_and(|r| asks(text(r, src)));
+    });
+    found
 }
 
 /// Does a spawn call sit anywhere inside the node?
