@@ -44,6 +44,8 @@ struct File<'t, 's> {
     names: std::cell::OnceCell<HashMap<String, Vec<(usize, usize)>>>,
     /// What is left of the evaluation budget of the spawn being checked.
     steps: syntax::Steps,
+    /// Which kills are another spawn's, for the spawn being checked ([`tie`]).
+    tie: std::cell::RefCell<syntax::Tie>,
 }
 
 pub fn check(src: &str, path: &str, rules: &Rules, dialect: Dialect) -> Checked {
@@ -69,6 +71,7 @@ pub fn check(src: &str, path: &str, rules: &Rules, dialect: Dialect) -> Checked 
         exported: std::cell::OnceCell::new(),
         names: std::cell::OnceCell::new(),
         steps: syntax::Steps::new(),
+        tie: std::cell::RefCell::default(),
     };
     collect(root, &mut file);
     let mut findings = Vec::new();
@@ -476,6 +479,7 @@ fn check_call(file: &File, call: Node) -> Option<syntax::Raw> {
     };
     let function = name.rsplit('.').next().unwrap_or("");
     let blocking = js.blocking.iter().any(|b| b == function);
+    file.tie.replace(tie(file, call));
     let ending = group_ending(file, call);
     let (message, help) = match kind {
         Kind::Runtime => (
@@ -910,10 +914,15 @@ fn ending_in(file: &File, reached: &[Node]) -> Ending {
             .iter()
             .any(|r| r.start_byte() <= n.start_byte() && n.end_byte() <= r.end_byte())
     };
+    let tie = file.tie.borrow();
+    // A kill whose target (`-a.pid`, `a`) is another spawn's child.
+    let foreign = |n: Node, target: Option<Node>| {
+        target.is_some_and(|t| tie.foreign(n.byte_range(), text(t, file.src)))
+    };
     let kills: Vec<bool> = file
         .group_kills
         .iter()
-        .filter(|k| within(**k))
+        .filter(|k| within(**k) && !foreign(**k, k.child_by_field_name("arguments")))
         .map(|k| gated(file, *k))
         .collect();
     if kills.contains(&false) {
@@ -930,6 +939,7 @@ fn ending_in(file: &File, reached: &[Node]) -> Ending {
                 && f.kind() == "member_expression"
                 && f.child_by_field_name("property").map(|p| text(p, file.src)) == Some("kill")
                 && f.child_by_field_name("object").map(|o| text(o, file.src)) != Some("process")
+                && !foreign(n, f.child_by_field_name("object"))
             {
                 leader = true;
             }
@@ -1061,6 +1071,95 @@ fn handed_ending(file: &File, factory: Node, depth: usize) -> Ending {
     worst
 }
 
+/// The name a spawn's child is bound to: `const child = spawn(...)`, `this.child =
+/// spawn(...)`, `child = await execa(...)`.
+fn handle<'s>(file: &File<'_, 's>, call: Node) -> Option<&'s str> {
+    let src = file.src;
+    let mut n = call;
+    while let Some(p) = n.parent() {
+        match p.kind() {
+            "parenthesized_expression"
+            | "await_expression"
+            | "as_expression"
+            | "satisfies_expression"
+            | "non_null_expression" => n = p,
+            "variable_declarator" if p.child_by_field_name("value") == Some(n) => {
+                return p
+                    .child_by_field_name("name")
+                    .filter(|l| l.kind() == "identifier")
+                    .map(|l| text(l, src));
+            }
+            "assignment_expression" if p.child_by_field_name("right") == Some(n) => {
+                return p
+                    .child_by_field_name("left")
+                    .filter(|l| matches!(l.kind(), "identifier" | "member_expression"))
+                    .map(|l| text(l, src));
+            }
+            _ => return None,
+        }
+    }
+    None
+}
+
+/// The handles of the other spawns of the function `call` is in (its callbacks
+/// included; the module for a spawn at module level), and the names bound to values
+/// taken from them (`const pid = a.pid`): a kill naming one of them ends that child, not
+/// this one.
+fn tie<'t>(file: &File<'t, '_>, call: Node<'t>) -> syntax::Tie {
+    let src = file.src;
+    let own = handle(file, call).map(str::to_string);
+    let home = |n: Node<'t>| spawn_scope(file, n).map_or_else(|| root_of(n), |(s, _)| s);
+    let scope = home(call);
+    let mut others: Vec<(String, usize, usize)> = Vec::new();
+    syntax::walk(scope, &mut |n| {
+        if matches!(n.kind(), "call_expression" | "new_expression")
+            && n.id() != call.id()
+            && is_spawn(file, n)
+            && let Some(h) = handle(file, n)
+            && own.as_deref() != Some(h)
+        {
+            // `this.child` means that child in every method of the class; a local, in
+            // the function that binds it.
+            let home = home(n);
+            let range = if h.starts_with("this.") {
+                class_of(home).unwrap_or(home)
+            } else {
+                home
+            };
+            others.push((h.to_string(), range.start_byte(), range.end_byte()));
+        }
+    });
+    let mut tie = syntax::Tie { own, others };
+    for _ in 0..2 {
+        if tie.others.is_empty() {
+            break;
+        }
+        let mut derived = Vec::new();
+        syntax::walk(scope, &mut |n| {
+            if n.kind() == "variable_declarator"
+                && let (Some(left), Some(right)) = (
+                    n.child_by_field_name("name"),
+                    n.child_by_field_name("value"),
+                )
+                && left.kind() == "identifier"
+                && !tie.others.iter().any(|(h, _, _)| h == text(left, src))
+                && tie.foreign(right.byte_range(), text(right, src))
+            {
+                derived.push((
+                    text(left, src).to_string(),
+                    scope.start_byte(),
+                    scope.end_byte(),
+                ));
+            }
+        });
+        if derived.is_empty() {
+            break;
+        }
+        tie.others.extend(derived);
+    }
+    tie
+}
+
 /// Does a call starting a process sit anywhere inside the node?
 fn spawns(file: &File, node: Node) -> bool {
     let mut found = false;
@@ -1090,6 +1189,14 @@ fn is_spawn(file: &File, call: Node) -> bool {
 /// The group kills of the module's functions that start no process of their own
 /// (directly or through a function of the module).
 fn exported_ending(file: &File) -> Ending {
+    // The same for every spawn: no spawn's handles decide which of these kills count.
+    let tie = file.tie.take();
+    let ending = exported_kills(file);
+    file.tie.replace(tie);
+    ending
+}
+
+fn exported_kills(file: &File) -> Ending {
     *file.exported.get_or_init(|| {
         let spawns_directly = |f: Node| {
             let mut found = false;

@@ -40,6 +40,8 @@ struct File<'t, 's> {
     names: std::cell::OnceCell<HashMap<String, Vec<(usize, usize)>>>,
     /// What is left of the evaluation budget of the spawn being checked.
     steps: syntax::Steps,
+    /// Which kills are another spawn's, for the spawn being checked ([`tie`]).
+    tie: std::cell::RefCell<syntax::Tie>,
 }
 
 pub fn check(src: &str, path: &str, rules: &Rules) -> Checked {
@@ -60,6 +62,7 @@ pub fn check(src: &str, path: &str, rules: &Rules) -> Checked {
         classes: HashMap::new(),
         module: module_path(path),
         steps: syntax::Steps::new(),
+        tie: std::cell::RefCell::default(),
     };
     collect_imports(root, &mut file);
     syntax::walk(root, &mut |node| {
@@ -295,6 +298,7 @@ fn check_call(file: &File, call: Node) -> Option<syntax::Raw> {
     }
     let no_option = py.no_group_option.contains(&name);
     let grouped = !no_option && has_cleanup(file, args, &local);
+    file.tie.replace(tie(file, call, function));
     let ending = group_ending(file, call, function);
     let fix = format!(
         "start it with subprocess.Popen([...], start_new_session=True) and kill the whole group \
@@ -782,6 +786,14 @@ fn handed_ending(file: &File, factory: Node, depth: usize) -> Ending {
 /// The kills of the module's functions that start no process of their own (directly
 /// or through a function of the module).
 fn exported_ending(file: &File) -> Ending {
+    // The same for every spawn: no spawn's handles decide which of these kills count.
+    let tie = file.tie.take();
+    let ending = exported_kills(file);
+    file.tie.replace(tie);
+    ending
+}
+
+fn exported_kills(file: &File) -> Ending {
     *file.exported.get_or_init(|| {
         let spawns_directly = |f: Node| {
             let mut found = false;
@@ -900,6 +912,11 @@ fn enclosing_class(function: Node) -> Option<Node> {
 
 fn kills_in(file: &File, scopes: &[Node]) -> Ending {
     let py = &file.rules.python;
+    let tie = file.tie.borrow();
+    // A kill whose target (`a.pid`, `a`) is another spawn's child.
+    let foreign = |n: Node, target: Option<Node>| {
+        target.is_some_and(|t| tie.foreign(n.byte_range(), text(t, file.src)))
+    };
     let mut best = Ending::Nothing;
     for scope in scopes {
         syntax::walk(*scope, &mut |n| {
@@ -911,6 +928,7 @@ fn kills_in(file: &File, scopes: &[Node]) -> Ending {
             if matches!(n.kind(), "attribute" | "identifier")
                 && n.parent().is_some_and(|a| a.kind() == "argument_list")
                 && py.group_kill.contains(&resolve_callee(file, n))
+                && !foreign(n, n.parent())
             {
                 best = if gated(file, n) {
                     Ending::Gated
@@ -938,7 +956,8 @@ fn kills_in(file: &File, scopes: &[Node]) -> Ending {
                 .is_some_and(|s| text(s, file.src).trim() == "0");
             let group = !probe
                 && (py.group_kill.contains(&name)
-                    || (py.kill_negative.contains(&name) && negative));
+                    || (py.kill_negative.contains(&name) && negative))
+                && !foreign(n, n.child_by_field_name("arguments"));
             if group {
                 best = if gated(file, n) {
                     Ending::Gated
@@ -950,6 +969,7 @@ fn kills_in(file: &File, scopes: &[Node]) -> Ending {
                 && callee.child_by_field_name("attribute").is_some_and(|a| {
                     matches!(text(a, file.src), "kill" | "terminate" | "send_signal")
                 })
+                && !foreign(n, callee.child_by_field_name("object"))
             {
                 best = Ending::LeaderOnly;
             }
@@ -1037,6 +1057,90 @@ fn asks_leader(file: &File, condition: Node) -> bool {
                 .is_some_and(|r| asks(text(r, src)));
     });
     found
+}
+
+/// The name a spawn's child is bound to: `proc = Popen(...)`, `self.proc = Popen(...)`,
+/// `with Popen(...) as proc`.
+fn handle<'s>(file: &File<'_, 's>, call: Node) -> Option<&'s str> {
+    let src = file.src;
+    let mut n = call;
+    while let Some(p) = n.parent() {
+        match p.kind() {
+            "parenthesized_expression" | "await" => n = p,
+            "assignment" if p.child_by_field_name("right") == Some(n) => {
+                return p
+                    .child_by_field_name("left")
+                    .filter(|l| matches!(l.kind(), "identifier" | "attribute"))
+                    .map(|l| text(l, src));
+            }
+            "as_pattern" | "with_item" => {
+                return p
+                    .child_by_field_name("alias")
+                    .or_else(|| p.parent().and_then(|w| w.child_by_field_name("alias")))
+                    .map(|a| text(a, src).trim());
+            }
+            _ => return None,
+        }
+    }
+    None
+}
+
+/// The handles of the other spawns of the function `call` is in (the module for a spawn
+/// at module level), and the names bound to values taken from them (`pgid =
+/// os.getpgid(a.pid)`): a kill naming one of them ends that child, not this one.
+fn tie(file: &File, call: Node, function: Option<Node>) -> syntax::Tie {
+    let src = file.src;
+    let own = handle(file, call).map(str::to_string);
+    let scope = function.unwrap_or_else(|| call_root(call));
+    let mut others: Vec<(String, usize, usize)> = Vec::new();
+    syntax::walk(scope, &mut |n| {
+        if n.kind() == "call"
+            && n.id() != call.id()
+            && n.child_by_field_name("function")
+                .is_some_and(|c| file.rules.python.spawn.contains(&resolve_callee(file, c)))
+            && let Some(h) = handle(file, n)
+            && own.as_deref() != Some(h)
+        {
+            // `self.proc` means that child in every method of the class; a local, in
+            // the function that binds it.
+            let home = enclosing_function(n).unwrap_or_else(|| call_root(n));
+            let range = if h.starts_with("self.") || h.starts_with("cls.") {
+                enclosing_class(home).unwrap_or(home)
+            } else {
+                home
+            };
+            others.push((h.to_string(), range.start_byte(), range.end_byte()));
+        }
+    });
+    let mut tie = syntax::Tie { own, others };
+    for _ in 0..2 {
+        if tie.others.is_empty() {
+            break;
+        }
+        let mut derived = Vec::new();
+        syntax::walk(scope, &mut |n| {
+            if n.kind() == "assignment"
+                && let (Some(left), Some(right)) = (
+                    n.child_by_field_name("left"),
+                    n.child_by_field_name("right"),
+                )
+                && left.kind() == "identifier"
+                && !tie.others.iter().any(|(h, _, _)| h == text(left, src))
+                && tie.foreign(right.byte_range(), text(right, src))
+            {
+                derived.push((
+                    text(left, src).to_string(),
+                    scope.start_byte(),
+                    scope.end_byte(),
+                ));
+            }
+        });
+        if derived.is_empty() {
+            break;
+        }
+        tie.others.extend(derived);
+    }
+    tie
 }
 
 /// Does a spawn call sit anywhere inside the node?
