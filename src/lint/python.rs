@@ -297,7 +297,10 @@ fn check_call(file: &File, call: Node) -> Option<syntax::Raw> {
         return None;
     }
     let no_option = py.no_group_option.contains(&name);
-    let grouped = !no_option && has_cleanup(file, args, &local);
+    // `os.spawnlp(...)`, `os.execvp(...)`: positional arguments only, no keyword that
+    // could start a session.
+    let positional_only = name.starts_with("os.spawn") || name.starts_with("os.exec");
+    let grouped = !no_option && !positional_only && has_cleanup(file, args, &local);
     file.tie.replace(tie(file, call, function));
     let ending = group_ending(file, call, function);
     let fix = format!(
@@ -313,6 +316,17 @@ fn check_call(file: &File, call: Node) -> Option<syntax::Raw> {
                  start_new_session=True) and os.killpg(proc.pid, signal.SIGKILL) on timeout, \
                  error and exit, or run it as `fleet run --timeout DUR -- {agent} ...`"
             ),
+        )
+    } else if positional_only {
+        let how = if name.starts_with("os.exec") {
+            "runs the agent in place of this process, in this process's group, and takes no \
+             option for a new session"
+        } else {
+            "takes no option for a new session (`start_new_session` is subprocess.Popen's)"
+        };
+        (
+            format!("`{agent}` is started by `{name}` without a process group of its own"),
+            format!("`{name}` {how}: {fix}"),
         )
     } else if !grouped {
         let help = if ending == Ending::LeaderOnly {
