@@ -708,7 +708,8 @@ fn root_of(node: Node) -> Node {
 /// The kills in reach of a spawn: its function (callbacks included), the module's
 /// functions it names (transitively), the other methods of its class; the whole module
 /// for a spawn at module level. A spawn handed to the caller is followed to its callers
-/// in the module ([`handed_ending`]). Which pid is killed is not checked.
+/// in the module ([`handed_ending`]). Which pid is killed is not checked, except that a
+/// kill naming another spawn's child is that child's ([`tie`]).
 fn group_ending(file: &File, call: Node) -> Ending {
     let Some((scope, handed)) = spawn_scope(file, call) else {
         return ending_in(file, &[root_of(call)]);
@@ -1922,8 +1923,8 @@ fn filled_detached(file: &File, at: Node, depth: usize) -> bool {
 /// What a `detached:` value is on unix, as far as the file says: `true`, `false`,
 /// `null`, `undefined`, `0`, a `const` bound to one (`const DETACHED = true`), `!` of
 /// one, or a test of the platform (`process.platform !== 'win32'` is true there, `===
-/// 'win32'` false: no group on unix). `None` when the file does not say (a parameter, a
-/// call): such a value is taken to ask for a group.
+/// 'win32'` false: no group on unix). `None` when the file does not say (a parameter,
+/// even one with a default, or a call): such a value is taken to ask for a group.
 fn on_unix(file: &File, value: Node, depth: usize) -> Option<bool> {
     if depth > 8 {
         return None;
@@ -1941,8 +1942,19 @@ fn on_unix(file: &File, value: Node, depth: usize) -> Option<bool> {
             }
             let bound = lookup(file, name, value);
             // One `const` says; several assignments (or none) leave it open.
+            // A parameter's default (`detached = false`) is the caller's to change.
+            let default = |v: &Node| {
+                v.parent().is_some_and(|p| {
+                    matches!(
+                        p.kind(),
+                        "assignment_pattern" | "required_parameter" | "optional_parameter"
+                    )
+                })
+            };
             match bound.as_slice() {
-                [only] if only.id() != value.id() => on_unix(file, *only, depth + 1),
+                [only] if only.id() != value.id() && !default(only) => {
+                    on_unix(file, *only, depth + 1)
+                }
                 _ => None,
             }
         }

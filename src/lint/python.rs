@@ -460,7 +460,8 @@ impl Ending {
 /// and, for a method, the other methods of its class (the object holds the child). A
 /// spawn at module level reaches the whole module. A spawn handed to the caller
 /// ([`returned`]) is followed to its callers in the module ([`handed_ending`]). Which
-/// pid a kill names is not checked.
+/// pid a kill names is not checked, except that a kill naming another spawn's child is
+/// that child's ([`tie`]).
 fn group_ending(file: &File, call: Node, function: Option<Node>) -> Ending {
     let Some(start) = function else {
         return kills_in(file, &[call_root(call)]);
@@ -1907,7 +1908,8 @@ fn is_cleanup(file: &File, keyword: &str, value: Node, local: &Scope) -> bool {
 }
 
 /// A value with the names it is bound to followed (`NEW = True` for `NEW`, the last
-/// assignment in the function, else the module), and parentheses looked through.
+/// assignment in the function, else the module; not a parameter's default), and
+/// parentheses looked through.
 fn bound<'t>(file: &File<'t, '_>, value: Node<'t>, local: &Scope<'t>, depth: usize) -> Node<'t> {
     match value.kind() {
         "parenthesized_expression" if depth < 8 => match value.named_child(0) {
@@ -1921,6 +1923,15 @@ fn bound<'t>(file: &File<'t, '_>, value: Node<'t>, local: &Scope<'t>, depth: usi
                 .or_else(|| file.module_scope.get(name))
                 .and_then(|v| v.last())
             {
+                // A parameter's default (`def run(t, session=False)`) is the caller's to
+                // change: the parameter stays what the value is.
+                Some(next)
+                    if next.parent().is_some_and(|p| {
+                        matches!(p.kind(), "default_parameter" | "typed_default_parameter")
+                    }) =>
+                {
+                    value
+                }
                 Some(next) if next.id() != value.id() => bound(file, *next, local, depth + 1),
                 _ => value,
             }

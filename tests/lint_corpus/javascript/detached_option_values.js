@@ -1,7 +1,7 @@
 // `detached:` is read for what it holds: a `const` bound to `true`, `!isWindows`, a
-// parameter or any other expression asks for a group, and so does `opts.detached = true`
-// set key by key; `false`, `0`, `null`, a `const` bound to one, or a test that the
-// platform is Windows does not.
+// parameter (even one defaulting to `false`) or any other expression asks for a group,
+// and so does `opts.detached = true` set key by key; `false`, `0`, `null`, a `const`
+// bound to one, or a test that the platform is Windows does not.
 const { spawn } = require('child_process');
 
 const DETACHED = true;
@@ -20,6 +20,11 @@ function notWindows(task) {
 
 function callerDecides(task, detached) {
   const child = spawn('codex', ['exec', task], { detached });
+  process.on('exit', () => process.kill(-child.pid, 'SIGKILL'));
+}
+
+function callerMayTurnItOn(task, detached = false) {
+  const child = spawn('gemini', ['-p', task], { detached });
   process.on('exit', () => process.kill(-child.pid, 'SIGKILL'));
 }
 
@@ -59,4 +64,7 @@ function nullDetached(task) {
   process.on('exit', () => process.kill(-child.pid, 'SIGKILL'));
 }
 
-module.exports = { constantDetached, notWindows, callerDecides, keyByKey, assigned, constantAttached, windowsOnly, keyByKeyFalse, nullDetached };
+module.exports = {
+  constantDetached, notWindows, callerDecides, callerMayTurnItOn, keyByKey, assigned,
+  constantAttached, windowsOnly, keyByKeyFalse, nullDetached,
+};

@@ -1,7 +1,8 @@
 """`start_new_session=` and `process_group=` are read for what they hold: a constant
 bound to `True` (or to `0` for `process_group`), an expression such as `(os.name ==
-"posix")` or a parameter asks for a new session; `False`, `0`, `None`, a constant bound
-to one of them, or a test that the platform is Windows does not."""
+"posix")` or a parameter (even one whose default is `False`: its callers may pass
+`True`) asks for a new session; `False`, `0`, `None`, a constant bound to one of them,
+or a test that the platform is Windows does not."""
 
 import os
 import signal
@@ -47,6 +48,14 @@ def group_constant(task):
 
 
 def caller_decides(task, session):
+    proc = subprocess.Popen(["gemini", "-p", task], start_new_session=session)
+    try:
+        proc.wait(timeout=600)
+    finally:
+        os.killpg(proc.pid, signal.SIGKILL)
+
+
+def caller_may_turn_it_on(task, session=False):
     proc = subprocess.Popen(["gemini", "-p", task], start_new_session=session)
     try:
         proc.wait(timeout=600)
