@@ -44,6 +44,8 @@ struct File<'t, 's> {
     names: std::cell::OnceCell<HashMap<String, Vec<(usize, usize)>>>,
     /// What is left of the evaluation budget of the spawn being checked.
     steps: syntax::Steps,
+    /// Which kills are another spawn's, for the spawn being checked ([`tie`]).
+    tie: std::cell::RefCell<syntax::Tie>,
 }
 
 pub fn check(src: &str, path: &str, rules: &Rules, dialect: Dialect) -> Checked {
@@ -69,6 +71,7 @@ pub fn check(src: &str, path: &str, rules: &Rules, dialect: Dialect) -> Checked 
         exported: std::cell::OnceCell::new(),
         names: std::cell::OnceCell::new(),
         steps: syntax::Steps::new(),
+        tie: std::cell::RefCell::default(),
     };
     collect(root, &mut file);
     let mut findings = Vec::new();
@@ -476,6 +479,7 @@ fn check_call(file: &File, call: Node) -> Option<syntax::Raw> {
     };
     let function = name.rsplit('.').next().unwrap_or("");
     let blocking = js.blocking.iter().any(|b| b == function);
+    file.tie.replace(tie(file, call));
     let ending = group_ending(file, call);
     let (message, help) = match kind {
         Kind::Runtime => (
@@ -704,7 +708,8 @@ fn root_of(node: Node) -> Node {
 /// The kills in reach of a spawn: its function (callbacks included), the module's
 /// functions it names (transitively), the other methods of its class; the whole module
 /// for a spawn at module level. A spawn handed to the caller is followed to its callers
-/// in the module ([`handed_ending`]). Which pid is killed is not checked.
+/// in the module ([`handed_ending`]). Which pid is killed is not checked, except that a
+/// kill naming another spawn's child is that child's ([`tie`]).
 fn group_ending(file: &File, call: Node) -> Ending {
     let Some((scope, handed)) = spawn_scope(file, call) else {
         return ending_in(file, &[root_of(call)]);
@@ -910,10 +915,15 @@ fn ending_in(file: &File, reached: &[Node]) -> Ending {
             .iter()
             .any(|r| r.start_byte() <= n.start_byte() && n.end_byte() <= r.end_byte())
     };
+    let tie = file.tie.borrow();
+    // A kill whose target (`-a.pid`, `a`) is another spawn's child.
+    let foreign = |n: Node, target: Option<Node>| {
+        target.is_some_and(|t| tie.foreign(n.byte_range(), text(t, file.src)))
+    };
     let kills: Vec<bool> = file
         .group_kills
         .iter()
-        .filter(|k| within(**k))
+        .filter(|k| within(**k) && !foreign(**k, k.child_by_field_name("arguments")))
         .map(|k| gated(file, *k))
         .collect();
     if kills.contains(&false) {
@@ -930,6 +940,7 @@ fn ending_in(file: &File, reached: &[Node]) -> Ending {
                 && f.kind() == "member_expression"
                 && f.child_by_field_name("property").map(|p| text(p, file.src)) == Some("kill")
                 && f.child_by_field_name("object").map(|o| text(o, file.src)) != Some("process")
+                && !foreign(n, f.child_by_field_name("object"))
             {
                 leader = true;
             }
@@ -1061,6 +1072,95 @@ fn handed_ending(file: &File, factory: Node, depth: usize) -> Ending {
     worst
 }
 
+/// The name a spawn's child is bound to: `const child = spawn(...)`, `this.child =
+/// spawn(...)`, `child = await execa(...)`.
+fn handle<'s>(file: &File<'_, 's>, call: Node) -> Option<&'s str> {
+    let src = file.src;
+    let mut n = call;
+    while let Some(p) = n.parent() {
+        match p.kind() {
+            "parenthesized_expression"
+            | "await_expression"
+            | "as_expression"
+            | "satisfies_expression"
+            | "non_null_expression" => n = p,
+            "variable_declarator" if p.child_by_field_name("value") == Some(n) => {
+                return p
+                    .child_by_field_name("name")
+                    .filter(|l| l.kind() == "identifier")
+                    .map(|l| text(l, src));
+            }
+            "assignment_expression" if p.child_by_field_name("right") == Some(n) => {
+                return p
+                    .child_by_field_name("left")
+                    .filter(|l| matches!(l.kind(), "identifier" | "member_expression"))
+                    .map(|l| text(l, src));
+            }
+            _ => return None,
+        }
+    }
+    None
+}
+
+/// The handles of the other spawns of the function `call` is in (its callbacks
+/// included; the module for a spawn at module level), and the names bound to values
+/// taken from them (`const pid = a.pid`): a kill naming one of them ends that child, not
+/// this one.
+fn tie<'t>(file: &File<'t, '_>, call: Node<'t>) -> syntax::Tie {
+    let src = file.src;
+    let own = handle(file, call).map(str::to_string);
+    let home = |n: Node<'t>| spawn_scope(file, n).map_or_else(|| root_of(n), |(s, _)| s);
+    let scope = home(call);
+    let mut others: Vec<(String, usize, usize)> = Vec::new();
+    syntax::walk(scope, &mut |n| {
+        if matches!(n.kind(), "call_expression" | "new_expression")
+            && n.id() != call.id()
+            && is_spawn(file, n)
+            && let Some(h) = handle(file, n)
+            && own.as_deref() != Some(h)
+        {
+            // `this.child` means that child in every method of the class; a local, in
+            // the function that binds it.
+            let home = home(n);
+            let range = if h.starts_with("this.") {
+                class_of(home).unwrap_or(home)
+            } else {
+                home
+            };
+            others.push((h.to_string(), range.start_byte(), range.end_byte()));
+        }
+    });
+    let mut tie = syntax::Tie { own, others };
+    for _ in 0..2 {
+        if tie.others.is_empty() {
+            break;
+        }
+        let mut derived = Vec::new();
+        syntax::walk(scope, &mut |n| {
+            if n.kind() == "variable_declarator"
+                && let (Some(left), Some(right)) = (
+                    n.child_by_field_name("name"),
+                    n.child_by_field_name("value"),
+                )
+                && left.kind() == "identifier"
+                && !tie.others.iter().any(|(h, _, _)| h == text(left, src))
+                && tie.foreign(right.byte_range(), text(right, src))
+            {
+                derived.push((
+                    text(left, src).to_string(),
+                    scope.start_byte(),
+                    scope.end_byte(),
+                ));
+            }
+        });
+        if derived.is_empty() {
+            break;
+        }
+        tie.others.extend(derived);
+    }
+    tie
+}
+
 /// Does a call starting a process sit anywhere inside the node?
 fn spawns(file: &File, node: Node) -> bool {
     let mut found = false;
@@ -1090,6 +1190,14 @@ fn is_spawn(file: &File, call: Node) -> bool {
 /// The group kills of the module's functions that start no process of their own
 /// (directly or through a function of the module).
 fn exported_ending(file: &File) -> Ending {
+    // The same for every spawn: no spawn's handles decide which of these kills count.
+    let tie = file.tie.take();
+    let ending = exported_kills(file);
+    file.tie.replace(tie);
+    ending
+}
+
+fn exported_kills(file: &File) -> Ending {
     *file.exported.get_or_init(|| {
         let spawns_directly = |f: Node| {
             let mut found = false;
@@ -1145,16 +1253,11 @@ fn exported_ending(file: &File) -> Ending {
 }
 
 /// Is the kill inside an `if`/`while`/`?:` whose condition asks whether the leader is
-/// still alive, or after an `if` asking it that returns (`if (child.exitCode !== null)
-/// return;`)? Such an `if` with a spawn between it and the kill asks about an earlier
+/// still alive ([`asks_leader`]), or after an `if` asking it that returns or throws (`if
+/// (child.exitCode !== null) return;`)? Such an `if` with a spawn between it and the kill asks about an earlier
 /// child (an "already running" guard), not the one killed.
 fn gated(file: &File, kill: Node) -> bool {
-    let asks = |condition: &str| {
-        file.rules
-            .leader_alive
-            .iter()
-            .any(|l| condition.contains(l.as_str()))
-    };
+    let asks = |condition: Node| asks_leader(file, condition);
     let mut n = kill.parent();
     let mut child = kill;
     while let Some(p) = n {
@@ -1171,16 +1274,14 @@ fn gated(file: &File, kill: Node) -> bool {
                 .filter(|(i, _)| !before[i + 1..].iter().any(|s| spawns(file, *s)))
                 .any(|(_, guard)| {
                     let returns = guard.child_by_field_name("consequence").is_some_and(|b| {
-                        b.kind() == "return_statement" || {
+                        let exits =
+                            |s: Node| matches!(s.kind(), "return_statement" | "throw_statement");
+                        exits(b) || {
                             let mut cursor = b.walk();
-                            b.named_children(&mut cursor)
-                                .any(|s| s.kind() == "return_statement")
+                            b.named_children(&mut cursor).any(exits)
                         }
                     });
-                    returns
-                        && guard
-                            .child_by_field_name("condition")
-                            .is_some_and(|c| asks(text(c, file.src)))
+                    returns && guard.child_by_field_name("condition").is_some_and(asks)
                 });
             if guarded {
                 return true;
@@ -1190,21 +1291,37 @@ fn gated(file: &File, kill: Node) -> bool {
         if matches!(
             p.kind(),
             "if_statement" | "while_statement" | "ternary_expression"
-        ) && let Some(condition) = p.child_by_field_name("condition")
+        ) && p.child_by_field_name("condition").is_some_and(asks)
         {
-            let condition = text(condition, file.src);
-            if file
-                .rules
-                .leader_alive
-                .iter()
-                .any(|l| condition.contains(l.as_str()))
-            {
-                return true;
-            }
+            return true;
         }
         n = p.parent();
     }
     false
+}
+
+/// Does a condition ask whether the leader is alive (`child.exitCode === null`,
+/// `!child.killed`), itself or through a name bound to such a question (`const alive =
+/// child.exitCode === null`, then `if (alive)`)?
+fn asks_leader(file: &File, condition: Node) -> bool {
+    let src = file.src;
+    let asks = |t: &str| {
+        file.rules
+            .leader_alive
+            .iter()
+            .any(|l| t.contains(l.as_str()))
+    };
+    if asks(text(condition, src)) {
+        return true;
+    }
+    let mut bound = false;
+    syntax::walk(condition, &mut |n| {
+        bound |= n.kind() == "identifier"
+            && lookup(file, text(n, src), n)
+                .iter()
+                .any(|v| asks(text(*v, src)));
+    });
+    bound
 }
 
 enum Kind {
@@ -1695,7 +1812,9 @@ fn property_values<'t>(
         .collect()
 }
 
-/// An options object (or a `const` holding one) with `detached: true`.
+/// An options object (or a `const` holding one) with `detached:` a value that is not
+/// false on unix ([`on_unix`]), or one given `detached` key by key (`opts.detached =
+/// true`, `Object.assign(opts, { detached: true })`).
 fn object_is_detached(file: &File, node: Node, depth: usize) -> bool {
     if depth > 4 {
         return false;
@@ -1711,7 +1830,11 @@ fn object_is_detached(file: &File, node: Node, depth: usize) -> bool {
                         .map(|k| text(k, src).trim_matches(['"', '\'']))
                         == Some("detached")
                         && p.child_by_field_name("value")
-                            .is_some_and(|v| detached_on_unix(text(v, src)))
+                            .is_some_and(|v| on_unix(file, v, 0) != Some(false))
+                }
+                // `{ detached }`, the name bound to its value.
+                "shorthand_property_identifier" => {
+                    text(*p, src) == "detached" && on_unix(file, *p, 0) != Some(false)
                 }
                 "spread_element" => p
                     .named_child(0)
@@ -1719,9 +1842,12 @@ fn object_is_detached(file: &File, node: Node, depth: usize) -> bool {
                 _ => false,
             })
         }
-        "identifier" => lookup(file, text(node, src), node)
-            .iter()
-            .any(|v| object_is_detached(file, *v, depth + 1)),
+        "identifier" => {
+            lookup(file, text(node, src), node)
+                .iter()
+                .any(|v| object_is_detached(file, *v, depth + 1))
+                || filled_detached(file, node, depth)
+        }
         // `{ detached: true } as SpawnOptions`, `as const`, `satisfies T`.
         "as_expression" | "satisfies_expression" | "parenthesized_expression" => {
             object_is_detached(file, uncast(node), depth + 1)
@@ -1730,15 +1856,152 @@ fn object_is_detached(file: &File, node: Node, depth: usize) -> bool {
     }
 }
 
-/// A `detached:` value that is true on every unix: `true`, or a test that the platform
-/// is not Windows (`process.platform !== 'win32'`), where there is no group to kill.
-fn detached_on_unix(value: &str) -> bool {
-    let value: String = value.chars().filter(|c| !c.is_whitespace()).collect();
-    let value = value.replace('"', "'");
-    value == "true"
-        || ["process.platform", "os.platform()", "platform()"]
-            .iter()
-            .any(|p| [format!("{p}!=='win32'"), format!("{p}!='win32'")].contains(&value))
+/// Is the options object named `at` given `detached` after it is made, in the function
+/// around `at` (else the module): `opts.detached = true`, `opts['detached'] = true`,
+/// `Object.assign(opts, { detached: true })`?
+fn filled_detached(file: &File, at: Node, depth: usize) -> bool {
+    let src = file.src;
+    let name = text(at, src);
+    let mut scope = at;
+    while let Some(p) = scope.parent() {
+        scope = p;
+        if scope_of(at) == Some(p.id()) {
+            break;
+        }
+    }
+    let mut found = false;
+    syntax::walk(scope, &mut |n| {
+        if found {
+            return;
+        }
+        match n.kind() {
+            "assignment_expression" => {
+                let (Some(left), Some(right)) = (
+                    n.child_by_field_name("left"),
+                    n.child_by_field_name("right"),
+                ) else {
+                    return;
+                };
+                let key = match left.kind() {
+                    "member_expression" => left.child_by_field_name("property"),
+                    "subscript_expression" => left.child_by_field_name("index"),
+                    _ => None,
+                };
+                found = left
+                    .child_by_field_name("object")
+                    .is_some_and(|o| text(uncast(o), src) == name)
+                    && key
+                        .is_some_and(|k| text(k, src).trim_matches(['"', '\'', '`']) == "detached")
+                    && on_unix(file, right, 0) != Some(false);
+            }
+            "call_expression" => {
+                let (Some(callee), Some(args)) = (
+                    n.child_by_field_name("function"),
+                    n.child_by_field_name("arguments"),
+                ) else {
+                    return;
+                };
+                if text(callee, src).replace(char::is_whitespace, "") != "Object.assign" {
+                    return;
+                }
+                let mut cursor = args.walk();
+                let given: Vec<Node> = args
+                    .named_children(&mut cursor)
+                    .filter(|a| a.kind() != "comment")
+                    .collect();
+                found = given.first().is_some_and(|t| text(*t, src) == name)
+                    && given.iter().skip(1).any(|o| {
+                        o.kind() != "identifier" && object_is_detached(file, *o, depth + 1)
+                    });
+            }
+            _ => {}
+        }
+    });
+    found
+}
+
+/// What a `detached:` value is on unix, as far as the file says: `true`, `false`,
+/// `null`, `undefined`, `0`, a `const` bound to one (`const DETACHED = true`), `!` of
+/// one, or a test of the platform (`process.platform !== 'win32'` is true there, `===
+/// 'win32'` false: no group on unix). `None` when the file does not say (a parameter,
+/// even one with a default, or a call): such a value is taken to ask for a group.
+fn on_unix(file: &File, value: Node, depth: usize) -> Option<bool> {
+    if depth > 8 {
+        return None;
+    }
+    let src = file.src;
+    let value = uncast(value);
+    match value.kind() {
+        "true" => Some(true),
+        "false" | "null" | "undefined" => Some(false),
+        "number" => Some(text(value, src).trim() != "0"),
+        "identifier" | "shorthand_property_identifier" => {
+            let name = text(value, src);
+            if name == "undefined" {
+                return Some(false);
+            }
+            let bound = lookup(file, name, value);
+            // One `const` says; several assignments (or none) leave it open.
+            // A parameter's default (`detached = false`) is the caller's to change.
+            let default = |v: &Node| {
+                v.parent().is_some_and(|p| {
+                    matches!(
+                        p.kind(),
+                        "assignment_pattern" | "required_parameter" | "optional_parameter"
+                    )
+                })
+            };
+            match bound.as_slice() {
+                [only] if only.id() != value.id() && !default(only) => {
+                    on_unix(file, *only, depth + 1)
+                }
+                _ => None,
+            }
+        }
+        "unary_expression" => {
+            let negated = value
+                .child_by_field_name("operator")
+                .is_some_and(|o| text(o, src) == "!");
+            negated
+                .then(|| value.child_by_field_name("argument"))
+                .flatten()
+                .and_then(|a| on_unix(file, a, depth + 1))
+                .map(|t| !t)
+        }
+        "binary_expression" => {
+            let (Some(left), Some(right), Some(operator)) = (
+                value.child_by_field_name("left"),
+                value.child_by_field_name("right"),
+                value.child_by_field_name("operator"),
+            ) else {
+                return None;
+            };
+            let platform = |n: Node| {
+                matches!(
+                    text(n, src).replace(char::is_whitespace, "").as_str(),
+                    "process.platform" | "os.platform()" | "platform()"
+                )
+            };
+            let literal = |n: Node| {
+                (n.kind() == "string")
+                    .then(|| text(n, src).trim_matches(['"', '\'', '`']).to_string())
+            };
+            let named = if platform(left) {
+                literal(right)
+            } else if platform(right) {
+                literal(left)
+            } else {
+                None
+            }?;
+            let unix = named != "win32";
+            match text(operator, src) {
+                "===" | "==" => Some(unix),
+                "!==" | "!=" => Some(!unix),
+                _ => None,
+            }
+        }
+        _ => None,
+    }
 }
 
 /// `process.kill(-pid, 0)`: signal 0 only asks whether the group is there, it kills

@@ -40,6 +40,8 @@ struct File<'t, 's> {
     names: std::cell::OnceCell<HashMap<String, Vec<(usize, usize)>>>,
     /// What is left of the evaluation budget of the spawn being checked.
     steps: syntax::Steps,
+    /// Which kills are another spawn's, for the spawn being checked ([`tie`]).
+    tie: std::cell::RefCell<syntax::Tie>,
 }
 
 pub fn check(src: &str, path: &str, rules: &Rules) -> Checked {
@@ -60,6 +62,7 @@ pub fn check(src: &str, path: &str, rules: &Rules) -> Checked {
         classes: HashMap::new(),
         module: module_path(path),
         steps: syntax::Steps::new(),
+        tie: std::cell::RefCell::default(),
     };
     collect_imports(root, &mut file);
     syntax::walk(root, &mut |node| {
@@ -294,7 +297,11 @@ fn check_call(file: &File, call: Node) -> Option<syntax::Raw> {
         return None;
     }
     let no_option = py.no_group_option.contains(&name);
-    let grouped = !no_option && has_cleanup(file, args, &local);
+    // `os.spawnlp(...)`, `os.execvp(...)`: positional arguments only, no keyword that
+    // could start a session.
+    let positional_only = name.starts_with("os.spawn") || name.starts_with("os.exec");
+    let grouped = !no_option && !positional_only && has_cleanup(file, args, &local);
+    file.tie.replace(tie(file, call, function));
     let ending = group_ending(file, call, function);
     let fix = format!(
         "start it with subprocess.Popen([...], start_new_session=True) and kill the whole group \
@@ -309,6 +316,17 @@ fn check_call(file: &File, call: Node) -> Option<syntax::Raw> {
                  start_new_session=True) and os.killpg(proc.pid, signal.SIGKILL) on timeout, \
                  error and exit, or run it as `fleet run --timeout DUR -- {agent} ...`"
             ),
+        )
+    } else if positional_only {
+        let how = if name.starts_with("os.exec") {
+            "runs the agent in place of this process, in this process's group, and takes no \
+             option for a new session"
+        } else {
+            "takes no option for a new session (`start_new_session` is subprocess.Popen's)"
+        };
+        (
+            format!("`{agent}` is started by `{name}` without a process group of its own"),
+            format!("`{name}` {how}: {fix}"),
         )
     } else if !grouped {
         let help = if ending == Ending::LeaderOnly {
@@ -442,7 +460,8 @@ impl Ending {
 /// and, for a method, the other methods of its class (the object holds the child). A
 /// spawn at module level reaches the whole module. A spawn handed to the caller
 /// ([`returned`]) is followed to its callers in the module ([`handed_ending`]). Which
-/// pid a kill names is not checked.
+/// pid a kill names is not checked, except that a kill naming another spawn's child is
+/// that child's ([`tie`]).
 fn group_ending(file: &File, call: Node, function: Option<Node>) -> Ending {
     let Some(start) = function else {
         return kills_in(file, &[call_root(call)]);
@@ -782,6 +801,14 @@ fn handed_ending(file: &File, factory: Node, depth: usize) -> Ending {
 /// The kills of the module's functions that start no process of their own (directly
 /// or through a function of the module).
 fn exported_ending(file: &File) -> Ending {
+    // The same for every spawn: no spawn's handles decide which of these kills count.
+    let tie = file.tie.take();
+    let ending = exported_kills(file);
+    file.tie.replace(tie);
+    ending
+}
+
+fn exported_kills(file: &File) -> Ending {
     *file.exported.get_or_init(|| {
         let spawns_directly = |f: Node| {
             let mut found = false;
@@ -900,6 +927,11 @@ fn enclosing_class(function: Node) -> Option<Node> {
 
 fn kills_in(file: &File, scopes: &[Node]) -> Ending {
     let py = &file.rules.python;
+    let tie = file.tie.borrow();
+    // A kill whose target (`a.pid`, `a`) is another spawn's child.
+    let foreign = |n: Node, target: Option<Node>| {
+        target.is_some_and(|t| tie.foreign(n.byte_range(), text(t, file.src)))
+    };
     let mut best = Ending::Nothing;
     for scope in scopes {
         syntax::walk(*scope, &mut |n| {
@@ -911,6 +943,7 @@ fn kills_in(file: &File, scopes: &[Node]) -> Ending {
             if matches!(n.kind(), "attribute" | "identifier")
                 && n.parent().is_some_and(|a| a.kind() == "argument_list")
                 && py.group_kill.contains(&resolve_callee(file, n))
+                && !foreign(n, n.parent())
             {
                 best = if gated(file, n) {
                     Ending::Gated
@@ -938,7 +971,8 @@ fn kills_in(file: &File, scopes: &[Node]) -> Ending {
                 .is_some_and(|s| text(s, file.src).trim() == "0");
             let group = !probe
                 && (py.group_kill.contains(&name)
-                    || (py.kill_negative.contains(&name) && negative));
+                    || (py.kill_negative.contains(&name) && negative))
+                && !foreign(n, n.child_by_field_name("arguments"));
             if group {
                 best = if gated(file, n) {
                     Ending::Gated
@@ -950,6 +984,7 @@ fn kills_in(file: &File, scopes: &[Node]) -> Ending {
                 && callee.child_by_field_name("attribute").is_some_and(|a| {
                     matches!(text(a, file.src), "kill" | "terminate" | "send_signal")
                 })
+                && !foreign(n, callee.child_by_field_name("object"))
             {
                 best = Ending::LeaderOnly;
             }
@@ -959,16 +994,11 @@ fn kills_in(file: &File, scopes: &[Node]) -> Ending {
 }
 
 /// Is the kill inside an `if`/`while` (of its function) whose condition asks whether the
-/// leader is still alive, or after an `if` asking it whose body returns (`if
-/// proc.poll() is not None: return`)? Such an `if` with a spawn between it and the kill
-/// asks about an earlier process (an "already running" guard), not the one killed.
+/// leader is still alive ([`asks_leader`]), or after an `if` asking it whose body
+/// returns or raises (`if proc.poll() is not None: return`)? Such an `if` with a spawn
+/// between it and the kill asks about an earlier process (an "already running" guard), not the one killed.
 fn gated(file: &File, kill: Node) -> bool {
-    let asks = |condition: &str| {
-        file.rules
-            .leader_alive
-            .iter()
-            .any(|l| condition.contains(l.as_str()))
-    };
+    let asks = |condition: Node| asks_leader(file, condition);
     let mut n = kill.parent();
     let mut child = kill;
     while let Some(p) = n {
@@ -990,12 +1020,9 @@ fn gated(file: &File, kill: Node) -> bool {
                     let returns = guard.child_by_field_name("consequence").is_some_and(|b| {
                         let mut cursor = b.walk();
                         b.named_children(&mut cursor)
-                            .any(|s| s.kind() == "return_statement")
+                            .any(|s| matches!(s.kind(), "return_statement" | "raise_statement"))
                     });
-                    returns
-                        && guard
-                            .child_by_field_name("condition")
-                            .is_some_and(|c| asks(text(c, file.src)))
+                    returns && guard.child_by_field_name("condition").is_some_and(asks)
                 });
             if guarded {
                 return true;
@@ -1003,21 +1030,132 @@ fn gated(file: &File, kill: Node) -> bool {
         }
         child = p;
         if matches!(p.kind(), "if_statement" | "elif_clause" | "while_statement")
-            && let Some(condition) = p.child_by_field_name("condition")
+            && p.child_by_field_name("condition").is_some_and(asks)
         {
-            let condition = text(condition, file.src);
-            if file
-                .rules
-                .leader_alive
-                .iter()
-                .any(|l| condition.contains(l.as_str()))
-            {
-                return true;
-            }
+            return true;
         }
         n = p.parent();
     }
     false
+}
+
+/// Does a condition ask whether the leader is alive (`proc.poll() is None`,
+/// `proc.returncode`), itself or through a name the function (or the module) binds to
+/// such a question (`alive = proc.poll() is None`, then `if alive:`)?
+fn asks_leader(file: &File, condition: Node) -> bool {
+    let src = file.src;
+    let asks = |t: &str| {
+        file.rules
+            .leader_alive
+            .iter()
+            .any(|l| t.contains(l.as_str()))
+    };
+    if asks(text(condition, src)) {
+        return true;
+    }
+    let mut names = Vec::new();
+    syntax::walk(condition, &mut |n| {
+        if n.kind() == "identifier" {
+            names.push(text(n, src));
+        }
+    });
+    if names.is_empty() {
+        return false;
+    }
+    let scope = enclosing_function(condition).unwrap_or_else(|| call_root(condition));
+    let mut found = false;
+    syntax::walk(scope, &mut |n| {
+        found |= n.kind() == "assignment"
+            && n.child_by_field_name("left")
+                .is_some_and(|l| l.kind() == "identifier" && names.contains(&text(l, src)))
+            && n.child_by_field_name("right")
+                .is_some_and(|r| asks(text(r, src)));
+    });
+    found
+}
+
+/// The name a spawn's child is bound to: `proc = Popen(...)`, `self.proc = Popen(...)`,
+/// `with Popen(...) as proc`.
+fn handle<'s>(file: &File<'_, 's>, call: Node) -> Option<&'s str> {
+    let src = file.src;
+    let mut n = call;
+    while let Some(p) = n.parent() {
+        match p.kind() {
+            "parenthesized_expression" | "await" => n = p,
+            "assignment" if p.child_by_field_name("right") == Some(n) => {
+                return p
+                    .child_by_field_name("left")
+                    .filter(|l| matches!(l.kind(), "identifier" | "attribute"))
+                    .map(|l| text(l, src));
+            }
+            "as_pattern" | "with_item" => {
+                return p
+                    .child_by_field_name("alias")
+                    .or_else(|| p.parent().and_then(|w| w.child_by_field_name("alias")))
+                    .map(|a| text(a, src).trim());
+            }
+            _ => return None,
+        }
+    }
+    None
+}
+
+/// The handles of the other spawns of the function `call` is in (the module for a spawn
+/// at module level), and the names bound to values taken from them (`pgid =
+/// os.getpgid(a.pid)`): a kill naming one of them ends that child, not this one.
+fn tie(file: &File, call: Node, function: Option<Node>) -> syntax::Tie {
+    let src = file.src;
+    let own = handle(file, call).map(str::to_string);
+    let scope = function.unwrap_or_else(|| call_root(call));
+    let mut others: Vec<(String, usize, usize)> = Vec::new();
+    syntax::walk(scope, &mut |n| {
+        if n.kind() == "call"
+            && n.id() != call.id()
+            && n.child_by_field_name("function")
+                .is_some_and(|c| file.rules.python.spawn.contains(&resolve_callee(file, c)))
+            && let Some(h) = handle(file, n)
+            && own.as_deref() != Some(h)
+        {
+            // `self.proc` means that child in every method of the class; a local, in
+            // the function that binds it.
+            let home = enclosing_function(n).unwrap_or_else(|| call_root(n));
+            let range = if h.starts_with("self.") || h.starts_with("cls.") {
+                enclosing_class(home).unwrap_or(home)
+            } else {
+                home
+            };
+            others.push((h.to_string(), range.start_byte(), range.end_byte()));
+        }
+    });
+    let mut tie = syntax::Tie { own, others };
+    for _ in 0..2 {
+        if tie.others.is_empty() {
+            break;
+        }
+        let mut derived = Vec::new();
+        syntax::walk(scope, &mut |n| {
+            if n.kind() == "assignment"
+                && let (Some(left), Some(right)) = (
+                    n.child_by_field_name("left"),
+                    n.child_by_field_name("right"),
+                )
+                && left.kind() == "identifier"
+                && !tie.others.iter().any(|(h, _, _)| h == text(left, src))
+                && tie.foreign(right.byte_range(), text(right, src))
+            {
+                derived.push((
+                    text(left, src).to_string(),
+                    scope.start_byte(),
+                    scope.end_byte(),
+                ));
+            }
+        });
+        if derived.is_empty() {
+            break;
+        }
+        tie.others.extend(derived);
+    }
+    tie
 }
 
 /// Does a spawn call sit anywhere inside the node?
@@ -1583,7 +1721,7 @@ fn has_cleanup(file: &File, args: Node, local: &Scope) -> bool {
                 ) else {
                     continue;
                 };
-                if is_cleanup(file, text(k, src), text(v, src)) {
+                if is_cleanup(file, text(k, src), v, local) {
                     return true;
                 }
             }
@@ -1636,7 +1774,7 @@ fn dict_filled(file: &File, at: Node, name: &str) -> bool {
                     && let Some(key) = left.child_by_field_name("subscript")
                 {
                     let key = text(key, src).trim_matches(|c| c == '"' || c == '\'');
-                    found = is_cleanup(file, key, text(right, src));
+                    found = is_cleanup(file, key, right, &Scope::new());
                 }
             }
             "call" => {
@@ -1670,7 +1808,7 @@ fn dict_filled(file: &File, at: Node, name: &str) -> bool {
                         let items: Vec<Node> = args.named_children(&mut cursor).collect();
                         if let (Some(key), Some(value)) = (items.first(), items.get(1)) {
                             let key = text(*key, src).trim_matches(|c| c == '"' || c == '\'');
-                            found = is_cleanup(file, key, text(*value, src));
+                            found = is_cleanup(file, key, *value, &Scope::new());
                         }
                     }
                     _ => {}
@@ -1695,7 +1833,7 @@ fn dict_has_cleanup(file: &File, dict: Node) -> bool {
                     return false;
                 };
                 let key = text(k, src).trim_matches(|c| c == '"' || c == '\'');
-                is_cleanup(file, key, text(v, src))
+                is_cleanup(file, key, v, &Scope::new())
             })
         }
         "call" if dict.child_by_field_name("function").map(|f| text(f, src)) == Some("dict") => {
@@ -1706,11 +1844,31 @@ fn dict_has_cleanup(file: &File, dict: Node) -> bool {
     }
 }
 
-fn is_cleanup(file: &File, keyword: &str, value: &str) -> bool {
+/// Does `keyword=value` start a new session or group? A value is followed through the
+/// names it is bound to (`NEW_SESSION = True`, in the function or the module). A yes/no
+/// option (`start_new_session`, listed with `True`) asks for it unless the file says the
+/// value is false on POSIX ([`truth`]): `(os.name == "posix")` or a parameter asks; an
+/// option taking any value (`process_group`) asks for one unless it is `None`.
+fn is_cleanup(file: &File, keyword: &str, value: Node, local: &Scope) -> bool {
+    let value = bound(file, value, local, 0);
+    let src = file.src;
+    let options = || {
+        file.rules
+            .python
+            .cleanup
+            .iter()
+            .filter(move |c| c.keyword == keyword)
+    };
     // `process_group=None` is the default: no group.
-    if value.trim() == "None" {
+    if value.kind() == "none" {
         return false;
     }
+    if options().any(|c| c.values.iter().any(|v| v == "True"))
+        && truth(file, value, local, 0) != Some(false)
+    {
+        return true;
+    }
+    let value = text(value, src);
     // `preexec_fn=lambda: os.setsid()` calls what `preexec_fn=os.setsid` names.
     let value = value
         .trim()
@@ -1747,4 +1905,93 @@ fn is_cleanup(file: &File, keyword: &str, value: &str) -> bool {
                 });
                 found
             })
+}
+
+/// A value with the names it is bound to followed (`NEW = True` for `NEW`, the last
+/// assignment in the function, else the module; not a parameter's default), and
+/// parentheses looked through.
+fn bound<'t>(file: &File<'t, '_>, value: Node<'t>, local: &Scope<'t>, depth: usize) -> Node<'t> {
+    match value.kind() {
+        "parenthesized_expression" if depth < 8 => match value.named_child(0) {
+            Some(inner) => bound(file, inner, local, depth + 1),
+            None => value,
+        },
+        "identifier" if depth < 8 => {
+            let name = text(value, file.src);
+            match local
+                .get(name)
+                .or_else(|| file.module_scope.get(name))
+                .and_then(|v| v.last())
+            {
+                // A parameter's default (`def run(t, session=False)`) is the caller's to
+                // change: the parameter stays what the value is.
+                Some(next)
+                    if next.parent().is_some_and(|p| {
+                        matches!(p.kind(), "default_parameter" | "typed_default_parameter")
+                    }) =>
+                {
+                    value
+                }
+                Some(next) if next.id() != value.id() => bound(file, *next, local, depth + 1),
+                _ => value,
+            }
+        }
+        _ => value,
+    }
+}
+
+/// What a yes/no value is on POSIX, as far as the file says: `True`, `False`, `0`,
+/// `None`, a name bound to one, `not` of one, or a test of the platform (`os.name ==
+/// "posix"` is true there, `sys.platform == "win32"` false). `None` when the file does
+/// not say (a parameter, a call).
+fn truth(file: &File, value: Node, local: &Scope, depth: usize) -> Option<bool> {
+    if depth > 8 {
+        return None;
+    }
+    let value = bound(file, value, local, 0);
+    let src = file.src;
+    match value.kind() {
+        "true" => Some(true),
+        "false" | "none" => Some(false),
+        "integer" => Some(text(value, src).trim() != "0"),
+        "not_operator" => value
+            .child_by_field_name("argument")
+            .and_then(|a| truth(file, a, local, depth + 1))
+            .map(|t| !t),
+        "comparison_operator" => {
+            let mut cursor = value.walk();
+            let parts: Vec<Node> = value.named_children(&mut cursor).collect();
+            let operators: Vec<&str> = value
+                .children(&mut cursor)
+                .filter(|c| !c.is_named())
+                .map(|c| text(c, src))
+                .collect();
+            let ([left, right], [operator]) = (parts.as_slice(), operators.as_slice()) else {
+                return None;
+            };
+            let platform = |n: Node| {
+                matches!(
+                    syntax::resolve_dotted(text(n, src), &file.aliases).as_str(),
+                    "os.name" | "sys.platform"
+                )
+            };
+            let literal = |n: Node| {
+                (n.kind() == "string").then(|| text(n, src).trim_matches(['"', '\'']).to_string())
+            };
+            let named = if platform(*left) {
+                literal(*right)
+            } else if platform(*right) {
+                literal(*left)
+            } else {
+                None
+            }?;
+            let posix = !matches!(named.as_str(), "nt" | "win32" | "cygwin" | "msys");
+            match *operator {
+                "==" => Some(posix),
+                "!=" => Some(!posix),
+                _ => None,
+            }
+        }
+        _ => None,
+    }
 }

@@ -570,7 +570,7 @@ fn agent_in_script(
     found
 }
 
-/// A `$VAR`/`${VAR}`/`${VAR:-default}` word replaced by what the script assigns to it
+/// A `$VAR`/`${VAR}`/`${VAR:-default}`/`${VAR-default}` word replaced by what the script assigns to it
 /// (or its default): an agent name, or the name inside `$(command -v NAME)`.
 fn resolve(word: &str, variables: &HashMap<String, Vec<String>>, rules: &Rules) -> String {
     resolve_depth(word, variables, rules, 0)
@@ -597,12 +597,20 @@ fn resolve_depth(
         Some((array, rest)) if rest.ends_with(']') || rest.contains("]") => array,
         _ => inner,
     };
+    // `${VAR:-x}`, `${VAR:=x}`, and without the colon `${VAR-x}`, `${VAR=x}` (the default
+    // only when unset): the default is a candidate.
     let (name, default) = match inner.split_once(":-").or_else(|| inner.split_once(":=")) {
         Some((n, d)) => (n, Some(unquote(d))),
-        None => match inner.split_once('-') {
-            Some((n, d)) if word.starts_with("${") => (n, Some(unquote(d))),
-            _ => (inner, None),
-        },
+        None if word.starts_with("${") => {
+            let end = inner
+                .find(|c: char| !(c.is_alphanumeric() || c == '_'))
+                .unwrap_or(inner.len());
+            match inner[end..].chars().next() {
+                Some('-' | '=') => (&inner[..end], Some(unquote(&inner[end + 1..]))),
+                _ => (inner, None),
+            }
+        }
+        None => (inner, None),
     };
     let mut candidates: Vec<String> = variables.get(name).cloned().unwrap_or_default();
     candidates.reverse();

@@ -288,3 +288,39 @@ impl Steps {
         left > 0
     }
 }
+
+/// Which spawn a kill belongs to, when a function starts several: a kill that names
+/// another spawn's handle (`os.killpg(a.pid, ...)` beside `b = Popen(...)`, `pgid =
+/// os.getpgid(a.pid)`, `this.other.kill()`) ends that child, not this one. A kill that
+/// names neither (a parameter, a loop variable, a pgid from elsewhere) still counts for
+/// every spawn: which pid a kill names is otherwise not checked.
+#[derive(Clone, Debug, Default)]
+pub struct Tie {
+    /// The handle this spawn's child is bound to (`proc`, `self.proc`, `this.child`).
+    pub own: Option<String>,
+    /// The handles of the other spawns (and the names derived from them), each with the
+    /// byte range of the code where that name means that child.
+    pub others: Vec<(String, usize, usize)>,
+}
+
+impl Tie {
+    /// Does the kill at `range`, whose target reads `target`, end another spawn's child?
+    pub fn foreign(&self, range: std::ops::Range<usize>, target: &str) -> bool {
+        !self.own.as_deref().is_some_and(|o| mentions(target, o))
+            && self.others.iter().any(|(handle, start, end)| {
+                *start <= range.start && range.end <= *end && mentions(target, handle)
+            })
+    }
+}
+
+/// Does `code` name `handle` (`a`, `self.proc`) as a whole: `a.pid` and `-a.pid` do,
+/// `data.pid` and `self.proc_b` do not.
+pub fn mentions(code: &str, handle: &str) -> bool {
+    let word = |c: char| c.is_alphanumeric() || c == '_' || c == '$';
+    let code: String = code.chars().filter(|c| !c.is_whitespace()).collect();
+    code.match_indices(handle).any(|(i, _)| {
+        let before = code[..i].chars().next_back();
+        let after = code[i + handle.len()..].chars().next();
+        !before.is_some_and(|c| word(c) || c == '.') && !after.is_some_and(word)
+    })
+}
