@@ -227,8 +227,8 @@ fn lint_corpus_precision_and_recall() {
     );
 }
 
-/// The findings `fleet lint --json` reports in a repository holding `files` (one commit).
-fn go_findings(env: &Env, repo: &Path, args: &[&str]) -> Vec<serde_json::Value> {
+/// The findings `fleet lint --json ARGS` reports in `repo`.
+fn lint_findings(env: &Env, repo: &Path, args: &[&str]) -> Vec<serde_json::Value> {
     let run = env.fleet(repo, args);
     assert!(run.code == 0 || run.code == 1, "{}", run.stderr);
     let report: serde_json::Value = serde_json::from_str(&run.stdout)
@@ -264,7 +264,7 @@ fn go_findings_name_the_fix_for_their_shape() {
             "leader_kill.go",
         ],
     );
-    let findings = go_findings(&env, &repo, &["lint", "--json"]);
+    let findings = lint_findings(&env, &repo, &["lint", "--json"]);
     let at = |path: &str, line: u64| -> (String, String) {
         let f = findings
             .iter()
@@ -330,7 +330,7 @@ fn go_spawns_are_found_under_diff_sarif_and_the_gate() {
     let new = "package tools\n\nimport \"os/exec\"\n\nconst agent = \"claude\"\n\nfunc ask(p string) error {\n\treturn exec.Command(agent, \"-p\", p).Run()\n}\n";
     env.commit_file(&repo, "tools/ask.go", new, "ask");
 
-    let diff = go_findings(&env, &repo, &["lint", "--diff", "main", "--json"]);
+    let diff = lint_findings(&env, &repo, &["lint", "--diff", "main", "--json"]);
     let places: Vec<String> = diff
         .iter()
         .map(|f| format!("{}:{}", f["path"].as_str().unwrap(), f["line"]))
@@ -380,7 +380,7 @@ fn a_group_kill_gated_on_the_leader_names_the_gate_in_every_language() {
             "rust/early_return_gate.rs",
         ],
     );
-    let findings = go_findings(&env, &repo, &["lint", "--json"]);
+    let findings = lint_findings(&env, &repo, &["lint", "--json"]);
     let at = |path: &str, line: u64| -> (String, String) {
         let f = findings
             .iter()
@@ -418,4 +418,34 @@ fn a_group_kill_gated_on_the_leader_names_the_gate_in_every_language() {
         assert!(help.contains("unconditionally"), "{path}:{line}: {help}");
     }
     assert_eq!(findings.len(), 5, "{findings:#?}");
+}
+
+/// Python's `os.exec*` and `os.spawn*` take no session option: their help names the
+/// shape that does (`subprocess.Popen(..., start_new_session=True)` with `os.killpg`),
+/// never a keyword the call would reject.
+#[test]
+fn os_exec_and_spawn_findings_name_popen_not_a_keyword_they_lack() {
+    let env = Env::new();
+    let repo = corpus_repo(
+        &env,
+        &corpus_root().join("python"),
+        &["os_exec_in_place.py"],
+    );
+    let findings = lint_findings(&env, &repo, &["lint", "--json"]);
+    for line in [9u64, 13] {
+        let f = findings
+            .iter()
+            .find(|f| f["path"] == "os_exec_in_place.py" && f["line"] == line)
+            .unwrap_or_else(|| panic!("no finding at line {line}: {findings:#?}"));
+        let help = f["help"].as_str().unwrap();
+        assert!(
+            help.contains("subprocess.Popen") && help.contains("os.killpg"),
+            "line {line}: {help}"
+        );
+        assert!(
+            !help.contains("pass start_new_session"),
+            "line {line}: {help}"
+        );
+    }
+    assert_eq!(findings.len(), 2, "{findings:#?}");
 }
