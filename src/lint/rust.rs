@@ -39,6 +39,7 @@ pub fn check(src: &str, path: &str, rules: &Rules) -> Checked {
         }
     };
     let consts = collect_consts(&file);
+    let statics = holder_statics(&file);
     let mut aliases = HashMap::new();
     for item in &file.items {
         if let syn::Item::Use(u) = item {
@@ -48,6 +49,7 @@ pub fn check(src: &str, path: &str, rules: &Rules) -> Checked {
     let mut visitor = Visitor {
         rules,
         consts,
+        statics,
         aliases,
         module: module_path(path),
         functions: Vec::new(),
@@ -272,6 +274,8 @@ struct Function {
 struct Visitor<'r> {
     rules: &'r Rules,
     consts: HashMap<String, Expr>,
+    /// The file's statics that can keep a child ([`holder_statics`]).
+    statics: Vec<String>,
     /// `use std::process::Command as Cmd`: `Cmd` -> `Command`.
     aliases: HashMap<String, String>,
     module: String,
@@ -547,7 +551,7 @@ impl Visitor<'_> {
                    `nix::sys::signal::killpg`) on timeout, error and exit, or run it through \
                    `fleet run --timeout DUR -- ...`";
         let (message, help) = if !self.has_cleanup(statement, variable.as_deref()) {
-            let help = if self.reached_kills(false, true).contains(&Kill::OnDrop) {
+            let help = if self.reached_kills(false, true, &[]).contains(&Kill::OnDrop) {
                 format!("`kill_on_drop(true)` kills only the leader: {fix}")
             } else {
                 fix.to_string()
@@ -576,7 +580,8 @@ impl Visitor<'_> {
                 )
             } else {
                 let class_wide = self.holds(variable.as_deref());
-                match ending(&self.reached_kills(wrapper, class_wide), wrapper) {
+                let held = self.held_in(statement, variable.as_deref());
+                match ending(&self.reached_kills(wrapper, class_wide, &held), wrapper) {
                     Ending::Killed => return,
                     Ending::Gated => (
                         format!(
@@ -641,15 +646,7 @@ impl Visitor<'_> {
         let Some(var) = variable else {
             return !f.returns_child;
         };
-        let mut tracked = vec![var.to_string()];
-        for s in &f.statements {
-            if let Some(bound) = bound_variable(s)
-                && !tracked.contains(&bound)
-                && tracked.iter().any(|t| mentions(s, t))
-            {
-                tracked.push(bound);
-            }
-        }
+        let tracked = tracked(f, var);
         let word = |c: char| c.is_alphanumeric() || c == '_';
         f.statements.iter().any(|s| {
             tracked.iter().any(|t| {
@@ -663,6 +660,41 @@ impl Visitor<'_> {
                 })
             })
         })
+    }
+
+    /// The statics of the file ([`holder_statics`]) the child is put in: named by the
+    /// spawning statement (`*AGENT.lock().unwrap() = Some(cmd.spawn()?)`) or by a
+    /// statement of its function that names the variable holding the child (or a `let`
+    /// made from it) too (`*AGENT.lock().unwrap() = Some(child)`), the static itself or a
+    /// `let` taken from it (`let slot = CODEX.get_or_init(..)`). The file's functions
+    /// using such a static (`stop()` taking the child out of it) are in reach of the
+    /// spawn, as the methods of a type are for a child stored on it.
+    fn held_in(&self, statement: &str, variable: Option<&str>) -> Vec<String> {
+        let tracked = match (variable, self.functions.last()) {
+            (Some(var), Some(f)) => tracked(f, var),
+            _ => Vec::new(),
+        };
+        let statements = self.functions.last().map_or(&[][..], |f| &f.statements[..]);
+        self.statics
+            .iter()
+            .filter(|name| {
+                // The static and the `let`s taken from it (`let slot = CODEX.get_or_init(..)`).
+                let mut names = vec![name.to_string()];
+                names.extend(
+                    statements
+                        .iter()
+                        .filter(|s| mentions(s, name))
+                        .filter_map(|s| bound_variable(s)),
+                );
+                names.iter().any(|n| {
+                    mentions(statement, n)
+                        || statements
+                            .iter()
+                            .any(|s| mentions(s, n) && tracked.iter().any(|t| mentions(s, t)))
+                })
+            })
+            .cloned()
+            .collect()
     }
 
     /// The statement and every statement of the function using its variable.
@@ -681,7 +713,7 @@ impl Visitor<'_> {
     /// (closures in them too), the file's functions they name (transitively), and the
     /// other methods of the same type (its `Drop` too). A function that returns a child
     /// adds what its callers do with it ([`Visitor::handed_kills`]).
-    fn reached_kills(&self, wrapper: bool, class_wide: bool) -> Vec<Kill> {
+    fn reached_kills(&self, wrapper: bool, class_wide: bool, held: &[String]) -> Vec<Kill> {
         let kills: Vec<Kill> = self
             .functions
             .iter()
@@ -693,7 +725,7 @@ impl Visitor<'_> {
             .flat_map(|f| f.idents.iter().cloned())
             .collect();
         let owner = self.owners.last().cloned().flatten();
-        let mut kills = self.reach(kills, names, owner.as_ref(), class_wide);
+        let mut kills = self.reach(kills, names, owner.as_ref(), class_wide, held);
         if let Some(f) = self.functions.last().filter(|f| f.returns_child)
             && ending(&kills, wrapper) != Ending::Killed
         {
@@ -703,13 +735,15 @@ impl Visitor<'_> {
     }
 
     /// `kills` and `names` of a function of type `owner`, with the kills of what they
-    /// reach: the file's functions named (transitively), the type's other methods.
+    /// reach: the file's functions named (transitively), the type's other methods, the
+    /// functions using a static in `held` (one the child is kept in).
     fn reach(
         &self,
         mut kills: Vec<Kill>,
         mut names: Vec<String>,
         owner: Option<&String>,
         class_wide: bool,
+        held: &[String],
     ) -> Vec<Kill> {
         let mut reached = vec![false; self.summaries.len()];
         loop {
@@ -723,8 +757,11 @@ impl Visitor<'_> {
                     && (s.owner.is_none()
                         || s.owner.as_ref() == owner
                         || s.owner.as_ref().is_some_and(|o| names.contains(o)));
-                let reach =
-                    named || (class_wide && owner.is_some() && s.owner.as_ref() == owner) || guard;
+                let holder = s.idents.iter().any(|i| held.contains(i));
+                let reach = named
+                    || (class_wide && owner.is_some() && s.owner.as_ref() == owner)
+                    || guard
+                    || holder;
                 if reach && !reached[i] {
                     reached[i] = true;
                     grew = true;
@@ -780,6 +817,7 @@ impl Visitor<'_> {
                 caller.idents.clone(),
                 caller.owner.as_ref(),
                 true,
+                &[],
             );
             if caller.returns_child && ending(&kills, wrapper) != Ending::Killed {
                 kills.extend(self.handed_kills(
@@ -1147,6 +1185,43 @@ fn collect_consts(file: &syn::File) -> HashMap<String, Expr> {
         }
     }
     let mut collect = Collect(HashMap::new());
+    collect.visit_file(file);
+    collect.0
+}
+
+/// The variable holding the command or child and every `let` of `f` made from it
+/// (`let c = child;`, `let pid = child.id();`).
+fn tracked(f: &Function, var: &str) -> Vec<String> {
+    let mut tracked = vec![var.to_string()];
+    for s in &f.statements {
+        if let Some(bound) = bound_variable(s)
+            && !tracked.contains(&bound)
+            && tracked.iter().any(|t| mentions(s, t))
+        {
+            tracked.push(bound);
+        }
+    }
+    tracked
+}
+
+/// The file's statics that can keep a child (or its pid) for other functions: `static
+/// mut`, or one whose type names a `Child` or can change behind a shared reference
+/// (`Mutex<Option<Child>>`, `OnceLock<..>`, `LazyLock<..>`, `AtomicI32`). A `static BIN:
+/// &str` holds a program, not a child: the functions naming it are not in reach.
+fn holder_statics(file: &syn::File) -> Vec<String> {
+    const HOLDERS: [&str; 7] = ["Child", "Mutex", "RwLock", "Cell", "Once", "Lazy", "Atomic"];
+    struct Collect(Vec<String>);
+    impl<'ast> Visit<'ast> for Collect {
+        fn visit_item_static(&mut self, s: &'ast syn::ItemStatic) {
+            let ty = s.ty.to_token_stream().to_string();
+            if matches!(s.mutability, syn::StaticMutability::Mut(_))
+                || HOLDERS.iter().any(|h| ty.contains(h))
+            {
+                self.0.push(s.ident.to_string());
+            }
+        }
+    }
+    let mut collect = Collect(Vec::new());
     collect.visit_file(file);
     collect.0
 }
