@@ -60,6 +60,9 @@ struct File<'t, 's> {
     values: HashMap<String, Vec<(Node<'t>, Option<usize>)>>,
     /// Functions and methods of the file by name.
     functions: HashMap<String, Vec<Node<'t>>>,
+    /// Variables declared at package level (`var agentCmd *exec.Cmd`): a command kept in
+    /// one is in reach of every function of the file using it ([`globals_used`]).
+    globals: Vec<String>,
     /// What is left of the evaluation budget of the spawn being checked.
     steps: syntax::Steps,
 }
@@ -79,6 +82,7 @@ pub fn check(src: &str, path: &str, rules: &Rules) -> Checked {
         packages: Vec::new(),
         values: HashMap::new(),
         functions: HashMap::new(),
+        globals: Vec::new(),
         steps: syntax::Steps::new(),
     };
     collect(root, &mut file);
@@ -141,6 +145,10 @@ fn collect<'t>(root: Node<'t>, file: &mut File<'t, '_>) {
                 .children_by_field_name("name", &mut cursor)
                 .filter(|n| n.kind() == "identifier")
                 .collect();
+            if node.kind() == "var_spec" && scope_of(node).is_none() {
+                file.globals
+                    .extend(names.iter().map(|n| text(*n, src).to_string()));
+            }
             if let Some(values) = node.child_by_field_name("value") {
                 remember(file, &names, values, node);
             }
@@ -721,8 +729,16 @@ fn reach<'t>(file: &File<'t, '_>, call: Node<'t>, handle: &Handle) -> Vec<Node<'
     let mut reached = vec![home];
     // Names that hold the command or something taken from it (`pid := cmd.Process.Pid`).
     let mut tracked: Vec<String> = Vec::new();
+    // Package variables the command is kept in (`agentCmd = exec.Command(...)`,
+    // `agentCmd = cmd`, `agents[id] = cmd`), for the functions that stop it later.
+    let mut globals: Vec<String> = Vec::new();
     match handle {
-        Handle::Var(name) => tracked.push(name.clone()),
+        Handle::Var(name) => {
+            tracked.push(name.clone());
+            if is_global(file, home, name) {
+                globals.push(name.clone());
+            }
+        }
         Handle::Field(field) => {
             // Every function of the file that touches the field (`r.cmd`, `s.proc`): the
             // methods that start, stop and wait for what the struct holds.
@@ -750,7 +766,24 @@ fn reach<'t>(file: &File<'t, '_>, call: Node<'t>, handle: &Handle) -> Vec<Node<'
             let mut cursor = left.walk();
             for target in left.named_children(&mut cursor) {
                 match target.kind() {
-                    "identifier" => tracked.push(text(target, src).to_string()),
+                    "identifier" => {
+                        let name = text(target, src).to_string();
+                        if is_global(file, home, &name) {
+                            globals.push(name.clone());
+                        }
+                        tracked.push(name);
+                    }
+                    // `agents[id] = cmd`: a package map or slice.
+                    "index_expression"
+                        if target
+                            .child_by_field_name("operand")
+                            .is_some_and(|o| o.kind() == "identifier") =>
+                    {
+                        let operand = target.child_by_field_name("operand").map(|o| text(o, src));
+                        if let Some(name) = operand.filter(|o| is_global(file, home, o)) {
+                            globals.push(name.to_string());
+                        }
+                    }
                     "selector_expression" => fields.extend(
                         target
                             .child_by_field_name("field")
@@ -769,6 +802,18 @@ fn reach<'t>(file: &File<'t, '_>, call: Node<'t>, handle: &Handle) -> Vec<Node<'
             }
         }
     });
+    for global in globals {
+        for function in file.functions.values().flatten() {
+            if !reached.iter().any(|r| r.id() == function.id())
+                && globals_used(file, *function, &global)
+            {
+                reached.push(*function);
+            }
+        }
+        if !tracked.contains(&global) {
+            tracked.push(global);
+        }
+    }
     for field in fields {
         for function in file.functions.values().flatten() {
             if !reached.iter().any(|r| r.id() == function.id())
@@ -842,6 +887,49 @@ fn reach<'t>(file: &File<'t, '_>, call: Node<'t>, handle: &Handle) -> Vec<Node<'
         }
     }
     reached
+}
+
+/// Is `name`, where `function` uses it, the package variable of that name: declared at
+/// package level and not declared in `function` (a parameter, `:=`, `var`)?
+fn is_global(file: &File, function: Node, name: &str) -> bool {
+    file.globals.iter().any(|g| g == name) && !declares(file, function, name)
+}
+
+/// Does `function` declare a local `name` (a parameter, `name :=`, `var name`)?
+fn declares(file: &File, function: Node, name: &str) -> bool {
+    let src = file.src;
+    let mut found = false;
+    syntax::walk(function, &mut |n| {
+        let names = match n.kind() {
+            "short_var_declaration" => n.child_by_field_name("left"),
+            "var_spec" | "parameter_declaration" | "variadic_parameter_declaration" => Some(n),
+            _ => None,
+        };
+        if let Some(names) = names {
+            let mut cursor = names.walk();
+            let by_field: Vec<Node> = if n.kind() == "short_var_declaration" {
+                names.named_children(&mut cursor).collect()
+            } else {
+                names.children_by_field_name("name", &mut cursor).collect()
+            };
+            found |= by_field
+                .iter()
+                .any(|i| i.kind() == "identifier" && text(*i, src) == name);
+        }
+    });
+    found
+}
+
+/// Does `function` use the package variable `name` (and not a local of that name)?
+fn globals_used(file: &File, function: Node, name: &str) -> bool {
+    if declares(file, function, name) {
+        return false;
+    }
+    let mut found = false;
+    syntax::walk(function, &mut |n| {
+        found |= n.kind() == "identifier" && text(n, file.src) == name;
+    });
+    found
 }
 
 /// Does `function` call the file's function `name`?
