@@ -968,18 +968,50 @@ fn summarize(
             let mut added = 0;
             for stmt in &b.stmts {
                 self.visit_stmt(stmt);
-                if let syn::Stmt::Expr(Expr::If(e), _) = stmt
-                    && self.leader_alive(&e.cond)
-                    && e.then_branch
-                        .stmts
-                        .iter()
-                        .any(|s| matches!(s, syn::Stmt::Expr(Expr::Return(_), _)))
-                {
+                let returns_if = matches!(stmt, syn::Stmt::Expr(Expr::If(e), _)
+                    if self.leader_alive(&e.cond)
+                        && e.then_branch
+                            .stmts
+                            .iter()
+                            .any(|s| matches!(s, syn::Stmt::Expr(Expr::Return(_), _))));
+                // `match child.try_wait() { Ok(Some(_)) => return Ok(()), _ => {} }`.
+                let returns_match = matches!(stmt, syn::Stmt::Expr(Expr::Match(m), _)
+                if self.leader_alive(&m.expr)
+                    && m.arms.iter().any(|a| {
+                        let (some, none) = some_none(&a.pat);
+                        some && !none && returns(&a.body)
+                    }));
+                if returns_if || returns_match {
                     self.gated += 1;
                     added += 1;
                 }
             }
             self.gated -= added;
+        }
+        // `match child.try_wait() { Ok(None) => unsafe { libc::killpg(..) }, _ => {} }`:
+        // the arm that matches a leader still running (`None`, or the catch-all after a
+        // `Some` arm) kills the group only while the leader is alive.
+        fn visit_expr_match(&mut self, e: &'ast syn::ExprMatch) {
+            self.visit_expr(&e.expr);
+            let asks = self.leader_alive(&e.expr);
+            let (mut some_before, mut none_before) = (false, false);
+            for arm in &e.arms {
+                let (some, none) = some_none(&arm.pat);
+                let catch_all = matches!(&arm.pat, syn::Pat::Wild(_))
+                    || matches!(&arm.pat, syn::Pat::Ident(i) if i.subpat.is_none());
+                let g = usize::from(
+                    asks && ((none && !some) || (catch_all && some_before && !none_before)),
+                );
+                self.gated += g;
+                self.visit_pat(&arm.pat);
+                if let Some((_, guard)) = &arm.guard {
+                    self.visit_expr(guard);
+                }
+                self.visit_expr(&arm.body);
+                self.gated -= g;
+                some_before |= some;
+                none_before |= none;
+            }
         }
         fn visit_expr_while(&mut self, e: &'ast syn::ExprWhile) {
             self.visit_expr(&e.cond);
@@ -1110,6 +1142,25 @@ fn summarize(
         calls: scan.calls,
         returns_child,
         spawns: scan.spawns,
+    }
+}
+
+/// Does a `match` arm's pattern name `Some` and `None` (`Ok(Some(_))`, `Ok(None)`)?
+fn some_none(pat: &syn::Pat) -> (bool, bool) {
+    let text = pat.to_token_stream().to_string();
+    (mentions(&text, "Some"), mentions(&text, "None"))
+}
+
+/// Does a `match` arm's body return (`=> return Ok(())`, `=> { ...; return x; }`)?
+fn returns(body: &Expr) -> bool {
+    match body {
+        Expr::Return(_) => true,
+        Expr::Block(b) => b
+            .block
+            .stmts
+            .iter()
+            .any(|s| matches!(s, syn::Stmt::Expr(Expr::Return(_), _))),
+        _ => false,
     }
 }
 
