@@ -1058,19 +1058,65 @@ fn gated(file: &File, kill: Node) -> bool {
         {
             return true;
         }
+        // `switch { case cmd.ProcessState == nil: ... }`, `switch cmd.ProcessState { case
+        // nil: ... }`, or the `default:` after `case cmd.ProcessState != nil:`.
+        if p.kind() == "expression_case"
+            && p.child_by_field_name("value") != Some(n)
+            && case_headers(file, p).iter().any(|h| asks_leader_alive(h))
+        {
+            return true;
+        }
+        if p.kind() == "default_case"
+            && let Some(switch) = p.parent()
+        {
+            let mut cursor = switch.walk();
+            let gone = switch
+                .named_children(&mut cursor)
+                .filter(|c| c.kind() == "expression_case")
+                .any(|c| {
+                    case_headers(file, c).iter().any(|h| {
+                        h.contains("ProcessState != nil")
+                            || (h.contains("ProcessState.Exited()") && !asks_leader_alive(h))
+                    })
+                });
+            if gone {
+                return true;
+            }
+        }
         if p.kind() == "statement_list" {
             let mut cursor = p.walk();
-            let before = p
+            let before: Vec<Node> = p
                 .named_children(&mut cursor)
                 .take_while(|s| s.id() != n.id())
-                .filter(|s| s.kind() == "if_statement");
-            for guard in before {
+                .collect();
+            // `switch { case cmd.ProcessState != nil: return err }` before the kill.
+            for switch in before
+                .iter()
+                .filter(|s| s.kind() == "expression_switch_statement")
+            {
+                let mut cursor = switch.walk();
+                let gone = switch
+                    .named_children(&mut cursor)
+                    .filter(|c| c.kind() == "expression_case")
+                    .any(|c| {
+                        let mut returns = false;
+                        syntax::walk(c, &mut |r| returns |= r.kind() == "return_statement");
+                        returns
+                            && case_headers(file, c)
+                                .iter()
+                                .any(|h| LEADER_GONE.iter().any(|l| h.contains(l)))
+                    });
+                if gone {
+                    return true;
+                }
+            }
+            for guard in before.iter().filter(|s| s.kind() == "if_statement") {
                 let returns = guard.child_by_field_name("consequence").is_some_and(|b| {
                     let mut found = false;
                     syntax::walk(b, &mut |r| found |= r.kind() == "return_statement");
                     found
                 });
-                if returns && LEADER_GONE.iter().any(|l| header(guard).contains(l)) {
+                if returns && LEADER_GONE.iter().any(|l| header(*guard).contains(l)) {
                     return true;
                 }
             }
@@ -1078,6 +1124,31 @@ fn gated(file: &File, kill: Node) -> bool {
         n = p;
     }
     false
+}
+
+/// What each value of a `case` asks, as an `if` header would: the value itself in a
+/// switch without a tag (`case cmd.ProcessState == nil:`), `TAG == VALUE` in one with a
+/// tag (`switch cmd.ProcessState { case nil: }` asks `cmd.ProcessState == nil`).
+fn case_headers(file: &File, case: Node) -> Vec<String> {
+    let src = file.src;
+    let Some(values) = case.child_by_field_name("value") else {
+        return Vec::new();
+    };
+    let tag = case
+        .parent()
+        .and_then(|s| s.child_by_field_name("value"))
+        .map(|t| text(t, src).replace(char::is_whitespace, ""));
+    let mut cursor = values.walk();
+    values
+        .named_children(&mut cursor)
+        .map(|v| {
+            let v = text(v, src).replace(char::is_whitespace, " ");
+            match &tag {
+                Some(tag) => format!("{tag} == {v}"),
+                None => v,
+            }
+        })
+        .collect()
 }
 
 /// Does an `if`/`for` header ask [`LEADER_ALIVE`]: the leader not reaped, a `Signal(0)`
