@@ -269,6 +269,16 @@ struct Function {
     bindings: HashMap<String, Expr>,
     /// Each statement's tokens as text.
     statements: Vec<String>,
+    /// Every `arg`/`args` call on a variable (`cmd.arg("claude")`), by the variable and
+    /// where its method name stands, for a wrapper bound by `let` ([`Visitor::argv_wrapper`]).
+    var_args: Vec<VarArg>,
+}
+
+/// One `arg`/`args` call whose chain starts at a variable.
+struct VarArg {
+    var: String,
+    at: (usize, usize),
+    call: syn::ExprMethodCall,
 }
 
 struct Visitor<'r> {
@@ -304,6 +314,7 @@ impl Visitor<'_> {
             returns_child,
             bindings,
             statements,
+            var_args: var_args(block),
         });
     }
 
@@ -1339,6 +1350,39 @@ fn collect_block(
     .visit_block(block);
 }
 
+/// Every `arg`/`args` call of a function body (nested functions not) whose chain starts
+/// at a variable: `cmd.arg("A=1")`, both calls of `cmd.arg("-n").arg("10")`.
+fn var_args(block: &syn::Block) -> Vec<VarArg> {
+    struct Collect(Vec<VarArg>);
+    impl<'ast> Visit<'ast> for Collect {
+        fn visit_expr_method_call(&mut self, call: &'ast syn::ExprMethodCall) {
+            if call.method == "arg" || call.method == "args" {
+                let mut root = &*call.receiver;
+                while let Expr::MethodCall(m) = root {
+                    root = &m.receiver;
+                }
+                if let Expr::Path(p) = root
+                    && p.path.segments.len() == 1
+                {
+                    let at = call.method.span().start();
+                    self.0.push(VarArg {
+                        var: p.path.segments[0].ident.to_string(),
+                        at: (at.line, at.column),
+                        call: call.clone(),
+                    });
+                }
+            }
+            syn::visit::visit_expr_method_call(self, call);
+        }
+        fn visit_item_fn(&mut self, _: &'ast syn::ItemFn) {}
+        fn visit_impl_item_fn(&mut self, _: &'ast syn::ImplItemFn) {}
+        fn visit_trait_item_fn(&mut self, _: &'ast syn::TraitItemFn) {}
+    }
+    let mut collect = Collect(Vec::new());
+    collect.visit_block(block);
+    collect.0
+}
+
 fn strip_type(pat: &syn::Pat) -> &syn::Pat {
     match pat {
         syn::Pat::Type(t) => strip_type(&t.pat),
@@ -1497,19 +1541,46 @@ impl Visitor<'_> {
         let Some(last) = words(self, call) else {
             return;
         };
-        // Down the chain of `arg`/`args` to the constructor, gathering the words.
+        // Down the chain of `arg`/`args` to the constructor, gathering the words; through
+        // a `let` holding the command (`let mut cmd = Command::new("env"); cmd.arg(..)`),
+        // with the words of the calls on it before this chain.
         let mut before: Vec<Vec<String>> = Vec::new();
         let mut receiver = &*call.receiver;
+        let mut innermost = call.method.span().start();
+        let mut binding: Option<String> = None;
         let new = loop {
             match receiver {
                 Expr::MethodCall(m) => {
                     before.push(words(self, m).unwrap_or_default());
+                    innermost = m.method.span().start();
                     receiver = &m.receiver;
                 }
                 Expr::Call(new) => break new,
+                Expr::Path(p) if binding.is_none() && p.path.segments.len() == 1 => {
+                    let var = p.path.segments[0].ident.to_string();
+                    let Some(f) = self.functions.last() else {
+                        return;
+                    };
+                    let Some(expr) = f.bindings.get(&var) else {
+                        return;
+                    };
+                    let at = (innermost.line, innermost.column);
+                    let mut earlier: Vec<&VarArg> = f
+                        .var_args
+                        .iter()
+                        .filter(|a| a.var == var && a.at < at)
+                        .collect();
+                    earlier.sort_by_key(|a| a.at);
+                    for a in earlier.into_iter().rev() {
+                        before.push(words(self, &a.call).unwrap_or_default());
+                    }
+                    receiver = expr;
+                    binding = Some(var);
+                }
                 _ => return,
             }
         };
+        let new = new.clone();
         let callee = self.unalias(&path_text(&new.func));
         let is_spawn = self
             .rules
@@ -1537,7 +1608,11 @@ impl Visitor<'_> {
         else {
             return;
         };
-        let needle = call.to_token_stream().to_string();
+        // A bound command is judged from its `let`, so its variable's statements count.
+        let needle = match binding {
+            Some(_) => new.to_token_stream().to_string(),
+            None => call.to_token_stream().to_string(),
+        };
         let statement = statement_of(&self.functions, &needle);
         self.report(new.func.span(), &agent, &callee, &statement);
     }
