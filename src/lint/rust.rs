@@ -591,7 +591,7 @@ impl Visitor<'_> {
                 )
             } else {
                 let class_wide = self.holds(variable.as_deref());
-                let held = self.held_in(statement, variable.as_deref());
+                let held = self.held_in(statement, variable.as_deref(), api);
                 match ending(&self.reached_kills(wrapper, class_wide, &held), wrapper) {
                     Ending::Killed => return,
                     Ending::Gated => (
@@ -673,35 +673,51 @@ impl Visitor<'_> {
         })
     }
 
-    /// The statics of the file ([`holder_statics`]) the child is put in: named by the
-    /// spawning statement (`*AGENT.lock().unwrap() = Some(cmd.spawn()?)`) or by a
-    /// statement of its function that names the variable holding the child (or a `let`
-    /// made from it) too (`*AGENT.lock().unwrap() = Some(child)`), the static itself or a
-    /// `let` taken from it (`let slot = CODEX.get_or_init(..)`). The file's functions
-    /// using such a static (`stop()` taking the child out of it) are in reach of the
-    /// spawn, as the methods of a type are for a child stored on it.
-    fn held_in(&self, statement: &str, variable: Option<&str>) -> Vec<String> {
+    /// The statics of the file ([`holder_statics`]) the child is put in: named, ahead of
+    /// the command, by the spawning statement (`*AGENT.lock().unwrap() =
+    /// Some(Command::new(..).spawn()?)`), or, ahead of the variable holding the child (or
+    /// a `let` made from it), by a statement of its function (`*AGENT.lock().unwrap() =
+    /// Some(child)`, `PGID.store(child.id() as i32, ..)`); the static itself or a `let`
+    /// taken from it (`let slot = CODEX.get_or_init(..)`). A static named after the child
+    /// (`.arg(COUNT.load(..))`, `log(child.id(), COUNT.load(..))`) keeps nothing. The
+    /// file's functions using such a static (`stop()` taking the child out of it) are in
+    /// reach of the spawn, as the methods of a type are for a child stored on it.
+    fn held_in(&self, statement: &str, variable: Option<&str>, api: &str) -> Vec<String> {
         let tracked = match (variable, self.functions.last()) {
             (Some(var), Some(f)) => tracked(f, var),
             _ => Vec::new(),
         };
         let statements = self.functions.last().map_or(&[][..], |f| &f.statements[..]);
+        // `Command` of `Command::new`, `cmd` of `cmd!`.
+        let api = match api.strip_suffix('!') {
+            Some(mac) => mac.rsplit("::").next().unwrap_or(mac),
+            None => api.rsplit("::").nth(1).unwrap_or(api),
+        };
+        let ahead =
+            |text: &str, holder: &str, of: &str| match (word_at(text, holder), word_at(text, of)) {
+                (Some(h), Some(o)) => h < o,
+                _ => false,
+            };
         self.statics
             .iter()
             .filter(|name| {
-                // The static and the `let`s taken from it (`let slot = CODEX.get_or_init(..)`).
                 let mut names = vec![name.to_string()];
-                names.extend(
-                    statements
-                        .iter()
-                        .filter(|s| mentions(s, name))
-                        .filter_map(|s| bound_variable(s)),
-                );
+                names.extend(statements.iter().filter_map(|s| {
+                    let bound = bound_variable(s)?;
+                    let init = s.split_once(" = ")?.1;
+                    let init = init.trim_start_matches(|c: char| "&*{ ".contains(c));
+                    let init = init.strip_prefix("unsafe").unwrap_or(init);
+                    let init = init.trim_start_matches(|c: char| "&*{ ".contains(c));
+                    let init = init.strip_prefix("mut ").unwrap_or(init);
+                    word_at(init, name)
+                        .is_some_and(|at| at == 0)
+                        .then_some(bound)
+                }));
                 names.iter().any(|n| {
-                    mentions(statement, n)
+                    ahead(statement, n, api)
                         || statements
                             .iter()
-                            .any(|s| mentions(s, n) && tracked.iter().any(|t| mentions(s, t)))
+                            .any(|s| tracked.iter().any(|t| ahead(s, n, t)))
                 })
             })
             .cloned()
@@ -1286,6 +1302,16 @@ fn holder_statics(file: &syn::File) -> Vec<String> {
     let mut collect = Collect(Vec::new());
     collect.visit_file(file);
     collect.0
+}
+
+/// Where `word` first stands in `text` as a whole token.
+fn word_at(text: &str, word: &str) -> Option<usize> {
+    let token = |c: char| c.is_alphanumeric() || c == '_';
+    text.match_indices(word)
+        .find(|(at, _)| {
+            !text[..*at].ends_with(token) && !text[at + word.len()..].starts_with(token)
+        })
+        .map(|(at, _)| at)
 }
 
 /// `mentions("cmd . arg (x)", "cmd")`: the statement uses the variable as a token.

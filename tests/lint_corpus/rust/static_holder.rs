@@ -1,7 +1,8 @@
 //! A child kept in a static of the module (`Mutex<Option<Child>>`, a `OnceLock`, an atomic
 //! pid) is in reach of every function of the file that uses the static: `stop()` killing
 //! its group counts, `stop()` killing only the leader does not. A `static` holding the
-//! program's name keeps no child: another function naming it is not in reach.
+//! program's name keeps no child: another function naming it is not in reach, nor is a
+//! static the spawn only reads (`.arg(PGID.load(..))`).
 use std::os::unix::process::CommandExt;
 use std::process::{Child, Command};
 use std::sync::atomic::{AtomicI32, Ordering};
@@ -49,6 +50,31 @@ pub fn stop_gemini() {
     let pgid = GEMINI_PGID.swap(0, Ordering::SeqCst);
     if pgid > 0 {
         unsafe { libc::killpg(pgid, libc::SIGKILL) };
+    }
+}
+
+pub fn run_numbered(p: &str) -> std::io::Result<()> {
+    let mut child = Command::new("opencode") // expect: agent-spawn-without-group
+        .arg(GEMINI_PGID.load(Ordering::SeqCst).to_string())
+        .arg(p)
+        .process_group(0)
+        .spawn()?;
+    println!("{} after {}", child.id(), GEMINI_PGID.load(Ordering::SeqCst));
+    child.wait()?;
+    Ok(())
+}
+
+static mut AMP: Option<Child> = None;
+
+pub fn start_amp(p: &str) -> std::io::Result<()> {
+    let child = Command::new("amp").arg(p).process_group(0).spawn()?;
+    unsafe { AMP = Some(child) };
+    Ok(())
+}
+
+pub fn stop_amp() {
+    if let Some(c) = unsafe { (*std::ptr::addr_of_mut!(AMP)).take() } {
+        unsafe { libc::killpg(c.id() as i32, libc::SIGKILL) };
     }
 }
 
