@@ -1,11 +1,12 @@
-// A command kept in a package variable (`var agentCmd *exec.Cmd`, a package map of them)
-// is in reach of every function of the file using that variable: Stop() killing its group
-// counts, Stop() killing only the leader does not. A local of the same name shadows it:
-// the package variable's Stop() is no kill of the local's group.
+// A command kept in a package variable (`var agentCmd *exec.Cmd`, its pid, a package map
+// or slice of commands) is in reach of every function of the file using that variable:
+// Stop() killing its group counts, Stop() killing only the leader does not. A local of the
+// same name shadows it: the package variable's Stop() is no kill of the local's group.
 package agents
 
 import (
 	"os/exec"
+	"sync"
 	"syscall"
 )
 
@@ -60,4 +61,44 @@ func RunShadowed(p string) error {
 	agentCmd := exec.Command("goose", "run", p) // expect: agent-spawn-without-group
 	agentCmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
 	return agentCmd.Run()
+}
+
+var (
+	mu       sync.Mutex
+	agentPid int
+)
+
+func StartPid(p string) error {
+	cmd := exec.Command("opencode", "run", p)
+	cmd.SysProcAttr = &syscall.SysProcAttr{Setsid: true}
+	if err := cmd.Start(); err != nil {
+		return err
+	}
+	mu.Lock()
+	agentPid = cmd.Process.Pid
+	mu.Unlock()
+	return nil
+}
+
+func StopPid() {
+	mu.Lock()
+	defer mu.Unlock()
+	if agentPid > 0 {
+		_ = syscall.Kill(-agentPid, syscall.SIGKILL)
+	}
+}
+
+var cmds []*exec.Cmd
+
+func StartMany(p string) error {
+	cmd := exec.Command("amp", p)
+	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
+	cmds = append(cmds, cmd)
+	return cmd.Start()
+}
+
+func StopMany() {
+	for _, c := range cmds {
+		_ = syscall.Kill(-c.Process.Pid, syscall.SIGKILL)
+	}
 }
