@@ -1465,6 +1465,20 @@ impl Visitor<'_> {
                 {
                     call.args.first()
                 }
+                // `cmd.arg("-c"); cmd.arg(script);`: the call on the variable before this one.
+                Expr::Path(p) if p.path.segments.len() == 1 => {
+                    let var = p.path.segments[0].ident.to_string();
+                    let at = call.method.span().start();
+                    let previous = self.functions.last().and_then(|f| {
+                        f.var_args
+                            .iter()
+                            .filter(|a| a.var == var && a.at < (at.line, at.column))
+                            .max_by_key(|a| a.at)
+                    });
+                    previous
+                        .filter(|a| a.call.method == "arg" && a.call.args.first().is_some_and(is_c))
+                        .and_then(|_| call.args.first())
+                }
                 _ => None,
             },
             "args" => {
@@ -1484,11 +1498,13 @@ impl Visitor<'_> {
         };
         // Down the chain to its constructor, through a `let` binding of it.
         let mut receiver = (*call.receiver).clone();
+        let mut bound_by_let = false;
         for _ in 0..64 {
             receiver = match receiver {
                 Expr::MethodCall(m) => *m.receiver,
                 Expr::Path(ref p) if p.path.segments.len() == 1 => {
                     let name = p.path.segments[0].ident.to_string();
+                    bound_by_let = true;
                     match self.functions.last().and_then(|f| f.bindings.get(&name)) {
                         Some(bound) => bound.clone(),
                         None => return,
@@ -1534,7 +1550,12 @@ impl Visitor<'_> {
         else {
             return;
         };
-        let needle = call.to_token_stream().to_string();
+        // A bound command is judged from its `let`, so its variable's statements count.
+        let needle = if bound_by_let {
+            new.to_token_stream().to_string()
+        } else {
+            call.to_token_stream().to_string()
+        };
         let statement = statement_of(&self.functions, &needle);
         self.report(new.func.span(), &agent, &callee, &statement);
     }
