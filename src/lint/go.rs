@@ -755,6 +755,19 @@ fn reach<'t>(file: &File<'t, '_>, call: Node<'t>, handle: &Handle) -> Vec<Node<'
     // methods that stop it later.
     let mut fields: Vec<String> = Vec::new();
     syntax::walk(home, &mut |node| {
+        // `agents.Store(id, cmd)`: a method of a package variable (a `sync.Map`) given it.
+        if node.kind() == "call_expression"
+            && let Some(callee) = node.child_by_field_name("function")
+            && callee.kind() == "selector_expression"
+            && let Some(operand) = callee.child_by_field_name("operand")
+            && operand.kind() == "identifier"
+            && node
+                .child_by_field_name("arguments")
+                .is_some_and(|a| tracked.iter().any(|t| mentions(text(a, src), t)))
+            && is_global(file, home, text(operand, src))
+        {
+            globals.push(text(operand, src).to_string());
+        }
         if matches!(
             node.kind(),
             "short_var_declaration" | "assignment_statement"
