@@ -1285,7 +1285,8 @@ fn tracked(f: &Function, var: &str) -> Vec<String> {
 /// The file's statics that can keep a child (or its pid) for other functions: `static
 /// mut`, or one whose type names a `Child` or can change behind a shared reference
 /// (`Mutex<Option<Child>>`, `OnceLock<..>`, `LazyLock<..>`, `AtomicI32`). A `static BIN:
-/// &str` holds a program, not a child: the functions naming it are not in reach.
+/// &str` holds a program, not a child: the functions naming it are not in reach. The
+/// statics of `thread_local!` count too.
 fn holder_statics(file: &syn::File) -> Vec<String> {
     const HOLDERS: [&str; 7] = ["Child", "Mutex", "RwLock", "Cell", "Once", "Lazy", "Atomic"];
     struct Collect(Vec<String>);
@@ -1297,6 +1298,32 @@ fn holder_statics(file: &syn::File) -> Vec<String> {
             {
                 self.0.push(s.ident.to_string());
             }
+        }
+        // `thread_local! { static AGENT: RefCell<Option<Child>> = .. }`: each `static NAME:
+        // TYPE =` of the body.
+        fn visit_macro(&mut self, mac: &'ast syn::Macro) {
+            if mac
+                .path
+                .segments
+                .last()
+                .is_some_and(|s| s.ident == "thread_local")
+            {
+                let text = mac.tokens.to_string();
+                for declaration in text.split("static ").skip(1) {
+                    let Some((name, rest)) = declaration.split_once(':') else {
+                        continue;
+                    };
+                    let ty = rest.split('=').next().unwrap_or("");
+                    let name = name.trim();
+                    if HOLDERS.iter().any(|h| ty.contains(h))
+                        && !name.is_empty()
+                        && name.chars().all(|c| c.is_alphanumeric() || c == '_')
+                    {
+                        self.0.push(name.to_string());
+                    }
+                }
+            }
+            syn::visit::visit_macro(self, mac);
         }
     }
     let mut collect = Collect(Vec::new());
