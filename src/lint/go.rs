@@ -6,9 +6,10 @@
 //! is in (its closures, deferred funcs and goroutines included), the functions of the
 //! same file it calls with the command or a value taken from it, the callers of a
 //! function that returns the command, and, for a command (or its pid) kept in a struct
-//! field, the file's other functions and methods that use that field.
+//! field or a package variable, the file's other functions and methods that use it.
 //! `exec.CommandContext` alone kills only the process, as does `cmd.Process.Kill()`; a
-//! group kill gated on the leader not having been reaped ([`gated`]) is a finding too.
+//! group kill gated on the leader not having been reaped ([`gated`]: an `if`, `for` or
+//! `switch` case asking it) is a finding too.
 //! Programs are followed through string constants and variables of the same file, `+`,
 //! `filepath.Join` and `exec.LookPath`, and `sh -c` strings. Parsed with tree-sitter;
 //! `os/exec` under any import name (also `.`) is followed.
@@ -815,6 +816,8 @@ fn reach<'t>(file: &File<'t, '_>, call: Node<'t>, handle: &Handle) -> Vec<Node<'
             }
         }
     });
+    globals.sort();
+    globals.dedup();
     for global in globals {
         for function in file.functions.values().flatten() {
             if !reached.iter().any(|r| r.id() == function.id())

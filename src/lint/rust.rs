@@ -738,7 +738,8 @@ impl Visitor<'_> {
 
     /// The kills in reach of a spawn in the current function: the enclosing functions
     /// (closures in them too), the file's functions they name (transitively), and the
-    /// other methods of the same type (its `Drop` too). A function that returns a child
+    /// other methods of the same type (its `Drop` too), the functions using a static the
+    /// child is kept in (`held`, [`Visitor::held_in`]). A function that returns a child
     /// adds what its callers do with it ([`Visitor::handed_kills`]).
     fn reached_kills(&self, wrapper: bool, class_wide: bool, held: &[String]) -> Vec<Kill> {
         let kills: Vec<Kill> = self
