@@ -6,9 +6,10 @@
 //! is in (its closures, deferred funcs and goroutines included), the functions of the
 //! same file it calls with the command or a value taken from it, the callers of a
 //! function that returns the command, and, for a command (or its pid) kept in a struct
-//! field, the file's other functions and methods that use that field.
+//! field or a package variable, the file's other functions and methods that use it.
 //! `exec.CommandContext` alone kills only the process, as does `cmd.Process.Kill()`; a
-//! group kill gated on the leader not having been reaped ([`gated`]) is a finding too.
+//! group kill gated on the leader not having been reaped ([`gated`]: an `if`, `for` or
+//! `switch` case asking it) is a finding too.
 //! Programs are followed through string constants and variables of the same file, `+`,
 //! `filepath.Join` and `exec.LookPath`, and `sh -c` strings. Parsed with tree-sitter;
 //! `os/exec` under any import name (also `.`) is followed.
@@ -60,6 +61,9 @@ struct File<'t, 's> {
     values: HashMap<String, Vec<(Node<'t>, Option<usize>)>>,
     /// Functions and methods of the file by name.
     functions: HashMap<String, Vec<Node<'t>>>,
+    /// Variables declared at package level (`var agentCmd *exec.Cmd`): a command kept in
+    /// one is in reach of every function of the file using it ([`globals_used`]).
+    globals: Vec<String>,
     /// What is left of the evaluation budget of the spawn being checked.
     steps: syntax::Steps,
 }
@@ -79,6 +83,7 @@ pub fn check(src: &str, path: &str, rules: &Rules) -> Checked {
         packages: Vec::new(),
         values: HashMap::new(),
         functions: HashMap::new(),
+        globals: Vec::new(),
         steps: syntax::Steps::new(),
     };
     collect(root, &mut file);
@@ -141,6 +146,10 @@ fn collect<'t>(root: Node<'t>, file: &mut File<'t, '_>) {
                 .children_by_field_name("name", &mut cursor)
                 .filter(|n| n.kind() == "identifier")
                 .collect();
+            if node.kind() == "var_spec" && scope_of(node).is_none() {
+                file.globals
+                    .extend(names.iter().map(|n| text(*n, src).to_string()));
+            }
             if let Some(values) = node.child_by_field_name("value") {
                 remember(file, &names, values, node);
             }
@@ -721,8 +730,16 @@ fn reach<'t>(file: &File<'t, '_>, call: Node<'t>, handle: &Handle) -> Vec<Node<'
     let mut reached = vec![home];
     // Names that hold the command or something taken from it (`pid := cmd.Process.Pid`).
     let mut tracked: Vec<String> = Vec::new();
+    // Package variables the command is kept in (`agentCmd = exec.Command(...)`,
+    // `agentCmd = cmd`, `agents[id] = cmd`), for the functions that stop it later.
+    let mut globals: Vec<String> = Vec::new();
     match handle {
-        Handle::Var(name) => tracked.push(name.clone()),
+        Handle::Var(name) => {
+            tracked.push(name.clone());
+            if is_global(file, home, name) {
+                globals.push(name.clone());
+            }
+        }
         Handle::Field(field) => {
             // Every function of the file that touches the field (`r.cmd`, `s.proc`): the
             // methods that start, stop and wait for what the struct holds.
@@ -739,6 +756,19 @@ fn reach<'t>(file: &File<'t, '_>, call: Node<'t>, handle: &Handle) -> Vec<Node<'
     // methods that stop it later.
     let mut fields: Vec<String> = Vec::new();
     syntax::walk(home, &mut |node| {
+        // `agents.Store(id, cmd)`: a method of a package variable (a `sync.Map`) given it.
+        if node.kind() == "call_expression"
+            && let Some(callee) = node.child_by_field_name("function")
+            && callee.kind() == "selector_expression"
+            && let Some(operand) = callee.child_by_field_name("operand")
+            && operand.kind() == "identifier"
+            && node
+                .child_by_field_name("arguments")
+                .is_some_and(|a| tracked.iter().any(|t| mentions(text(a, src), t)))
+            && is_global(file, home, text(operand, src))
+        {
+            globals.push(text(operand, src).to_string());
+        }
         if matches!(
             node.kind(),
             "short_var_declaration" | "assignment_statement"
@@ -750,7 +780,24 @@ fn reach<'t>(file: &File<'t, '_>, call: Node<'t>, handle: &Handle) -> Vec<Node<'
             let mut cursor = left.walk();
             for target in left.named_children(&mut cursor) {
                 match target.kind() {
-                    "identifier" => tracked.push(text(target, src).to_string()),
+                    "identifier" => {
+                        let name = text(target, src).to_string();
+                        if is_global(file, home, &name) {
+                            globals.push(name.clone());
+                        }
+                        tracked.push(name);
+                    }
+                    // `agents[id] = cmd`: a package map or slice.
+                    "index_expression"
+                        if target
+                            .child_by_field_name("operand")
+                            .is_some_and(|o| o.kind() == "identifier") =>
+                    {
+                        let operand = target.child_by_field_name("operand").map(|o| text(o, src));
+                        if let Some(name) = operand.filter(|o| is_global(file, home, o)) {
+                            globals.push(name.to_string());
+                        }
+                    }
                     "selector_expression" => fields.extend(
                         target
                             .child_by_field_name("field")
@@ -769,6 +816,20 @@ fn reach<'t>(file: &File<'t, '_>, call: Node<'t>, handle: &Handle) -> Vec<Node<'
             }
         }
     });
+    globals.sort();
+    globals.dedup();
+    for global in globals {
+        for function in file.functions.values().flatten() {
+            if !reached.iter().any(|r| r.id() == function.id())
+                && globals_used(file, *function, &global)
+            {
+                reached.push(*function);
+            }
+        }
+        if !tracked.contains(&global) {
+            tracked.push(global);
+        }
+    }
     for field in fields {
         for function in file.functions.values().flatten() {
             if !reached.iter().any(|r| r.id() == function.id())
@@ -842,6 +903,49 @@ fn reach<'t>(file: &File<'t, '_>, call: Node<'t>, handle: &Handle) -> Vec<Node<'
         }
     }
     reached
+}
+
+/// Is `name`, where `function` uses it, the package variable of that name: declared at
+/// package level and not declared in `function` (a parameter, `:=`, `var`)?
+fn is_global(file: &File, function: Node, name: &str) -> bool {
+    file.globals.iter().any(|g| g == name) && !declares(file, function, name)
+}
+
+/// Does `function` declare a local `name` (a parameter, `name :=`, `var name`)?
+fn declares(file: &File, function: Node, name: &str) -> bool {
+    let src = file.src;
+    let mut found = false;
+    syntax::walk(function, &mut |n| {
+        let names = match n.kind() {
+            "short_var_declaration" => n.child_by_field_name("left"),
+            "var_spec" | "parameter_declaration" | "variadic_parameter_declaration" => Some(n),
+            _ => None,
+        };
+        if let Some(names) = names {
+            let mut cursor = names.walk();
+            let by_field: Vec<Node> = if n.kind() == "short_var_declaration" {
+                names.named_children(&mut cursor).collect()
+            } else {
+                names.children_by_field_name("name", &mut cursor).collect()
+            };
+            found |= by_field
+                .iter()
+                .any(|i| i.kind() == "identifier" && text(*i, src) == name);
+        }
+    });
+    found
+}
+
+/// Does `function` use the package variable `name` (and not a local of that name)?
+fn globals_used(file: &File, function: Node, name: &str) -> bool {
+    if declares(file, function, name) {
+        return false;
+    }
+    let mut found = false;
+    syntax::walk(function, &mut |n| {
+        found |= n.kind() == "identifier" && text(n, file.src) == name;
+    });
+    found
 }
 
 /// Does `function` call the file's function `name`?
@@ -970,19 +1074,65 @@ fn gated(file: &File, kill: Node) -> bool {
         {
             return true;
         }
+        // `switch { case cmd.ProcessState == nil: ... }`, `switch cmd.ProcessState { case
+        // nil: ... }`, or the `default:` after `case cmd.ProcessState != nil:`.
+        if p.kind() == "expression_case"
+            && p.child_by_field_name("value") != Some(n)
+            && case_headers(file, p).iter().any(|h| asks_leader_alive(h))
+        {
+            return true;
+        }
+        if p.kind() == "default_case"
+            && let Some(switch) = p.parent()
+        {
+            let mut cursor = switch.walk();
+            let gone = switch
+                .named_children(&mut cursor)
+                .filter(|c| c.kind() == "expression_case")
+                .any(|c| {
+                    case_headers(file, c).iter().any(|h| {
+                        h.contains("ProcessState != nil")
+                            || (h.contains("ProcessState.Exited()") && !asks_leader_alive(h))
+                    })
+                });
+            if gone {
+                return true;
+            }
+        }
         if p.kind() == "statement_list" {
             let mut cursor = p.walk();
-            let before = p
+            let before: Vec<Node> = p
                 .named_children(&mut cursor)
                 .take_while(|s| s.id() != n.id())
-                .filter(|s| s.kind() == "if_statement");
-            for guard in before {
+                .collect();
+            // `switch { case cmd.ProcessState != nil: return err }` before the kill.
+            for switch in before
+                .iter()
+                .filter(|s| s.kind() == "expression_switch_statement")
+            {
+                let mut cursor = switch.walk();
+                let gone = switch
+                    .named_children(&mut cursor)
+                    .filter(|c| c.kind() == "expression_case")
+                    .any(|c| {
+                        let mut returns = false;
+                        syntax::walk(c, &mut |r| returns |= r.kind() == "return_statement");
+                        returns
+                            && case_headers(file, c)
+                                .iter()
+                                .any(|h| LEADER_GONE.iter().any(|l| h.contains(l)))
+                    });
+                if gone {
+                    return true;
+                }
+            }
+            for guard in before.iter().filter(|s| s.kind() == "if_statement") {
                 let returns = guard.child_by_field_name("consequence").is_some_and(|b| {
                     let mut found = false;
                     syntax::walk(b, &mut |r| found |= r.kind() == "return_statement");
                     found
                 });
-                if returns && LEADER_GONE.iter().any(|l| header(guard).contains(l)) {
+                if returns && LEADER_GONE.iter().any(|l| header(*guard).contains(l)) {
                     return true;
                 }
             }
@@ -990,6 +1140,31 @@ fn gated(file: &File, kill: Node) -> bool {
         n = p;
     }
     false
+}
+
+/// What each value of a `case` asks, as an `if` header would: the value itself in a
+/// switch without a tag (`case cmd.ProcessState == nil:`), `TAG == VALUE` in one with a
+/// tag (`switch cmd.ProcessState { case nil: }` asks `cmd.ProcessState == nil`).
+fn case_headers(file: &File, case: Node) -> Vec<String> {
+    let src = file.src;
+    let Some(values) = case.child_by_field_name("value") else {
+        return Vec::new();
+    };
+    let tag = case
+        .parent()
+        .and_then(|s| s.child_by_field_name("value"))
+        .map(|t| text(t, src).replace(char::is_whitespace, ""));
+    let mut cursor = values.walk();
+    values
+        .named_children(&mut cursor)
+        .map(|v| {
+            let v = text(v, src).replace(char::is_whitespace, " ");
+            match &tag {
+                Some(tag) => format!("{tag} == {v}"),
+                None => v,
+            }
+        })
+        .collect()
 }
 
 /// Does an `if`/`for` header ask [`LEADER_ALIVE`]: the leader not reaped, a `Signal(0)`

@@ -39,6 +39,7 @@ pub fn check(src: &str, path: &str, rules: &Rules) -> Checked {
         }
     };
     let consts = collect_consts(&file);
+    let statics = holder_statics(&file);
     let mut aliases = HashMap::new();
     for item in &file.items {
         if let syn::Item::Use(u) = item {
@@ -48,6 +49,7 @@ pub fn check(src: &str, path: &str, rules: &Rules) -> Checked {
     let mut visitor = Visitor {
         rules,
         consts,
+        statics,
         aliases,
         module: module_path(path),
         functions: Vec::new(),
@@ -267,11 +269,23 @@ struct Function {
     bindings: HashMap<String, Expr>,
     /// Each statement's tokens as text.
     statements: Vec<String>,
+    /// Every `arg`/`args` call on a variable (`cmd.arg("claude")`), by the variable and
+    /// where its method name stands, for a wrapper bound by `let` ([`Visitor::argv_wrapper`]).
+    var_args: Vec<VarArg>,
+}
+
+/// One `arg`/`args` call whose chain starts at a variable.
+struct VarArg {
+    var: String,
+    at: (usize, usize),
+    call: syn::ExprMethodCall,
 }
 
 struct Visitor<'r> {
     rules: &'r Rules,
     consts: HashMap<String, Expr>,
+    /// The file's statics that can keep a child ([`holder_statics`]).
+    statics: Vec<String>,
     /// `use std::process::Command as Cmd`: `Cmd` -> `Command`.
     aliases: HashMap<String, String>,
     module: String,
@@ -300,6 +314,7 @@ impl Visitor<'_> {
             returns_child,
             bindings,
             statements,
+            var_args: var_args(block),
         });
     }
 
@@ -547,7 +562,7 @@ impl Visitor<'_> {
                    `nix::sys::signal::killpg`) on timeout, error and exit, or run it through \
                    `fleet run --timeout DUR -- ...`";
         let (message, help) = if !self.has_cleanup(statement, variable.as_deref()) {
-            let help = if self.reached_kills(false, true).contains(&Kill::OnDrop) {
+            let help = if self.reached_kills(false, true, &[]).contains(&Kill::OnDrop) {
                 format!("`kill_on_drop(true)` kills only the leader: {fix}")
             } else {
                 fix.to_string()
@@ -576,7 +591,8 @@ impl Visitor<'_> {
                 )
             } else {
                 let class_wide = self.holds(variable.as_deref());
-                match ending(&self.reached_kills(wrapper, class_wide), wrapper) {
+                let held = self.held_in(statement, variable.as_deref(), api);
+                match ending(&self.reached_kills(wrapper, class_wide, &held), wrapper) {
                     Ending::Killed => return,
                     Ending::Gated => (
                         format!(
@@ -641,15 +657,7 @@ impl Visitor<'_> {
         let Some(var) = variable else {
             return !f.returns_child;
         };
-        let mut tracked = vec![var.to_string()];
-        for s in &f.statements {
-            if let Some(bound) = bound_variable(s)
-                && !tracked.contains(&bound)
-                && tracked.iter().any(|t| mentions(s, t))
-            {
-                tracked.push(bound);
-            }
-        }
+        let tracked = tracked(f, var);
         let word = |c: char| c.is_alphanumeric() || c == '_';
         f.statements.iter().any(|s| {
             tracked.iter().any(|t| {
@@ -663,6 +671,57 @@ impl Visitor<'_> {
                 })
             })
         })
+    }
+
+    /// The statics of the file ([`holder_statics`]) the child is put in: named, ahead of
+    /// the command, by the spawning statement (`*AGENT.lock().unwrap() =
+    /// Some(Command::new(..).spawn()?)`), or, ahead of the variable holding the child (or
+    /// a `let` made from it), by a statement of its function (`*AGENT.lock().unwrap() =
+    /// Some(child)`, `PGID.store(child.id() as i32, ..)`); the static itself or a `let`
+    /// taken from it (`let slot = CODEX.get_or_init(..)`). A static named after the child
+    /// (`.arg(COUNT.load(..))`, `log(child.id(), COUNT.load(..))`) keeps nothing. The
+    /// file's functions using such a static (`stop()` taking the child out of it) are in
+    /// reach of the spawn, as the methods of a type are for a child stored on it.
+    fn held_in(&self, statement: &str, variable: Option<&str>, api: &str) -> Vec<String> {
+        let tracked = match (variable, self.functions.last()) {
+            (Some(var), Some(f)) => tracked(f, var),
+            _ => Vec::new(),
+        };
+        let statements = self.functions.last().map_or(&[][..], |f| &f.statements[..]);
+        // `Command` of `Command::new`, `cmd` of `cmd!`.
+        let api = match api.strip_suffix('!') {
+            Some(mac) => mac.rsplit("::").next().unwrap_or(mac),
+            None => api.rsplit("::").nth(1).unwrap_or(api),
+        };
+        let ahead =
+            |text: &str, holder: &str, of: &str| match (word_at(text, holder), word_at(text, of)) {
+                (Some(h), Some(o)) => h < o,
+                _ => false,
+            };
+        self.statics
+            .iter()
+            .filter(|name| {
+                let mut names = vec![name.to_string()];
+                names.extend(statements.iter().filter_map(|s| {
+                    let bound = bound_variable(s)?;
+                    let init = s.split_once(" = ")?.1;
+                    let init = init.trim_start_matches(|c: char| "&*{ ".contains(c));
+                    let init = init.strip_prefix("unsafe").unwrap_or(init);
+                    let init = init.trim_start_matches(|c: char| "&*{ ".contains(c));
+                    let init = init.strip_prefix("mut ").unwrap_or(init);
+                    word_at(init, name)
+                        .is_some_and(|at| at == 0)
+                        .then_some(bound)
+                }));
+                names.iter().any(|n| {
+                    ahead(statement, n, api)
+                        || statements
+                            .iter()
+                            .any(|s| tracked.iter().any(|t| ahead(s, n, t)))
+                })
+            })
+            .cloned()
+            .collect()
     }
 
     /// The statement and every statement of the function using its variable.
@@ -679,9 +738,10 @@ impl Visitor<'_> {
 
     /// The kills in reach of a spawn in the current function: the enclosing functions
     /// (closures in them too), the file's functions they name (transitively), and the
-    /// other methods of the same type (its `Drop` too). A function that returns a child
+    /// other methods of the same type (its `Drop` too), the functions using a static the
+    /// child is kept in (`held`, [`Visitor::held_in`]). A function that returns a child
     /// adds what its callers do with it ([`Visitor::handed_kills`]).
-    fn reached_kills(&self, wrapper: bool, class_wide: bool) -> Vec<Kill> {
+    fn reached_kills(&self, wrapper: bool, class_wide: bool, held: &[String]) -> Vec<Kill> {
         let kills: Vec<Kill> = self
             .functions
             .iter()
@@ -693,7 +753,7 @@ impl Visitor<'_> {
             .flat_map(|f| f.idents.iter().cloned())
             .collect();
         let owner = self.owners.last().cloned().flatten();
-        let mut kills = self.reach(kills, names, owner.as_ref(), class_wide);
+        let mut kills = self.reach(kills, names, owner.as_ref(), class_wide, held);
         if let Some(f) = self.functions.last().filter(|f| f.returns_child)
             && ending(&kills, wrapper) != Ending::Killed
         {
@@ -703,13 +763,15 @@ impl Visitor<'_> {
     }
 
     /// `kills` and `names` of a function of type `owner`, with the kills of what they
-    /// reach: the file's functions named (transitively), the type's other methods.
+    /// reach: the file's functions named (transitively), the type's other methods, the
+    /// functions using a static in `held` (one the child is kept in).
     fn reach(
         &self,
         mut kills: Vec<Kill>,
         mut names: Vec<String>,
         owner: Option<&String>,
         class_wide: bool,
+        held: &[String],
     ) -> Vec<Kill> {
         let mut reached = vec![false; self.summaries.len()];
         loop {
@@ -723,8 +785,11 @@ impl Visitor<'_> {
                     && (s.owner.is_none()
                         || s.owner.as_ref() == owner
                         || s.owner.as_ref().is_some_and(|o| names.contains(o)));
-                let reach =
-                    named || (class_wide && owner.is_some() && s.owner.as_ref() == owner) || guard;
+                let holder = s.idents.iter().any(|i| held.contains(i));
+                let reach = named
+                    || (class_wide && owner.is_some() && s.owner.as_ref() == owner)
+                    || guard
+                    || holder;
                 if reach && !reached[i] {
                     reached[i] = true;
                     grew = true;
@@ -780,6 +845,7 @@ impl Visitor<'_> {
                 caller.idents.clone(),
                 caller.owner.as_ref(),
                 true,
+                &[],
             );
             if caller.returns_child && ending(&kills, wrapper) != Ending::Killed {
                 kills.extend(self.handed_kills(
@@ -930,18 +996,50 @@ fn summarize(
             let mut added = 0;
             for stmt in &b.stmts {
                 self.visit_stmt(stmt);
-                if let syn::Stmt::Expr(Expr::If(e), _) = stmt
-                    && self.leader_alive(&e.cond)
-                    && e.then_branch
-                        .stmts
-                        .iter()
-                        .any(|s| matches!(s, syn::Stmt::Expr(Expr::Return(_), _)))
-                {
+                let returns_if = matches!(stmt, syn::Stmt::Expr(Expr::If(e), _)
+                    if self.leader_alive(&e.cond)
+                        && e.then_branch
+                            .stmts
+                            .iter()
+                            .any(|s| matches!(s, syn::Stmt::Expr(Expr::Return(_), _))));
+                // `match child.try_wait() { Ok(Some(_)) => return Ok(()), _ => {} }`.
+                let returns_match = matches!(stmt, syn::Stmt::Expr(Expr::Match(m), _)
+                if self.leader_alive(&m.expr)
+                    && m.arms.iter().any(|a| {
+                        let (some, none) = some_none(&a.pat);
+                        some && !none && returns(&a.body)
+                    }));
+                if returns_if || returns_match {
                     self.gated += 1;
                     added += 1;
                 }
             }
             self.gated -= added;
+        }
+        // `match child.try_wait() { Ok(None) => unsafe { libc::killpg(..) }, _ => {} }`:
+        // the arm that matches a leader still running (`None`, or the catch-all after a
+        // `Some` arm) kills the group only while the leader is alive.
+        fn visit_expr_match(&mut self, e: &'ast syn::ExprMatch) {
+            self.visit_expr(&e.expr);
+            let asks = self.leader_alive(&e.expr);
+            let (mut some_before, mut none_before) = (false, false);
+            for arm in &e.arms {
+                let (some, none) = some_none(&arm.pat);
+                let catch_all = matches!(&arm.pat, syn::Pat::Wild(_))
+                    || matches!(&arm.pat, syn::Pat::Ident(i) if i.subpat.is_none());
+                let g = usize::from(
+                    asks && ((none && !some) || (catch_all && some_before && !none_before)),
+                );
+                self.gated += g;
+                self.visit_pat(&arm.pat);
+                if let Some((_, guard)) = &arm.guard {
+                    self.visit_expr(guard);
+                }
+                self.visit_expr(&arm.body);
+                self.gated -= g;
+                some_before |= some;
+                none_before |= none;
+            }
         }
         fn visit_expr_while(&mut self, e: &'ast syn::ExprWhile) {
             self.visit_expr(&e.cond);
@@ -1075,6 +1173,25 @@ fn summarize(
     }
 }
 
+/// Does a `match` arm's pattern name `Some` and `None` (`Ok(Some(_))`, `Ok(None)`)?
+fn some_none(pat: &syn::Pat) -> (bool, bool) {
+    let text = pat.to_token_stream().to_string();
+    (mentions(&text, "Some"), mentions(&text, "None"))
+}
+
+/// Does a `match` arm's body return (`=> return Ok(())`, `=> { ...; return x; }`)?
+fn returns(body: &Expr) -> bool {
+    match body {
+        Expr::Return(_) => true,
+        Expr::Block(b) => b
+            .block
+            .stmts
+            .iter()
+            .any(|s| matches!(s, syn::Stmt::Expr(Expr::Return(_), _))),
+        _ => false,
+    }
+}
+
 /// Every function and method of the file, with the type its `impl` is for.
 fn summaries(file: &syn::File, rules: &Rules) -> Vec<Summary> {
     struct Collect<'r> {
@@ -1151,6 +1268,80 @@ fn collect_consts(file: &syn::File) -> HashMap<String, Expr> {
     collect.0
 }
 
+/// The variable holding the command or child and every `let` of `f` made from it
+/// (`let c = child;`, `let pid = child.id();`).
+fn tracked(f: &Function, var: &str) -> Vec<String> {
+    let mut tracked = vec![var.to_string()];
+    for s in &f.statements {
+        if let Some(bound) = bound_variable(s)
+            && !tracked.contains(&bound)
+            && tracked.iter().any(|t| mentions(s, t))
+        {
+            tracked.push(bound);
+        }
+    }
+    tracked
+}
+
+/// The file's statics that can keep a child (or its pid) for other functions: `static
+/// mut`, or one whose type names a `Child` or can change behind a shared reference
+/// (`Mutex<Option<Child>>`, `OnceLock<..>`, `LazyLock<..>`, `AtomicI32`). A `static BIN:
+/// &str` holds a program, not a child: the functions naming it are not in reach. The
+/// statics of `thread_local!` count too.
+fn holder_statics(file: &syn::File) -> Vec<String> {
+    const HOLDERS: [&str; 7] = ["Child", "Mutex", "RwLock", "Cell", "Once", "Lazy", "Atomic"];
+    struct Collect(Vec<String>);
+    impl<'ast> Visit<'ast> for Collect {
+        fn visit_item_static(&mut self, s: &'ast syn::ItemStatic) {
+            let ty = s.ty.to_token_stream().to_string();
+            if matches!(s.mutability, syn::StaticMutability::Mut(_))
+                || HOLDERS.iter().any(|h| ty.contains(h))
+            {
+                self.0.push(s.ident.to_string());
+            }
+        }
+        // `thread_local! { static AGENT: RefCell<Option<Child>> = .. }`: each `static NAME:
+        // TYPE =` of the body.
+        fn visit_macro(&mut self, mac: &'ast syn::Macro) {
+            if mac
+                .path
+                .segments
+                .last()
+                .is_some_and(|s| s.ident == "thread_local")
+            {
+                let text = mac.tokens.to_string();
+                for declaration in text.split("static ").skip(1) {
+                    let Some((name, rest)) = declaration.split_once(':') else {
+                        continue;
+                    };
+                    let ty = rest.split('=').next().unwrap_or("");
+                    let name = name.trim();
+                    if HOLDERS.iter().any(|h| ty.contains(h))
+                        && !name.is_empty()
+                        && name.chars().all(|c| c.is_alphanumeric() || c == '_')
+                    {
+                        self.0.push(name.to_string());
+                    }
+                }
+            }
+            syn::visit::visit_macro(self, mac);
+        }
+    }
+    let mut collect = Collect(Vec::new());
+    collect.visit_file(file);
+    collect.0
+}
+
+/// Where `word` first stands in `text` as a whole token.
+fn word_at(text: &str, word: &str) -> Option<usize> {
+    let token = |c: char| c.is_alphanumeric() || c == '_';
+    text.match_indices(word)
+        .find(|(at, _)| {
+            !text[..*at].ends_with(token) && !text[at + word.len()..].starts_with(token)
+        })
+        .map(|(at, _)| at)
+}
+
 /// `mentions("cmd . arg (x)", "cmd")`: the statement uses the variable as a token.
 fn mentions(statement: &str, var: &str) -> bool {
     statement
@@ -1213,6 +1404,39 @@ fn collect_block(
     .visit_block(block);
 }
 
+/// Every `arg`/`args` call of a function body (nested functions not) whose chain starts
+/// at a variable: `cmd.arg("A=1")`, both calls of `cmd.arg("-n").arg("10")`.
+fn var_args(block: &syn::Block) -> Vec<VarArg> {
+    struct Collect(Vec<VarArg>);
+    impl<'ast> Visit<'ast> for Collect {
+        fn visit_expr_method_call(&mut self, call: &'ast syn::ExprMethodCall) {
+            if call.method == "arg" || call.method == "args" {
+                let mut root = &*call.receiver;
+                while let Expr::MethodCall(m) = root {
+                    root = &m.receiver;
+                }
+                if let Expr::Path(p) = root
+                    && p.path.segments.len() == 1
+                {
+                    let at = call.method.span().start();
+                    self.0.push(VarArg {
+                        var: p.path.segments[0].ident.to_string(),
+                        at: (at.line, at.column),
+                        call: call.clone(),
+                    });
+                }
+            }
+            syn::visit::visit_expr_method_call(self, call);
+        }
+        fn visit_item_fn(&mut self, _: &'ast syn::ItemFn) {}
+        fn visit_impl_item_fn(&mut self, _: &'ast syn::ImplItemFn) {}
+        fn visit_trait_item_fn(&mut self, _: &'ast syn::TraitItemFn) {}
+    }
+    let mut collect = Collect(Vec::new());
+    collect.visit_block(block);
+    collect.0
+}
+
 fn strip_type(pat: &syn::Pat) -> &syn::Pat {
     match pat {
         syn::Pat::Type(t) => strip_type(&t.pat),
@@ -1269,6 +1493,20 @@ impl Visitor<'_> {
                 {
                     call.args.first()
                 }
+                // `cmd.arg("-c"); cmd.arg(script);`: the call on the variable before this one.
+                Expr::Path(p) if p.path.segments.len() == 1 => {
+                    let var = p.path.segments[0].ident.to_string();
+                    let at = call.method.span().start();
+                    let previous = self.functions.last().and_then(|f| {
+                        f.var_args
+                            .iter()
+                            .filter(|a| a.var == var && a.at < (at.line, at.column))
+                            .max_by_key(|a| a.at)
+                    });
+                    previous
+                        .filter(|a| a.call.method == "arg" && a.call.args.first().is_some_and(is_c))
+                        .and_then(|_| call.args.first())
+                }
                 _ => None,
             },
             "args" => {
@@ -1288,11 +1526,13 @@ impl Visitor<'_> {
         };
         // Down the chain to its constructor, through a `let` binding of it.
         let mut receiver = (*call.receiver).clone();
+        let mut bound_by_let = false;
         for _ in 0..64 {
             receiver = match receiver {
                 Expr::MethodCall(m) => *m.receiver,
                 Expr::Path(ref p) if p.path.segments.len() == 1 => {
                     let name = p.path.segments[0].ident.to_string();
+                    bound_by_let = true;
                     match self.functions.last().and_then(|f| f.bindings.get(&name)) {
                         Some(bound) => bound.clone(),
                         None => return,
@@ -1338,7 +1578,12 @@ impl Visitor<'_> {
         else {
             return;
         };
-        let needle = call.to_token_stream().to_string();
+        // A bound command is judged from its `let`, so its variable's statements count.
+        let needle = if bound_by_let {
+            new.to_token_stream().to_string()
+        } else {
+            call.to_token_stream().to_string()
+        };
         let statement = statement_of(&self.functions, &needle);
         self.report(new.func.span(), &agent, &callee, &statement);
     }
@@ -1371,19 +1616,46 @@ impl Visitor<'_> {
         let Some(last) = words(self, call) else {
             return;
         };
-        // Down the chain of `arg`/`args` to the constructor, gathering the words.
+        // Down the chain of `arg`/`args` to the constructor, gathering the words; through
+        // a `let` holding the command (`let mut cmd = Command::new("env"); cmd.arg(..)`),
+        // with the words of the calls on it before this chain.
         let mut before: Vec<Vec<String>> = Vec::new();
         let mut receiver = &*call.receiver;
+        let mut innermost = call.method.span().start();
+        let mut binding: Option<String> = None;
         let new = loop {
             match receiver {
                 Expr::MethodCall(m) => {
                     before.push(words(self, m).unwrap_or_default());
+                    innermost = m.method.span().start();
                     receiver = &m.receiver;
                 }
                 Expr::Call(new) => break new,
+                Expr::Path(p) if binding.is_none() && p.path.segments.len() == 1 => {
+                    let var = p.path.segments[0].ident.to_string();
+                    let Some(f) = self.functions.last() else {
+                        return;
+                    };
+                    let Some(expr) = f.bindings.get(&var) else {
+                        return;
+                    };
+                    let at = (innermost.line, innermost.column);
+                    let mut earlier: Vec<&VarArg> = f
+                        .var_args
+                        .iter()
+                        .filter(|a| a.var == var && a.at < at)
+                        .collect();
+                    earlier.sort_by_key(|a| a.at);
+                    for a in earlier.into_iter().rev() {
+                        before.push(words(self, &a.call).unwrap_or_default());
+                    }
+                    receiver = expr;
+                    binding = Some(var);
+                }
                 _ => return,
             }
         };
+        let new = new.clone();
         let callee = self.unalias(&path_text(&new.func));
         let is_spawn = self
             .rules
@@ -1411,7 +1683,11 @@ impl Visitor<'_> {
         else {
             return;
         };
-        let needle = call.to_token_stream().to_string();
+        // A bound command is judged from its `let`, so its variable's statements count.
+        let needle = match binding {
+            Some(_) => new.to_token_stream().to_string(),
+            None => call.to_token_stream().to_string(),
+        };
         let statement = statement_of(&self.functions, &needle);
         self.report(new.func.span(), &agent, &callee, &statement);
     }
