@@ -1,0 +1,159 @@
+//! A second adversarial review of `fleet drain` and its task queue: liveness fooled
+//! (file times in the future, a packed branch ref), `[drain] cleanup` against a person
+//! working in a landed worktree and against a drainer killed half way through a
+//! removal, and the queue through a remote. Each test is named after the promise it
+//! holds fleet to and checks the state afterwards.
+
+use std::path::{Path, PathBuf};
+
+use crate::common::drain::{add, drain_once, json, project, runs, show};
+use crate::common::{Env, procs, write};
+
+/// A fake agent of these tests, as `[agents.NAME]` (`RUNS` is the fixtures' scratch
+/// folder).
+fn agent(env: &Env, name: &str, body: &str, extra: &str) -> String {
+    let script = env.path().join("agents").join(format!("{name}.sh"));
+    write(&script, &format!("#!/bin/sh\n{body}"));
+    use std::os::unix::fs::PermissionsExt;
+    std::fs::set_permissions(&script, std::fs::Permissions::from_mode(0o755)).unwrap();
+    format!(
+        "[agents.{name}]\ncommand = [{:?}]\ntimeout = \"120s\"\nenv = {{ RUNS = {:?} }}\n{extra}\n",
+        script.display().to_string(),
+        env.path().join("runs").display().to_string(),
+    )
+}
+
+/// Waits on a helper of its own (its pid in `$RUNS/silent-TASK.pid`), printing nothing.
+const WAIT: &str = "sleep 300 &\necho $! > \"$RUNS/silent-$FLEET_TASK.pid\"\nwait\n";
+
+/// Drain `task` (one attempt) with `agent`'s profile and `abandon_after = "3s"`, and
+/// expect it abandoned: its run timed out saying so, its helper dead.
+fn assert_abandoned(env: &Env, dir: &Path, task: &str) {
+    add(env, dir, task, &["--agent", task, "--max-attempts", "1"]);
+    let mut drainer = env.fleet_cmd(dir, &["drain", "--once", "--json"]).spawn();
+    let deadline = std::time::Instant::now() + std::time::Duration::from_secs(60);
+    let status = loop {
+        if let Some(status) = drainer.try_wait().unwrap() {
+            break Some(status);
+        }
+        if std::time::Instant::now() > deadline {
+            break None;
+        }
+        std::thread::sleep(std::time::Duration::from_millis(100));
+    };
+    if status.is_none() {
+        let _ = drainer.kill();
+        let _ = drainer.wait();
+    }
+    let shown = show(env, dir, task);
+    let helper = procs::read_pid(&env.path().join(format!("runs/silent-{task}.pid")));
+    if procs::live(helper) {
+        let _ = std::process::Command::new("kill")
+            .args(["-9", &helper.to_string()])
+            .status();
+    }
+    assert!(status.is_some(), "never abandoned in 60s: {shown:#}");
+    assert_eq!(shown["state"], "parked", "{shown:#}");
+    let run = &runs(&shown)[0];
+    assert_eq!(run["outcome"], "timed_out", "{shown:#}");
+    assert!(
+        run["error"].as_str().unwrap().starts_with("abandoned: "),
+        "{shown:#}"
+    );
+}
+
+#[test]
+fn an_agent_that_dates_a_file_in_the_future_is_still_abandoned_when_silent() {
+    let env = Env::new();
+    // A file with a time to come (a clock skew, an archive from a machine ahead, or
+    // `touch -d`): no sign of activity now, nor at any moment until that time.
+    let profile = agent(
+        &env,
+        "skewed",
+        &format!("echo x > ahead.txt\ntouch -d @4102444800 ahead.txt\n{WAIT}"),
+        "",
+    );
+    let dir = project(&env, &format!("abandon_after = \"3s\"\n{profile}"));
+    assert_abandoned(&env, &dir, "skewed");
+}
+
+#[test]
+fn an_agent_whose_packed_branch_tip_is_dated_in_the_future_is_still_abandoned_when_silent() {
+    let env = Env::new();
+    // Its commit carries a date to come and its branch ref is packed: no loose ref file
+    // says when it moved, and the commit's date says nothing true.
+    let profile = agent(
+        &env,
+        "packed",
+        &format!(
+            "echo x > c.txt; git add -A\nGIT_COMMITTER_DATE=2099-01-01T00:00:00 git commit -qm ahead\ngit pack-refs --all\n{WAIT}"
+        ),
+        "",
+    );
+    let dir = project(&env, &format!("abandon_after = \"3s\"\n{profile}"));
+    assert_abandoned(&env, &dir, "packed");
+}
+
+/// A task drained and its lane landed in `dir`: its branch and worktree.
+fn drained_and_landed(env: &Env, dir: &Path) -> (String, PathBuf) {
+    add(env, dir, "feat", &[]);
+    let first = drain_once(env, dir, &[]);
+    assert_eq!(first["runs"][0]["outcome"], "succeeded", "{first:#}");
+    let branch = first["runs"][0]["branch"].as_str().unwrap().to_string();
+    let worktree = PathBuf::from(first["runs"][0]["worktree"].as_str().unwrap());
+    env.fleet(dir, &["land", "--all", "--yes"]).ok();
+    assert_eq!(lane_state(env, dir, &branch).as_deref(), Some("landed"));
+    (branch, worktree)
+}
+
+/// The state of lane `branch` in `dir`'s own queue, if it is a lane.
+fn lane_state(env: &Env, dir: &Path, branch: &str) -> Option<String> {
+    crate::common::assert::lane_states(env, dir)
+        .into_iter()
+        .find(|(b, _)| b == branch)
+        .map(|(_, s)| s)
+}
+
+#[test]
+fn drain_cleanup_keeps_a_landed_worktree_a_person_s_shell_works_in_and_says_so() {
+    let env = Env::new();
+    let dir = project(&env, "cleanup = true\n");
+    let (branch, worktree) = drained_and_landed(&env, &dir);
+    // A person looks at what landed, from a shell (an editor) inside the worktree.
+    let mut shell = std::process::Command::new("sleep")
+        .arg("300")
+        .current_dir(worktree.join("."))
+        .spawn()
+        .unwrap();
+    let run = env.fleet(&dir, &["drain", "--once", "--json"]).ok();
+    let _ = shell.kill();
+    let _ = shell.wait();
+    assert!(worktree.join("README").exists(), "{}", run.stderr);
+    assert!(
+        run.stderr.contains(&format!("pid {}", shell.id())),
+        "{}",
+        run.stderr
+    );
+    assert_eq!(lane_state(&env, &dir, &branch).as_deref(), Some("landed"));
+    assert!(env.branches(&dir).contains(&format!("refs/heads/{branch}")));
+    // Once the shell is gone, the next pass removes it.
+    drain_once(&env, &dir, &[]);
+    assert!(!worktree.exists());
+    assert_eq!(lane_state(&env, &dir, &branch), None);
+}
+
+#[test]
+fn drain_cleanup_killed_after_deleting_the_branch_untracks_the_lane_at_the_next_pass() {
+    let env = Env::new();
+    let dir = project(&env, "cleanup = true\n");
+    let (branch, worktree) = drained_and_landed(&env, &dir);
+    // What a drainer killed inside `worktree rm`, after its branch went and before
+    // its lane was untracked, leaves: no worktree, no branch, the lane still landed.
+    env.git(&dir, &["worktree", "remove", worktree.to_str().unwrap()]);
+    env.git(&dir, &["branch", "-D", &branch]);
+    let run = env.fleet(&dir, &["drain", "--once", "--json"]).ok();
+    assert_eq!(lane_state(&env, &dir, &branch), None, "{}", run.stderr);
+    assert_eq!(show(&env, &dir, "feat")["state"], "succeeded");
+    let report = json(env.fleet(&dir, &["report", "--json"]));
+    assert_eq!(report["tasks"][0]["fate"], "landed", "{report:#}");
+}
