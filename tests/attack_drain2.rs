@@ -157,3 +157,54 @@ fn drain_cleanup_killed_after_deleting_the_branch_untracks_the_lane_at_the_next_
     let report = json(env.fleet(&dir, &["report", "--json"]));
     assert_eq!(report["tasks"][0]["fate"], "landed", "{report:#}");
 }
+
+/// A follow-up's agent: rebases its lane onto `main`, resolving c.txt as `both`; any
+/// other task writes c.txt and commits.
+const LANDER: &str = "if grep -q 'conflicts with' \"$FLEET_PLAN\"; then\n  git rebase -q main >/dev/null 2>&1 || { printf 'both\\n' > c.txt; git add c.txt; GIT_EDITOR=true git rebase --continue >/dev/null; }\nelse\n  echo lane > c.txt; git add -A; git commit -qm work\nfi\n";
+
+#[test]
+fn a_follow_up_whose_drainer_died_after_its_agent_rebased_the_lane_makes_the_lane_ready_at_its_retry()
+ {
+    let env = Env::new();
+    let lander = agent(&env, "lander", LANDER, "");
+    let dir = project(&env, &format!("on_conflict = \"task\"\n{lander}"));
+    add(&env, &dir, "feat", &["--agent", "lander"]);
+    let first = drain_once(&env, &dir, &[]);
+    assert_eq!(first["runs"][0]["outcome"], "succeeded", "{first:#}");
+    let branch = first["runs"][0]["branch"].as_str().unwrap().to_string();
+    env.commit_file(&dir, "c.txt", "main\n", "main's c.txt");
+    env.fleet(&dir, &["land", "--all", "--yes"]).code(1);
+    assert_eq!(
+        lane_state(&env, &dir, &branch).as_deref(),
+        Some("conflicted")
+    );
+    // The follow-up's agent rebases the lane; its drainer dies (as `kill -9` would)
+    // before the lane is made ready.
+    let killed = env
+        .fleet_cmd(&dir, &["drain", "--once", "--json"])
+        .env("FLEET_FAILPOINT", "drain-before-ready:abort")
+        .run();
+    assert_ne!(
+        killed.code, 0,
+        "the failpoint never fired: {}",
+        killed.stderr
+    );
+    let rebased = env.git(&dir, &["rev-parse", &branch]);
+    env.git(&dir, &["merge-base", "--is-ancestor", "main", &branch]);
+
+    // The next drainer takes the run back and retries it in the same worktree: the
+    // work is done already (the branch is off the conflicted tip), so the lane is
+    // made ready, not failed for "no changes" until the follow-up parks.
+    let again = drain_once(&env, &dir, &[]);
+    let follow = again["runs"][0]["task"]
+        .as_str()
+        .unwrap_or_default()
+        .to_string();
+    assert!(follow.starts_with("feat-conflict-"), "{again:#}");
+    assert_eq!(again["runs"][0]["outcome"], "succeeded", "{again:#}");
+    assert_eq!(lane_state(&env, &dir, &branch).as_deref(), Some("ready"));
+    assert_eq!(env.git(&dir, &["rev-parse", &branch]), rebased);
+    env.fleet(&dir, &["land", "--all", "--yes"]).ok();
+    assert_eq!(env.git(&dir, &["show", "main:c.txt"]), "both");
+    assert_eq!(show(&env, &dir, &follow)["state"], "succeeded");
+}

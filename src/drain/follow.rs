@@ -237,3 +237,36 @@ pub(super) fn runs_here(
                 .any(|w| !w.is_main && w.path.canonicalize().ok() == want)
         })
 }
+
+/// Has a retry of follow-up `name` found its lane moved off the tip it continued, by an
+/// earlier attempt in the same worktree? Then the follow-up's work is done whether or
+/// not this attempt committed: its drainer was killed after that attempt's agent
+/// rebased the lane and before the lane was made ready, and the retry's agent finds
+/// nothing left to do. Counted as a change, so the check runs and the lane is made
+/// ready, instead of "no changes" at every attempt until the follow-up parks.
+pub(super) fn moved_on(
+    store: &crate::tasks::Store,
+    name: &TaskName,
+    placed: &super::spawn::Placed,
+) -> bool {
+    let Ok(Some((task, _))) = store.load(name) else {
+        return false;
+    };
+    let Some(continues) = task
+        .continues
+        .as_ref()
+        .filter(|c| c.branch == placed.branch)
+    else {
+        return false;
+    };
+    let Ok(continued) = crate::git::ObjectId::from_hex(continues.tip.as_bytes()) else {
+        return false;
+    };
+    let Some((shared, branch, _)) = placed.bases.first() else {
+        return false;
+    };
+    task.runs.len() > 1
+        && crate::git::Repo::open(shared)
+            .and_then(|repo| repo.branch_tip(branch))
+            .is_ok_and(|tip| tip.is_some_and(|tip| tip != continued))
+}
