@@ -10,6 +10,11 @@
 //! - it was claimed more than `[drain] claim_grace` ago and never started (a claim
 //!   cannot hide without a spawn), whatever its lease says.
 //!
+//! A task this very drainer holds but no longer runs is taken back by it at once: the
+//! end of its run was not recorded (the remote unreachable just then, say), and
+//! neither the checks above nor another drainer would ever take it back while this
+//! one lives, so it would show running for good.
+//!
 //! A running task whose lane is ready is recorded as succeeded instead (reaped): its
 //! drainer died after the check passed and the lane was made ready, before it recorded
 //! the end, and a second run would make a second ready lane of the same work.
@@ -200,7 +205,13 @@ impl super::Drainer<'_> {
             let why = match task.state {
                 TaskState::Claimed | TaskState::Running => {
                     let alive = holder.alive_here();
-                    if alive == Some(false) {
+                    if *holder == self.holder {
+                        // Held by this very drainer, which no longer runs it.
+                        Some(format!(
+                            "its drainer (pid {} on {}, this one) no longer runs it: the run's end was not recorded",
+                            holder.pid, holder.host
+                        ))
+                    } else if alive == Some(false) {
                         Some(format!(
                             "its drainer (pid {} on {}) is gone",
                             holder.pid, holder.host
