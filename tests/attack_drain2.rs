@@ -311,3 +311,23 @@ fn show_remote(env: &Env, dir: &Path, name: &str) -> serde_json::Value {
     let doc = json(env.fleet(dir, &["task", "show", name, "--json", "--remote", "origin"]));
     doc.get("task").cloned().unwrap_or(doc)
 }
+
+#[test]
+fn an_agent_editing_a_worktree_too_big_to_walk_is_not_abandoned_on_the_walk_s_say() {
+    let env = Env::new();
+    // 212,500 files an install left (ignored), more than the walk looks at; then the
+    // agent edits one file of its own, printing nothing, for twice abandon_after.
+    let body = "mkdir node_modules\nfor i in $(seq 0 849); do mkdir node_modules/p$i; (cd node_modules/p$i && seq 0 249 | xargs touch); done\necho node_modules/ > .gitignore\nmkdir src\ni=0; while [ $i -lt 16 ]; do echo $i > src/a.txt; sleep 0.5; i=$((i+1)); done\ngit add -A; git commit -qm work\n";
+    let big = agent(&env, "big", body, "");
+    let dir = project(&env, &format!("abandon_after = \"4s\"\n{big}"));
+    add(
+        &env,
+        &dir,
+        "big",
+        &["--agent", "big", "--max-attempts", "1"],
+    );
+    let report = drain_once(&env, &dir, &[]);
+    let task = show(&env, &dir, "big");
+    assert_eq!(task["state"], "succeeded", "{task:#}\n{report:#}");
+    assert_eq!(runs(&task).len(), 1, "{task:#}");
+}

@@ -35,7 +35,9 @@
 //! in its worktree: [`super::liveness`]) is abandoned: its thread stops the agent's
 //! whole group as on a timeout (SIGTERM, the grace, SIGKILL, and its guardian
 //! dismissed), and the run is recorded as timed out with why; the attempt is used, and
-//! the task goes back through the back-off (or is parked at its cap) like any timeout.
+//! the task goes back through the back-off (or is parked at its cap) like any timeout. A worktree too
+//! big to walk whole (its walk gave up before it found a recent change) never gets a run
+//! abandoned: a change may lie beyond where the walk stopped.
 
 use std::collections::{BTreeMap, HashSet};
 use std::path::Path;
@@ -127,7 +129,9 @@ impl super::Drainer<'_> {
             let now = crate::time::now();
             let last = last_activity(&self.ctx.repo, &probe, now - abandon);
             let quiet = now - last.at;
-            if quiet >= abandon {
+            // A walk that gave up before a recent change may have missed one: no
+            // agent is killed on that say (its timeout still ends it).
+            if quiet >= abandon && last.complete {
                 silent.push((
                     *key,
                     format!(
