@@ -331,3 +331,30 @@ fn an_agent_editing_a_worktree_too_big_to_walk_is_not_abandoned_on_the_walk_s_sa
     assert_eq!(task["state"], "succeeded", "{task:#}\n{report:#}");
     assert_eq!(runs(&task).len(), 1, "{task:#}");
 }
+
+#[test]
+fn a_conflicted_lane_of_a_task_with_a_long_name_still_gets_its_follow_up() {
+    let env = Env::new();
+    let lander = agent(&env, "lander", LANDER, "");
+    let dir = project(&env, &format!("on_conflict = \"task\"\n{lander}"));
+    // 95 bytes: a valid task name (at most 100), too long for `<name>-conflict-<tip>`.
+    let name = format!("long-{}", "x".repeat(90));
+    add(&env, &dir, &name, &["--agent", "lander"]);
+    let first = drain_once(&env, &dir, &[]);
+    assert_eq!(first["runs"][0]["outcome"], "succeeded", "{first:#}");
+    let branch = first["runs"][0]["branch"].as_str().unwrap().to_string();
+    env.commit_file(&dir, "c.txt", "main\n", "main's c.txt");
+    env.fleet(&dir, &["land", "--all", "--yes"]).code(1);
+    assert_eq!(
+        lane_state(&env, &dir, &branch).as_deref(),
+        Some("conflicted")
+    );
+
+    let second = drain_once(&env, &dir, &[]);
+    let follow = second["runs"][0]["task"].as_str().unwrap_or_default();
+    assert!(follow.contains("-conflict-"), "{second:#}");
+    assert_eq!(second["runs"][0]["outcome"], "succeeded", "{second:#}");
+    assert_eq!(lane_state(&env, &dir, &branch).as_deref(), Some("ready"));
+    env.fleet(&dir, &["land", "--all", "--yes"]).ok();
+    assert_eq!(env.git(&dir, &["show", "main:c.txt"]), "both");
+}

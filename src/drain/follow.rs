@@ -9,6 +9,8 @@
 //! (`<task>-conflict-<tip>`), and adding a task whose name exists is refused by the
 //! store's compare-and-swap, so however many drainers see one conflicted lane, one
 //! follow-up is made; a new conflict after new commits is a new tip, a new follow-up.
+//! A task whose name is too long for that (a task name has at most 100 bytes) gives
+//! the follow-up the start of its name, which the tip keeps apart.
 
 use crate::agents::profile::OnLane;
 use crate::lanes::LaneState;
@@ -93,9 +95,17 @@ impl super::Drainer<'_> {
             } else {
                 ("red", self.red_plan(lane))
             };
-            let name = format!("{root}-{word}-{}", &tip[..8]);
-            let Ok(name) = TaskName::parse(&name) else {
-                continue;
+            let name = match follow_up_name(&root, word, &tip) {
+                Ok(name) => name,
+                Err(e) => {
+                    self.ui.warn(&format!(
+                        "lane {} is {} but gets no follow-up task: {}",
+                        lane.branch,
+                        lane.state.as_str(),
+                        e.message
+                    ));
+                    continue;
+                }
             };
             let mut task = Task::new(&name, crate::time::now());
             task.prompt = Some(prompt);
@@ -169,6 +179,19 @@ impl super::Drainer<'_> {
             branch = lane.branch
         )
     }
+}
+
+/// The follow-up's name, `<root>-<word>-<tip's first 8>`, with `root` cut short to fit
+/// a task name's 100 bytes (task names are ASCII, so any cut is whole characters).
+fn follow_up_name(root: &str, word: &str, tip: &str) -> crate::error::Result<TaskName> {
+    let suffix = format!("-{word}-{}", &tip[..8.min(tip.len())]);
+    let room = 100usize.saturating_sub(suffix.len()).min(root.len());
+    let mut head = root.get(..room).unwrap_or(root);
+    // A cut may leave a `.` or `-` at the end, which reads as a typo (`x.-red-…`).
+    while head.ends_with(['.', '-', '_']) {
+        head = &head[..head.len() - 1];
+    }
+    TaskName::parse(&format!("{head}{suffix}"))
 }
 
 /// Publish the lane of a run that ended well, before it is marked ready (a remote queue
