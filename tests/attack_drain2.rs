@@ -358,3 +358,55 @@ fn a_conflicted_lane_of_a_task_with_a_long_name_still_gets_its_follow_up() {
     env.fleet(&dir, &["land", "--all", "--yes"]).ok();
     assert_eq!(env.git(&dir, &["show", "main:c.txt"]), "both");
 }
+
+/// As [`LANDER`], rebasing onto the remote's main (`origin/main`) when there is one.
+const LANDER_REMOTE: &str = "if grep -q 'conflicts with' \"$FLEET_PLAN\"; then\n  onto=main; git rev-parse -q --verify origin/main >/dev/null && onto=origin/main\n  git rebase -q \"$onto\" >/dev/null 2>&1 || { printf 'both\\n' > c.txt; git add c.txt; GIT_EDITOR=true git rebase --continue >/dev/null; }\nelse\n  echo lane > c.txt; git add -A; git commit -qm work\nfi\n";
+
+#[test]
+fn a_follow_up_through_a_remote_whose_drainer_died_after_its_leased_push_lands_at_its_retry() {
+    let env = Env::new();
+    let lander = agent(&env, "lander", LANDER_REMOTE, "");
+    let seed = project(&env, &format!("on_conflict = \"task\"\n{lander}"));
+    let (remote, clones) = crate::common::drain::through_a_bare_remote(&env, &seed, &["a", "b"]);
+    let (a, b) = (clones[0].clone(), clones[1].clone());
+    let on_remote = ["--remote", "origin"];
+    add(
+        &env,
+        &a,
+        "feat",
+        &["--agent", "lander", "--remote", "origin"],
+    );
+    let first = drain_once(&env, &a, &on_remote);
+    assert_eq!(first["runs"][0]["outcome"], "succeeded", "{first:#}");
+    let branch = first["runs"][0]["branch"].as_str().unwrap().to_string();
+    env.commit_file(&b, "c.txt", "main\n", "main's c.txt");
+    env.git(&b, &["push", "-q", "origin", "main"]);
+    env.fleet(&b, &["land", "--remote", "origin", "--all", "--yes"])
+        .code(1);
+    let old_tip = env.git(&remote, &["rev-parse", &branch]);
+
+    // The follow-up's rebase is pushed over the tip it continued; its drainer dies
+    // (as `kill -9` would) right after that push.
+    let killed = env
+        .fleet_cmd(&a, &["drain", "--once", "--json", "--remote", "origin"])
+        .env("FLEET_FAILPOINT", "publish-after-push:abort")
+        .run();
+    assert_ne!(
+        killed.code, 0,
+        "the failpoint never fired: {}",
+        killed.stderr
+    );
+    let pushed = env.git(&remote, &["rev-parse", &branch]);
+    assert_ne!(pushed, old_tip);
+    env.git(&remote, &["merge-base", "--is-ancestor", "main", &branch]);
+
+    // The next drainer retries it: the remote already holds the rebase, nothing is
+    // pushed over anything else, and the lane is ready and lands.
+    let again = drain_once(&env, &a, &on_remote);
+    assert_eq!(again["runs"][0]["outcome"], "succeeded", "{again:#}");
+    assert_eq!(env.git(&remote, &["rev-parse", &branch]), pushed);
+    env.fleet(&b, &["land", "--remote", "origin", "--all", "--yes"])
+        .ok();
+    assert_eq!(env.git(&remote, &["show", "main:c.txt"]), "both");
+    env.git(&remote, &["merge-base", "--is-ancestor", &pushed, "main"]);
+}
