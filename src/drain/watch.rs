@@ -35,9 +35,9 @@
 //! in its worktree: [`super::liveness`]) is abandoned: its thread stops the agent's
 //! whole group as on a timeout (SIGTERM, the grace, SIGKILL, and its guardian
 //! dismissed), and the run is recorded as timed out with why; the attempt is used, and
-//! the task goes back through the back-off (or is parked at its cap) like any timeout. A worktree too
-//! big to walk whole (its walk gave up before it found a recent change) never gets a run
-//! abandoned: a change may lie beyond where the walk stopped.
+//! the task goes back through the back-off (or is parked at its cap) like any timeout.
+//! A worktree too big to walk whole (its walk gave up before it found a recent change)
+//! never gets a run abandoned: a change may lie beyond where the walk stopped.
 
 use std::collections::{BTreeMap, HashSet};
 use std::path::Path;
