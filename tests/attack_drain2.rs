@@ -410,3 +410,43 @@ fn a_follow_up_through_a_remote_whose_drainer_died_after_its_leased_push_lands_a
     assert_eq!(env.git(&remote, &["show", "main:c.txt"]), "both");
     env.git(&remote, &["merge-base", "--is-ancestor", &pushed, "main"]);
 }
+
+#[test]
+fn a_task_ref_no_fleet_can_read_stops_neither_the_queue_nor_status_and_doctor_names_it() {
+    let env = Env::new();
+    let dir = project(&env, "");
+    add(&env, &dir, "good", &[]);
+    // A task ref whose task.toml this fleet cannot read: garbage pushed to it, or a
+    // newer fleet's state.
+    let blob = env
+        .git_cmd(&dir, &["hash-object", "-w", "--stdin"])
+        .stdin("name = \"bad\"\nstate = \"exploded\"\n")
+        .stdout();
+    let tree = env
+        .git_cmd(&dir, &["mktree"])
+        .stdin(&format!("100644 blob {blob}\ttask.toml\n"))
+        .stdout();
+    let commit = env.git(&dir, &["commit-tree", &tree, "-m", "bad"]);
+    env.git(&dir, &["update-ref", "refs/fleet/tasks/bad", &commit]);
+
+    let report = drain_once(&env, &dir, &[]);
+    assert_eq!(report["runs"][0]["task"], "good", "{report:#}");
+    assert_eq!(report["runs"][0]["outcome"], "succeeded", "{report:#}");
+    assert_eq!(show(&env, &dir, "good")["state"], "succeeded");
+    let listed = json(env.fleet(&dir, &["task", "list", "--json"]));
+    assert_eq!(listed.as_array().map(Vec::len), Some(1), "{listed:#}");
+    env.fleet(&dir, &["status"]).ok();
+    let (code, check) = crate::task_health::doctor_check(&env, &dir, "unreadable-tasks");
+    assert_eq!(code, 1, "{check:#}");
+    assert_eq!(check["verdict"], "fail", "{check:#}");
+    let problems = check["detail"].to_string();
+    assert!(
+        problems.contains("refs/fleet/tasks/bad") && problems.contains("exploded"),
+        "{check:#}"
+    );
+    // The ref is as it was: doctor only reports.
+    assert_eq!(
+        env.git(&dir, &["rev-parse", "refs/fleet/tasks/bad"]),
+        commit
+    );
+}
