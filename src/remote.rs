@@ -292,6 +292,8 @@ fn publish(
             "fetch and look: `git fetch {remote} && git log {tracking}`"
         )));
     }
+    // For the crash tests: killed with the branch on the remote, before anything after.
+    crate::failpoint::hit("publish-after-push")?;
     match replaced {
         Some(old) => ui.note(&format!(
             "pushed {branch} to {remote}, replacing {} (the tip its follow-up rewrote)",

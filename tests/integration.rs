@@ -7,6 +7,7 @@ mod common;
 mod adopt;
 mod agent_output;
 mod attack_drain;
+mod attack_drain2;
 mod attack_gate;
 mod attack_guard;
 mod attack_hooks;

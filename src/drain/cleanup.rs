@@ -12,6 +12,15 @@
 //! The task keeps its state and runs; the landing keeps its receipt, and a lane is
 //! untracked only when a receipt in the target names it ([`crate::queue::Queue::landing_of`]),
 //! so where it landed can still be told.
+//!
+//! A worktree some process works in (its working folder there: a person's shell, an
+//! editor, a server left running) is kept too, naming it: the drainer removes folders
+//! on its own, in a loop, and must not pull one from under someone looking at what
+//! landed. The next pass after that process left removes it.
+//!
+//! A drainer killed inside `worktree rm`, after the branch was deleted and before the
+//! lane was untracked, leaves a landed lane with neither worktree nor branch: the next
+//! pass untracks it (a branch gone has no commits since its landing).
 
 use std::collections::BTreeSet;
 use std::path::PathBuf;
@@ -64,8 +73,10 @@ impl super::Drainer<'_> {
         }
         let tasks = self.store.list()?;
         for lane in landed {
-            // Commits on the lane's branch since it landed are new work: not landed.
-            if self.queue.lane_tip(self.ctx, &lane.branch)? != lane.landed_tip {
+            // Commits on the lane's branch since it landed are new work: not landed. A
+            // branch gone (a removal cut short after deleting it) has none.
+            let tip = self.queue.lane_tip(self.ctx, &lane.branch)?;
+            if tip.is_some() && tip != lane.landed_tip {
                 continue;
             }
             let Some(found) = self.landed_worktree(lane, &tasks) else {
@@ -172,6 +183,20 @@ impl super::Drainer<'_> {
             ));
             return Ok(());
         }
+        let users = working_in(&found.path);
+        if !users.is_empty() {
+            self.warn_once(
+                &key,
+                &format!(
+                    "{}: kept the worktree {} of landed lane {}: a process works in it ({}); it goes at a pass after that ends",
+                    found.task,
+                    found.path.display(),
+                    found.branch,
+                    users.join(", ")
+                ),
+            );
+            return Ok(());
+        }
         let removed = match crate::worktree::rm_in(self.ctx, self.queue, &found.agent, false) {
             Ok(removed) => removed,
             Err(e) => {
@@ -222,6 +247,23 @@ impl super::Drainer<'_> {
             self.ui.warn(message);
         }
     }
+}
+
+/// The processes (other than this one) whose working folder is `path` or inside it,
+/// each as `pid N (COMMAND)`.
+fn working_in(path: &std::path::Path) -> Vec<String> {
+    let me = std::process::id();
+    let path = path.canonicalize().unwrap_or_else(|_| path.to_path_buf());
+    crate::sys::procfs::working_under(&path)
+        .into_iter()
+        .filter(|pid| *pid != me)
+        .map(|pid| {
+            let command = crate::sys::procfs::comm(pid)
+                .map(|c| String::from_utf8_lossy(&c).trim().to_string())
+                .unwrap_or_default();
+            format!("pid {pid} ({command})")
+        })
+        .collect()
 }
 
 /// One folder, however named: resolved when it exists, else normalized (a worktree

@@ -9,6 +9,8 @@
 //! (`<task>-conflict-<tip>`), and adding a task whose name exists is refused by the
 //! store's compare-and-swap, so however many drainers see one conflicted lane, one
 //! follow-up is made; a new conflict after new commits is a new tip, a new follow-up.
+//! A task whose name is too long for that (a task name has at most 100 bytes) gives
+//! the follow-up the start of its name, which the tip keeps apart.
 
 use crate::agents::profile::OnLane;
 use crate::lanes::LaneState;
@@ -93,9 +95,17 @@ impl super::Drainer<'_> {
             } else {
                 ("red", self.red_plan(lane))
             };
-            let name = format!("{root}-{word}-{}", &tip[..8]);
-            let Ok(name) = TaskName::parse(&name) else {
-                continue;
+            let name = match follow_up_name(&root, word, &tip) {
+                Ok(name) => name,
+                Err(e) => {
+                    self.ui.warn(&format!(
+                        "lane {} is {} but gets no follow-up task: {}",
+                        lane.branch,
+                        lane.state.as_str(),
+                        e.message
+                    ));
+                    continue;
+                }
             };
             let mut task = Task::new(&name, crate::time::now());
             task.prompt = Some(prompt);
@@ -171,6 +181,19 @@ impl super::Drainer<'_> {
     }
 }
 
+/// The follow-up's name, `<root>-<word>-<tip's first 8>`, with `root` cut short to fit
+/// a task name's 100 bytes (task names are ASCII, so any cut is whole characters).
+fn follow_up_name(root: &str, word: &str, tip: &str) -> crate::error::Result<TaskName> {
+    let suffix = format!("-{word}-{}", &tip[..8.min(tip.len())]);
+    let room = 100usize.saturating_sub(suffix.len()).min(root.len());
+    let mut head = root.get(..room).unwrap_or(root);
+    // A cut may leave a `.` or `-` at the end, which reads as a typo (`x.-red-…`).
+    while head.ends_with(['.', '-', '_']) {
+        head = &head[..head.len() - 1];
+    }
+    TaskName::parse(&format!("{head}{suffix}"))
+}
+
 /// Publish the lane of a run that ended well, before it is marked ready (a remote queue
 /// only; nothing to do for a local one). A follow-up's run may have rebased its lane:
 /// its branch may then replace the remote's, but only while the remote still holds the
@@ -236,4 +259,37 @@ pub(super) fn runs_here(
             all.iter()
                 .any(|w| !w.is_main && w.path.canonicalize().ok() == want)
         })
+}
+
+/// Has a retry of follow-up `name` found its lane moved off the tip it continued, by an
+/// earlier attempt in the same worktree? Then the follow-up's work is done whether or
+/// not this attempt committed: its drainer was killed after that attempt's agent
+/// rebased the lane and before the lane was made ready, and the retry's agent finds
+/// nothing left to do. Counted as a change, so the check runs and the lane is made
+/// ready, instead of "no changes" at every attempt until the follow-up parks.
+pub(super) fn moved_on(
+    store: &crate::tasks::Store,
+    name: &TaskName,
+    placed: &super::spawn::Placed,
+) -> bool {
+    let Ok(Some((task, _))) = store.load(name) else {
+        return false;
+    };
+    let Some(continues) = task
+        .continues
+        .as_ref()
+        .filter(|c| c.branch == placed.branch)
+    else {
+        return false;
+    };
+    let Ok(continued) = crate::git::ObjectId::from_hex(continues.tip.as_bytes()) else {
+        return false;
+    };
+    let Some((shared, branch, _)) = placed.bases.first() else {
+        return false;
+    };
+    task.runs.len() > 1
+        && crate::git::Repo::open(shared)
+            .and_then(|repo| repo.branch_tip(branch))
+            .is_ok_and(|tip| tip.is_some_and(|tip| tip != continued))
 }

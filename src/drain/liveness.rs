@@ -18,6 +18,12 @@
 //! *stalled*: `fleet status` shows it. Silent for `abandon_after` (unset: never), the
 //! drainer kills its group and records the attempt as timed out ([`super::watch`]).
 //!
+//! A time to come is no sign of activity: a file dated ahead (a clock skew, an archive
+//! from a machine whose clock is ahead, `touch -d`) or a packed branch whose tip carries
+//! a date to come would otherwise read as "active now" until that date, and the run
+//! would never be stalled nor abandoned. Times up to [`SKEW`] ahead (a network file
+//! system's clock) count as now; later ones are left out.
+//!
 //! A run's folder and worktree are on its drainer's machine: another machine cannot
 //! read them, and shows no liveness for it.
 
@@ -32,8 +38,20 @@ use crate::git::Repo;
 use crate::tasks::{Run, Task};
 
 /// At most this many entries of a worktree are looked at: a runaway build folder is not
-/// walked whole every few seconds.
+/// walked whole every few seconds. The walk goes breadth first, so an agent's own files,
+/// near the top, are seen before the depths of an install (`node_modules/`); a walk that
+/// stops here without a recent change says nothing for sure ([`Activity::complete`]),
+/// and no run is abandoned on its say.
 const WALK_AT_MOST: usize = 200_000;
+
+/// How far ahead of this machine's clock a time may be and still count (as now).
+const SKEW: i64 = 60;
+
+/// `at` as a sign of activity by `now`: none when it is more than [`SKEW`] ahead, else
+/// at most `now`.
+fn believable(at: i64, now: i64) -> Option<i64> {
+    (at <= now + SKEW).then_some(at.min(now))
+}
 
 /// When a run counts as stalled, and when as abandoned.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -121,21 +139,27 @@ pub enum Source {
 pub struct Activity {
     pub at: i64,
     pub by: Source,
+    /// Everything was looked at: false when the worktree walk stopped at
+    /// [`WALK_AT_MOST`] entries before it found a recent change, so a change further on
+    /// may have been missed.
+    pub complete: bool,
 }
 
 /// `probe`'s last activity. `recent`: any activity after it is enough to know, so the
 /// worktree walk stops at the first change that new (the time returned is then that
 /// change's, which may not be the newest).
 pub fn last_activity(repo: &Repo, probe: &Probe, recent: i64) -> Activity {
+    let now = crate::time::now();
     let mut last = Activity {
         at: probe.started,
         by: Source::Start,
+        complete: true,
     };
     let saw = |last: &mut Activity, at: Option<i64>, by: Source| {
-        if let Some(at) = at
+        if let Some(at) = at.and_then(|at| believable(at, now))
             && at > last.at
         {
-            *last = Activity { at, by };
+            *last = Activity { at, by, ..*last };
         }
     };
     for name in ["stdout", "stderr"] {
@@ -146,39 +170,42 @@ pub fn last_activity(repo: &Repo, probe: &Probe, recent: i64) -> Activity {
         && crate::config::is_valid_branch_name(branch)
     {
         // When the branch moved: its loose ref written (this machine's clock, whatever
-        // date the agent's commits carry), else (packed) its tip's commit time, which
-        // a clock ahead cannot put in the future.
+        // date the agent's commits carry), else (packed) its tip's commit time, left
+        // out when it is still to come.
         let moved = repo
             .loose_ref_written(&crate::refs::branch(branch))
             .or_else(|| {
                 let tip = repo.branch_tip(branch).ok().flatten()?;
-                let at = repo.commit_time(tip).ok()?;
-                Some(at.min(crate::time::now()))
+                repo.commit_time(tip).ok()
             });
         saw(&mut last, moved, Source::Commit);
     }
     if last.at <= recent
         && let Some(worktree) = &probe.worktree
     {
-        saw(&mut last, newest_change(worktree, recent), Source::Files);
+        let (newest, complete) = newest_change(worktree, recent, now);
+        saw(&mut last, newest, Source::Files);
+        last.complete = complete;
     }
     last
 }
 
 /// The newest modification time under `root` (`.git` and `.fleet` left out, links not
-/// followed), or the first after `recent` found.
-fn newest_change(root: &Path, recent: i64) -> Option<i64> {
+/// followed, times still to come by `now` as [`believable`] says), or the first after
+/// `recent` found, breadth first; and whether the walk saw it all (it stops at
+/// [`WALK_AT_MOST`] entries).
+fn newest_change(root: &Path, recent: i64, now: i64) -> (Option<i64>, bool) {
     let mut newest = None;
     let mut seen = 0usize;
-    let mut folders = vec![root.to_path_buf()];
-    while let Some(folder) = folders.pop() {
+    let mut folders = std::collections::VecDeque::from([root.to_path_buf()]);
+    while let Some(folder) = folders.pop_front() {
         let Ok(entries) = std::fs::read_dir(&folder) else {
             continue;
         };
         for entry in entries.flatten() {
             seen += 1;
             if seen > WALK_AT_MOST {
-                return newest;
+                return (newest, false);
             }
             let name = entry.file_name();
             if name == ".git" || (folder == root && name == ".fleet") {
@@ -187,17 +214,17 @@ fn newest_change(root: &Path, recent: i64) -> Option<i64> {
             let Ok(meta) = entry.metadata() else {
                 continue;
             };
-            let at = modified(&meta);
+            let at = modified(&meta).and_then(|at| believable(at, now));
             if at.is_some_and(|at| at > recent) {
-                return at;
+                return (at, true);
             }
             newest = newest.max(at);
             if meta.is_dir() {
-                folders.push(entry.path());
+                folders.push_back(entry.path());
             }
         }
     }
-    newest
+    (newest, true)
 }
 
 fn modified(meta: &std::fs::Metadata) -> Option<i64> {
@@ -303,8 +330,13 @@ mod tests {
         // What git and the drainer write is no sign of the agent.
         at(".git/HEAD", now);
         at(".fleet/plan.md", now);
-        assert_eq!(newest_change(root, now - 10), Some(now - 1000));
+        assert_eq!(newest_change(root, now - 10, now), (Some(now - 1000), true));
+        // A file dated a day ahead is no change now; a few seconds ahead counts as now.
+        at("src/a.rs", now + 86_400);
+        assert_eq!(newest_change(root, now - 10, now), (Some(now - 1000), true));
+        at("src/a.rs", now + 5);
+        assert_eq!(newest_change(root, now - 10, now), (Some(now), true));
         at("src/a.rs", now - 3);
-        assert_eq!(newest_change(root, now - 10), Some(now - 3));
+        assert_eq!(newest_change(root, now - 10, now), (Some(now - 3), true));
     }
 }

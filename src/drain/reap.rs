@@ -277,7 +277,10 @@ impl super::Drainer<'_> {
                 let committed = match refused.or_else(|| live.placed.as_ref().and_then(left_behind))
                 {
                     Some(why) => Err(why),
-                    None => Ok(live.placed.as_ref().map(spawn::committed)),
+                    None => Ok(live.placed.as_ref().map(|p| {
+                        spawn::committed(p)
+                            .map(|c| c || super::follow::moved_on(self.store, &live.name, p))
+                    })),
                 };
                 match committed {
                     Err(why) => (

@@ -10,6 +10,11 @@
 //! - it was claimed more than `[drain] claim_grace` ago and never started (a claim
 //!   cannot hide without a spawn), whatever its lease says.
 //!
+//! A task this very drainer holds but no longer runs is taken back by it at once: the
+//! end of its run was not recorded (the remote unreachable just then, say), and
+//! neither the checks above nor another drainer would ever take it back while this
+//! one lives, so it would show running for good.
+//!
 //! A running task whose lane is ready is recorded as succeeded instead (reaped): its
 //! drainer died after the check passed and the lane was made ready, before it recorded
 //! the end, and a second run would make a second ready lane of the same work.
@@ -31,6 +36,8 @@
 //! whole group as on a timeout (SIGTERM, the grace, SIGKILL, and its guardian
 //! dismissed), and the run is recorded as timed out with why; the attempt is used, and
 //! the task goes back through the back-off (or is parked at its cap) like any timeout.
+//! A worktree too big to walk whole (its walk gave up before it found a recent change)
+//! never gets a run abandoned: a change may lie beyond where the walk stopped.
 
 use std::collections::{BTreeMap, HashSet};
 use std::path::Path;
@@ -122,7 +129,9 @@ impl super::Drainer<'_> {
             let now = crate::time::now();
             let last = last_activity(&self.ctx.repo, &probe, now - abandon);
             let quiet = now - last.at;
-            if quiet >= abandon {
+            // A walk that gave up before a recent change may have missed one: no
+            // agent is killed on that say (its timeout still ends it).
+            if quiet >= abandon && last.complete {
                 silent.push((
                     *key,
                     format!(
@@ -200,7 +209,13 @@ impl super::Drainer<'_> {
             let why = match task.state {
                 TaskState::Claimed | TaskState::Running => {
                     let alive = holder.alive_here();
-                    if alive == Some(false) {
+                    if *holder == self.holder {
+                        // Held by this very drainer, which no longer runs it.
+                        Some(format!(
+                            "its drainer (pid {} on {}, this one) no longer runs it: the run's end was not recorded",
+                            holder.pid, holder.host
+                        ))
+                    } else if alive == Some(false) {
                         Some(format!(
                             "its drainer (pid {} on {}) is gone",
                             holder.pid, holder.host

@@ -2,8 +2,9 @@
 //! that never started its agent (`stale-claims`), a claimed or running task whose holder
 //! is gone (`dead-holders`), a running agent silent for its `stall_after`
 //! (`stalled-runs`, a warning: busy agents can be quiet), a task waiting on one that
-//! cannot succeed as things stand (`blocked-waits`), and a drainer still running
-//! older code than the binary now installed (`old-drainers`).
+//! cannot succeed as things stand (`blocked-waits`), a task ref that cannot be read
+//! (`unreadable-tasks`: every listing leaves it out, so no drainer runs it), and a
+//! drainer still running older code than the binary now installed (`old-drainers`).
 //!
 //! They read the queue through [`Store::list`] (the memo: the task refs, not every task
 //! commit) and the drainer records ([`crate::drain::record`]); they report and never
@@ -37,6 +38,7 @@ pub fn checks(ctx: &Context, queue: &Queue) -> Result<Vec<Check>> {
         dead_holders(&tasks, now),
         stalled_runs(ctx, &tasks, now),
         blocked_waits(&tasks),
+        unreadable_tasks(ctx, queue, &tasks),
         old_drainers(&ctx.repo.common_dir()),
     ])
 }
@@ -121,6 +123,43 @@ pub fn dead_holders(tasks: &[Task], now: i64) -> Check {
         problems,
         "every claimed or running task has a live holder",
         &fix,
+    )
+}
+
+/// The task refs no listing shows (each listing leaves an unreadable task out rather
+/// than fail): each with why it cannot be read.
+pub fn unreadable_tasks(ctx: &Context, queue: &Queue, tasks: &[Task]) -> Check {
+    let prefix = match queue.remote() {
+        None => crate::refs::TASKS.to_string(),
+        Some(remote) => crate::refs::remote_tasks(remote),
+    };
+    let listed: std::collections::HashSet<&str> = tasks.iter().map(|t| t.name.as_str()).collect();
+    let store = Store::new(ctx, queue);
+    let problems = ctx
+        .repo
+        .ref_ids_under(&prefix)
+        .unwrap_or_default()
+        .into_iter()
+        .filter_map(|(full, _)| {
+            let name = full.strip_prefix(&prefix)?;
+            if listed.contains(name) {
+                return None;
+            }
+            let why = match super::TaskName::parse(name) {
+                Err(e) => format!("{full}: {}", e.message),
+                Ok(name) => match store.load(&name) {
+                    Err(e) => e.message,
+                    Ok(_) => return None,
+                },
+            };
+            Some(format!("{why}; no drainer runs it"))
+        })
+        .collect();
+    check(
+        "unreadable-tasks",
+        problems,
+        "every task ref can be read",
+        "look at it with `git show REF:task.toml` (a newer fleet may have written it: upgrade this one); `git update-ref -d REF` removes it",
     )
 }
 

@@ -146,7 +146,12 @@ impl<'a> Store<'a> {
         let mut memo = self.memo();
         for (full, commit) in &refs {
             if memo.get(commit).is_none() {
-                let task = self.read(full, *commit)?;
+                // An unreadable task (garbage pushed to its ref, a newer fleet's) is left
+                // out rather than stopping the whole queue; doctor's `unreadable-tasks`
+                // and `fleet task show` name it.
+                let Ok(task) = self.read(full, *commit) else {
+                    continue;
+                };
                 memo.insert(*commit, task);
             }
         }
