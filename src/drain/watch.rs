@@ -37,7 +37,10 @@
 //! dismissed), and the run is recorded as timed out with why; the attempt is used, and
 //! the task goes back through the back-off (or is parked at its cap) like any timeout.
 //! A worktree too big to walk whole (its walk gave up before it found a recent change)
-//! never gets a run abandoned: a change may lie beyond where the walk stopped.
+//! never gets a run abandoned: a change may lie beyond where the walk stopped. Nor does a
+//! jump of the wall clock (an NTP step, a machine resumed): the drainer also has to have
+//! watched the run's last activity stay the same for `abandon_after` on the monotonic
+//! clock, which no jump moves.
 
 use std::collections::{BTreeMap, HashSet};
 use std::path::Path;
@@ -48,13 +51,23 @@ use super::liveness::{Limits, Probe, last_activity, show_secs, whole_secs};
 use super::{retry, spawn};
 use crate::tasks::{Outcome, Run, Task, TaskName, TaskState};
 
-/// What the drainer keeps to abandon silent runs: when each agent started, the runs
-/// being abandoned (why, until their group is gone), and when it last looked.
+/// What the drainer keeps to abandon silent runs: when each agent started, the last
+/// activity it saw of each and since when (monotonic) it has seen that same one, the
+/// runs being abandoned (why, until their group is gone), and when it last looked.
 #[derive(Default)]
 pub(super) struct Silences {
     started: BTreeMap<usize, i64>,
+    seen: BTreeMap<usize, (i64, Instant)>,
     abandoned: BTreeMap<usize, String>,
     looked: Option<Instant>,
+}
+
+/// Whether a run is silent enough to abandon: silent for `abandon` seconds by the wall
+/// clock (`quiet`), with its last activity complete (the walk did not give up), and that
+/// same last activity watched for as long on the monotonic clock (`watched`), so a jump
+/// of the wall clock alone abandons nothing.
+fn abandons(quiet: i64, complete: bool, watched: Duration, abandon: i64) -> bool {
+    quiet >= abandon && complete && watched.as_secs() as i64 >= abandon
 }
 
 impl super::Drainer<'_> {
@@ -64,10 +77,12 @@ impl super::Drainer<'_> {
         match &event {
             Event::Started { key, at, .. } => {
                 self.silences.started.insert(*key, *at);
+                self.silences.seen.insert(*key, (*at, Instant::now()));
             }
             Event::Exited { key, stopped, .. } => {
                 let key = *key;
                 self.silences.started.remove(&key);
+                self.silences.seen.remove(&key);
                 let why = self.silences.abandoned.remove(&key);
                 // Not `stopped`: it ended by itself before the stop reached it.
                 if let Some(why) = why
@@ -129,9 +144,17 @@ impl super::Drainer<'_> {
             let now = crate::time::now();
             let last = last_activity(&self.ctx.repo, &probe, now - abandon);
             let quiet = now - last.at;
+            let seen = self
+                .silences
+                .seen
+                .entry(*key)
+                .or_insert((last.at, Instant::now()));
+            if seen.0 != last.at {
+                *seen = (last.at, Instant::now());
+            }
             // A walk that gave up before a recent change may have missed one: no
             // agent is killed on that say (its timeout still ends it).
-            if quiet >= abandon && last.complete {
+            if abandons(quiet, last.complete, seen.1.elapsed(), abandon) {
                 silent.push((
                     *key,
                     format!(
@@ -405,5 +428,29 @@ impl super::Drainer<'_> {
                 .get(branch)
                 .is_some_and(|l| l.state == crate::lanes::LaneState::Ready)
         })
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_wall_clock_jump_abandons_no_run_the_drainer_has_not_watched_that_long() {
+        let ten_hours = 36_000;
+        // The clock jumped: ten hours of silence by the wall clock, one second watched.
+        assert!(!abandons(ten_hours, true, Duration::from_secs(1), 60));
+        // Silent for real: both clocks agree.
+        assert!(abandons(61, true, Duration::from_secs(61), 60));
+        assert!(abandons(ten_hours, true, Duration::from_secs(60), 60));
+        // Watched long enough but the wall clock says it was active lately.
+        assert!(!abandons(30, true, Duration::from_secs(600), 60));
+        // A walk that gave up abandons nothing.
+        assert!(!abandons(
+            ten_hours,
+            false,
+            Duration::from_secs(ten_hours as u64),
+            60
+        ));
     }
 }
