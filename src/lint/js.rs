@@ -433,24 +433,16 @@ fn check_call(file: &File, call: Node) -> Option<syntax::Raw> {
         template_words(file, args)
     } else {
         let mut words = program_words(file, first_argument(args)?, 0);
-        // `spawn('nohup', ['claude', '-p', p])`: past the wrapper, into the arguments.
+        // `spawn('nohup', ['claude', '-p', p])`, `spawn('sudo', [...BASE, q])`: past the
+        // wrapper, into the arguments (a literal, a name bound to one, spreads).
         if words.len() == 1 {
             let mut cursor = args.walk();
             if let Some(list) = args
                 .named_children(&mut cursor)
                 .filter(|n| n.kind() != "comment")
                 .nth(1)
-                .filter(|l| l.kind() == "array")
             {
-                let mut cursor = list.walk();
-                for item in list.named_children(&mut cursor).take(5) {
-                    // An item is one argument, whole: `NO_COLOR=1` after `env` is an
-                    // assignment to step over, not a command line to read.
-                    let word = string_value(file, item, 1)
-                        .or_else(|| program_words(file, item, 1).into_iter().next())
-                        .unwrap_or_else(|| "?".into());
-                    words.push(word);
-                }
+                argv_words(file, list, 1, &mut words);
             }
         }
         words
@@ -1359,22 +1351,27 @@ fn program_words(file: &File, node: Node, depth: usize) -> Vec<String> {
         return first_words(&value);
     }
     match node.kind() {
+        // `[AGENT, '-p']`, `[...FLEET_RUN, 'claude']`, `['env', 'A=1', 'claude']`: the
+        // whole argv, so a wrapper is seen past whatever piece holds the program.
         "array" => {
             let mut cursor = node.walk();
-            let items: Vec<Node> = node.named_children(&mut cursor).collect();
-            let mut words = items
-                .first()
-                .map(|n| program_words(file, *n, depth + 1))
-                .unwrap_or_default();
-            if items.first().is_some_and(|f| f.kind() == "spread_element") {
-                // `[...FLEET_RUN, 'claude']`: the spread's first two words.
-                words.truncate(2);
-                return words;
-            }
-            words.truncate(1);
-            if let Some(second) = items.get(1) {
-                words.extend(program_words(file, *second, depth + 1).into_iter().take(1));
-            }
+            let items: Vec<Node> = node
+                .named_children(&mut cursor)
+                .filter(|n| n.kind() != "comment")
+                .collect();
+            let mut words = Vec::new();
+            let rest = match items.first() {
+                Some(first) if first.kind() != "spread_element" => {
+                    let program = program_words(file, *first, depth + 1).into_iter().next();
+                    let Some(program) = program else {
+                        return Vec::new();
+                    };
+                    words.push(program);
+                    &items[1..]
+                }
+                _ => &items[..],
+            };
+            argv_items(file, rest, depth + 1, &mut words);
             words
         }
         // `AGENTS.claude` of a `const AGENTS = { claude: 'claude', ... }`.
@@ -1497,6 +1494,64 @@ fn program_words(file: &File, node: Node, depth: usize) -> Vec<String> {
             }
             Vec::new()
         }
+    }
+}
+
+/// How many words of an argument list are read: past any wrapper chain met in practice
+/// (`sudo -u agent env A=1 nice -n 5 claude`).
+const ARGV_WORDS: usize = 12;
+
+/// The words of an argument list (an array, or a name bound to one), appended to `out`.
+fn argv_words(file: &File, node: Node, depth: usize, out: &mut Vec<String>) {
+    if depth > DEPTH || !file.steps.take() {
+        return;
+    }
+    let node = uncast(node);
+    match node.kind() {
+        "array" => {
+            let mut cursor = node.walk();
+            let items: Vec<Node> = node
+                .named_children(&mut cursor)
+                .filter(|n| n.kind() != "comment")
+                .collect();
+            argv_items(file, &items, depth + 1, out);
+        }
+        "identifier" => {
+            if let Some(array) = lookup(file, text(node, file.src), node)
+                .into_iter()
+                .rev()
+                .map(uncast)
+                .find(|v| v.kind() == "array")
+            {
+                argv_words(file, array, depth + 1, out);
+            }
+        }
+        _ => {}
+    }
+}
+
+/// The words of array items, one per item: an item is one argument, whole (`NO_COLOR=1`
+/// after `env` is an assignment to step over, not a command line to read); a spread
+/// (`...BASE`) gives its array's words; an item out of reach holds its place as `?`.
+fn argv_items(file: &File, items: &[Node], depth: usize, out: &mut Vec<String>) {
+    for item in items {
+        if out.len() >= ARGV_WORDS {
+            return;
+        }
+        if item.kind() == "spread_element" {
+            let before = out.len();
+            if let Some(inner) = item.named_child(0) {
+                argv_words(file, inner, depth + 1, out);
+            }
+            if out.len() == before {
+                out.push("?".into());
+            }
+            continue;
+        }
+        let word = string_value(file, *item, depth + 1)
+            .or_else(|| program_words(file, *item, depth + 1).into_iter().next())
+            .unwrap_or_else(|| "?".into());
+        out.push(word);
     }
 }
 
