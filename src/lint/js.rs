@@ -707,9 +707,11 @@ fn group_ending(file: &File, call: Node) -> Ending {
         return ending_in(file, &[root_of(call)]);
     };
     let mut reached = reach_from(file, scope, holds(file, call, scope));
-    // `child = spawn(...)` into a variable of the module: the module's functions that
-    // use it (`stopClaude()`) hold the same child.
-    if let Some(name) = module_variable(file, call) {
+    // `child = spawn(...)` into a variable of the module, or put in a collection of the
+    // module (`children.add(child)`): the module's functions that use it (`stopClaude()`,
+    // `killAll()`) hold the same child.
+    let kept = module_variable(file, call).or_else(|| module_collection(file, call, scope));
+    if let Some(name) = kept {
         for f in file.functions.values().flatten() {
             let mut uses = false;
             syntax::walk(*f, &mut |n| {
@@ -748,6 +750,74 @@ fn module_variable<'s>(file: &File<'_, 's>, call: Node) -> Option<&'s str> {
         }
     }
     None
+}
+
+/// The collection of the module the child is put in (`children.add(child)` of a `const
+/// children = new Set()`, `push` into an array, `set(id, child)` into a Map, `procs[id] =
+/// child`), the spawn itself or the local it is bound to: no assignment to the module
+/// variable is needed to fill one, and the module's functions that use it (`for (const c
+/// of children) process.kill(-c.pid, ...)`) hold the child as much as a module `let
+/// child` would.
+fn module_collection<'s>(file: &File<'_, 's>, call: Node, scope: Node) -> Option<&'s str> {
+    let src = file.src;
+    let mut at = call;
+    while let Some(p) = at.parent()
+        && matches!(
+            p.kind(),
+            "parenthesized_expression"
+                | "await_expression"
+                | "as_expression"
+                | "non_null_expression"
+        )
+    {
+        at = p;
+    }
+    let bound = at
+        .parent()
+        .filter(|p| p.kind() == "variable_declarator")
+        .and_then(|d| d.child_by_field_name("name"))
+        .filter(|n| n.kind() == "identifier")
+        .map(|n| text(n, src));
+    let mut uses = vec![at];
+    if let Some(local) = bound {
+        syntax::walk(scope, &mut |n| {
+            if n.kind() == "identifier" && text(n, src) == local {
+                uses.push(n);
+            }
+        });
+    }
+    let module_name = |n: Node| {
+        let name = text(n, src);
+        (n.kind() == "identifier"
+            && file
+                .values
+                .get(name)
+                .is_some_and(|v| v.iter().any(|(_, scope)| scope.is_none())))
+        .then_some(name)
+    };
+    uses.into_iter().find_map(|x| {
+        let parent = x.parent()?;
+        match parent.kind() {
+            // `procs[id] = child`
+            "assignment_expression" if parent.child_by_field_name("right") == Some(x) => {
+                let left = parent.child_by_field_name("left")?;
+                (left.kind() == "subscript_expression")
+                    .then(|| left.child_by_field_name("object"))
+                    .flatten()
+                    .and_then(module_name)
+            }
+            // `children.add(child)`, `.push(child)`, `.unshift(child)`, `.set(id, child)`
+            "arguments" => {
+                let callee = parent.parent()?.child_by_field_name("function")?;
+                let method = callee.child_by_field_name("property")?;
+                matches!(text(method, src), "add" | "push" | "unshift" | "set")
+                    .then(|| callee.child_by_field_name("object"))
+                    .flatten()
+                    .and_then(module_name)
+            }
+            _ => None,
+        }
+    })
 }
 
 /// The function a class field holds (`stop = () => { ... }`), a method by another syntax.
