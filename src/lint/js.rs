@@ -454,6 +454,7 @@ fn check_call(file: &File, call: Node) -> Option<syntax::Raw> {
     }
     let agent = match file.rules.agent(program) {
         Some(agent) => agent.to_string(),
+        None if let Some(agent) = syntax::package_agent(&words, file.rules) => agent,
         None if args.kind() == "arguments" => wrapped_agent(file, program, args)?,
         None => return None,
     };
@@ -841,7 +842,11 @@ fn class_of(function: Node) -> Option<Node> {
     } else {
         parent
     };
-    (parent.kind() == "class_body").then_some(parent)
+    // An object literal's methods (`const agent = { start() {...}, stop() {...} }`)
+    // share `this` as a class's do.
+    (parent.kind() == "class_body"
+        || (parent.kind() == "object" && function.kind() == "method_definition"))
+        .then_some(parent)
 }
 
 /// A function (or method) and what it reaches: the other methods of its class, the
@@ -1596,6 +1601,45 @@ fn argv_words(file: &File, node: Node, depth: usize, out: &mut Vec<String>) {
                 argv_words(file, array, depth + 1, out);
             }
         }
+        // `CMD.slice(1)`: the array's words from there on; `BASE.concat([q])`: the
+        // array's words, then the arguments'.
+        "call_expression" => {
+            let Some(f) = node
+                .child_by_field_name("function")
+                .filter(|f| f.kind() == "member_expression")
+            else {
+                return;
+            };
+            let (Some(object), Some(method), Some(args)) = (
+                f.child_by_field_name("object"),
+                f.child_by_field_name("property"),
+                node.child_by_field_name("arguments"),
+            ) else {
+                return;
+            };
+            let mut cursor = args.walk();
+            let given: Vec<Node> = args
+                .named_children(&mut cursor)
+                .filter(|n| n.kind() != "comment")
+                .collect();
+            match (text(method, file.src), given.as_slice()) {
+                ("slice", [from]) => {
+                    let Ok(from) = text(*from, file.src).parse::<usize>() else {
+                        return;
+                    };
+                    let mut words = Vec::new();
+                    argv_words(file, object, depth + 1, &mut words);
+                    out.extend(words.into_iter().skip(from));
+                }
+                ("concat", _) => {
+                    argv_words(file, object, depth + 1, out);
+                    for arg in given {
+                        argv_words(file, arg, depth + 1, out);
+                    }
+                }
+                _ => {}
+            }
+        }
         _ => {}
     }
 }
@@ -1662,6 +1706,21 @@ fn this_field_words(file: &File, at: Node, name: &str, depth: usize) -> Vec<Stri
                 .child_by_field_name("property")
                 .or_else(|| n.child_by_field_name("name"));
             if key.is_some_and(|k| text(k, src) == name)
+                && let Some(value) = n.child_by_field_name("value")
+            {
+                values.push(value);
+            }
+        }
+        // A TypeScript parameter property (`constructor(private readonly bin =
+        // 'claude')`) is a field set from the parameter, its default when none is given.
+        "required_parameter" | "optional_parameter" => {
+            let mut cursor = n.walk();
+            let property = n
+                .children(&mut cursor)
+                .any(|c| matches!(c.kind(), "accessibility_modifier" | "readonly"));
+            if property
+                && n.child_by_field_name("pattern")
+                    .is_some_and(|p| text(p, src) == name)
                 && let Some(value) = n.child_by_field_name("value")
             {
                 values.push(value);

@@ -286,6 +286,7 @@ fn check_call(file: &File, call: Node) -> Option<syntax::Raw> {
     }
     let agent = match file.rules.agent(program) {
         Some(agent) => agent.to_string(),
+        None if let Some(agent) = syntax::package_agent(&words, file.rules) => agent,
         None => wrapped_agent(file, program, program_arg, &local)?,
     };
     if let Some(f) = function

@@ -624,7 +624,12 @@ fn unguarded_agent(
             i = skip_options(words, i + 1, &name, rules);
             continue;
         }
-        return rules.agent(&word).map(|a| Run::Bare(a.to_string()));
+        if let Some(agent) = rules.agent(&word) {
+            return Some(Run::Bare(agent.to_string()));
+        }
+        let mut rest = words[i..].to_vec();
+        rest[0] = word;
+        return syntax::package_agent(&rest, rules).map(Run::Bare);
     }
     None
 }
