@@ -1261,7 +1261,7 @@ fn program_words(file: &File, node: Node, local: &Scope, depth: usize) -> Vec<St
             // its wrapper); one that is not known holds its place.
             if items.len() > 1 {
                 words.truncate(1);
-                for item in items.iter().skip(1).take(5) {
+                for item in items.iter().skip(1).take(11) {
                     // An item is one word: `"A=1"` after `env` too.
                     let literal = (item.kind() == "string")
                         .then(|| text(*item, src).trim_matches(|c| c == '"' || c == '\''))

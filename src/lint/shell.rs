@@ -547,6 +547,11 @@ fn expanded(
                 None if array => return None,
                 None => unquote(value),
             };
+            // A substitution or an expansion with a default (`$(command -v claude)`,
+            // `${AGENT:-claude -p}`) is not split here: [`resolve`] reads those whole.
+            if value.contains("$(") || value.contains("${") || value.contains('`') {
+                return None;
+            }
             let words: Vec<String> = value.split_whitespace().map(unquote).collect();
             (words.len() > 1).then_some(words)
         })

@@ -42,3 +42,7 @@ def wrapper_of_a_tool(path):
     cmd = ["nice", "-n", "5"]
     cmd.append("gzip")
     subprocess.Popen(cmd + [path]).wait()
+
+
+def long_wrapper_chain(q):
+    subprocess.Popen(["sudo", "-u", "agent", "env", "A=1", "B=2", "nice", "-n", "5", "claude", "-p", q]).wait()  # expect: agent-spawn-without-group

@@ -20,3 +20,8 @@ in_group() {
 array_in_group() {
   timeout 600 "${X[@]}" "fix it"
 }
+
+unquoted_array() {
+  local dir="$1"
+  cd "$dir" && ${X[@]} "fix it" # expect: agent-spawn-without-group
+}
