@@ -433,24 +433,16 @@ fn check_call(file: &File, call: Node) -> Option<syntax::Raw> {
         template_words(file, args)
     } else {
         let mut words = program_words(file, first_argument(args)?, 0);
-        // `spawn('nohup', ['claude', '-p', p])`: past the wrapper, into the arguments.
+        // `spawn('nohup', ['claude', '-p', p])`, `spawn('sudo', [...BASE, q])`: past the
+        // wrapper, into the arguments (a literal, a name bound to one, spreads).
         if words.len() == 1 {
             let mut cursor = args.walk();
             if let Some(list) = args
                 .named_children(&mut cursor)
                 .filter(|n| n.kind() != "comment")
                 .nth(1)
-                .filter(|l| l.kind() == "array")
             {
-                let mut cursor = list.walk();
-                for item in list.named_children(&mut cursor).take(5) {
-                    // An item is one argument, whole: `NO_COLOR=1` after `env` is an
-                    // assignment to step over, not a command line to read.
-                    let word = string_value(file, item, 1)
-                        .or_else(|| program_words(file, item, 1).into_iter().next())
-                        .unwrap_or_else(|| "?".into());
-                    words.push(word);
-                }
+                argv_words(file, list, 1, &mut words);
             }
         }
         words
@@ -462,6 +454,7 @@ fn check_call(file: &File, call: Node) -> Option<syntax::Raw> {
     }
     let agent = match file.rules.agent(program) {
         Some(agent) => agent.to_string(),
+        None if let Some(agent) = syntax::package_agent(&words, file.rules) => agent,
         None if args.kind() == "arguments" => wrapped_agent(file, program, args)?,
         None => return None,
     };
@@ -715,9 +708,11 @@ fn group_ending(file: &File, call: Node) -> Ending {
         return ending_in(file, &[root_of(call)]);
     };
     let mut reached = reach_from(file, scope, holds(file, call, scope));
-    // `child = spawn(...)` into a variable of the module: the module's functions that
-    // use it (`stopClaude()`) hold the same child.
-    if let Some(name) = module_variable(file, call) {
+    // `child = spawn(...)` into a variable of the module, or put in a collection of the
+    // module (`children.add(child)`): the module's functions that use it (`stopClaude()`,
+    // `killAll()`) hold the same child.
+    let kept = module_variable(file, call).or_else(|| module_collection(file, call, scope));
+    if let Some(name) = kept {
         for f in file.functions.values().flatten() {
             let mut uses = false;
             syntax::walk(*f, &mut |n| {
@@ -758,6 +753,74 @@ fn module_variable<'s>(file: &File<'_, 's>, call: Node) -> Option<&'s str> {
     None
 }
 
+/// The collection of the module the child is put in (`children.add(child)` of a `const
+/// children = new Set()`, `push` into an array, `set(id, child)` into a Map, `procs[id] =
+/// child`), the spawn itself or the local it is bound to: no assignment to the module
+/// variable is needed to fill one, and the module's functions that use it (`for (const c
+/// of children) process.kill(-c.pid, ...)`) hold the child as much as a module `let
+/// child` would.
+fn module_collection<'s>(file: &File<'_, 's>, call: Node, scope: Node) -> Option<&'s str> {
+    let src = file.src;
+    let mut at = call;
+    while let Some(p) = at.parent()
+        && matches!(
+            p.kind(),
+            "parenthesized_expression"
+                | "await_expression"
+                | "as_expression"
+                | "non_null_expression"
+        )
+    {
+        at = p;
+    }
+    let bound = at
+        .parent()
+        .filter(|p| p.kind() == "variable_declarator")
+        .and_then(|d| d.child_by_field_name("name"))
+        .filter(|n| n.kind() == "identifier")
+        .map(|n| text(n, src));
+    let mut uses = vec![at];
+    if let Some(local) = bound {
+        syntax::walk(scope, &mut |n| {
+            if n.kind() == "identifier" && text(n, src) == local {
+                uses.push(n);
+            }
+        });
+    }
+    let module_name = |n: Node| {
+        let name = text(n, src);
+        (n.kind() == "identifier"
+            && file
+                .values
+                .get(name)
+                .is_some_and(|v| v.iter().any(|(_, scope)| scope.is_none())))
+        .then_some(name)
+    };
+    uses.into_iter().find_map(|x| {
+        let parent = x.parent()?;
+        match parent.kind() {
+            // `procs[id] = child`
+            "assignment_expression" if parent.child_by_field_name("right") == Some(x) => {
+                let left = parent.child_by_field_name("left")?;
+                (left.kind() == "subscript_expression")
+                    .then(|| left.child_by_field_name("object"))
+                    .flatten()
+                    .and_then(module_name)
+            }
+            // `children.add(child)`, `.push(child)`, `.unshift(child)`, `.set(id, child)`
+            "arguments" => {
+                let callee = parent.parent()?.child_by_field_name("function")?;
+                let method = callee.child_by_field_name("property")?;
+                matches!(text(method, src), "add" | "push" | "unshift" | "set")
+                    .then(|| callee.child_by_field_name("object"))
+                    .flatten()
+                    .and_then(module_name)
+            }
+            _ => None,
+        }
+    })
+}
+
 /// The function a class field holds (`stop = () => { ... }`), a method by another syntax.
 fn field_function(field: Node) -> Option<Node> {
     if !matches!(field.kind(), "field_definition" | "public_field_definition") {
@@ -779,7 +842,11 @@ fn class_of(function: Node) -> Option<Node> {
     } else {
         parent
     };
-    (parent.kind() == "class_body").then_some(parent)
+    // An object literal's methods (`const agent = { start() {...}, stop() {...} }`)
+    // share `this` as a class's do.
+    (parent.kind() == "class_body"
+        || (parent.kind() == "object" && function.kind() == "method_definition"))
+        .then_some(parent)
 }
 
 /// A function (or method) and what it reaches: the other methods of its class, the
@@ -1359,22 +1426,27 @@ fn program_words(file: &File, node: Node, depth: usize) -> Vec<String> {
         return first_words(&value);
     }
     match node.kind() {
+        // `[AGENT, '-p']`, `[...FLEET_RUN, 'claude']`, `['env', 'A=1', 'claude']`: the
+        // whole argv, so a wrapper is seen past whatever piece holds the program.
         "array" => {
             let mut cursor = node.walk();
-            let items: Vec<Node> = node.named_children(&mut cursor).collect();
-            let mut words = items
-                .first()
-                .map(|n| program_words(file, *n, depth + 1))
-                .unwrap_or_default();
-            if items.first().is_some_and(|f| f.kind() == "spread_element") {
-                // `[...FLEET_RUN, 'claude']`: the spread's first two words.
-                words.truncate(2);
-                return words;
-            }
-            words.truncate(1);
-            if let Some(second) = items.get(1) {
-                words.extend(program_words(file, *second, depth + 1).into_iter().take(1));
-            }
+            let items: Vec<Node> = node
+                .named_children(&mut cursor)
+                .filter(|n| n.kind() != "comment")
+                .collect();
+            let mut words = Vec::new();
+            let rest = match items.first() {
+                Some(first) if first.kind() != "spread_element" => {
+                    let program = program_words(file, *first, depth + 1).into_iter().next();
+                    let Some(program) = program else {
+                        return Vec::new();
+                    };
+                    words.push(program);
+                    &items[1..]
+                }
+                _ => &items[..],
+            };
+            argv_items(file, rest, depth + 1, &mut words);
             words
         }
         // `AGENTS.claude` of a `const AGENTS = { claude: 'claude', ... }`.
@@ -1500,6 +1572,103 @@ fn program_words(file: &File, node: Node, depth: usize) -> Vec<String> {
     }
 }
 
+/// How many words of an argument list are read: past any wrapper chain met in practice
+/// (`sudo -u agent env A=1 nice -n 5 claude`).
+const ARGV_WORDS: usize = 12;
+
+/// The words of an argument list (an array, or a name bound to one), appended to `out`.
+fn argv_words(file: &File, node: Node, depth: usize, out: &mut Vec<String>) {
+    if depth > DEPTH || !file.steps.take() {
+        return;
+    }
+    let node = uncast(node);
+    match node.kind() {
+        "array" => {
+            let mut cursor = node.walk();
+            let items: Vec<Node> = node
+                .named_children(&mut cursor)
+                .filter(|n| n.kind() != "comment")
+                .collect();
+            argv_items(file, &items, depth + 1, out);
+        }
+        "identifier" => {
+            if let Some(array) = lookup(file, text(node, file.src), node)
+                .into_iter()
+                .rev()
+                .map(uncast)
+                .find(|v| v.kind() == "array")
+            {
+                argv_words(file, array, depth + 1, out);
+            }
+        }
+        // `CMD.slice(1)`: the array's words from there on; `BASE.concat([q])`: the
+        // array's words, then the arguments'.
+        "call_expression" => {
+            let Some(f) = node
+                .child_by_field_name("function")
+                .filter(|f| f.kind() == "member_expression")
+            else {
+                return;
+            };
+            let (Some(object), Some(method), Some(args)) = (
+                f.child_by_field_name("object"),
+                f.child_by_field_name("property"),
+                node.child_by_field_name("arguments"),
+            ) else {
+                return;
+            };
+            let mut cursor = args.walk();
+            let given: Vec<Node> = args
+                .named_children(&mut cursor)
+                .filter(|n| n.kind() != "comment")
+                .collect();
+            match (text(method, file.src), given.as_slice()) {
+                ("slice", [from]) => {
+                    let Ok(from) = text(*from, file.src).parse::<usize>() else {
+                        return;
+                    };
+                    let mut words = Vec::new();
+                    argv_words(file, object, depth + 1, &mut words);
+                    out.extend(words.into_iter().skip(from));
+                }
+                ("concat", _) => {
+                    argv_words(file, object, depth + 1, out);
+                    for arg in given {
+                        argv_words(file, arg, depth + 1, out);
+                    }
+                }
+                _ => {}
+            }
+        }
+        _ => {}
+    }
+}
+
+/// The words of array items, one per item: an item is one argument, whole (`NO_COLOR=1`
+/// after `env` is an assignment to step over, not a command line to read); a spread
+/// (`...BASE`) gives its array's words; an item out of reach holds its place as `?`.
+fn argv_items(file: &File, items: &[Node], depth: usize, out: &mut Vec<String>) {
+    for item in items {
+        if out.len() >= ARGV_WORDS {
+            return;
+        }
+        if item.kind() == "spread_element" {
+            let before = out.len();
+            if let Some(inner) = item.named_child(0) {
+                argv_words(file, inner, depth + 1, out);
+            }
+            if out.len() == before {
+                out.push("?".into());
+            }
+            continue;
+        }
+        let word = string_value(file, *item, depth + 1)
+            .or_else(|| program_words(file, *item, depth + 1).into_iter().next())
+            .unwrap_or_else(|| "?".into());
+        out.push(word);
+    }
+}
+
 /// What `name` holds where `at` uses it: declarations in the enclosing functions
 /// (innermost first), else at module level; never another function's.
 /// The program `this.NAME` holds: what the class assigns to it, in its methods
@@ -1537,6 +1706,21 @@ fn this_field_words(file: &File, at: Node, name: &str, depth: usize) -> Vec<Stri
                 .child_by_field_name("property")
                 .or_else(|| n.child_by_field_name("name"));
             if key.is_some_and(|k| text(k, src) == name)
+                && let Some(value) = n.child_by_field_name("value")
+            {
+                values.push(value);
+            }
+        }
+        // A TypeScript parameter property (`constructor(private readonly bin =
+        // 'claude')`) is a field set from the parameter, its default when none is given.
+        "required_parameter" | "optional_parameter" => {
+            let mut cursor = n.walk();
+            let property = n
+                .children(&mut cursor)
+                .any(|c| matches!(c.kind(), "accessibility_modifier" | "readonly"));
+            if property
+                && n.child_by_field_name("pattern")
+                    .is_some_and(|p| text(p, src) == name)
                 && let Some(value) = n.child_by_field_name("value")
             {
                 values.push(value);

@@ -286,6 +286,7 @@ fn check_call(file: &File, call: Node) -> Option<syntax::Raw> {
     }
     let agent = match file.rules.agent(program) {
         Some(agent) => agent.to_string(),
+        None if let Some(agent) = syntax::package_agent(&words, file.rules) => agent,
         None => wrapped_agent(file, program, program_arg, &local)?,
     };
     if let Some(f) = function
@@ -1238,6 +1239,15 @@ fn program_words(file: &File, node: Node, local: &Scope, depth: usize) -> Vec<St
                     .map(|v| program_words(file, v, local, depth + 1))
                     .unwrap_or_default();
             }
+            // `["nice", "-n", "5"] + [AGENT, "--yes"]`: a left side that is all wrapper
+            // runs what the right side names.
+            if operator == "+" && all_wrapper(file, &left) {
+                let mut words = left;
+                if let Some(right) = node.child_by_field_name("right") {
+                    words.extend(program_words(file, right, local, depth + 1));
+                }
+                return words;
+            }
             left
         }
         "list" | "tuple" => {
@@ -1251,7 +1261,7 @@ fn program_words(file: &File, node: Node, local: &Scope, depth: usize) -> Vec<St
             // its wrapper); one that is not known holds its place.
             if items.len() > 1 {
                 words.truncate(1);
-                for item in items.iter().skip(1).take(5) {
+                for item in items.iter().skip(1).take(11) {
                     // An item is one word: `"A=1"` after `env` too.
                     let literal = (item.kind() == "string")
                         .then(|| text(*item, src).trim_matches(|c| c == '"' || c == '\''))
@@ -1282,11 +1292,6 @@ fn program_words(file: &File, node: Node, local: &Scope, depth: usize) -> Vec<St
                 .map(|value| program_words(file, *value, local, depth + 1))
                 .collect();
             let words = pick_agent(file, words);
-            if !words.is_empty() {
-                return words;
-            }
-            // A list built up from empty: its first `append`/`extend`/`+=` (an `insert(0,
-            // x)` goes first).
             let key = format!("{name}.+");
             let mut added = local
                 .get(&key)
@@ -1294,6 +1299,28 @@ fn program_words(file: &File, node: Node, local: &Scope, depth: usize) -> Vec<St
                 .cloned()
                 .unwrap_or_default();
             added.sort_by_key(|n| n.start_byte());
+            // `cmd = ["sudo", "-u", "agent"]` then `cmd.append("codex")`: a list that is
+            // all wrapper runs what is added to it next, in order.
+            if all_wrapper(file, &words) {
+                let mut words = words;
+                for item in &added {
+                    let item_words = program_words(file, *item, local, depth + 1);
+                    if is_appended(file, *item) {
+                        words.push(item_words.into_iter().next().unwrap_or_else(|| "?".into()));
+                    } else {
+                        words.extend(item_words);
+                    }
+                    if !all_wrapper(file, &words) {
+                        break;
+                    }
+                }
+                return words;
+            }
+            if !words.is_empty() {
+                return words;
+            }
+            // A list built up from empty: its first `append`/`extend`/`+=` (an `insert(0,
+            // x)` goes first).
             let first = added
                 .iter()
                 .find(|n| {
@@ -1446,6 +1473,23 @@ fn program_words(file: &File, node: Node, local: &Scope, depth: usize) -> Vec<St
             .unwrap_or_default(),
         _ => Vec::new(),
     }
+}
+
+/// Are `words` a command line that is only wrappers (`nice -n 5`, `sudo -u agent`), so
+/// the program is in the piece that follows them? Empty words are not: nothing is known.
+fn all_wrapper(file: &File, words: &[String]) -> bool {
+    !words.is_empty() && syntax::past_wrappers(words, file.rules).is_empty()
+}
+
+/// Is this list item added by `append`/`insert` (one word), not `extend`/`+=` (a list)?
+fn is_appended(file: &File, item: Node) -> bool {
+    item.parent()
+        .and_then(|a| a.parent())
+        .and_then(|c| c.child_by_field_name("function"))
+        .is_some_and(|f| {
+            let f = text(f, file.src);
+            f.ends_with(".append") || f.ends_with(".insert")
+        })
 }
 
 /// What `self.NAME` / `cls.NAME` is assigned in its class: the class attribute, and

@@ -85,7 +85,7 @@ pub fn check(original: &str, rules: &Rules) -> Checked {
         if node.kind() != "command" {
             return;
         }
-        let words = command_words(node, src);
+        let words = split_words(node, src, rules, &variables);
         let background = node.next_sibling().is_some_and(|n| n.kind() == "&");
         let run = match unguarded_agent(&words, rules, &variables) {
             Some(Run::Bare(agent))
@@ -444,6 +444,127 @@ fn command_words(node: Node, src: &str) -> Vec<String> {
     words
 }
 
+/// The command's words as the shell splits them: an unquoted `$W` of `W="nohup claude"`
+/// and an array `"${X[@]}"` of `X=(env A=1 codex exec)` stand for all their words, so a
+/// wrapper and the agent it runs may come from different pieces. A quoted `"$W"` is one
+/// word, and a value of one word is left to [`resolve`] (defaults, `$(command -v ...)`).
+fn split_words(
+    node: Node,
+    src: &str,
+    rules: &Rules,
+    variables: &HashMap<String, Vec<String>>,
+) -> Vec<String> {
+    let mut words = Vec::new();
+    let mut cursor = node.walk();
+    for child in node.named_children(&mut cursor) {
+        let piece = match child.kind() {
+            "command_name" => child.named_child(0).unwrap_or(child),
+            _ => child,
+        };
+        let inner = match piece.kind() {
+            "simple_expansion" | "expansion" => Some(piece),
+            "string" => {
+                let mut cursor = piece.walk();
+                let parts: Vec<Node> = piece.named_children(&mut cursor).collect();
+                match parts.as_slice() {
+                    [only]
+                        if only.kind() == "expansion" && array_name(text(*only, src)).is_some() =>
+                    {
+                        Some(*only)
+                    }
+                    _ => None,
+                }
+            }
+            _ => None,
+        };
+        let split = inner
+            .filter(|n| matches!(n.kind(), "simple_expansion" | "expansion"))
+            .and_then(|n| expanded(text(n, src), rules, variables));
+        match split {
+            Some(split) => words.extend(split),
+            None => words.extend(command_words_of(child, src)),
+        }
+    }
+    words
+}
+
+/// The words of one child of a command, as [`command_words`] reads them.
+fn command_words_of(child: Node, src: &str) -> Vec<String> {
+    match child.kind() {
+        "command_name"
+        | "word"
+        | "string"
+        | "raw_string"
+        | "simple_expansion"
+        | "expansion"
+        | "concatenation"
+        | "command_substitution"
+        | "number" => {
+            vec![unquote(text(child, src))]
+        }
+        _ => Vec::new(),
+    }
+}
+
+/// `X` of `${X[@]}` / `${X[*]}`.
+fn array_name(expansion: &str) -> Option<&str> {
+    let inner = expansion.strip_prefix("${")?.strip_suffix('}')?;
+    inner
+        .strip_suffix("[@]")
+        .or_else(|| inner.strip_suffix("[*]"))
+        .filter(|n| n.chars().all(|c| c.is_alphanumeric() || c == '_'))
+}
+
+/// The words `$W`, `${W}` or `${X[@]}` splits into when the script assigns it a value of
+/// several words (one that runs an agent past its wrappers first, else the latest).
+fn expanded(
+    expansion: &str,
+    rules: &Rules,
+    variables: &HashMap<String, Vec<String>>,
+) -> Option<Vec<String>> {
+    let (name, array) = match array_name(expansion) {
+        Some(name) => (name, true),
+        None => {
+            let name = expansion.strip_prefix('$')?;
+            let name = name
+                .strip_prefix('{')
+                .and_then(|n| n.strip_suffix('}'))
+                .unwrap_or(name);
+            (name, false)
+        }
+    };
+    if !name.chars().all(|c| c.is_alphanumeric() || c == '_') {
+        return None;
+    }
+    let candidates: Vec<Vec<String>> = variables
+        .get(name)?
+        .iter()
+        .rev()
+        .filter_map(|value| {
+            let value = match value.strip_prefix('(').and_then(|v| v.strip_suffix(')')) {
+                Some(items) if array => items.to_string(),
+                Some(_) => return None,
+                None if array => return None,
+                None => unquote(value),
+            };
+            // A substitution or an expansion with a default (`$(command -v claude)`,
+            // `${AGENT:-claude -p}`) is not split here: [`resolve`] reads those whole.
+            if value.contains("$(") || value.contains("${") || value.contains('`') {
+                return None;
+            }
+            let words: Vec<String> = value.split_whitespace().map(unquote).collect();
+            (words.len() > 1).then_some(words)
+        })
+        .collect();
+    let runs_agent = |w: &Vec<String>| {
+        syntax::past_wrappers(w, rules)
+            .first()
+            .is_some_and(|p| rules.agent(p).is_some())
+    };
+    let at = candidates.iter().position(runs_agent).unwrap_or(0);
+    candidates.into_iter().nth(at)
+}
+
 fn unquote(word: &str) -> String {
     word.trim_matches(|c| c == '"' || c == '\'').to_string()
 }
@@ -508,7 +629,12 @@ fn unguarded_agent(
             i = skip_options(words, i + 1, &name, rules);
             continue;
         }
-        return rules.agent(&word).map(|a| Run::Bare(a.to_string()));
+        if let Some(agent) = rules.agent(&word) {
+            return Some(Run::Bare(agent.to_string()));
+        }
+        let mut rest = words[i..].to_vec();
+        rest[0] = word;
+        return syntax::package_agent(&rest, rules).map(Run::Bare);
     }
     None
 }

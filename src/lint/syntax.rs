@@ -324,3 +324,60 @@ pub fn mentions(code: &str, handle: &str) -> bool {
         !before.is_some_and(|c| word(c) || c == '.') && !after.is_some_and(word)
     })
 }
+
+/// The agents published as npm packages, by package name: `npx @anthropic-ai/claude-code`
+/// runs `claude` under a name that is not its file name.
+pub const AGENT_PACKAGES: &[(&str, &str)] = &[
+    ("@anthropic-ai/claude-code", "claude"),
+    ("@openai/codex", "codex"),
+    ("@google/gemini-cli", "gemini"),
+];
+
+/// The agent a package runner starts (`npx -y @anthropic-ai/claude-code -p hi`, `bunx`,
+/// `pnpm dlx`, `yarn dlx`, `npm exec`, `bun x`), from a command line past its wrappers:
+/// the runner stays in the group, so the agent package is the program. A package given
+/// with `-p`/`--package` names it too; a version (`@openai/codex@latest`) is dropped.
+pub fn package_agent(words: &[String], rules: &super::rules::Rules) -> Option<String> {
+    let program = words.first()?;
+    let name = program.rsplit('/').next().unwrap_or(program);
+    let second = words.get(1).map(String::as_str);
+    let start = match (name, second) {
+        ("npx" | "bunx" | "pnpx", _) => 1,
+        ("pnpm" | "yarn", Some("dlx")) | ("npm", Some("exec")) | ("bun", Some("x")) => 2,
+        _ => return None,
+    };
+    let package_of = |word: &str| {
+        let bare = match word.rfind('@') {
+            Some(at) if at > 0 => &word[..at],
+            _ => word,
+        };
+        AGENT_PACKAGES
+            .iter()
+            .find(|(package, _)| *package == bare)
+            .map(|(_, agent)| agent.to_string())
+            .or_else(|| rules.agent(bare).map(str::to_string))
+    };
+    let mut i = start;
+    while let Some(word) = words.get(i) {
+        if word == "--" {
+            i += 1;
+            continue;
+        }
+        if let Some(package) = word.strip_prefix("--package=") {
+            if let Some(agent) = package_of(package) {
+                return Some(agent);
+            }
+            i += 1;
+        } else if word == "-p" || word == "--package" {
+            if let Some(agent) = words.get(i + 1).and_then(|p| package_of(p)) {
+                return Some(agent);
+            }
+            i += 2;
+        } else if word.starts_with('-') {
+            i += 1;
+        } else {
+            return package_of(word);
+        }
+    }
+    None
+}
