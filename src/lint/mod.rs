@@ -265,6 +265,9 @@ pub struct Prefilter {
 impl Prefilter {
     pub fn new(rules: &Rules) -> Prefilter {
         let mut patterns: Vec<String> = rules.agents.clone();
+        // An agent's npm package (`@anthropic-ai/claude-code`) names no agent as a whole
+        // word (`-code` follows `claude`), yet `npx` of it runs the agent.
+        patterns.extend(syntax::AGENT_PACKAGES.iter().map(|(p, _)| p.to_string()));
         patterns.push(SUPPRESS.to_string());
         let lengths = patterns.iter().map(String::len).collect();
         // A DFA: the patterns are few and short, and every byte of every candidate file
