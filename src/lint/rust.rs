@@ -4,7 +4,9 @@
 //! it, shows a new group or session (`.process_group(0)`, `setsid` in `pre_exec`,
 //! `group_spawn`, `ProcessGroup`/`ProcessSession`) and a group kill is in reach of it
 //! (`Visitor::reached_kills`), or it runs inside an approved helper. Programs are
-//! followed through `let`s, consts and statics of the file, `format!` and `which`.
+//! followed through `let`s, consts and statics of the file, `format!` and `which`; a
+//! constructor's whole argv (duct's `cmd!` arguments, the array given to `duct::cmd`) is
+//! read past wrappers and into `sh -c` scripts ([`Visitor::argv_agent`]).
 
 use std::collections::HashMap;
 
@@ -407,13 +409,15 @@ impl Visitor<'_> {
                     None
                 }
             }
-            // `CMD[0]` of a `const CMD: &[&str] = &["claude", "-p"]`.
+            // `CMD[0]` of a `const CMD: &[&str] = &["claude", "-p"]`, `W[1]` of a `const W:
+            // [&str; 2] = ["nohup", "claude"]`.
             Expr::Index(i) => {
-                let zero =
-                    matches!(&*i.index, Expr::Lit(l) if l.lit.to_token_stream().to_string() == "0");
-                if !zero {
-                    return None;
-                }
+                let index: usize = match &*i.index {
+                    Expr::Lit(syn::ExprLit {
+                        lit: Lit::Int(n), ..
+                    }) => n.base10_parse().ok()?,
+                    _ => return None,
+                };
                 let mut base = &*i.expr;
                 let resolved;
                 if let Expr::Path(p) = base {
@@ -431,7 +435,11 @@ impl Visitor<'_> {
                     base = &r.expr;
                 }
                 match base {
-                    Expr::Array(a) => a.elems.first().and_then(|e| self.program(e, depth + 1)),
+                    Expr::Array(a) => a
+                        .elems
+                        .iter()
+                        .nth(index)
+                        .and_then(|e| self.program(e, depth + 1)),
                     _ => None,
                 }
             }
@@ -1473,6 +1481,59 @@ fn statement_of(functions: &[Function], needle: &str) -> String {
 }
 
 impl Visitor<'_> {
+    /// The agent a constructor's whole argv runs (`cmd!("nohup", "claude")`,
+    /// `cmd!("sh", "-c", "claude -p hi")`, `duct::cmd("env", &["A=1", "claude"])`): the
+    /// words of its arguments, an array among them (through references, `let`s and
+    /// consts) spread into its elements, read past wrappers and into a `sh -c` script
+    /// ([`super::syntax::argv_agent`]). A value out of reach is a word that is no option
+    /// and no agent.
+    fn argv_agent<'e>(&self, args: impl IntoIterator<Item = &'e Expr>) -> Option<String> {
+        let mut exprs: Vec<Expr> = Vec::new();
+        for arg in args {
+            match self.array_of(arg, 0) {
+                Some(elements) if !exprs.is_empty() => exprs.extend(elements),
+                _ => exprs.push(arg.clone()),
+            }
+        }
+        let mut words: Vec<String> = Vec::new();
+        for e in exprs.iter().take(16) {
+            let script = words
+                .last()
+                .is_some_and(|w| super::shell::is_script_flag(w));
+            let word = if script {
+                self.script_text(e, 0)
+            } else {
+                self.program(e, 0)
+            };
+            words.push(word.unwrap_or_else(|| "\u{0}".into()));
+        }
+        super::syntax::argv_agent(&words, self.rules)
+    }
+
+    /// The elements of an array literal `expr` is, through references, `let`s and consts.
+    fn array_of(&self, expr: &Expr, depth: usize) -> Option<Vec<Expr>> {
+        if depth > 6 {
+            return None;
+        }
+        match expr {
+            Expr::Reference(r) => self.array_of(&r.expr, depth + 1),
+            Expr::Paren(p) => self.array_of(&p.expr, depth + 1),
+            Expr::Array(a) => Some(a.elems.iter().cloned().collect()),
+            Expr::Path(p) if p.path.segments.len() == 1 => {
+                let name = p.path.segments[0].ident.to_string();
+                let bound = self
+                    .functions
+                    .iter()
+                    .rev()
+                    .find_map(|f| f.bindings.get(&name))
+                    .or_else(|| self.consts.get(&name))?
+                    .clone();
+                self.array_of(&bound, depth + 1)
+            }
+            _ => None,
+        }
+    }
+
     /// `Command::new("sh").arg("-c").arg(script)` or `.args(["-c", script])`: the agent
     /// the script starts, reported at the command's constructor like a direct spawn.
     /// Only the argument right after `-c` is read, so a chain is reported once.
@@ -1754,10 +1815,7 @@ impl<'ast> Visit<'ast> for Visitor<'_> {
             .spawn
             .iter()
             .any(|s| callee == *s || callee.ends_with(&format!("::{s}")));
-        if is_spawn
-            && let Some(first) = call.args.first()
-            && let Some(program) = self.program(first, 0)
-        {
+        if is_spawn && let Some(program) = self.argv_agent(&call.args) {
             let needle = call.to_token_stream().to_string();
             let statement = statement_of(&self.functions, &needle);
             self.report(call.func.span(), &program, &callee, &statement);
@@ -1783,8 +1841,7 @@ impl<'ast> Visit<'ast> for Visitor<'_> {
             && let Ok(args) = mac.parse_body_with(
                 syn::punctuated::Punctuated::<Expr, syn::Token![,]>::parse_terminated,
             )
-            && let Some(first) = args.first()
-            && let Some(program) = self.program(first, 0)
+            && let Some(program) = self.argv_agent(&args)
         {
             let needle = mac.to_token_stream().to_string();
             let statement = statement_of(&self.functions, &needle);
