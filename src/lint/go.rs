@@ -746,10 +746,24 @@ fn reach<'t>(file: &File<'t, '_>, call: Node<'t>, handle: &Handle) -> Vec<Node<'
         }
         Handle::Elsewhere | Handle::Nobody => {}
     }
-    // `s.cmd = cmd`, `s.pid = cmd.Process.Pid`: a field that holds it, for the
-    // methods that stop it later.
+    // `s.cmd = cmd`, `s.pid = cmd.Process.Pid`, `Session{cmd: cmd}`: a field that holds
+    // it, for the methods that stop it later.
     let mut fields: Vec<String> = Vec::new();
     syntax::walk(home, &mut |node| {
+        // `&Session{cmd: cmd}`, `s := Session{cmd: cmd, pid: cmd.Process.Pid}`: a struct
+        // literal's field given it, held by what the literal becomes.
+        if node.kind() == "keyed_element"
+            && let (Some(key), Some(value)) = (
+                node.child_by_field_name("key"),
+                node.child_by_field_name("value"),
+            )
+            && tracked.iter().any(|t| mentions(text(value, src), t))
+        {
+            let key = key.named_child(0).unwrap_or(key);
+            if key.kind() == "identifier" || key.kind() == "field_identifier" {
+                fields.push(text(key, src).to_string());
+            }
+        }
         // `agents.Store(id, cmd)`: a method of a package variable (a `sync.Map`) given it.
         if node.kind() == "call_expression"
             && let Some(callee) = node.child_by_field_name("function")
