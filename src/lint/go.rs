@@ -11,7 +11,7 @@
 //! group kill gated on the leader not having been reaped ([`gated`]: an `if`, `for` or
 //! `switch` case asking it) is a finding too.
 //! Programs are followed through string constants and variables of the same file, `+`,
-//! `filepath.Join` and `exec.LookPath`; the whole argv ([`argv_words`], spread slices
+//! `filepath.Join`, `exec.LookPath` and the file's functions returning one; the whole argv ([`argv_words`], spread slices
 //! included) is read past wrappers and into `sh -c` strings ([`syntax::argv_agent`]). Parsed with tree-sitter;
 //! `os/exec` under any import name (also `.`) is followed.
 //!
@@ -315,6 +315,12 @@ fn string_value(file: &File, node: Node, depth: usize) -> Option<String> {
             let callee = node.child_by_field_name("function")?;
             let name = text(callee, src).replace(char::is_whitespace, "");
             let args = node.child_by_field_name("arguments")?;
+            // `codexPath()`, a function of the file: what it returns.
+            if callee.kind() == "identifier"
+                && let Some(functions) = file.functions.get(&name)
+            {
+                return returned_value(file, functions, depth + 1);
+            }
             if name.ends_with("LookPath") {
                 let first = args.named_child(0)?;
                 return string_value(file, first, depth + 1);
@@ -368,6 +374,35 @@ fn string_value(file: &File, node: Node, depth: usize) -> Option<String> {
         }
         _ => None,
     }
+}
+
+/// The string a function of the file returns (its first result), as [`string_value`]
+/// makes of each `return` of its own body (not a closure's): the first that names an
+/// agent, else the first (`p, err := exec.LookPath("codex"); if err != nil { return
+/// "codex" }; return p`).
+fn returned_value(file: &File, functions: &[Node], depth: usize) -> Option<String> {
+    let mut candidates = Vec::new();
+    for function in functions {
+        let Some(body) = function.child_by_field_name("body") else {
+            continue;
+        };
+        syntax::walk(body, &mut |n| {
+            if n.kind() == "return_statement"
+                && scope_of(n) == Some(function.id())
+                && let Some(value) = n.named_child(0).and_then(|list| match list.kind() {
+                    "expression_list" => list.named_child(0),
+                    _ => Some(list),
+                })
+            {
+                candidates.extend(string_value(file, value, depth + 1));
+            }
+        });
+    }
+    candidates
+        .iter()
+        .find(|c| file.rules.agent(c).is_some())
+        .or(candidates.first())
+        .cloned()
 }
 
 /// A `fmt.Sprintf` template filled in: `%s`, `%v`, `%q`, `%d` take the next value, `%%`
