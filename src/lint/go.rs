@@ -11,8 +11,9 @@
 //! group kill gated on the leader not having been reaped ([`gated`]: an `if`, `for` or
 //! `switch` case asking it) is a finding too.
 //! Programs are followed through string constants and variables of the same file, `+`,
-//! `filepath.Join`, `exec.LookPath` and the file's functions returning one; the whole argv ([`argv_words`], spread slices
-//! included) is read past wrappers and into `sh -c` strings ([`syntax::argv_agent`]). Parsed with tree-sitter;
+//! `filepath.Join`, `exec.LookPath` and the file's functions returning one; the whole
+//! argv ([`argv_words`], spread slices included) is read past wrappers and into `sh -c`
+//! strings ([`syntax::argv_agent`]). Parsed with tree-sitter;
 //! `os/exec` under any import name (also `.`) is followed.
 //!
 //! The rule data (agents, helpers) comes from `lints/agent-spawn.toml` like the other
