@@ -4,7 +4,8 @@
 //! it, shows a new group or session (`.process_group(0)`, `setsid` in `pre_exec`,
 //! `group_spawn`, `ProcessGroup`/`ProcessSession`) and a group kill is in reach of it
 //! (`Visitor::reached_kills`), or it runs inside an approved helper. Programs are
-//! followed through `let`s, consts and statics of the file, `format!` and `which`; a
+//! followed through `let`s, consts and statics of the file, `format!`, `which` and
+//! `self.field` set by a struct literal of the type ([`struct_fields`]); a
 //! constructor's whole argv (duct's `cmd!` arguments, the array given to `duct::cmd`) is
 //! read past wrappers and into `sh -c` scripts ([`Visitor::argv_agent`]).
 
@@ -51,6 +52,7 @@ pub fn check(src: &str, path: &str, rules: &Rules) -> Checked {
     let mut visitor = Visitor {
         rules,
         consts,
+        fields: struct_fields(&file),
         statics,
         aliases,
         module: module_path(path),
@@ -286,6 +288,9 @@ struct VarArg {
 struct Visitor<'r> {
     rules: &'r Rules,
     consts: HashMap<String, Expr>,
+    /// What the file's struct literals give each field of a type (`Agent { bin:
+    /// DEFAULT_BIN.to_string() }` in `new()`), for a program read from `self.bin`.
+    fields: HashMap<(String, String), Vec<Expr>>,
     /// The file's statics that can keep a child ([`holder_statics`]).
     statics: Vec<String>,
     /// `use std::process::Command as Cmd`: `Cmd` -> `Command`.
@@ -378,6 +383,25 @@ impl Visitor<'_> {
                 Some(syn::Stmt::Expr(e, None)) => self.program(e, depth + 1),
                 _ => None,
             },
+            // `self.bin`, set by a struct literal of the type (`Agent { bin: BIN.into() }`
+            // in `new()`): the first value that names an agent, else the first.
+            Expr::Field(f) if matches!(&*f.base, Expr::Path(p) if p.path.is_ident("self")) => {
+                let syn::Member::Named(field) = &f.member else {
+                    return None;
+                };
+                let owner = self.owners.last().cloned().flatten()?;
+                let values: Vec<String> = self
+                    .fields
+                    .get(&(owner, field.to_string()))?
+                    .iter()
+                    .filter_map(|v| self.program(v, depth + 1))
+                    .collect();
+                values
+                    .iter()
+                    .find(|v| self.rules.agent(v).is_some())
+                    .or(values.first())
+                    .cloned()
+            }
             Expr::Path(p) => {
                 let name = p.path.segments.last()?.ident.to_string();
                 let bound = self
@@ -1254,6 +1278,46 @@ fn self_type(item: &syn::ItemImpl) -> String {
             .unwrap_or_default(),
         other => other.to_token_stream().to_string(),
     }
+}
+
+/// The values the file's struct literals give each field, by type and field name
+/// (`Self { .. }` inside an `impl` is that type's).
+fn struct_fields(file: &syn::File) -> HashMap<(String, String), Vec<Expr>> {
+    struct Collect {
+        owners: Vec<String>,
+        out: HashMap<(String, String), Vec<Expr>>,
+    }
+    impl<'ast> Visit<'ast> for Collect {
+        fn visit_item_impl(&mut self, item: &'ast syn::ItemImpl) {
+            self.owners.push(self_type(item));
+            syn::visit::visit_item_impl(self, item);
+            self.owners.pop();
+        }
+        fn visit_expr_struct(&mut self, e: &'ast syn::ExprStruct) {
+            let name = e.path.segments.last().map(|s| s.ident.to_string());
+            let ty = match name.as_deref() {
+                Some("Self") => self.owners.last().cloned(),
+                other => other.map(str::to_string),
+            };
+            if let Some(ty) = ty {
+                for field in &e.fields {
+                    if let syn::Member::Named(n) = &field.member {
+                        self.out
+                            .entry((ty.clone(), n.to_string()))
+                            .or_default()
+                            .push(field.expr.clone());
+                    }
+                }
+            }
+            syn::visit::visit_expr_struct(self, e);
+        }
+    }
+    let mut collect = Collect {
+        owners: Vec::new(),
+        out: HashMap::new(),
+    };
+    collect.visit_file(file);
+    collect.out
 }
 
 /// Every `const` and `static` of the file by name: module level, in inline modules, in
