@@ -1616,7 +1616,7 @@ impl Visitor<'_> {
                 Expr::MethodCall(prev)
                     if prev.method == "arg" && prev.args.first().is_some_and(is_c) =>
                 {
-                    call.args.first()
+                    call.args.first().cloned()
                 }
                 // `cmd.arg("-c"); cmd.arg(script);`: the call on the variable before this one.
                 Expr::Path(p) if p.path.segments.len() == 1 => {
@@ -1630,23 +1630,19 @@ impl Visitor<'_> {
                     });
                     previous
                         .filter(|a| a.call.method == "arg" && a.call.args.first().is_some_and(is_c))
-                        .and_then(|_| call.args.first())
+                        .and_then(|_| call.args.first().cloned())
                 }
                 _ => None,
             },
-            "args" => {
-                let mut list = call.args.first();
-                while let Some(Expr::Reference(r)) = list {
-                    list = Some(&*r.expr);
-                }
-                match list {
-                    Some(Expr::Array(a)) => a.elems.iter().skip_while(|e| !is_c(e)).nth(1),
-                    _ => None,
-                }
-            }
+            // `.args(["-c", script])`, also through a `let` or const of the array.
+            "args" => call
+                .args
+                .first()
+                .and_then(|list| self.array_of(list, 0))
+                .and_then(|a| a.into_iter().skip_while(|e| !is_c(e)).nth(1)),
             _ => None,
         };
-        let Some(script) = script.cloned() else {
+        let Some(script) = script else {
             return;
         };
         // Down the chain to its constructor, through a `let` binding of it.
@@ -1725,16 +1721,11 @@ impl Visitor<'_> {
             let word = |e: &Expr| v.program(e, 0).unwrap_or_else(|| "\u{0}".into());
             match call.method.to_string().as_str() {
                 "arg" => Some(call.args.first().map(word).into_iter().collect()),
-                "args" => {
-                    let mut list = call.args.first();
-                    while let Some(Expr::Reference(r)) = list {
-                        list = Some(&*r.expr);
-                    }
-                    match list {
-                        Some(Expr::Array(a)) => Some(a.elems.iter().map(word).collect()),
-                        _ => Some(vec!["\u{0}".into()]),
-                    }
-                }
+                // `.args(["-n", "10", "claude"])`, also through a `let` or const of the array.
+                "args" => match call.args.first().and_then(|list| v.array_of(list, 0)) {
+                    Some(elements) => Some(elements.iter().map(word).collect()),
+                    None => Some(vec!["\u{0}".into()]),
+                },
                 _ => None,
             }
         }
