@@ -1583,6 +1583,28 @@ impl Visitor<'_> {
             Expr::Reference(r) => self.array_of(&r.expr, depth + 1),
             Expr::Paren(p) => self.array_of(&p.expr, depth + 1),
             Expr::Array(a) => Some(a.elems.iter().cloned().collect()),
+            // `&W[1..]`, `&CMD[1..3]`: a range of one with literal bounds.
+            Expr::Index(i) => {
+                let Expr::Range(range) = &*i.index else {
+                    return None;
+                };
+                let bound = |e: &Option<Box<Expr>>, default: usize| match e.as_deref() {
+                    None => Some(default),
+                    Some(Expr::Lit(syn::ExprLit {
+                        lit: Lit::Int(n), ..
+                    })) => n.base10_parse::<usize>().ok(),
+                    Some(_) => None,
+                };
+                let elements = self.array_of(&i.expr, depth + 1)?;
+                let start = bound(&range.start, 0)?;
+                let end = match range.limits {
+                    syn::RangeLimits::HalfOpen(_) => bound(&range.end, elements.len())?,
+                    syn::RangeLimits::Closed(_) => bound(&range.end, elements.len())? + 1,
+                };
+                elements
+                    .get(start..end.min(elements.len()))
+                    .map(<[Expr]>::to_vec)
+            }
             Expr::Path(p) if p.path.segments.len() == 1 => {
                 let name = p.path.segments[0].ident.to_string();
                 let bound = self

@@ -34,3 +34,13 @@ pub fn env_by_const_in_group() -> std::io::Result<()> {
 pub fn tools() -> std::io::Result<std::process::ExitStatus> {
     Command::new("nice").args(BUILD).status()
 }
+
+const CLAUDE: [&str; 3] = ["nohup", "claude", "-p"];
+
+pub fn program_and_rest_of_one_const() -> std::io::Result<std::process::ExitStatus> {
+    Command::new(CLAUDE[0]).args(&CLAUDE[1..]).status() // expect: agent-spawn-without-group
+}
+
+pub fn a_range_without_the_agent() -> std::io::Result<std::process::ExitStatus> {
+    Command::new(CLAUDE[0]).args(&CLAUDE[2..]).status()
+}
