@@ -53,6 +53,7 @@ pub fn check(src: &str, path: &str, rules: &Rules) -> Checked {
         rules,
         consts,
         fields: struct_fields(&file),
+        in_field: std::cell::Cell::new(false),
         statics,
         aliases,
         module: module_path(path),
@@ -291,6 +292,9 @@ struct Visitor<'r> {
     /// What the file's struct literals give each field of a type (`Agent { bin:
     /// DEFAULT_BIN.to_string() }` in `new()`), for a program read from `self.bin`.
     fields: HashMap<(String, String), Vec<Expr>>,
+    /// Reading a field's values now: a `self.field` inside one is not followed again,
+    /// so literals that name each other (`Self { bin: self.bin.clone() }`) cost one pass.
+    in_field: std::cell::Cell<bool>,
     /// The file's statics that can keep a child ([`holder_statics`]).
     statics: Vec<String>,
     /// `use std::process::Command as Cmd`: `Cmd` -> `Command`.
@@ -390,12 +394,17 @@ impl Visitor<'_> {
                     return None;
                 };
                 let owner = self.owners.last().cloned().flatten()?;
+                if self.in_field.replace(true) {
+                    return None;
+                }
                 let values: Vec<String> = self
                     .fields
-                    .get(&(owner, field.to_string()))?
-                    .iter()
+                    .get(&(owner, field.to_string()))
+                    .into_iter()
+                    .flatten()
                     .filter_map(|v| self.program(v, depth + 1))
                     .collect();
+                self.in_field.set(false);
                 values
                     .iter()
                     .find(|v| self.rules.agent(v).is_some())

@@ -52,3 +52,22 @@ impl Tool {
         Command::new(&self.bin).arg("check").status()
     }
 }
+
+/// Literals that copy the field from `self` are read once, not followed round.
+pub struct Copied {
+    bin: String,
+}
+
+impl Copied {
+    pub fn new() -> Self {
+        Copied { bin: "amp".into() }
+    }
+
+    pub fn again(&self) -> Self {
+        Self { bin: self.bin.clone() }
+    }
+
+    pub fn run(&self) -> std::io::Result<std::process::ExitStatus> {
+        Command::new(&self.bin).status() // expect: agent-spawn-without-group
+    }
+}
