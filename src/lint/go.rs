@@ -11,7 +11,9 @@
 //! group kill gated on the leader not having been reaped ([`gated`]: an `if`, `for` or
 //! `switch` case asking it) is a finding too.
 //! Programs are followed through string constants and variables of the same file, `+`,
-//! `filepath.Join` and `exec.LookPath`, and `sh -c` strings. Parsed with tree-sitter;
+//! `filepath.Join`, `exec.LookPath` and the file's functions returning one; the whole
+//! argv ([`argv_words`], spread slices included) is read past wrappers and into `sh -c`
+//! strings ([`syntax::argv_agent`]). Parsed with tree-sitter;
 //! `os/exec` under any import name (also `.`) is followed.
 //!
 //! The rule data (agents, helpers) comes from `lints/agent-spawn.toml` like the other
@@ -23,7 +25,7 @@ use std::collections::HashMap;
 use tree_sitter::Node;
 
 use super::rules::Rules;
-use super::syntax::{self, Checked, first_words, raw_at, text};
+use super::syntax::{self, Checked, raw_at, text};
 
 /// A Go file can only start a process through `os/exec` if it imports it, so a file
 /// naming an agent but not this is never parsed.
@@ -314,6 +316,12 @@ fn string_value(file: &File, node: Node, depth: usize) -> Option<String> {
             let callee = node.child_by_field_name("function")?;
             let name = text(callee, src).replace(char::is_whitespace, "");
             let args = node.child_by_field_name("arguments")?;
+            // `codexPath()`, a function of the file: what it returns.
+            if callee.kind() == "identifier"
+                && let Some(functions) = file.functions.get(&name)
+            {
+                return returned_value(file, functions, depth + 1);
+            }
             if name.ends_with("LookPath") {
                 let first = args.named_child(0)?;
                 return string_value(file, first, depth + 1);
@@ -357,17 +365,45 @@ fn string_value(file: &File, node: Node, depth: usize) -> Option<String> {
                 .collect();
             (!parts.is_empty()).then(|| parts.join("/"))
         }
-        // `args[0]` of a slice literal of the file (`var codexArgs = []string{"codex", ...}`).
+        // `args[0]` (or `argv[1]`) of a slice literal of the file (`var codexArgs =
+        // []string{"codex", ...}`).
         "index_expression" => {
-            if node.child_by_field_name("index").map(|i| text(i, src)) != Some("0") {
-                return None;
-            }
-            let first =
-                *slice_elements(file, node.child_by_field_name("operand")?, depth + 1)?.first()?;
-            string_value(file, first, depth + 1)
+            let index: usize = text(node.child_by_field_name("index")?, src).parse().ok()?;
+            let element = *slice_elements(file, node.child_by_field_name("operand")?, depth + 1)?
+                .get(index)?;
+            string_value(file, element, depth + 1)
         }
         _ => None,
     }
+}
+
+/// The string a function of the file returns (its first result), as [`string_value`]
+/// makes of each `return` of its own body (not a closure's): the first that names an
+/// agent, else the first (`p, err := exec.LookPath("codex"); if err != nil { return
+/// "codex" }; return p`).
+fn returned_value(file: &File, functions: &[Node], depth: usize) -> Option<String> {
+    let mut candidates = Vec::new();
+    for function in functions {
+        let Some(body) = function.child_by_field_name("body") else {
+            continue;
+        };
+        syntax::walk(body, &mut |n| {
+            if n.kind() == "return_statement"
+                && scope_of(n) == Some(function.id())
+                && let Some(value) = n.named_child(0).and_then(|list| match list.kind() {
+                    "expression_list" => list.named_child(0),
+                    _ => Some(list),
+                })
+            {
+                candidates.extend(string_value(file, value, depth + 1));
+            }
+        });
+    }
+    candidates
+        .iter()
+        .find(|c| file.rules.agent(c).is_some())
+        .or(candidates.first())
+        .cloned()
 }
 
 /// A `fmt.Sprintf` template filled in: `%s`, `%v`, `%q`, `%d` take the next value, `%%`
@@ -552,22 +588,8 @@ fn check_call(file: &File, call: Node) -> Option<syntax::Raw> {
         .filter(|n| n.kind() != "comment")
         .collect();
     let skip = usize::from(kind == Spawn::CommandContext);
-    let program = string_value(file, *args.get(skip)?, 0)?;
-    let agent = match file.rules.agent(&program) {
-        Some(agent) => agent.to_string(),
-        None => shell_agent(file, &program, &args[skip + 1..])
-            .or_else(|| env_agent(file, &program, &args[skip + 1..]))
-            .or_else(|| {
-                // `exec.Command("nohup", "claude", ...)`: past the wrapper.
-                let words: Vec<String> = args[skip..]
-                    .iter()
-                    .take(6)
-                    .map(|a| string_value(file, *a, 0).unwrap_or_else(|| "?".into()))
-                    .collect();
-                let words = syntax::past_wrappers(&words, file.rules);
-                file.rules.agent(words.first()?).map(str::to_string)
-            })?,
-    };
+    let words = argv_words(file, args.get(skip..)?);
+    let agent = syntax::argv_agent(&words, file.rules)?;
     if in_helper(file, call) {
         return None;
     }
@@ -639,38 +661,46 @@ fn check_call(file: &File, call: Node) -> Option<syntax::Raw> {
     Some(raw_at(callee, src, message, help))
 }
 
-/// `sh -c "claude -p ..."`: the agent the shell string starts.
-fn shell_agent(file: &File, program: &str, rest: &[Node]) -> Option<String> {
-    let name = program.rsplit('/').next().unwrap_or(program);
-    if !file.rules.shell.shells.iter().any(|s| s == name) {
-        return None;
+/// The whole argv of a spawn as words, from its program on: each argument's value (an
+/// unknown one is [`UNKNOWN`]), a spread slice (`args...`, `argv[1:]...` of a slice
+/// literal the file gives) expanded into its elements, so a wrapper and its agent in
+/// different pieces (`exec.Command(argv[0], argv[1:]...)`, `exec.Command("env",
+/// args...)`) are one command line.
+fn argv_words(file: &File, args: &[Node]) -> Vec<String> {
+    let word = |n: Node| string_value(file, n, 0).unwrap_or_else(|| UNKNOWN.into());
+    let mut words = Vec::new();
+    for arg in args {
+        if words.len() >= 16 {
+            break;
+        }
+        match arg
+            .named_child(0)
+            .filter(|_| arg.kind() == "variadic_argument")
+        {
+            Some(spread) => match spread_elements(file, spread) {
+                Some(elements) => words.extend(elements.into_iter().map(word)),
+                None => words.push(UNKNOWN.into()),
+            },
+            None => words.push(word(*arg)),
+        }
     }
-    let values: Vec<Option<String>> = rest.iter().map(|n| string_value(file, *n, 0)).collect();
-    let at = values
-        .iter()
-        .position(|v| v.as_deref().is_some_and(super::shell::is_script_flag))?;
-    let script = values.get(at + 1)?.as_deref()?;
-    // Each command of the string: `cd /work && claude -p ...` starts claude too.
-    script
-        .split(['&', '|', ';', '\n'])
-        .find_map(|command| {
-            let words = syntax::past_wrappers(&first_words(command), file.rules);
-            file.rules.agent(words.first()?)
-        })
-        .map(str::to_string)
+    words
 }
 
-/// `exec.Command("/usr/bin/env", "claude", ...)`: the agent `env` runs (after its
-/// options and `VAR=value` assignments).
-fn env_agent(file: &File, program: &str, rest: &[Node]) -> Option<String> {
-    if program.rsplit('/').next() != Some("env") {
-        return None;
+/// The elements a spread slice gives: a slice literal (through a name), or a slice of
+/// one with constant bounds (`argv[1:]`, `argv[2:4]`).
+fn spread_elements<'t>(file: &File<'t, '_>, node: Node<'t>) -> Option<Vec<Node<'t>>> {
+    if node.kind() != "slice_expression" {
+        return slice_elements(file, node, 0);
     }
-    let word = rest.iter().map(|n| string_value(file, *n, 0)).find(|v| {
-        v.as_deref()
-            .is_none_or(|w| !w.starts_with('-') && !w.contains('='))
-    })??;
-    file.rules.agent(&word).map(str::to_string)
+    let elements = slice_elements(file, node.child_by_field_name("operand")?, 0)?;
+    let bound = |field, default: usize| match node.child_by_field_name(field) {
+        None => Some(default),
+        Some(n) => text(n, file.src).parse::<usize>().ok(),
+    };
+    let start = bound("start", 0)?;
+    let end = bound("end", elements.len())?.min(elements.len());
+    elements.get(start..end).map(<[Node]>::to_vec)
 }
 
 /// Is the call inside an approved helper (`<module>.<function>`)?
@@ -752,10 +782,24 @@ fn reach<'t>(file: &File<'t, '_>, call: Node<'t>, handle: &Handle) -> Vec<Node<'
         }
         Handle::Elsewhere | Handle::Nobody => {}
     }
-    // `s.cmd = cmd`, `s.pid = cmd.Process.Pid`: a field that holds it, for the
-    // methods that stop it later.
+    // `s.cmd = cmd`, `s.pid = cmd.Process.Pid`, `Session{cmd: cmd}`: a field that holds
+    // it, for the methods that stop it later.
     let mut fields: Vec<String> = Vec::new();
     syntax::walk(home, &mut |node| {
+        // `&Session{cmd: cmd}`, `s := Session{cmd: cmd, pid: cmd.Process.Pid}`: a struct
+        // literal's field given it, held by what the literal becomes.
+        if node.kind() == "keyed_element"
+            && let (Some(key), Some(value)) = (
+                node.child_by_field_name("key"),
+                node.child_by_field_name("value"),
+            )
+            && tracked.iter().any(|t| mentions(text(value, src), t))
+        {
+            let key = key.named_child(0).unwrap_or(key);
+            if key.kind() == "identifier" || key.kind() == "field_identifier" {
+                fields.push(text(key, src).to_string());
+            }
+        }
         // `agents.Store(id, cmd)`: a method of a package variable (a `sync.Map`) given it.
         if node.kind() == "call_expression"
             && let Some(callee) = node.child_by_field_name("function")

@@ -4,7 +4,10 @@
 //! it, shows a new group or session (`.process_group(0)`, `setsid` in `pre_exec`,
 //! `group_spawn`, `ProcessGroup`/`ProcessSession`) and a group kill is in reach of it
 //! (`Visitor::reached_kills`), or it runs inside an approved helper. Programs are
-//! followed through `let`s, consts and statics of the file, `format!` and `which`.
+//! followed through `let`s, consts and statics of the file, `format!`, `which` and
+//! `self.field` set by a struct literal of the type ([`struct_fields`]); a
+//! constructor's whole argv (duct's `cmd!` arguments, the array given to `duct::cmd`) is
+//! read past wrappers and into `sh -c` scripts ([`Visitor::argv_agent`]).
 
 use std::collections::HashMap;
 
@@ -49,6 +52,8 @@ pub fn check(src: &str, path: &str, rules: &Rules) -> Checked {
     let mut visitor = Visitor {
         rules,
         consts,
+        fields: struct_fields(&file),
+        in_field: std::cell::Cell::new(false),
         statics,
         aliases,
         module: module_path(path),
@@ -284,6 +289,12 @@ struct VarArg {
 struct Visitor<'r> {
     rules: &'r Rules,
     consts: HashMap<String, Expr>,
+    /// What the file's struct literals give each field of a type (`Agent { bin:
+    /// DEFAULT_BIN.to_string() }` in `new()`), for a program read from `self.bin`.
+    fields: HashMap<(String, String), Vec<Expr>>,
+    /// Reading a field's values now: a `self.field` inside one is not followed again,
+    /// so literals that name each other (`Self { bin: self.bin.clone() }`) cost one pass.
+    in_field: std::cell::Cell<bool>,
     /// The file's statics that can keep a child ([`holder_statics`]).
     statics: Vec<String>,
     /// `use std::process::Command as Cmd`: `Cmd` -> `Command`.
@@ -376,6 +387,30 @@ impl Visitor<'_> {
                 Some(syn::Stmt::Expr(e, None)) => self.program(e, depth + 1),
                 _ => None,
             },
+            // `self.bin`, set by a struct literal of the type (`Agent { bin: BIN.into() }`
+            // in `new()`): the first value that names an agent, else the first.
+            Expr::Field(f) if matches!(&*f.base, Expr::Path(p) if p.path.is_ident("self")) => {
+                let syn::Member::Named(field) = &f.member else {
+                    return None;
+                };
+                let owner = self.owners.last().cloned().flatten()?;
+                if self.in_field.replace(true) {
+                    return None;
+                }
+                let values: Vec<String> = self
+                    .fields
+                    .get(&(owner, field.to_string()))
+                    .into_iter()
+                    .flatten()
+                    .filter_map(|v| self.program(v, depth + 1))
+                    .collect();
+                self.in_field.set(false);
+                values
+                    .iter()
+                    .find(|v| self.rules.agent(v).is_some())
+                    .or(values.first())
+                    .cloned()
+            }
             Expr::Path(p) => {
                 let name = p.path.segments.last()?.ident.to_string();
                 let bound = self
@@ -407,13 +442,15 @@ impl Visitor<'_> {
                     None
                 }
             }
-            // `CMD[0]` of a `const CMD: &[&str] = &["claude", "-p"]`.
+            // `CMD[0]` of a `const CMD: &[&str] = &["claude", "-p"]`, `W[1]` of a `const W:
+            // [&str; 2] = ["nohup", "claude"]`.
             Expr::Index(i) => {
-                let zero =
-                    matches!(&*i.index, Expr::Lit(l) if l.lit.to_token_stream().to_string() == "0");
-                if !zero {
-                    return None;
-                }
+                let index: usize = match &*i.index {
+                    Expr::Lit(syn::ExprLit {
+                        lit: Lit::Int(n), ..
+                    }) => n.base10_parse().ok()?,
+                    _ => return None,
+                };
                 let mut base = &*i.expr;
                 let resolved;
                 if let Expr::Path(p) = base {
@@ -431,7 +468,11 @@ impl Visitor<'_> {
                     base = &r.expr;
                 }
                 match base {
-                    Expr::Array(a) => a.elems.first().and_then(|e| self.program(e, depth + 1)),
+                    Expr::Array(a) => a
+                        .elems
+                        .iter()
+                        .nth(index)
+                        .and_then(|e| self.program(e, depth + 1)),
                     _ => None,
                 }
             }
@@ -1248,6 +1289,46 @@ fn self_type(item: &syn::ItemImpl) -> String {
     }
 }
 
+/// The values the file's struct literals give each field, by type and field name
+/// (`Self { .. }` inside an `impl` is that type's).
+fn struct_fields(file: &syn::File) -> HashMap<(String, String), Vec<Expr>> {
+    struct Collect {
+        owners: Vec<String>,
+        out: HashMap<(String, String), Vec<Expr>>,
+    }
+    impl<'ast> Visit<'ast> for Collect {
+        fn visit_item_impl(&mut self, item: &'ast syn::ItemImpl) {
+            self.owners.push(self_type(item));
+            syn::visit::visit_item_impl(self, item);
+            self.owners.pop();
+        }
+        fn visit_expr_struct(&mut self, e: &'ast syn::ExprStruct) {
+            let name = e.path.segments.last().map(|s| s.ident.to_string());
+            let ty = match name.as_deref() {
+                Some("Self") => self.owners.last().cloned(),
+                other => other.map(str::to_string),
+            };
+            if let Some(ty) = ty {
+                for field in &e.fields {
+                    if let syn::Member::Named(n) = &field.member {
+                        self.out
+                            .entry((ty.clone(), n.to_string()))
+                            .or_default()
+                            .push(field.expr.clone());
+                    }
+                }
+            }
+            syn::visit::visit_expr_struct(self, e);
+        }
+    }
+    let mut collect = Collect {
+        owners: Vec::new(),
+        out: HashMap::new(),
+    };
+    collect.visit_file(file);
+    collect.out
+}
+
 /// Every `const` and `static` of the file by name: module level, in inline modules, in
 /// `impl` blocks (`Self::BIN`) and in function bodies.
 fn collect_consts(file: &syn::File) -> HashMap<String, Expr> {
@@ -1473,6 +1554,81 @@ fn statement_of(functions: &[Function], needle: &str) -> String {
 }
 
 impl Visitor<'_> {
+    /// The agent a constructor's whole argv runs (`cmd!("nohup", "claude")`,
+    /// `cmd!("sh", "-c", "claude -p hi")`, `duct::cmd("env", &["A=1", "claude"])`): the
+    /// words of its arguments, an array among them (through references, `let`s and
+    /// consts) spread into its elements, read past wrappers and into a `sh -c` script
+    /// ([`super::syntax::argv_agent`]). A value out of reach is a word that is no option
+    /// and no agent.
+    fn argv_agent<'e>(&self, args: impl IntoIterator<Item = &'e Expr>) -> Option<String> {
+        let mut exprs: Vec<Expr> = Vec::new();
+        for arg in args {
+            match self.array_of(arg, 0) {
+                Some(elements) if !exprs.is_empty() => exprs.extend(elements),
+                _ => exprs.push(arg.clone()),
+            }
+        }
+        let mut words: Vec<String> = Vec::new();
+        for e in exprs.iter().take(16) {
+            let script = words
+                .last()
+                .is_some_and(|w| super::shell::is_script_flag(w));
+            let word = if script {
+                self.script_text(e, 0)
+            } else {
+                self.program(e, 0)
+            };
+            words.push(word.unwrap_or_else(|| "\u{0}".into()));
+        }
+        super::syntax::argv_agent(&words, self.rules)
+    }
+
+    /// The elements of an array literal `expr` is, through references, `let`s and consts.
+    fn array_of(&self, expr: &Expr, depth: usize) -> Option<Vec<Expr>> {
+        if depth > 6 {
+            return None;
+        }
+        match expr {
+            Expr::Reference(r) => self.array_of(&r.expr, depth + 1),
+            Expr::Paren(p) => self.array_of(&p.expr, depth + 1),
+            Expr::Array(a) => Some(a.elems.iter().cloned().collect()),
+            // `&W[1..]`, `&CMD[1..3]`: a range of one with literal bounds.
+            Expr::Index(i) => {
+                let Expr::Range(range) = &*i.index else {
+                    return None;
+                };
+                let bound = |e: &Option<Box<Expr>>, default: usize| match e.as_deref() {
+                    None => Some(default),
+                    Some(Expr::Lit(syn::ExprLit {
+                        lit: Lit::Int(n), ..
+                    })) => n.base10_parse::<usize>().ok(),
+                    Some(_) => None,
+                };
+                let elements = self.array_of(&i.expr, depth + 1)?;
+                let start = bound(&range.start, 0)?;
+                let end = match range.limits {
+                    syn::RangeLimits::HalfOpen(_) => bound(&range.end, elements.len())?,
+                    syn::RangeLimits::Closed(_) => bound(&range.end, elements.len())? + 1,
+                };
+                elements
+                    .get(start..end.min(elements.len()))
+                    .map(<[Expr]>::to_vec)
+            }
+            Expr::Path(p) if p.path.segments.len() == 1 => {
+                let name = p.path.segments[0].ident.to_string();
+                let bound = self
+                    .functions
+                    .iter()
+                    .rev()
+                    .find_map(|f| f.bindings.get(&name))
+                    .or_else(|| self.consts.get(&name))?
+                    .clone();
+                self.array_of(&bound, depth + 1)
+            }
+            _ => None,
+        }
+    }
+
     /// `Command::new("sh").arg("-c").arg(script)` or `.args(["-c", script])`: the agent
     /// the script starts, reported at the command's constructor like a direct spawn.
     /// Only the argument right after `-c` is read, so a chain is reported once.
@@ -1491,7 +1647,7 @@ impl Visitor<'_> {
                 Expr::MethodCall(prev)
                     if prev.method == "arg" && prev.args.first().is_some_and(is_c) =>
                 {
-                    call.args.first()
+                    call.args.first().cloned()
                 }
                 // `cmd.arg("-c"); cmd.arg(script);`: the call on the variable before this one.
                 Expr::Path(p) if p.path.segments.len() == 1 => {
@@ -1505,23 +1661,19 @@ impl Visitor<'_> {
                     });
                     previous
                         .filter(|a| a.call.method == "arg" && a.call.args.first().is_some_and(is_c))
-                        .and_then(|_| call.args.first())
+                        .and_then(|_| call.args.first().cloned())
                 }
                 _ => None,
             },
-            "args" => {
-                let mut list = call.args.first();
-                while let Some(Expr::Reference(r)) = list {
-                    list = Some(&*r.expr);
-                }
-                match list {
-                    Some(Expr::Array(a)) => a.elems.iter().skip_while(|e| !is_c(e)).nth(1),
-                    _ => None,
-                }
-            }
+            // `.args(["-c", script])`, also through a `let` or const of the array.
+            "args" => call
+                .args
+                .first()
+                .and_then(|list| self.array_of(list, 0))
+                .and_then(|a| a.into_iter().skip_while(|e| !is_c(e)).nth(1)),
             _ => None,
         };
-        let Some(script) = script.cloned() else {
+        let Some(script) = script else {
             return;
         };
         // Down the chain to its constructor, through a `let` binding of it.
@@ -1600,16 +1752,11 @@ impl Visitor<'_> {
             let word = |e: &Expr| v.program(e, 0).unwrap_or_else(|| "\u{0}".into());
             match call.method.to_string().as_str() {
                 "arg" => Some(call.args.first().map(word).into_iter().collect()),
-                "args" => {
-                    let mut list = call.args.first();
-                    while let Some(Expr::Reference(r)) = list {
-                        list = Some(&*r.expr);
-                    }
-                    match list {
-                        Some(Expr::Array(a)) => Some(a.elems.iter().map(word).collect()),
-                        _ => Some(vec!["\u{0}".into()]),
-                    }
-                }
+                // `.args(["-n", "10", "claude"])`, also through a `let` or const of the array.
+                "args" => match call.args.first().and_then(|list| v.array_of(list, 0)) {
+                    Some(elements) => Some(elements.iter().map(word).collect()),
+                    None => Some(vec!["\u{0}".into()]),
+                },
                 _ => None,
             }
         }
@@ -1754,10 +1901,7 @@ impl<'ast> Visit<'ast> for Visitor<'_> {
             .spawn
             .iter()
             .any(|s| callee == *s || callee.ends_with(&format!("::{s}")));
-        if is_spawn
-            && let Some(first) = call.args.first()
-            && let Some(program) = self.program(first, 0)
-        {
+        if is_spawn && let Some(program) = self.argv_agent(&call.args) {
             let needle = call.to_token_stream().to_string();
             let statement = statement_of(&self.functions, &needle);
             self.report(call.func.span(), &program, &callee, &statement);
@@ -1783,8 +1927,7 @@ impl<'ast> Visit<'ast> for Visitor<'_> {
             && let Ok(args) = mac.parse_body_with(
                 syn::punctuated::Punctuated::<Expr, syn::Token![,]>::parse_terminated,
             )
-            && let Some(first) = args.first()
-            && let Some(program) = self.program(first, 0)
+            && let Some(program) = self.argv_agent(&args)
         {
             let needle = mac.to_token_stream().to_string();
             let statement = statement_of(&self.functions, &needle);

@@ -381,3 +381,33 @@ pub fn package_agent(words: &[String], rules: &super::rules::Rules) -> Option<St
     }
     None
 }
+
+/// The agent a whole argv runs (program and arguments as words, an unknown value as a
+/// word that is no option and no agent): past the wrappers in front of it
+/// ([`past_wrappers`]: `sudo -u agent claude`, `env A=1 claude`), or a command of the
+/// script of a shell it runs (`sh -c "cd /w && claude -p hi"`, `-lc`, `-ec` too), itself
+/// looked at past its wrappers.
+pub fn argv_agent(words: &[String], rules: &super::rules::Rules) -> Option<String> {
+    let words = past_wrappers(words, rules);
+    let program = words.first()?;
+    if let Some(agent) = rules.agent(program) {
+        return Some(agent.to_string());
+    }
+    let name = program.rsplit('/').next().unwrap_or(program);
+    if !rules.shell.shells.iter().any(|s| s == name) {
+        return None;
+    }
+    let at = words
+        .iter()
+        .skip(1)
+        .position(|w| super::shell::is_script_flag(w))?;
+    let script = words.get(at + 2)?;
+    // Each command of the string: `cd /work && claude -p ...` starts claude too.
+    script
+        .split(['&', '|', ';', '\n'])
+        .find_map(|command| {
+            let words = past_wrappers(&first_words(command), rules);
+            rules.agent(words.first()?)
+        })
+        .map(str::to_string)
+}
