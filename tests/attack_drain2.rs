@@ -450,3 +450,86 @@ fn a_task_ref_no_fleet_can_read_stops_neither_the_queue_nor_status_and_doctor_na
         commit
     );
 }
+
+/// An agent's `git commit` may start git's automatic maintenance (`gc --auto`), which
+/// git detaches into the background by default. Stopped half way by the drainer's stop
+/// of what a run leaves behind, it could leave a lock in the repository every worktree
+/// shares. Agents' git runs it to its end inside the commit instead, in the run's group.
+#[test]
+fn git_s_automatic_maintenance_in_an_agent_s_commit_runs_to_its_end_inside_the_run() {
+    let env = Env::new();
+    let body = "git config --get maintenance.autoDetach > \"$RUNS/maintenance-detach\"\n\
+                git config --get gc.autoDetach > \"$RUNS/gc-detach\"\n\
+                echo x > gc.txt\ngit add gc.txt\ngit commit -qm 'agent: one file'\n";
+    let profile = agent(&env, "gc", body, "");
+    let dir = project(&env, &profile);
+    // Three packs and a limit of one: the agent's commit makes git consolidate them.
+    for i in 0..3 {
+        let made = std::process::Command::new("sh")
+            .args([
+                "-c",
+                &format!(
+                    "printf 'pack {i}' | git hash-object -w --stdin | git pack-objects -q .git/objects/pack/pack"
+                ),
+            ])
+            .current_dir(&dir)
+            .stdout(std::process::Stdio::null())
+            .status()
+            .unwrap();
+        assert!(made.success());
+    }
+    env.git(&dir, &["config", "gc.autoPackLimit", "1"]);
+    let packs = || {
+        std::fs::read_dir(dir.join(".git/objects/pack"))
+            .unwrap()
+            .filter(|e| {
+                e.as_ref()
+                    .unwrap()
+                    .path()
+                    .extension()
+                    .is_some_and(|x| x == "pack")
+            })
+            .count()
+    };
+    let before = packs();
+    assert!(before >= 3);
+    add(&env, &dir, "gc", &["--agent", "gc", "--max-attempts", "1"]);
+    let out = env.fleet(&dir, &["drain", "--once", "--json"]);
+    assert!(
+        !out.stderr.contains("outside its process group"),
+        "the drainer stopped a process the agent's git left: {}",
+        out.stderr
+    );
+    assert_eq!(show(&env, &dir, "gc")["state"], "succeeded");
+    assert!(
+        packs() < before,
+        "gc did not run to its end: {} packs of {before}",
+        packs()
+    );
+    for file in ["maintenance-detach", "gc-detach"] {
+        let seen = std::fs::read_to_string(env.path().join("runs").join(file)).unwrap();
+        assert_eq!(seen.trim(), "false", "{file}");
+    }
+    assert!(!dir.join(".git/gc.pid").exists());
+    let locks: Vec<_> = walkdir(&dir.join(".git"))
+        .into_iter()
+        .filter(|p| p.extension().is_some_and(|x| x == "lock"))
+        // fleet's own locks are files it keeps and locks with flock(2).
+        .filter(|p| !p.starts_with(dir.join(".git/fleet")))
+        .collect();
+    assert!(locks.is_empty(), "{locks:?}");
+}
+
+/// Every file under `dir`.
+fn walkdir(dir: &Path) -> Vec<PathBuf> {
+    let mut out = Vec::new();
+    for entry in std::fs::read_dir(dir).into_iter().flatten().flatten() {
+        let path = entry.path();
+        if path.is_dir() {
+            out.extend(walkdir(&path));
+        } else {
+            out.push(path);
+        }
+    }
+    out
+}

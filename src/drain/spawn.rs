@@ -198,7 +198,21 @@ pub fn launch(
             CLAUDE_MAX_RETRIES.to_string(),
         ));
     }
+    // The agent's git runs its automatic maintenance in the foreground (see
+    // `AGENT_CONFIG`), numbered after any `GIT_CONFIG_*` the agent inherits or its
+    // profile gives it.
+    let inherited = own
+        .iter()
+        .find(|(k, _)| k == "GIT_CONFIG_COUNT")
+        .map(|(_, v)| v.clone())
+        .or_else(|| std::env::var("GIT_CONFIG_COUNT").ok());
+    let had = crate::git::cli::config_count(inherited.as_deref());
+    own.retain(|(k, _)| k != "GIT_CONFIG_COUNT");
     env.extend(own);
+    env.extend(crate::git::cli::config_env(
+        &crate::git::cli::AGENT_CONFIG,
+        had,
+    ));
     if profile.home == Home::Isolated {
         let home = run_dir.join("home");
         let claude = home.join(".claude");

@@ -98,20 +98,8 @@ pub fn run(
 /// index-trusting setting of the repository does not reach the gate's own git either.
 /// Appended after any the environment already has, so these win.
 fn whole_tree_config() -> Vec<(String, String)> {
-    let had: usize = std::env::var("GIT_CONFIG_COUNT")
-        .ok()
-        .and_then(|n| n.trim().parse().ok())
-        .unwrap_or(0);
-    let settings = crate::git::cli::GATE_CONFIG;
-    let mut vars = vec![(
-        "GIT_CONFIG_COUNT".to_string(),
-        (had + settings.len()).to_string(),
-    )];
-    for (i, (key, value)) in settings.iter().enumerate() {
-        vars.push((format!("GIT_CONFIG_KEY_{}", had + i), key.to_string()));
-        vars.push((format!("GIT_CONFIG_VALUE_{}", had + i), value.to_string()));
-    }
-    vars
+    let had = crate::git::cli::config_count(std::env::var("GIT_CONFIG_COUNT").ok().as_deref());
+    crate::git::cli::config_env(&crate::git::cli::GATE_CONFIG, had)
 }
 
 /// Is `error` a gate run stopped by a signal (see [`interrupted`])? fleet ends by that

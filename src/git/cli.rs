@@ -145,6 +145,37 @@ pub const GATE_CONFIG: [(&str, &str); 5] = [
     ("core.fsmonitor", "false"),
 ];
 
+/// Settings every git an agent of `fleet drain` runs gets: git's automatic maintenance
+/// after a commit (`gc --auto`) runs to its end inside that commit, in the run's process
+/// group, instead of detaching into the background, where the drainer's stop of what a
+/// run left behind would cut it off half way (a lock left in the repository every
+/// worktree shares).
+pub const AGENT_CONFIG: [(&str, &str); 2] = [
+    ("maintenance.autoDetach", "false"),
+    ("gc.autoDetach", "false"),
+];
+
+/// The `GIT_CONFIG_COUNT`/`GIT_CONFIG_KEY_n`/`GIT_CONFIG_VALUE_n` variables that give
+/// every git a child runs `settings`, numbered after the `had` pairs the child's
+/// environment already holds, so these win over them and over every config file.
+pub fn config_env(settings: &[(&str, &str)], had: usize) -> Vec<(String, String)> {
+    let mut vars = vec![(
+        "GIT_CONFIG_COUNT".to_string(),
+        (had + settings.len()).to_string(),
+    )];
+    for (i, (key, value)) in settings.iter().enumerate() {
+        vars.push((format!("GIT_CONFIG_KEY_{}", had + i), key.to_string()));
+        vars.push((format!("GIT_CONFIG_VALUE_{}", had + i), value.to_string()));
+    }
+    vars
+}
+
+/// How many `GIT_CONFIG_*` pairs a `GIT_CONFIG_COUNT` value declares (none when unset
+/// or not a number, as git reads it).
+pub fn config_count(value: Option<&str>) -> usize {
+    value.and_then(|n| n.trim().parse().ok()).unwrap_or(0)
+}
+
 /// git in the gate worktree, with [`GATE_CONFIG`] on its command line. It never looks
 /// above the worktree for a repository: one whose `.git` file a kill left unwritten
 /// must fail, not reach whatever repository holds the folder it lives in.
