@@ -55,7 +55,9 @@ pub fn place(
         force_base: false,
         cwd: None,
     };
-    let made = crate::worktree::new(ctx, &req)?;
+    // The drainer shows no worktree notes (they were dropped here before), so the one
+    // that asks git about the guard hooks is not computed at all.
+    let made = crate::worktree::new_without_hooks_note(ctx, &req)?;
     if queue.remote().is_some() {
         // This fetches, racing the other drainers of this clone.
         crate::tasks::store::fetch_retried(|| {
