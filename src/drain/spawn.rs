@@ -232,16 +232,44 @@ pub fn committed(placed: &Placed) -> Result<bool> {
     Ok(false)
 }
 
+/// A claimed run with everything made for its agent but the agent: its worktree (recorded
+/// on the run), plan and launch. [`super::Drainer::launch`] starts it; a run prepared
+/// ahead that never starts is handed back ([`super::Drainer::hand_back`]).
+pub(super) struct Prepared {
+    name: crate::tasks::TaskName,
+    task: Task,
+    run: Run,
+    profile: Profile,
+    placed: Placed,
+    launch: Launch,
+    report: super::RunReport,
+    /// When it was made: a run prepared ahead is handed back before its claim is stale.
+    pub(super) at: std::time::Instant,
+}
+
 impl super::Drainer<'_> {
     /// Start the claimed task's run: its worktree, plan and agent. Anything failing
     /// before the agent runs ends the attempt as failed, with the reason.
     pub(super) fn spawn(&mut self, claimed: crate::tasks::Claimed) {
+        if let Some(prepared) = self.prepare_run(claimed, false) {
+            self.launch(prepared);
+        }
+    }
+
+    /// Everything of the claimed task's run but its agent (see [`Prepared`]); `ahead`:
+    /// while this drainer's every slot is busy, for the next free one. A failure ends
+    /// the attempt as failed, with the reason, and gives `None`.
+    pub(super) fn prepare_run(
+        &mut self,
+        claimed: crate::tasks::Claimed,
+        ahead: bool,
+    ) -> Option<Prepared> {
         let crate::tasks::Claimed { task, run } = claimed;
         let name = match crate::tasks::TaskName::parse(&task.name) {
             Ok(name) => name,
             Err(e) => {
                 self.ui.warn(&e.message);
-                return;
+                return None;
             }
         };
         let run_dir = crate::state::run_dir(&self.ctx.repo.common_dir(), &run.id);
@@ -261,7 +289,7 @@ impl super::Drainer<'_> {
             plan: run.plan.clone(),
         };
         let prepared = crate::failpoint::hit("drain-after-claim")
-            .and_then(|()| self.prepare(&name, &task, &run, &run_dir, &mut report));
+            .and_then(|()| self.prepare(&name, &task, &run, &run_dir, &mut report, ahead));
         let (profile, placed, launch) = match prepared {
             Ok(p) => p,
             Err(e) => {
@@ -270,13 +298,36 @@ impl super::Drainer<'_> {
                     None => e.message.clone(),
                 };
                 self.settle_unstarted(&name, &run, report, why);
-                return;
+                return None;
             }
         };
         if let Some(why) = super::retry::oversized_argument(&launch.argv) {
             self.park_unstarted(&name, &run, report, why);
-            return;
+            return None;
         }
+        Some(Prepared {
+            name,
+            task,
+            run,
+            profile,
+            placed,
+            launch,
+            report,
+            at: std::time::Instant::now(),
+        })
+    }
+
+    /// Start the prepared run's agent on a thread of its own.
+    pub(super) fn launch(&mut self, prepared: Prepared) {
+        let Prepared {
+            name,
+            run,
+            profile,
+            placed,
+            launch,
+            report,
+            ..
+        } = prepared;
         let key = self.next_key;
         self.next_key += 1;
         let abort = std::sync::Arc::new(std::sync::atomic::AtomicBool::new(false));
@@ -307,8 +358,42 @@ impl super::Drainer<'_> {
                 lost: false,
                 usage: None,
                 report,
+                launched: std::time::Instant::now(),
             },
         );
+    }
+
+    /// Hand back a run prepared ahead whose agent never started (the drainer stops, or
+    /// it waited too long for a slot): the task queued again by compare-and-swap with no
+    /// attempt used ([`crate::tasks::Store::release`]), its worktree, branch and lane
+    /// removed (nothing ran there).
+    pub(super) fn hand_back(&mut self, prepared: Prepared, why: &str) {
+        let Prepared {
+            name,
+            task,
+            run,
+            mut report,
+            ..
+        } = prepared;
+        let why = format!("handed back before its agent started: {why}");
+        match self.store.release(&name, &run.id, &why, crate::time::now()) {
+            Ok(task) => {
+                self.ui.note(&format!("{name}: {why} (run {})", run.id));
+                report.state = Some(task.state);
+            }
+            Err(e) => {
+                self.ui.warn(&format!(
+                    "{name}: run {} was not handed back: {}",
+                    run.id, e.message
+                ));
+                report.error = Some(why);
+                self.report.runs.push(report);
+                return;
+            }
+        }
+        self.remove_unstarted_worktree(&task, &run);
+        report.error = Some(why);
+        self.report.runs.push(report);
     }
 
     #[allow(clippy::type_complexity)]
@@ -319,6 +404,7 @@ impl super::Drainer<'_> {
         run: &Run,
         run_dir: &Path,
         report: &mut super::RunReport,
+        ahead: bool,
     ) -> Result<(Profile, Placed, Launch)> {
         let (profile_name, profile) = self.profile_of(task, Some(run))?;
         let plan_env = match run.plan.as_deref() {
@@ -338,6 +424,9 @@ impl super::Drainer<'_> {
         report.worktree = Some(placed.path.clone());
         report.branch = Some(placed.branch.clone());
         crate::failpoint::hit("drain-after-worktree")?;
+        if ahead {
+            crate::failpoint::hit("drain-ahead-after-worktree")?;
+        }
         self.store.place(
             name,
             &run.id,
