@@ -12,7 +12,8 @@
 //! guardians), and the next drainer reaps their tasks as crashed.
 //!
 //! Prepared ahead (`[drain] prepare_ahead`, on by default): while every slot is busy,
-//! the next task is claimed and its run prepared (worktree, plan, launch) so its agent
+//! the next task is claimed and its run prepared (its worktree made on a thread of its
+//! own while the main thread goes on reaping; then its plan and launch) so its agent
 //! starts the moment a slot frees; `--max` still caps the agents running. The claim is
 //! an ordinary one, recorded once. It is held at most half of the claim grace (and of
 //! the lease), and only when this drainer's last runs were short; past that, and when
@@ -204,7 +205,7 @@ struct Drainer<'a> {
     live: BTreeMap<usize, Live>,
     /// The next run, claimed and prepared while every slot was busy (`[drain]
     /// prepare_ahead`, see the module's doc).
-    ahead: Option<spawn::Prepared>,
+    ahead: Option<spawn::Ahead>,
     /// How long this drainer's last few runs took, launch to end.
     recent: std::collections::VecDeque<Duration>,
     next_key: usize,
@@ -250,7 +251,9 @@ impl Drainer<'_> {
                 stopping = requests;
                 claiming = false;
                 self.report.stopped = true;
-                if let Some(prepared) = self.ahead.take() {
+                if let Some(ahead) = self.ahead.take()
+                    && let Some(prepared) = self.finish_ahead(ahead)
+                {
                     self.hand_back(prepared, "the drainer stopped");
                 }
             }
@@ -273,8 +276,12 @@ impl Drainer<'_> {
                 self.renew();
                 last_renew = Instant::now();
             }
-            if self.ahead.as_ref().is_some_and(|p| p.at.elapsed() >= hold)
-                && let Some(prepared) = self.ahead.take()
+            if self
+                .ahead
+                .as_ref()
+                .is_some_and(|a| a.at().elapsed() >= hold)
+                && let Some(ahead) = self.ahead.take()
+                && let Some(prepared) = self.finish_ahead(ahead)
             {
                 let why = format!(
                     "no slot freed within {}s of preparing it",
@@ -285,8 +292,10 @@ impl Drainer<'_> {
             }
             if self.live.len() < self.opts.max {
                 ahead_spent = false;
-                if let Some(prepared) = self.ahead.take() {
-                    self.launch(prepared);
+                if let Some(ahead) = self.ahead.take() {
+                    if let Some(prepared) = self.finish_ahead(ahead) {
+                        self.launch(prepared);
+                    }
                     continue;
                 }
             } else if claiming
@@ -296,7 +305,7 @@ impl Drainer<'_> {
             {
                 match self.claim(true) {
                     Ok(Some(claimed)) => {
-                        self.ahead = self.prepare_run(claimed, true);
+                        self.ahead = self.prepare_ahead(claimed);
                         continue;
                     }
                     Ok(None) => {}
@@ -320,7 +329,9 @@ impl Drainer<'_> {
                 }
             }
             if !claiming && self.live.is_empty() && (self.opts.once || stopping > 0) {
-                if let Some(prepared) = self.ahead.take() {
+                if let Some(ahead) = self.ahead.take()
+                    && let Some(prepared) = self.finish_ahead(ahead)
+                {
                     self.hand_back(prepared, "the drainer stopped");
                 }
                 return Ok(());

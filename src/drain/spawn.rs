@@ -49,15 +49,7 @@ pub fn place(
     name: &str,
     ui: &dyn crate::report::Ui,
 ) -> Result<Placed> {
-    let req = crate::worktree::NewRequest {
-        name: crate::worktree::AgentName::parse(name)?,
-        base: None,
-        force_base: false,
-        cwd: None,
-    };
-    // The drainer shows no worktree notes (they were dropped here before), so the one
-    // that asks git about the guard hooks is not computed at all.
-    let made = crate::worktree::new_without_hooks_note(ctx, &req)?;
+    let made = new_worktree(ctx, name)?;
     if queue.remote().is_some() {
         // This fetches, racing the other drainers of this clone.
         crate::tasks::store::fetch_retried(|| {
@@ -72,6 +64,24 @@ pub fn place(
             here.untrack(ctx, std::slice::from_ref(&made.branch))?;
         }
     }
+    placed(made)
+}
+
+/// `worktree new` of agent `name`, for a run.
+fn new_worktree(ctx: &Context, name: &str) -> Result<crate::worktree::NewOutcome> {
+    let req = crate::worktree::NewRequest {
+        name: crate::worktree::AgentName::parse(name)?,
+        base: None,
+        force_base: false,
+        cwd: None,
+    };
+    // The drainer shows no worktree notes (they were dropped here before), so the one
+    // that asks git about the guard hooks is not computed at all.
+    crate::worktree::new_without_hooks_note(ctx, &req)
+}
+
+/// The worktree as made, with each repository's branch tip now.
+fn placed(made: crate::worktree::NewOutcome) -> Result<Placed> {
     let bases = made
         .members
         .iter()
@@ -85,6 +95,28 @@ pub fn place(
         branch: made.branch,
         bases,
     })
+}
+
+/// Make agent `name`'s worktree on a thread of its own, with a context of its own
+/// (the repository opened again; a gix repository is not shared between threads) that
+/// keeps the drainer's configuration, so the worktree goes where the drainer's other
+/// runs' do. Only for a queue in this repository: through a remote, making a run's
+/// lane publishes it, which reports through the drainer's `Ui`.
+fn place_in_background(
+    ctx: &Context,
+    name: String,
+) -> std::io::Result<std::thread::JoinHandle<Result<Placed>>> {
+    let shared = ctx.shared.clone();
+    let config = ctx.config.clone();
+    let config_path = ctx.config_path.clone();
+    std::thread::Builder::new()
+        .name(format!("worktree-{name}"))
+        .spawn(move || {
+            let mut own = Context::find(&shared)?;
+            own.config = config;
+            own.config_path = config_path;
+            placed(new_worktree(&own, &name)?)
+        })
 }
 
 /// A follow-up task's worktree: the lane's own, as it is (see [`super::follow`]), with
@@ -247,22 +279,83 @@ pub(super) struct Prepared {
     pub(super) at: std::time::Instant,
 }
 
+/// The run prepared ahead: ready, or its worktree still being made on a thread of its
+/// own while the drainer goes on reaping ([`place_in_background`]).
+pub(super) enum Ahead {
+    Ready(Box<Prepared>),
+    Making {
+        claimed: Box<crate::tasks::Claimed>,
+        worktree: std::thread::JoinHandle<Result<Placed>>,
+        at: std::time::Instant,
+    },
+}
+
+impl Ahead {
+    /// When its claim was prepared.
+    pub(super) fn at(&self) -> std::time::Instant {
+        match self {
+            Ahead::Ready(p) => p.at,
+            Ahead::Making { at, .. } => *at,
+        }
+    }
+}
+
 impl super::Drainer<'_> {
     /// Start the claimed task's run: its worktree, plan and agent. Anything failing
     /// before the agent runs ends the attempt as failed, with the reason.
     pub(super) fn spawn(&mut self, claimed: crate::tasks::Claimed) {
-        if let Some(prepared) = self.prepare_run(claimed, false) {
+        if let Some(prepared) = self.prepare_run(claimed, false, None) {
             self.launch(prepared);
+        }
+    }
+
+    /// Prepare the claimed run ahead: its worktree made on a thread of its own when it
+    /// can be ([`place_in_background`]), else here and now.
+    pub(super) fn prepare_ahead(&mut self, claimed: crate::tasks::Claimed) -> Option<Ahead> {
+        if self.queue.remote().is_none() && claimed.task.continues.is_none() {
+            let name = worktree_name(&claimed.task, &claimed.run);
+            match place_in_background(self.ctx, name) {
+                Ok(worktree) => {
+                    return Some(Ahead::Making {
+                        claimed: Box::new(claimed),
+                        worktree,
+                        at: std::time::Instant::now(),
+                    });
+                }
+                Err(e) => self.ui.warn(&format!(
+                    "cannot start a thread to make a worktree ({e}); making it now"
+                )),
+            }
+        }
+        self.prepare_run(claimed, true, None)
+            .map(|p| Ahead::Ready(Box::new(p)))
+    }
+
+    /// The run prepared ahead, ready to launch (waiting for its worktree if it is still
+    /// being made); `None` when its preparation failed (the attempt failed, with why).
+    pub(super) fn finish_ahead(&mut self, ahead: Ahead) -> Option<Prepared> {
+        match ahead {
+            Ahead::Ready(prepared) => Some(*prepared),
+            Ahead::Making {
+                claimed, worktree, ..
+            } => {
+                let made = worktree
+                    .join()
+                    .unwrap_or_else(|_| Err(Error::env("the thread making the worktree panicked")));
+                self.prepare_run(*claimed, true, Some(made))
+            }
         }
     }
 
     /// Everything of the claimed task's run but its agent (see [`Prepared`]); `ahead`:
     /// while this drainer's every slot is busy, for the next free one. A failure ends
     /// the attempt as failed, with the reason, and gives `None`.
+    /// `made`: its worktree, when made already ([`Drainer::prepare_ahead`]).
     pub(super) fn prepare_run(
         &mut self,
         claimed: crate::tasks::Claimed,
         ahead: bool,
+        made: Option<Result<Placed>>,
     ) -> Option<Prepared> {
         let crate::tasks::Claimed { task, run } = claimed;
         let name = match crate::tasks::TaskName::parse(&task.name) {
@@ -289,7 +382,7 @@ impl super::Drainer<'_> {
             plan: run.plan.clone(),
         };
         let prepared = crate::failpoint::hit("drain-after-claim")
-            .and_then(|()| self.prepare(&name, &task, &run, &run_dir, &mut report, ahead));
+            .and_then(|()| self.prepare(&name, &task, &run, &run_dir, &mut report, ahead, made));
         let (profile, placed, launch) = match prepared {
             Ok(p) => p,
             Err(e) => {
@@ -396,7 +489,7 @@ impl super::Drainer<'_> {
         self.report.runs.push(report);
     }
 
-    #[allow(clippy::type_complexity)]
+    #[allow(clippy::type_complexity, clippy::too_many_arguments)]
     fn prepare(
         &self,
         name: &crate::tasks::TaskName,
@@ -405,6 +498,7 @@ impl super::Drainer<'_> {
         run_dir: &Path,
         report: &mut super::RunReport,
         ahead: bool,
+        made: Option<Result<Placed>>,
     ) -> Result<(Profile, Placed, Launch)> {
         let (profile_name, profile) = self.profile_of(task, Some(run))?;
         let plan_env = match run.plan.as_deref() {
@@ -417,9 +511,10 @@ impl super::Drainer<'_> {
         let plan = self.store.load(name)?.and_then(|(_, plan)| plan);
         let own = plan.or_else(|| task.prompt.clone()).unwrap_or_default();
         let text = super::retry::plan_text(task, &own);
-        let placed = match &task.continues {
-            Some(continues) => continue_in(self.ctx, continues)?,
-            None => place(self.ctx, self.queue, &worktree_name(task, run), self.ui)?,
+        let placed = match (made, &task.continues) {
+            (Some(made), _) => made?,
+            (None, Some(continues)) => continue_in(self.ctx, continues)?,
+            (None, None) => place(self.ctx, self.queue, &worktree_name(task, run), self.ui)?,
         };
         report.worktree = Some(placed.path.clone());
         report.branch = Some(placed.branch.clone());
