@@ -277,8 +277,8 @@ fn drain_killed_while_preparing_a_run_ahead_leaves_a_claim_the_next_drainer_take
     let left = folders_of(&env, "k3");
     assert_eq!(left.len(), 1, "{}", out.stderr);
     // The next drainer takes k3 back (its drainer is gone) and runs it again in a fresh
-    // worktree; the one left half made is removed. (k2, whose end freed the slot k3 was
-    // prepared for, may have been recorded before the kill, or is taken back too.)
+    // worktree; the one left half made is removed. (k2, running while k3 was prepared,
+    // may have ended before the kill, or is taken back and run again too.)
     let report = json(env.fleet(&dir, &["drain", "--once", "--max", "3", "--json"]));
     assert_eq!(state(&env, &dir, "k2"), "succeeded", "{report:#}");
     {

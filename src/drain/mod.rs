@@ -290,6 +290,16 @@ impl Drainer<'_> {
                 self.hand_back(prepared, &why);
                 ahead_spent = true;
             }
+            // Its worktree made, the rest of a run prepared ahead (recorded on the run,
+            // its plan written) is done now, while the slot is still busy: when it frees,
+            // only the agent is left to start.
+            if self.ahead.as_ref().is_some_and(spawn::Ahead::made)
+                && let Some(ahead) = self.ahead.take()
+            {
+                self.ahead = self
+                    .finish_ahead(ahead)
+                    .map(|p| spawn::Ahead::Ready(Box::new(p)));
+            }
             if self.live.len() < self.opts.max {
                 ahead_spent = false;
                 if let Some(ahead) = self.ahead.take() {

@@ -291,6 +291,14 @@ pub(super) enum Ahead {
 }
 
 impl Ahead {
+    /// Its worktree is made and the rest of it can be prepared without waiting.
+    pub(super) fn made(&self) -> bool {
+        match self {
+            Ahead::Ready(_) => false,
+            Ahead::Making { worktree, .. } => worktree.is_finished(),
+        }
+    }
+
     /// When its claim was prepared.
     pub(super) fn at(&self) -> std::time::Instant {
         match self {
@@ -337,12 +345,16 @@ impl super::Drainer<'_> {
         match ahead {
             Ahead::Ready(prepared) => Some(*prepared),
             Ahead::Making {
-                claimed, worktree, ..
+                claimed,
+                worktree,
+                at,
             } => {
                 let made = worktree
                     .join()
                     .unwrap_or_else(|_| Err(Error::env("the thread making the worktree panicked")));
+                // Its hold runs from the claim, not from now.
                 self.prepare_run(*claimed, true, Some(made))
+                    .map(|p| Prepared { at, ..p })
             }
         }
     }
