@@ -11,6 +11,8 @@
 //! - **drain:** the tasks are added first (`fleet task add`, not timed), then one
 //!   `fleet drain --max 1` (one agent at a time, as the glue runs them) is timed from its
 //!   start to the line saying the last task's lane is ready; then it is stopped.
+//! - **drain, two at once** (a second row, not the goal's): the same with `--max 2`,
+//!   against the same serial glue.
 //! - **glue:** one `sh` script looping over the same task names:
 //!   `wt=$(fleet worktree new NAME)`, `cd "$wt"`, `fleet run -- AGENT`, then the check
 //!   `true` and `fleet ready --exit-code $? --log FILE`. Locally `worktree new` tracks
@@ -20,6 +22,9 @@
 //! drainer's stderr lines are timestamped as they arrive, which splits its time per task
 //! into: claiming (from the previous task's end), making the worktree (claimed ->
 //! running), the agent (running -> checking), the check and `ready` (checking -> ready).
+//! With `[drain] prepare_ahead` (the default) the next task is claimed and its worktree
+//! made while the current one runs, so from the second task on "claim" shows 0 and
+//! "claimed -> running" spans the previous run too: the steps overlap.
 
 mod common;
 
@@ -56,31 +61,45 @@ fn main() {
     );
     let names: Vec<String> = (0..n).map(|i| format!("t{i:03}")).collect();
 
-    let (mut drain, mut glue) = (Vec::new(), Vec::new());
+    let (mut drain, mut glue, mut drain2) = (Vec::new(), Vec::new(), Vec::new());
     let mut steps: Vec<Steps> = Vec::new();
     let mut worktree_alone = Vec::new();
     for run in 0..runs(5) {
         // Alternate which side goes first, so neither always runs on a warmer machine.
-        let sides: [bool; 2] = if run % 2 == 0 {
-            [true, false]
-        } else {
-            [false, true]
+        // 1 and 2: `fleet drain --max N`; 0: the glue.
+        let sides: [usize; 3] = match run % 3 {
+            0 => [1, 0, 2],
+            1 => [0, 2, 1],
+            _ => [2, 1, 0],
         };
-        for drain_side in sides {
+        for side in sides {
+            let drain_side = side > 0;
             let dir = env.base.join(format!(
                 "{}-{run}/repo",
-                if drain_side { "drain" } else { "glue" }
+                match side {
+                    0 => "glue",
+                    1 => "drain",
+                    _ => "drain2",
+                }
             ));
             env.base_repo(&dir, &toml);
             env.git(&dir, &["config", "user.name", "Bench"]);
             env.git(&dir, &["config", "user.email", "bench@example.invalid"]);
+            // Both sides' agents commit; git's automatic maintenance after a commit may
+            // detach a process from the agent's group, which the drainer then stops and
+            // warns about (a warning fails the run), at random under load. Off for both.
+            env.git(&dir, &["config", "maintenance.auto", "false"]);
             if drain_side {
                 for name in &names {
                     env.fleet(&dir, &["task", "add", name, "--prompt", "commit one file"]);
                 }
-                let (took, s) = time_drain(&env, &dir, &names);
-                drain.push(took / n as u32);
-                steps.push(s);
+                let (took, s) = time_drain(&env, &dir, &names, side);
+                if side == 1 {
+                    drain.push(took / n as u32);
+                    steps.push(s);
+                } else {
+                    drain2.push(took / n as u32);
+                }
             } else {
                 glue.push(time_glue(&env, &dir, &names, &agent) / n as u32);
             }
@@ -102,6 +121,11 @@ fn main() {
     println!("| per task | shell glue | `fleet drain --max 1` | ratio drain/glue |");
     println!("| --- | ---: | ---: | ---: |");
     common::report("trivial agent, check `true`", &glue, &drain);
+    common::report(
+        "the same, `fleet drain --max 2` (two agents at once; not the goal's row)",
+        &glue,
+        &drain2,
+    );
 
     let step = |f: fn(&Steps) -> Duration| ms(median(&steps.iter().map(f).collect::<Vec<_>>()));
     println!("\n| `fleet drain`, per task (medians over runs of each run's median) | time |");
@@ -143,9 +167,10 @@ struct Steps {
     check: Duration,
 }
 
-/// Start `fleet drain --max 1`, wait for every task's lane to be ready, stop it.
-fn time_drain(env: &Env, dir: &Path, names: &[String]) -> (Duration, Steps) {
-    let mut cmd = env.fleet_cmd(dir, &["drain", "--max", "1"]);
+/// Start `fleet drain --max MAX`, wait for every task's lane to be ready, stop it.
+fn time_drain(env: &Env, dir: &Path, names: &[String], max: usize) -> (Duration, Steps) {
+    let max = max.to_string();
+    let mut cmd = env.fleet_cmd(dir, &["drain", "--max", &max]);
     cmd.stdout(Stdio::null()).stderr(Stdio::piped());
     let started = Instant::now();
     let mut child = cmd.spawn().expect("fleet drain");

@@ -23,6 +23,7 @@ mod doctor;
 mod drain;
 mod drain_followup;
 mod drain_liveness;
+mod drain_prefetch;
 mod drain_race;
 mod examples;
 mod fuzz;

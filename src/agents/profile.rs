@@ -320,6 +320,9 @@ pub struct Drain {
     /// stopped and the attempt failed: the logs are files in the git dir, and an agent
     /// stuck printing would otherwise fill the disk.
     pub max_output_mib: u64,
+    /// While every slot of a drainer is busy, claim the next task and make its worktree,
+    /// so its agent starts the moment a slot frees (see `fleet drain`'s doc).
+    pub prepare_ahead: bool,
 }
 
 /// `[drain] on_conflict` / `on_red`.
@@ -353,6 +356,7 @@ impl Default for Drain {
             abandon_after: None,
             cleanup: false,
             max_output_mib: 1024,
+            prepare_ahead: true,
         }
     }
 }

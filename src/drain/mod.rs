@@ -11,6 +11,16 @@
 //! and queued again. A drainer killed outright takes its agents with it (their
 //! guardians), and the next drainer reaps their tasks as crashed.
 //!
+//! Prepared ahead (`[drain] prepare_ahead`, on by default): while every slot is busy,
+//! the next task is claimed and its run prepared (its worktree made on a thread of its
+//! own while the main thread goes on reaping; then its plan and launch) so its agent
+//! starts the moment a slot frees; `--max` still caps the agents running. The claim is
+//! an ordinary one, recorded once. It is held at most half of the claim grace (and of
+//! the lease), and only when this drainer's last runs were short; past that, and when
+//! the drainer stops, it is handed back ([`crate::tasks::Store::release`]: queued again
+//! by compare-and-swap, no attempt used) and its worktree removed. A drainer killed
+//! while it holds one leaves a claim the next drainer takes back, as any other.
+//!
 //! With `[plans]`, each claim routes its task to a plan ([`crate::plans::route`]) and
 //! records it on the run; a usage limit closes that plan for every drainer
 //! ([`crate::plans::PlanStore`]) and the task goes back to the queue at once, to the
@@ -18,7 +28,8 @@
 //!
 //! Failpoints for the crash tests (`FLEET_FAILPOINT=<name>:abort`, see
 //! [`crate::failpoint`]), at each step of a run: `drain-after-claim`,
-//! `drain-after-worktree` (made, not yet recorded in the run), `drain-after-place`,
+//! `drain-after-worktree` (made, not yet recorded in the run; `drain-ahead-after-worktree`
+//! the same for a run prepared ahead only), `drain-after-place`,
 //! `drain-before-running` (the agent started, the task still claimed),
 //! `drain-before-reap`, `drain-before-ready`, `drain-after-ready` (the lane ready, the
 //! end not recorded) and `drain-after-end` (a failure recorded, not yet queued again).
@@ -123,6 +134,9 @@ struct Live {
     /// What the agent reported it used, once it ended.
     usage: Option<crate::agents::result::Usage>,
     report: RunReport,
+    /// When its agent was launched: how long runs take decides whether the next one is
+    /// prepared ahead ([`Drainer::may_prepare_ahead`]).
+    launched: Instant,
 }
 
 /// Drain the queue until stopped (or, with `once`, for one pass).
@@ -165,6 +179,8 @@ pub fn drain(ctx: &Context, queue: &Queue, opts: &Options, ui: &dyn Ui) -> Resul
         tx,
         clock: Arc::new(agent::StopClock::default()),
         live: BTreeMap::new(),
+        ahead: None,
+        recent: std::collections::VecDeque::new(),
         next_key: 0,
         silences: watch::Silences::default(),
         report: Report {
@@ -187,6 +203,11 @@ struct Drainer<'a> {
     tx: Sender<agent::Event>,
     clock: Arc<agent::StopClock>,
     live: BTreeMap<usize, Live>,
+    /// The next run, claimed and prepared while every slot was busy (`[drain]
+    /// prepare_ahead`, see the module's doc).
+    ahead: Option<spawn::Ahead>,
+    /// How long this drainer's last few runs took, launch to end.
+    recent: std::collections::VecDeque<Duration>,
     next_key: usize,
     report: Report,
     /// The runs' starts, and the runs abandoned as silent ([`liveness`]).
@@ -202,6 +223,12 @@ impl Drainer<'_> {
         let watch_every = (settings.claim_grace.0 / 4)
             .min(lease / 4)
             .clamp(Duration::from_millis(500), Duration::from_secs(10));
+        // A run prepared ahead holds its claim at most this long: well inside the grace
+        // after which other drainers take a claim that is not running back as stale,
+        // and inside its lease, which is not renewed meanwhile.
+        let hold = settings.claim_grace.0.min(lease) / 2;
+        // Set when a run prepared ahead waited out `hold`: none more until a slot frees.
+        let mut ahead_spent = false;
         let mut claiming = true;
         let mut claims = 0;
         let mut stopping = 0;
@@ -224,6 +251,11 @@ impl Drainer<'_> {
                 stopping = requests;
                 claiming = false;
                 self.report.stopped = true;
+                if let Some(ahead) = self.ahead.take()
+                    && let Some(prepared) = self.finish_ahead(ahead)
+                {
+                    self.hand_back(prepared, "the drainer stopped");
+                }
             }
             while let Ok(event) = rx.try_recv() {
                 self.on_event(event);
@@ -244,8 +276,54 @@ impl Drainer<'_> {
                 self.renew();
                 last_renew = Instant::now();
             }
+            if self
+                .ahead
+                .as_ref()
+                .is_some_and(|a| a.at().elapsed() >= hold)
+                && let Some(ahead) = self.ahead.take()
+                && let Some(prepared) = self.finish_ahead(ahead)
+            {
+                let why = format!(
+                    "no slot freed within {}s of preparing it",
+                    hold.as_secs_f64().round()
+                );
+                self.hand_back(prepared, &why);
+                ahead_spent = true;
+            }
+            // Its worktree made, the rest of a run prepared ahead (recorded on the run,
+            // its plan written) is done now, while the slot is still busy: when it frees,
+            // only the agent is left to start.
+            if self.ahead.as_ref().is_some_and(spawn::Ahead::made)
+                && let Some(ahead) = self.ahead.take()
+            {
+                self.ahead = self
+                    .finish_ahead(ahead)
+                    .map(|p| spawn::Ahead::Ready(Box::new(p)));
+            }
+            if self.live.len() < self.opts.max {
+                ahead_spent = false;
+                if let Some(ahead) = self.ahead.take() {
+                    if let Some(prepared) = self.finish_ahead(ahead) {
+                        self.launch(prepared);
+                    }
+                    continue;
+                }
+            } else if claiming
+                && !ahead_spent
+                && self.ahead.is_none()
+                && self.may_prepare_ahead(hold)
+            {
+                match self.claim(true) {
+                    Ok(Some(claimed)) => {
+                        self.ahead = self.prepare_ahead(claimed);
+                        continue;
+                    }
+                    Ok(None) => {}
+                    Err(e) => self.ui.warn(&format!("claiming failed: {}", e.message)),
+                }
+            }
             if claiming && self.live.len() < self.opts.max {
-                match self.claim() {
+                match self.claim(false) {
                     Ok(Some(claimed)) => {
                         self.spawn(claimed);
                         claims += 1;
@@ -261,6 +339,11 @@ impl Drainer<'_> {
                 }
             }
             if !claiming && self.live.is_empty() && (self.opts.once || stopping > 0) {
+                if let Some(ahead) = self.ahead.take()
+                    && let Some(prepared) = self.finish_ahead(ahead)
+                {
+                    self.hand_back(prepared, "the drainer stopped");
+                }
                 return Ok(());
             }
             if let Ok(event) = rx.recv_timeout(Duration::from_millis(250)) {
@@ -316,11 +399,28 @@ impl Drainer<'_> {
             .map(|(n, p)| (n, p.clone()))
     }
 
+    /// Whether to claim and prepare the next run now, while every slot is busy, so its
+    /// agent starts the moment one frees: `[drain] prepare_ahead`
+    /// is on, the drainer runs until stopped (not `--once`), fleet.toml has no plans (a
+    /// usage limit could close the plan of a run that waits), and this drainer's last
+    /// runs each took less than half of `hold`, so a prepared run is not likely to wait
+    /// out its hold and be handed back (long runs gain little from it anyway).
+    fn may_prepare_ahead(&self, hold: Duration) -> bool {
+        self.ctx.config.drain.prepare_ahead
+            && !self.opts.once
+            && self.ctx.config.plans.is_empty()
+            && !self.recent.is_empty()
+            && self.recent.iter().all(|took| *took < hold / 2)
+    }
+
     /// Claim the next task the caps allow and route it to a plan
     /// ([`crate::plans::route`], what `fleet plans explain` prints): a closed plan
     /// starts nothing, and a plan or profile at its `max_concurrency` (runs of it
     /// claimed or running in the whole queue, every drainer's) takes no more.
-    fn claim(&mut self) -> Result<Option<Claimed>> {
+    ///
+    /// `ahead`: the claim is prepared ahead; a follow-up task (one that continues a
+    /// lane's worktree) is not taken then: it waits for a free slot.
+    fn claim(&mut self, ahead: bool) -> Result<Option<Claimed>> {
         use crate::plans::route::{Busy, Decision, route};
         let config = &self.ctx.config;
         let now = crate::time::now();
@@ -337,7 +437,8 @@ impl Drainer<'_> {
             BTreeMap::new()
         };
         let route = |task: &Task| -> Option<Option<String>> {
-            if !follow::runs_here(self.ctx, self.queue, task) {
+            if !follow::runs_here(self.ctx, self.queue, task) || (ahead && task.continues.is_some())
+            {
                 return None;
             }
             match route(config, task, &states, &busy, now).decision {
@@ -353,7 +454,7 @@ impl Drainer<'_> {
             .claim_next_routed(&self.holder, now, lease, &route)?;
         if let Some(c) = &claimed {
             self.ui.note(&format!(
-                "{}: claimed (run {}, attempt {}{})",
+                "{}: claimed (run {}, attempt {}{}){}",
                 c.task.name,
                 c.run.id,
                 c.run.attempt,
@@ -361,7 +462,12 @@ impl Drainer<'_> {
                     .plan
                     .as_deref()
                     .map(|p| format!(", plan {p}"))
-                    .unwrap_or_default()
+                    .unwrap_or_default(),
+                if ahead {
+                    "; prepared ahead, to start when a slot frees"
+                } else {
+                    ""
+                }
             ));
         }
         Ok(claimed)

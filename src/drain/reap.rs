@@ -569,6 +569,10 @@ impl super::Drainer<'_> {
         let Some(mut live) = self.live.remove(&key) else {
             return;
         };
+        self.recent.push_back(live.launched.elapsed());
+        if self.recent.len() > 3 {
+            self.recent.pop_front();
+        }
         let error = (!error.is_empty()).then_some(error);
         live.report.outcome = Some(outcome);
         live.report.error = error.clone();

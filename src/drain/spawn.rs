@@ -49,13 +49,7 @@ pub fn place(
     name: &str,
     ui: &dyn crate::report::Ui,
 ) -> Result<Placed> {
-    let req = crate::worktree::NewRequest {
-        name: crate::worktree::AgentName::parse(name)?,
-        base: None,
-        force_base: false,
-        cwd: None,
-    };
-    let made = crate::worktree::new(ctx, &req)?;
+    let made = new_worktree(ctx, name)?;
     if queue.remote().is_some() {
         // This fetches, racing the other drainers of this clone.
         crate::tasks::store::fetch_retried(|| {
@@ -70,6 +64,24 @@ pub fn place(
             here.untrack(ctx, std::slice::from_ref(&made.branch))?;
         }
     }
+    placed(made)
+}
+
+/// `worktree new` of agent `name`, for a run.
+fn new_worktree(ctx: &Context, name: &str) -> Result<crate::worktree::NewOutcome> {
+    let req = crate::worktree::NewRequest {
+        name: crate::worktree::AgentName::parse(name)?,
+        base: None,
+        force_base: false,
+        cwd: None,
+    };
+    // The drainer shows no worktree notes (they were dropped here before), so the one
+    // that asks git about the guard hooks is not computed at all.
+    crate::worktree::new_without_hooks_note(ctx, &req)
+}
+
+/// The worktree as made, with each repository's branch tip now.
+fn placed(made: crate::worktree::NewOutcome) -> Result<Placed> {
     let bases = made
         .members
         .iter()
@@ -83,6 +95,28 @@ pub fn place(
         branch: made.branch,
         bases,
     })
+}
+
+/// Make agent `name`'s worktree on a thread of its own, with a context of its own
+/// (the repository opened again; a gix repository is not shared between threads) that
+/// keeps the drainer's configuration, so the worktree goes where the drainer's other
+/// runs' do. Only for a queue in this repository: through a remote, making a run's
+/// lane publishes it, which reports through the drainer's `Ui`.
+fn place_in_background(
+    ctx: &Context,
+    name: String,
+) -> std::io::Result<std::thread::JoinHandle<Result<Placed>>> {
+    let shared = ctx.shared.clone();
+    let config = ctx.config.clone();
+    let config_path = ctx.config_path.clone();
+    std::thread::Builder::new()
+        .name(format!("worktree-{name}"))
+        .spawn(move || {
+            let mut own = Context::find(&shared)?;
+            own.config = config;
+            own.config_path = config_path;
+            placed(new_worktree(&own, &name)?)
+        })
 }
 
 /// A follow-up task's worktree: the lane's own, as it is (see [`super::follow`]), with
@@ -244,16 +278,117 @@ pub fn committed(placed: &Placed) -> Result<bool> {
     Ok(false)
 }
 
+/// A claimed run with everything made for its agent but the agent: its worktree (recorded
+/// on the run), plan and launch. [`super::Drainer::launch`] starts it; a run prepared
+/// ahead that never starts is handed back ([`super::Drainer::hand_back`]).
+pub(super) struct Prepared {
+    name: crate::tasks::TaskName,
+    task: Task,
+    run: Run,
+    profile: Profile,
+    placed: Placed,
+    launch: Launch,
+    report: super::RunReport,
+    /// When it was made: a run prepared ahead is handed back before its claim is stale.
+    pub(super) at: std::time::Instant,
+}
+
+/// The run prepared ahead: ready, or its worktree still being made on a thread of its
+/// own while the drainer goes on reaping ([`place_in_background`]).
+pub(super) enum Ahead {
+    Ready(Box<Prepared>),
+    Making {
+        claimed: Box<crate::tasks::Claimed>,
+        worktree: std::thread::JoinHandle<Result<Placed>>,
+        at: std::time::Instant,
+    },
+}
+
+impl Ahead {
+    /// Its worktree is made and the rest of it can be prepared without waiting.
+    pub(super) fn made(&self) -> bool {
+        match self {
+            Ahead::Ready(_) => false,
+            Ahead::Making { worktree, .. } => worktree.is_finished(),
+        }
+    }
+
+    /// When its claim was prepared.
+    pub(super) fn at(&self) -> std::time::Instant {
+        match self {
+            Ahead::Ready(p) => p.at,
+            Ahead::Making { at, .. } => *at,
+        }
+    }
+}
+
 impl super::Drainer<'_> {
     /// Start the claimed task's run: its worktree, plan and agent. Anything failing
     /// before the agent runs ends the attempt as failed, with the reason.
     pub(super) fn spawn(&mut self, claimed: crate::tasks::Claimed) {
+        if let Some(prepared) = self.prepare_run(claimed, false, None) {
+            self.launch(prepared);
+        }
+    }
+
+    /// Prepare the claimed run ahead: its worktree made on a thread of its own when it
+    /// can be ([`place_in_background`]), else here and now.
+    pub(super) fn prepare_ahead(&mut self, claimed: crate::tasks::Claimed) -> Option<Ahead> {
+        if self.queue.remote().is_none() && claimed.task.continues.is_none() {
+            let name = worktree_name(&claimed.task, &claimed.run);
+            match place_in_background(self.ctx, name) {
+                Ok(worktree) => {
+                    return Some(Ahead::Making {
+                        claimed: Box::new(claimed),
+                        worktree,
+                        at: std::time::Instant::now(),
+                    });
+                }
+                Err(e) => self.ui.warn(&format!(
+                    "cannot start a thread to make a worktree ({e}); making it now"
+                )),
+            }
+        }
+        self.prepare_run(claimed, true, None)
+            .map(|p| Ahead::Ready(Box::new(p)))
+    }
+
+    /// The run prepared ahead, ready to launch (waiting for its worktree if it is still
+    /// being made); `None` when its preparation failed (the attempt failed, with why).
+    pub(super) fn finish_ahead(&mut self, ahead: Ahead) -> Option<Prepared> {
+        match ahead {
+            Ahead::Ready(prepared) => Some(*prepared),
+            Ahead::Making {
+                claimed,
+                worktree,
+                at,
+            } => {
+                let made = worktree
+                    .join()
+                    .unwrap_or_else(|_| Err(Error::env("the thread making the worktree panicked")));
+                // Its hold runs from the claim, not from now.
+                self.prepare_run(*claimed, true, Some(made))
+                    .map(|p| Prepared { at, ..p })
+            }
+        }
+    }
+
+    /// Everything of the claimed task's run but its agent (see [`Prepared`]); `ahead`:
+    /// while this drainer's every slot is busy, for the next free one. A failure ends
+    /// the attempt as failed, with the reason, and gives `None`.
+    /// `made`: its worktree, when made already ([`Drainer::prepare_ahead`]).
+    pub(super) fn prepare_run(
+        &mut self,
+        claimed: crate::tasks::Claimed,
+        ahead: bool,
+        made: Option<Result<Placed>>,
+    ) -> Option<Prepared> {
         let crate::tasks::Claimed { task, run } = claimed;
         let name = match crate::tasks::TaskName::parse(&task.name) {
             Ok(name) => name,
             Err(e) => {
                 self.ui.warn(&e.message);
-                return;
+                return None;
             }
         };
         let run_dir = crate::state::run_dir(&self.ctx.repo.common_dir(), &run.id);
@@ -273,7 +408,7 @@ impl super::Drainer<'_> {
             plan: run.plan.clone(),
         };
         let prepared = crate::failpoint::hit("drain-after-claim")
-            .and_then(|()| self.prepare(&name, &task, &run, &run_dir, &mut report));
+            .and_then(|()| self.prepare(&name, &task, &run, &run_dir, &mut report, ahead, made));
         let (profile, placed, launch) = match prepared {
             Ok(p) => p,
             Err(e) => {
@@ -282,13 +417,36 @@ impl super::Drainer<'_> {
                     None => e.message.clone(),
                 };
                 self.settle_unstarted(&name, &run, report, why);
-                return;
+                return None;
             }
         };
         if let Some(why) = super::retry::oversized_argument(&launch.argv) {
             self.park_unstarted(&name, &run, report, why);
-            return;
+            return None;
         }
+        Some(Prepared {
+            name,
+            task,
+            run,
+            profile,
+            placed,
+            launch,
+            report,
+            at: std::time::Instant::now(),
+        })
+    }
+
+    /// Start the prepared run's agent on a thread of its own.
+    pub(super) fn launch(&mut self, prepared: Prepared) {
+        let Prepared {
+            name,
+            run,
+            profile,
+            placed,
+            launch,
+            report,
+            ..
+        } = prepared;
         let key = self.next_key;
         self.next_key += 1;
         let abort = std::sync::Arc::new(std::sync::atomic::AtomicBool::new(false));
@@ -319,11 +477,45 @@ impl super::Drainer<'_> {
                 lost: false,
                 usage: None,
                 report,
+                launched: std::time::Instant::now(),
             },
         );
     }
 
-    #[allow(clippy::type_complexity)]
+    /// Hand back a run prepared ahead whose agent never started (the drainer stops, or
+    /// it waited too long for a slot): the task queued again by compare-and-swap with no
+    /// attempt used ([`crate::tasks::Store::release`]), its worktree, branch and lane
+    /// removed (nothing ran there).
+    pub(super) fn hand_back(&mut self, prepared: Prepared, why: &str) {
+        let Prepared {
+            name,
+            task,
+            run,
+            mut report,
+            ..
+        } = prepared;
+        let why = format!("handed back before its agent started: {why}");
+        match self.store.release(&name, &run.id, &why, crate::time::now()) {
+            Ok(task) => {
+                self.ui.note(&format!("{name}: {why} (run {})", run.id));
+                report.state = Some(task.state);
+            }
+            Err(e) => {
+                self.ui.warn(&format!(
+                    "{name}: run {} was not handed back: {}",
+                    run.id, e.message
+                ));
+                report.error = Some(why);
+                self.report.runs.push(report);
+                return;
+            }
+        }
+        self.remove_unstarted_worktree(&task, &run);
+        report.error = Some(why);
+        self.report.runs.push(report);
+    }
+
+    #[allow(clippy::type_complexity, clippy::too_many_arguments)]
     fn prepare(
         &self,
         name: &crate::tasks::TaskName,
@@ -331,6 +523,8 @@ impl super::Drainer<'_> {
         run: &Run,
         run_dir: &Path,
         report: &mut super::RunReport,
+        ahead: bool,
+        made: Option<Result<Placed>>,
     ) -> Result<(Profile, Placed, Launch)> {
         let (profile_name, profile) = self.profile_of(task, Some(run))?;
         let plan_env = match run.plan.as_deref() {
@@ -343,13 +537,17 @@ impl super::Drainer<'_> {
         let plan = self.store.load(name)?.and_then(|(_, plan)| plan);
         let own = plan.or_else(|| task.prompt.clone()).unwrap_or_default();
         let text = super::retry::plan_text(task, &own);
-        let placed = match &task.continues {
-            Some(continues) => continue_in(self.ctx, continues)?,
-            None => place(self.ctx, self.queue, &worktree_name(task, run), self.ui)?,
+        let placed = match (made, &task.continues) {
+            (Some(made), _) => made?,
+            (None, Some(continues)) => continue_in(self.ctx, continues)?,
+            (None, None) => place(self.ctx, self.queue, &worktree_name(task, run), self.ui)?,
         };
         report.worktree = Some(placed.path.clone());
         report.branch = Some(placed.branch.clone());
         crate::failpoint::hit("drain-after-worktree")?;
+        if ahead {
+            crate::failpoint::hit("drain-ahead-after-worktree")?;
+        }
         self.store.place(
             name,
             &run.id,

@@ -355,7 +355,7 @@ impl super::Drainer<'_> {
     /// Remove the worktree of `run`, taken back before its agent started (see the
     /// module's doc), when it is in this repository's worktree root. A worktree made
     /// elsewhere (another clone or machine) is not found here and is left alone.
-    fn remove_unstarted_worktree(&self, task: &Task, run: &Run) {
+    pub(super) fn remove_unstarted_worktree(&self, task: &Task, run: &Run) {
         let name = run
             .worktree
             .as_deref()

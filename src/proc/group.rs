@@ -222,12 +222,12 @@ fn wait_leader(pid: i32, until: Option<Instant>) -> io::Result<bool> {
 }
 
 /// A file descriptor that becomes readable when a process exits.
-struct PidFd(std::os::fd::OwnedFd);
+pub(super) struct PidFd(std::os::fd::OwnedFd);
 
 impl PidFd {
     /// For our own unreaped child only, so the pid cannot have been reused.
     #[cfg(target_os = "linux")]
-    fn open(pid: i32) -> Option<PidFd> {
+    pub(super) fn open(pid: i32) -> Option<PidFd> {
         let pid = Pid::from_raw(pid)?;
         rustix::process::pidfd_open(pid, rustix::process::PidfdFlags::empty())
             .ok()
@@ -235,12 +235,12 @@ impl PidFd {
     }
 
     #[cfg(not(target_os = "linux"))]
-    fn open(_pid: i32) -> Option<PidFd> {
+    pub(super) fn open(_pid: i32) -> Option<PidFd> {
         None
     }
 
     /// `true` once the process exited, `false` when `until` passed first.
-    fn wait(&self, until: Option<Instant>) -> io::Result<bool> {
+    pub(super) fn wait(&self, until: Option<Instant>) -> io::Result<bool> {
         use rustix::event::{PollFd, PollFlags, Timespec, poll};
         loop {
             let timeout = match until {

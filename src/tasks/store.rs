@@ -574,6 +574,23 @@ impl<'a> Store<'a> {
         })
     }
 
+    /// Run `run`, claimed and prepared but never started, is handed back by its holder
+    /// (a drainer that prepared it ahead and is stopping): claimed -> queued in one
+    /// swap, the run kept as ended with `why` and free, so no attempt is used and the
+    /// task is claimable again at once. Refused unless `run` still holds the task.
+    pub fn release(&self, name: &TaskName, run: &str, why: &str, now: i64) -> Result<Task> {
+        self.change(name, &format!("handed back (run {run})"), |task| {
+            held_by(task, run, &[TaskState::Claimed])?;
+            if let Some(r) = task.runs.last_mut() {
+                r.ended = Some(now);
+                r.error = Some(why.to_string());
+                r.free = true;
+            }
+            task.move_to(TaskState::Queued, now, Some(run));
+            Ok(task.clone())
+        })
+    }
+
     /// The drainer holding run `run` still does: its lease now runs to `lease_expires`.
     pub fn renew(&self, name: &TaskName, run: &str, lease_expires: i64) -> Result<Task> {
         self.change(name, &format!("lease renewed (run {run})"), |task| {

@@ -13,7 +13,7 @@ mod rm;
 mod submodules;
 
 pub use list::{Listed, ListedNested, list};
-pub use new::{Member, NewOutcome, NewRequest, new};
+pub use new::{Member, NewOutcome, NewRequest, new, new_without_hooks_note};
 pub use prune::{Pruned, prune};
 pub use rm::{Removed, rm, rm_in};
 

@@ -82,6 +82,18 @@ enum State {
 }
 
 pub fn new(ctx: &Context, req: &NewRequest) -> Result<NewOutcome> {
+    make(ctx, req, true)
+}
+
+/// [`new`] without the note that no guard hooks are installed ([`note_unguarded`]), for
+/// a caller that shows no notes: `fleet drain`, which makes a worktree per run. Asking
+/// git for the hooks folders is two git processes, a third of the time of making the
+/// worktree (9 ms of 26 per drained task, measured), for a note nobody reads.
+pub fn new_without_hooks_note(ctx: &Context, req: &NewRequest) -> Result<NewOutcome> {
+    make(ctx, req, false)
+}
+
+fn make(ctx: &Context, req: &NewRequest, hooks_note: bool) -> Result<NewOutcome> {
     let _lock = ctx.repo.lock(LOCK, LOCK_WAIT)?;
     let root = ctx.worktree_root();
     empty_trash(&root);
@@ -206,7 +218,9 @@ pub fn new(ctx: &Context, req: &NewRequest) -> Result<NewOutcome> {
     }
     drop(deferred);
     cover_with_guard(&members, &mut notes);
-    note_unguarded(ctx, &dest, &mut notes);
+    if hooks_note {
+        note_unguarded(ctx, &dest, &mut notes);
+    }
     track_lane(ctx, &branch, &mut notes)?;
     Ok(NewOutcome {
         worktree: dest.clone(),
