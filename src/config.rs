@@ -618,6 +618,7 @@ helpers = []             # your own approved spawn helpers, by qualified name
 # on_conflict = "task"   # a lane `fleet land` found conflicted becomes a follow-up task on its branch (default "wait")
 # on_red = "task"        # and so does a lane whose gate ran red
 # cleanup = true         # a landed task's worktree is removed and its lane untracked
+# prepare_ahead = false  # do not claim and prepare the next task while every slot is busy (default true)
 #
 # Plans: the accounts profiles run on. A usage limit closes a plan until its reset, and
 # tasks go to the next open one (`fleet plans`, `fleet plans explain TASK`).
