@@ -533,3 +533,21 @@ fn walkdir(dir: &Path) -> Vec<PathBuf> {
     }
     out
 }
+
+/// Recording a run as running can fail for a moment (a fetch of the remote that failed
+/// just then): that is tried again, not taken for a lost task whose agent is stopped
+/// and whose attempt is used.
+#[test]
+fn a_blip_while_recording_a_run_as_running_neither_stops_its_agent_nor_uses_an_attempt() {
+    let env = Env::new();
+    let dir = project(&env, "");
+    add(&env, &dir, "blip", &["--max-attempts", "1"]);
+    let out = env
+        .fleet_cmd(&dir, &["drain", "--once", "--json"])
+        .env("FLEET_FAILPOINT", "drain-before-running:once")
+        .run();
+    assert!(!out.stderr.contains("lost the task"), "{}", out.stderr);
+    let shown = show(&env, &dir, "blip");
+    assert_eq!(shown["state"], "succeeded", "{shown:#}");
+    assert_eq!(runs(&shown).len(), 1, "{shown:#}");
+}

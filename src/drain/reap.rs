@@ -170,8 +170,17 @@ impl super::Drainer<'_> {
             return;
         };
         live.started = true;
-        let running = crate::failpoint::hit("drain-before-running")
-            .and_then(|()| self.store.start(&live.name, &live.run.id, pgid, at));
+        // A refusal means the task is no longer ours; any other error (a fetch of the
+        // remote that failed just then) is tried again twice before the agent is given up.
+        let mut running = Err(crate::error::Error::env("not tried"));
+        for pause in [0, 250, 1000] {
+            std::thread::sleep(Duration::from_millis(pause));
+            running = crate::failpoint::hit("drain-before-running")
+                .and_then(|()| self.store.start(&live.name, &live.run.id, pgid, at));
+            if !matches!(&running, Err(e) if e.kind != crate::error::Kind::Refused) {
+                break;
+            }
+        }
         match running {
             Ok(_) => self.ui.note(&format!(
                 "{}: running in {} (process group {pgid})",
