@@ -949,6 +949,61 @@ fn reach<'t>(file: &File<'t, '_>, call: Node<'t>, handle: &Handle) -> Vec<Node<'
     reached
 }
 
+/// Which spawn a kill in the spawn's own function belongs to, when it starts several: the
+/// names this spawn's command goes by (its variable and what is taken from it, `pa :=
+/// a.Process.Pid`) and those of the function's other spawns. A kill naming another
+/// spawn's (`syscall.Kill(-a.Process.Pid, ..)` beside `b`) is that one's; a kill naming
+/// neither (a loop over both, a helper's parameter) counts for each.
+fn tie(file: &File, call: Node, handle: &Handle) -> (Vec<String>, Vec<String>) {
+    let src = file.src;
+    let home = outermost_function(call);
+    let derived = |start: String| -> Vec<String> {
+        let mut names = vec![start];
+        for _ in 0..3 {
+            let mut grew = false;
+            syntax::walk(home, &mut |n| {
+                if matches!(n.kind(), "short_var_declaration" | "assignment_statement")
+                    && let (Some(left), Some(right)) = (
+                        n.child_by_field_name("left"),
+                        n.child_by_field_name("right"),
+                    )
+                    && names.iter().any(|t| mentions(text(right, src), t))
+                {
+                    let mut cursor = left.walk();
+                    for target in left.named_children(&mut cursor) {
+                        let name = text(target, src).to_string();
+                        if target.kind() == "identifier" && !names.contains(&name) {
+                            names.push(name);
+                            grew = true;
+                        }
+                    }
+                }
+            });
+            if !grew {
+                break;
+            }
+        }
+        names
+    };
+    let own = match handle {
+        Handle::Var(name) => derived(name.clone()),
+        _ => Vec::new(),
+    };
+    let mut others = Vec::new();
+    syntax::walk(home, &mut |n| {
+        if n.kind() == "call_expression"
+            && n.id() != call.id()
+            && n.child_by_field_name("function")
+                .is_some_and(|c| spawn_kind(file, c).is_some())
+            && let Handle::Var(name) = handle_of(file, n)
+            && !own.contains(&name)
+        {
+            others.extend(derived(name).into_iter().filter(|o| !own.contains(o)));
+        }
+    });
+    (own, others)
+}
+
 /// Is `name`, where `function` uses it, the package variable of that name: declared at
 /// package level and not declared in `function` (a parameter, `:=`, `var`)?
 fn is_global(file: &File, function: Node, name: &str) -> bool {
@@ -1010,6 +1065,15 @@ fn evidence(file: &File, call: Node, handle: &Handle) -> Evidence {
     let src = file.src;
     let mut evidence = Evidence::default();
     let reached = reach(file, call, handle);
+    let (own, others) = tie(file, call, handle);
+    // A kill in the spawn's own function naming another spawn's command, not this one's.
+    let foreign = |kill: Node| {
+        let target = kill
+            .child_by_field_name("arguments")
+            .and_then(|a| a.named_child(0))
+            .map_or("", |t| text(t, src));
+        !own.iter().any(|o| mentions(target, o)) && others.iter().any(|o| mentions(target, o))
+    };
     for (i, function) in reached.iter().enumerate() {
         // In the spawn's own function, the attributes must be set on this command;
         // elsewhere (a helper it is passed to, a caller it returns it to), on any.
@@ -1074,7 +1138,7 @@ fn evidence(file: &File, call: Node, handle: &Handle) -> Evidence {
                 let name = text(callee, src).replace(char::is_whitespace, "");
                 if name.ends_with(".Process.Kill") || name.ends_with(".Process.Signal") {
                     evidence.leader_kill = true;
-                } else if group_kill(file, node, callee) {
+                } else if group_kill(file, node, callee) && !(i == 0 && foreign(node)) {
                     if gated(file, node) {
                         evidence.gated_kill = true;
                     } else {
