@@ -753,8 +753,15 @@ fn uses_field(file: &File, home: Node, function: Node, field: &str) -> bool {
     found
 }
 
-/// The functions in reach of a spawn (see the module doc), the spawn's own first.
-fn reach<'t>(file: &File<'t, '_>, call: Node<'t>, handle: &Handle) -> Vec<Node<'t>> {
+/// The functions in reach of a spawn (see the module doc), the spawn's own first. A
+/// spawn handed to its callers reaches them all, or only `caller` when given (each
+/// caller is judged on its own: [`evidence`]).
+fn reach<'t>(
+    file: &File<'t, '_>,
+    call: Node<'t>,
+    handle: &Handle,
+    caller: Option<usize>,
+) -> Vec<Node<'t>> {
     let src = file.src;
     let home = outermost_function(call);
     let mut reached = vec![home];
@@ -885,22 +892,9 @@ fn reach<'t>(file: &File<'t, '_>, call: Node<'t>, handle: &Handle) -> Vec<Node<'
         tracked.push(field);
     }
     // A function that returns the command hands it to its callers.
-    let returned = match handle {
-        Handle::Elsewhere => true,
-        Handle::Var(v) => {
-            let mut found = false;
-            syntax::walk(home, &mut |n| {
-                found |= n.kind() == "return_statement" && mentions(text(n, src), v);
-            });
-            found
-        }
-        Handle::Field(_) | Handle::Nobody => false,
-    };
-    if returned && let Some(name) = home.child_by_field_name("name").map(|n| text(n, src)) {
-        for function in file.functions.values().flatten() {
-            if function.id() != home.id() && calls(file, *function, name) {
-                reached.push(*function);
-            }
+    for function in callers(file, home, handle) {
+        if caller.is_none_or(|c| c == function.id()) {
+            reached.push(function);
         }
     }
     // Functions of the file called with the command or a value taken from it.
@@ -947,6 +941,35 @@ fn reach<'t>(file: &File<'t, '_>, call: Node<'t>, handle: &Handle) -> Vec<Node<'
         }
     }
     reached
+}
+
+/// The functions of the file a spawn in `home` is handed to: the callers of `home` when
+/// it returns the command.
+fn callers<'t>(file: &File<'t, '_>, home: Node<'t>, handle: &Handle) -> Vec<Node<'t>> {
+    let src = file.src;
+    let returned = match handle {
+        Handle::Elsewhere => true,
+        Handle::Var(v) => {
+            let mut found = false;
+            syntax::walk(home, &mut |n| {
+                found |= n.kind() == "return_statement" && mentions(text(n, src), v);
+            });
+            found
+        }
+        Handle::Field(_) | Handle::Nobody => false,
+    };
+    let Some(name) = home.child_by_field_name("name").map(|n| text(n, src)) else {
+        return Vec::new();
+    };
+    if !returned {
+        return Vec::new();
+    }
+    file.functions
+        .values()
+        .flatten()
+        .filter(|f| f.id() != home.id() && calls(file, **f, name))
+        .copied()
+        .collect()
 }
 
 /// Which spawn a kill in the spawn's own function belongs to, when it starts several: the
@@ -1061,10 +1084,33 @@ fn calls(file: &File, function: Node, name: &str) -> bool {
     found
 }
 
+/// What the code in reach of a spawn does to it. A spawn handed to several callers is
+/// judged with each caller alone: the caller that does worst decides.
 fn evidence(file: &File, call: Node, handle: &Handle) -> Evidence {
+    let callers = callers(file, outermost_function(call), handle);
+    if callers.len() < 2 {
+        return evidence_in(file, call, handle, None);
+    }
+    let rank = |e: &Evidence| {
+        if e.group_kill {
+            3
+        } else if e.gated_kill {
+            2
+        } else {
+            u8::from(e.leader_kill)
+        }
+    };
+    callers
+        .iter()
+        .map(|c| evidence_in(file, call, handle, Some(c.id())))
+        .min_by_key(rank)
+        .unwrap_or_default()
+}
+
+fn evidence_in(file: &File, call: Node, handle: &Handle, caller: Option<usize>) -> Evidence {
     let src = file.src;
     let mut evidence = Evidence::default();
-    let reached = reach(file, call, handle);
+    let reached = reach(file, call, handle, caller);
     let (own, others) = tie(file, call, handle);
     // A kill in the spawn's own function naming another spawn's command, not this one's.
     let foreign = |kill: Node| {
