@@ -629,10 +629,15 @@ fn check_call(file: &File, call: Node) -> Option<syntax::Raw> {
                  error and exit (a deferred func, or cmd.Cancel with exec.CommandContext)"
             )
         };
-        (
-            format!("`{agent}` is started by `{name}` in a process group nothing kills"),
-            help,
-        )
+        let message = if evidence.leader_kill {
+            format!(
+                "`{agent}` is started by `{name}` in a new process group, but only the leader \
+                 is killed"
+            )
+        } else {
+            format!("`{agent}` is started by `{name}` in a process group nothing kills")
+        };
+        (message, help)
     } else {
         let both = format!(
             "set cmd.SysProcAttr = &syscall.SysProcAttr{{Setpgid: true}} and kill the group with \
