@@ -480,6 +480,10 @@ impl Visitor<'_> {
                         .iter()
                         .nth(index)
                         .and_then(|e| self.program(e, depth + 1)),
+                    // `argv[0]` of a `let argv = vec!["claude", "-p", q]`.
+                    Expr::Macro(m) => vec_elements(m)?
+                        .get(index)
+                        .and_then(|e| self.program(e, depth + 1)),
                     _ => None,
                 }
             }
@@ -1680,6 +1684,18 @@ fn var_args(block: &syn::Block) -> Vec<VarArg> {
     collect.0
 }
 
+/// The elements of a `vec![a, b, c]` (not `vec![x; n]`), read as an array's are.
+fn vec_elements(m: &syn::ExprMacro) -> Option<Vec<Expr>> {
+    if !m.mac.path.is_ident("vec") {
+        return None;
+    }
+    let elements = m
+        .mac
+        .parse_body_with(syn::punctuated::Punctuated::<Expr, syn::Token![,]>::parse_terminated)
+        .ok()?;
+    Some(elements.into_iter().collect())
+}
+
 fn strip_type(pat: &syn::Pat) -> &syn::Pat {
     match pat {
         syn::Pat::Type(t) => strip_type(&t.pat),
@@ -1754,6 +1770,7 @@ impl Visitor<'_> {
             Expr::Reference(r) => self.array_of(&r.expr, depth + 1),
             Expr::Paren(p) => self.array_of(&p.expr, depth + 1),
             Expr::Array(a) => Some(a.elems.iter().cloned().collect()),
+            Expr::Macro(m) => vec_elements(m),
             // `&W[1..]`, `&CMD[1..3]`: a range of one with literal bounds.
             Expr::Index(i) => {
                 let Expr::Range(range) = &*i.index else {
