@@ -94,6 +94,8 @@ pub fn check(src: &str, path: &str, rules: &Rules) -> Checked {
         syntax::walk(root, &mut |node| {
             if node.kind() == "call_expression" {
                 findings.extend(check_call(&file, node));
+            } else if node.kind() == "composite_literal" {
+                findings.extend(check_literal(&file, node));
             }
         });
     }
@@ -464,6 +466,8 @@ fn slice_elements<'t>(file: &File<'t, '_>, node: Node<'t>, depth: usize) -> Opti
 enum Spawn {
     Command,
     CommandContext,
+    /// `&exec.Cmd{Path: ..., Args: ...}`: the struct built by hand.
+    Literal,
 }
 
 impl Spawn {
@@ -471,6 +475,7 @@ impl Spawn {
         match self {
             Spawn::Command => "exec.Command",
             Spawn::CommandContext => "exec.CommandContext",
+            Spawn::Literal => "exec.Cmd",
         }
     }
 }
@@ -578,7 +583,6 @@ struct Evidence {
 
 fn check_call(file: &File, call: Node) -> Option<syntax::Raw> {
     file.steps.reset();
-    let src = file.src;
     let callee = call.child_by_field_name("function")?;
     let kind = spawn_kind(file, callee)?;
     let args = call.child_by_field_name("arguments")?;
@@ -590,11 +594,87 @@ fn check_call(file: &File, call: Node) -> Option<syntax::Raw> {
     let skip = usize::from(kind == Spawn::CommandContext);
     let words = argv_words(file, args.get(skip..)?);
     let agent = syntax::argv_agent(&words, file.rules)?;
+    judge(file, call, callee, kind, &agent, false)
+}
+
+/// `&exec.Cmd{Path: "/usr/local/bin/claude", Args: []string{"claude", "-p", q}}`: a
+/// command built by hand runs its `Path` with `Args[1:]` (`Args[0]` is only the name it
+/// is given); a `SysProcAttr` among its fields is set on it.
+fn check_literal(file: &File, literal: Node) -> Option<syntax::Raw> {
+    file.steps.reset();
+    let src = file.src;
+    let ty = literal.child_by_field_name("type")?;
+    let exec_cmd = match ty.kind() {
+        "qualified_type" => {
+            let package = text(ty.child_by_field_name("package")?, src);
+            let name = text(ty.child_by_field_name("name")?, src);
+            name == "Cmd" && file.exec.iter().any(|e| e == package)
+        }
+        "type_identifier" => text(ty, src) == "Cmd" && file.exec.iter().any(|e| e.is_empty()),
+        _ => false,
+    };
+    if !exec_cmd {
+        return None;
+    }
+    let body = literal.child_by_field_name("body")?;
+    let (mut path, mut args, mut group) = (None, None, false);
+    let mut cursor = body.walk();
+    for element in body.named_children(&mut cursor) {
+        let (Some(key), Some(value)) = (
+            element.child_by_field_name("key"),
+            element.child_by_field_name("value"),
+        ) else {
+            continue;
+        };
+        let key = key.named_child(0).unwrap_or(key);
+        let value = value.named_child(0).unwrap_or(value);
+        match text(key, src) {
+            "Path" => path = Some(string_value(file, value, 0).unwrap_or_else(|| UNKNOWN.into())),
+            "Args" => {
+                args = slice_elements(file, value, 0).map(|e| {
+                    e.iter()
+                        .map(|n| string_value(file, *n, 0).unwrap_or_else(|| UNKNOWN.into()))
+                        .collect::<Vec<_>>()
+                })
+            }
+            "SysProcAttr" => group = groups(file, value, 0),
+            _ => {}
+        }
+    }
+    let args = args.unwrap_or_default();
+    let words: Vec<String> = match path {
+        Some(path) => std::iter::once(path)
+            .chain(args.into_iter().skip(1))
+            .collect(),
+        None => args,
+    };
+    let agent = syntax::argv_agent(&words, file.rules)?;
+    // `cmd := &exec.Cmd{...}`: the command is the `&` expression.
+    let spawn = literal
+        .parent()
+        .filter(|p| p.kind() == "unary_expression")
+        .unwrap_or(literal);
+    judge(file, spawn, ty, Spawn::Literal, &agent, group)
+}
+
+/// The finding for a spawn of `agent` (the command at `call`, reported at `at`), unless
+/// the code in its reach both starts a new group (or `group`: the spawn itself does) and
+/// kills it.
+fn judge(
+    file: &File,
+    call: Node,
+    at: Node,
+    kind: Spawn,
+    agent: &str,
+    group: bool,
+) -> Option<syntax::Raw> {
+    let src = file.src;
     if in_helper(file, call) {
         return None;
     }
     let handle = handle_of(file, call);
-    let evidence = evidence(file, call, &handle);
+    let mut evidence = evidence(file, call, &handle);
+    evidence.group |= group;
     if evidence.group && evidence.group_kill {
         return None;
     }
@@ -663,7 +743,7 @@ fn check_call(file: &File, call: Node) -> Option<syntax::Raw> {
             help,
         )
     };
-    Some(raw_at(callee, src, message, help))
+    Some(raw_at(at, src, message, help))
 }
 
 /// The whole argv of a spawn as words, from its program on: each argument's value (an
