@@ -304,8 +304,12 @@ fn go_findings_name_the_fix_for_their_shape() {
         help.contains("default Cancel is Process.Kill") && help.contains("cmd.Cancel ="),
         "{help}"
     );
-    // The leader alone killed.
-    let (_, help) = at("leader_kill.go", 12);
+    // The leader alone killed: said as the other languages say it.
+    let (message, help) = at("leader_kill.go", 12);
+    assert!(
+        message.contains("in a new process group, but only the leader is killed"),
+        "{message}"
+    );
     assert!(help.contains("reach only the group's leader"), "{help}");
     let (_, help) = at("leader_kill.go", 23);
     assert!(help.contains("reach only the agent"), "{help}");

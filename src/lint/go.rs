@@ -94,6 +94,8 @@ pub fn check(src: &str, path: &str, rules: &Rules) -> Checked {
         syntax::walk(root, &mut |node| {
             if node.kind() == "call_expression" {
                 findings.extend(check_call(&file, node));
+            } else if node.kind() == "composite_literal" {
+                findings.extend(check_literal(&file, node));
             }
         });
     }
@@ -464,6 +466,8 @@ fn slice_elements<'t>(file: &File<'t, '_>, node: Node<'t>, depth: usize) -> Opti
 enum Spawn {
     Command,
     CommandContext,
+    /// `&exec.Cmd{Path: ..., Args: ...}`: the struct built by hand.
+    Literal,
 }
 
 impl Spawn {
@@ -471,6 +475,7 @@ impl Spawn {
         match self {
             Spawn::Command => "exec.Command",
             Spawn::CommandContext => "exec.CommandContext",
+            Spawn::Literal => "exec.Cmd",
         }
     }
 }
@@ -578,7 +583,6 @@ struct Evidence {
 
 fn check_call(file: &File, call: Node) -> Option<syntax::Raw> {
     file.steps.reset();
-    let src = file.src;
     let callee = call.child_by_field_name("function")?;
     let kind = spawn_kind(file, callee)?;
     let args = call.child_by_field_name("arguments")?;
@@ -590,11 +594,87 @@ fn check_call(file: &File, call: Node) -> Option<syntax::Raw> {
     let skip = usize::from(kind == Spawn::CommandContext);
     let words = argv_words(file, args.get(skip..)?);
     let agent = syntax::argv_agent(&words, file.rules)?;
+    judge(file, call, callee, kind, &agent, false)
+}
+
+/// `&exec.Cmd{Path: "/usr/local/bin/claude", Args: []string{"claude", "-p", q}}`: a
+/// command built by hand runs its `Path` with `Args[1:]` (`Args[0]` is only the name it
+/// is given); a `SysProcAttr` among its fields is set on it.
+fn check_literal(file: &File, literal: Node) -> Option<syntax::Raw> {
+    file.steps.reset();
+    let src = file.src;
+    let ty = literal.child_by_field_name("type")?;
+    let exec_cmd = match ty.kind() {
+        "qualified_type" => {
+            let package = text(ty.child_by_field_name("package")?, src);
+            let name = text(ty.child_by_field_name("name")?, src);
+            name == "Cmd" && file.exec.iter().any(|e| e == package)
+        }
+        "type_identifier" => text(ty, src) == "Cmd" && file.exec.iter().any(|e| e.is_empty()),
+        _ => false,
+    };
+    if !exec_cmd {
+        return None;
+    }
+    let body = literal.child_by_field_name("body")?;
+    let (mut path, mut args, mut group) = (None, None, false);
+    let mut cursor = body.walk();
+    for element in body.named_children(&mut cursor) {
+        let (Some(key), Some(value)) = (
+            element.child_by_field_name("key"),
+            element.child_by_field_name("value"),
+        ) else {
+            continue;
+        };
+        let key = key.named_child(0).unwrap_or(key);
+        let value = value.named_child(0).unwrap_or(value);
+        match text(key, src) {
+            "Path" => path = Some(string_value(file, value, 0).unwrap_or_else(|| UNKNOWN.into())),
+            "Args" => {
+                args = slice_elements(file, value, 0).map(|e| {
+                    e.iter()
+                        .map(|n| string_value(file, *n, 0).unwrap_or_else(|| UNKNOWN.into()))
+                        .collect::<Vec<_>>()
+                })
+            }
+            "SysProcAttr" => group = groups(file, value, 0),
+            _ => {}
+        }
+    }
+    let args = args.unwrap_or_default();
+    let words: Vec<String> = match path {
+        Some(path) => std::iter::once(path)
+            .chain(args.into_iter().skip(1))
+            .collect(),
+        None => args,
+    };
+    let agent = syntax::argv_agent(&words, file.rules)?;
+    // `cmd := &exec.Cmd{...}`: the command is the `&` expression.
+    let spawn = literal
+        .parent()
+        .filter(|p| p.kind() == "unary_expression")
+        .unwrap_or(literal);
+    judge(file, spawn, ty, Spawn::Literal, &agent, group)
+}
+
+/// The finding for a spawn of `agent` (the command at `call`, reported at `at`), unless
+/// the code in its reach both starts a new group (or `group`: the spawn itself does) and
+/// kills it.
+fn judge(
+    file: &File,
+    call: Node,
+    at: Node,
+    kind: Spawn,
+    agent: &str,
+    group: bool,
+) -> Option<syntax::Raw> {
+    let src = file.src;
     if in_helper(file, call) {
         return None;
     }
     let handle = handle_of(file, call);
-    let evidence = evidence(file, call, &handle);
+    let mut evidence = evidence(file, call, &handle);
+    evidence.group |= group;
     if evidence.group && evidence.group_kill {
         return None;
     }
@@ -629,10 +709,15 @@ fn check_call(file: &File, call: Node) -> Option<syntax::Raw> {
                  error and exit (a deferred func, or cmd.Cancel with exec.CommandContext)"
             )
         };
-        (
-            format!("`{agent}` is started by `{name}` in a process group nothing kills"),
-            help,
-        )
+        let message = if evidence.leader_kill {
+            format!(
+                "`{agent}` is started by `{name}` in a new process group, but only the leader \
+                 is killed"
+            )
+        } else {
+            format!("`{agent}` is started by `{name}` in a process group nothing kills")
+        };
+        (message, help)
     } else {
         let both = format!(
             "set cmd.SysProcAttr = &syscall.SysProcAttr{{Setpgid: true}} and kill the group with \
@@ -658,7 +743,7 @@ fn check_call(file: &File, call: Node) -> Option<syntax::Raw> {
             help,
         )
     };
-    Some(raw_at(callee, src, message, help))
+    Some(raw_at(at, src, message, help))
 }
 
 /// The whole argv of a spawn as words, from its program on: each argument's value (an
@@ -753,8 +838,15 @@ fn uses_field(file: &File, home: Node, function: Node, field: &str) -> bool {
     found
 }
 
-/// The functions in reach of a spawn (see the module doc), the spawn's own first.
-fn reach<'t>(file: &File<'t, '_>, call: Node<'t>, handle: &Handle) -> Vec<Node<'t>> {
+/// The functions in reach of a spawn (see the module doc), the spawn's own first. A
+/// spawn handed to its callers reaches them all, or only `caller` when given (each
+/// caller is judged on its own: [`evidence`]).
+fn reach<'t>(
+    file: &File<'t, '_>,
+    call: Node<'t>,
+    handle: &Handle,
+    caller: Option<usize>,
+) -> Vec<Node<'t>> {
     let src = file.src;
     let home = outermost_function(call);
     let mut reached = vec![home];
@@ -885,22 +977,9 @@ fn reach<'t>(file: &File<'t, '_>, call: Node<'t>, handle: &Handle) -> Vec<Node<'
         tracked.push(field);
     }
     // A function that returns the command hands it to its callers.
-    let returned = match handle {
-        Handle::Elsewhere => true,
-        Handle::Var(v) => {
-            let mut found = false;
-            syntax::walk(home, &mut |n| {
-                found |= n.kind() == "return_statement" && mentions(text(n, src), v);
-            });
-            found
-        }
-        Handle::Field(_) | Handle::Nobody => false,
-    };
-    if returned && let Some(name) = home.child_by_field_name("name").map(|n| text(n, src)) {
-        for function in file.functions.values().flatten() {
-            if function.id() != home.id() && calls(file, *function, name) {
-                reached.push(*function);
-            }
+    for function in callers(file, home, handle) {
+        if caller.is_none_or(|c| c == function.id()) {
+            reached.push(function);
         }
     }
     // Functions of the file called with the command or a value taken from it.
@@ -947,6 +1026,90 @@ fn reach<'t>(file: &File<'t, '_>, call: Node<'t>, handle: &Handle) -> Vec<Node<'
         }
     }
     reached
+}
+
+/// The functions of the file a spawn in `home` is handed to: the callers of `home` when
+/// it returns the command.
+fn callers<'t>(file: &File<'t, '_>, home: Node<'t>, handle: &Handle) -> Vec<Node<'t>> {
+    let src = file.src;
+    let returned = match handle {
+        Handle::Elsewhere => true,
+        Handle::Var(v) => {
+            let mut found = false;
+            syntax::walk(home, &mut |n| {
+                found |= n.kind() == "return_statement" && mentions(text(n, src), v);
+            });
+            found
+        }
+        Handle::Field(_) | Handle::Nobody => false,
+    };
+    let Some(name) = home.child_by_field_name("name").map(|n| text(n, src)) else {
+        return Vec::new();
+    };
+    if !returned {
+        return Vec::new();
+    }
+    file.functions
+        .values()
+        .flatten()
+        .filter(|f| f.id() != home.id() && calls(file, **f, name))
+        .copied()
+        .collect()
+}
+
+/// Which spawn a kill in the spawn's own function belongs to, when it starts several: the
+/// names this spawn's command goes by (its variable and what is taken from it, `pa :=
+/// a.Process.Pid`) and those of the function's other spawns. A kill naming another
+/// spawn's (`syscall.Kill(-a.Process.Pid, ..)` beside `b`) is that one's; a kill naming
+/// neither (a loop over both, a helper's parameter) counts for each.
+fn tie(file: &File, call: Node, handle: &Handle) -> (Vec<String>, Vec<String>) {
+    let src = file.src;
+    let home = outermost_function(call);
+    let derived = |start: String| -> Vec<String> {
+        let mut names = vec![start];
+        for _ in 0..3 {
+            let mut grew = false;
+            syntax::walk(home, &mut |n| {
+                if matches!(n.kind(), "short_var_declaration" | "assignment_statement")
+                    && let (Some(left), Some(right)) = (
+                        n.child_by_field_name("left"),
+                        n.child_by_field_name("right"),
+                    )
+                    && names.iter().any(|t| mentions(text(right, src), t))
+                {
+                    let mut cursor = left.walk();
+                    for target in left.named_children(&mut cursor) {
+                        let name = text(target, src).to_string();
+                        if target.kind() == "identifier" && !names.contains(&name) {
+                            names.push(name);
+                            grew = true;
+                        }
+                    }
+                }
+            });
+            if !grew {
+                break;
+            }
+        }
+        names
+    };
+    let own = match handle {
+        Handle::Var(name) => derived(name.clone()),
+        _ => Vec::new(),
+    };
+    let mut others = Vec::new();
+    syntax::walk(home, &mut |n| {
+        if n.kind() == "call_expression"
+            && n.id() != call.id()
+            && n.child_by_field_name("function")
+                .is_some_and(|c| spawn_kind(file, c).is_some())
+            && let Handle::Var(name) = handle_of(file, n)
+            && !own.contains(&name)
+        {
+            others.extend(derived(name).into_iter().filter(|o| !own.contains(o)));
+        }
+    });
+    (own, others)
 }
 
 /// Is `name`, where `function` uses it, the package variable of that name: declared at
@@ -1006,10 +1169,42 @@ fn calls(file: &File, function: Node, name: &str) -> bool {
     found
 }
 
+/// What the code in reach of a spawn does to it. A spawn handed to several callers is
+/// judged with each caller alone: the caller that does worst decides.
 fn evidence(file: &File, call: Node, handle: &Handle) -> Evidence {
+    let callers = callers(file, outermost_function(call), handle);
+    if callers.len() < 2 {
+        return evidence_in(file, call, handle, None);
+    }
+    let rank = |e: &Evidence| {
+        if e.group_kill {
+            3
+        } else if e.gated_kill {
+            2
+        } else {
+            u8::from(e.leader_kill)
+        }
+    };
+    callers
+        .iter()
+        .map(|c| evidence_in(file, call, handle, Some(c.id())))
+        .min_by_key(rank)
+        .unwrap_or_default()
+}
+
+fn evidence_in(file: &File, call: Node, handle: &Handle, caller: Option<usize>) -> Evidence {
     let src = file.src;
     let mut evidence = Evidence::default();
-    let reached = reach(file, call, handle);
+    let reached = reach(file, call, handle, caller);
+    let (own, others) = tie(file, call, handle);
+    // A kill in the spawn's own function naming another spawn's command, not this one's.
+    let foreign = |kill: Node| {
+        let target = kill
+            .child_by_field_name("arguments")
+            .and_then(|a| a.named_child(0))
+            .map_or("", |t| text(t, src));
+        !own.iter().any(|o| mentions(target, o)) && others.iter().any(|o| mentions(target, o))
+    };
     for (i, function) in reached.iter().enumerate() {
         // In the spawn's own function, the attributes must be set on this command;
         // elsewhere (a helper it is passed to, a caller it returns it to), on any.
@@ -1074,7 +1269,7 @@ fn evidence(file: &File, call: Node, handle: &Handle) -> Evidence {
                 let name = text(callee, src).replace(char::is_whitespace, "");
                 if name.ends_with(".Process.Kill") || name.ends_with(".Process.Signal") {
                     evidence.leader_kill = true;
-                } else if group_kill(file, node, callee) {
+                } else if group_kill(file, node, callee) && !(i == 0 && foreign(node)) {
                     if gated(file, node) {
                         evidence.gated_kill = true;
                     } else {

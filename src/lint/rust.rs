@@ -62,6 +62,7 @@ pub fn check(src: &str, path: &str, rules: &Rules) -> Checked {
         summaries: summaries(&file, rules),
         findings: Vec::new(),
         handed_budget: std::cell::Cell::new(64),
+        tie: Tie::default(),
     };
     visitor.visit_file(&file);
     Checked {
@@ -264,7 +265,7 @@ fn module_path(path: &str) -> String {
 struct Function {
     name: String,
     /// The kills in its body (closures included, nested functions not).
-    kills: Vec<Kill>,
+    kills: Vec<Aimed>,
     /// The identifiers it names: the file's functions it may call.
     idents: Vec<String>,
     /// It hands the child to its caller (its return type names a `Child`): its callers
@@ -277,6 +278,9 @@ struct Function {
     /// Every `arg`/`args` call on a variable (`cmd.arg("claude")`), by the variable and
     /// where its method name stands, for a wrapper bound by `let` ([`Visitor::argv_wrapper`]).
     var_args: Vec<VarArg>,
+    /// The fields it gives values (`Pair { a, b }`, `self.child = child`), each with the
+    /// value's tokens: where a child goes on a type, for [`Tie`].
+    fields: Vec<(String, String)>,
 }
 
 /// One `arg`/`args` call whose chain starts at a variable.
@@ -308,6 +312,8 @@ struct Visitor<'r> {
     /// How many more hand-offs (a function returning a child, to its callers) may be
     /// followed, bounded against hostile chains of callers.
     handed_budget: std::cell::Cell<usize>,
+    /// Which kills are another spawn's, for the spawn being reported ([`Visitor::tie`]).
+    tie: Tie,
 }
 
 impl Visitor<'_> {
@@ -326,6 +332,7 @@ impl Visitor<'_> {
             bindings,
             statements,
             var_args: var_args(block),
+            fields: field_values(block),
         });
     }
 
@@ -473,6 +480,10 @@ impl Visitor<'_> {
                         .iter()
                         .nth(index)
                         .and_then(|e| self.program(e, depth + 1)),
+                    // `argv[0]` of a `let argv = vec!["claude", "-p", q]`.
+                    Expr::Macro(m) => vec_elements(m)?
+                        .get(index)
+                        .and_then(|e| self.program(e, depth + 1)),
                     _ => None,
                 }
             }
@@ -598,6 +609,7 @@ impl Visitor<'_> {
             return;
         }
         let variable = bound_variable(statement);
+        self.tie = self.tie(variable.as_deref());
         let fix = "call `.process_group(0)` on the command (std or tokio), `.spawn()` it, and \
                    kill the whole group (`libc::killpg(pid, SIGKILL)`, \
                    `nix::sys::signal::killpg`) on timeout, error and exit, or run it through \
@@ -765,6 +777,52 @@ impl Visitor<'_> {
             .collect()
     }
 
+    /// The tie ([`Tie`]) of the spawn bound to `variable` in the current function: its
+    /// names, and those of the function's other spawns (each `let` of a statement that
+    /// constructs a command), with the `let`s taken from each and the fields given them.
+    fn tie(&self, variable: Option<&str>) -> Tie {
+        let Some(f) = self.functions.last() else {
+            return Tie::default();
+        };
+        let own = variable.map_or_else(Vec::new, |v| tracked(f, v));
+        let constructs = |s: &str| {
+            let init = s.split_once(" = ").map_or("", |(_, init)| init);
+            self.rules.rust.spawn.iter().any(|p| {
+                let p = p.replace("::", " :: ");
+                [format!("{p} ("), format!("{p} !")].iter().any(|call| {
+                    init.match_indices(call.as_str()).any(|(at, _)| {
+                        !init[..at].ends_with(|c: char| c.is_alphanumeric() || c == '_')
+                    })
+                })
+            })
+        };
+        let mut others: Vec<String> = Vec::new();
+        for s in &f.statements {
+            if let Some(bound) = bound_variable(s)
+                && !own.contains(&bound)
+                && constructs(s)
+            {
+                others.extend(tracked(f, &bound).into_iter().filter(|t| !own.contains(t)));
+            }
+        }
+        let fields = |names: &[String]| -> Vec<String> {
+            f.fields
+                .iter()
+                .filter(|(_, value)| names.iter().any(|n| mentions(value, n)))
+                .map(|(field, _)| format!("self.{field}"))
+                .collect()
+        };
+        let own_fields = fields(&own);
+        let other_fields: Vec<String> = fields(&others)
+            .into_iter()
+            .filter(|f| !own_fields.contains(f))
+            .collect();
+        let mut tie = Tie { own, others };
+        tie.own.extend(own_fields);
+        tie.others.extend(other_fields);
+        tie
+    }
+
     /// The statement and every statement of the function using its variable.
     fn evidence(&self, statement: &str, variable: Option<&str>) -> String {
         let mut out = statement.to_string();
@@ -786,7 +844,7 @@ impl Visitor<'_> {
         let kills: Vec<Kill> = self
             .functions
             .iter()
-            .flat_map(|f| f.kills.iter().copied())
+            .flat_map(|f| self.tie.aim(&f.kills, true))
             .collect();
         let names: Vec<String> = self
             .functions
@@ -815,6 +873,9 @@ impl Visitor<'_> {
         held: &[String],
     ) -> Vec<Kill> {
         let mut reached = vec![false; self.summaries.len()];
+        // The spawning function's own summary (reached as a method of its type): its
+        // locals are the ones the tie names.
+        let current = self.functions.last().map(|f| &f.name);
         loop {
             let mut grew = false;
             for (i, s) in self.summaries.iter().enumerate() {
@@ -834,7 +895,8 @@ impl Visitor<'_> {
                 if reach && !reached[i] {
                     reached[i] = true;
                     grew = true;
-                    kills.extend(s.kills.iter().copied());
+                    let local = Some(&s.name) == current && s.owner.as_ref() == owner;
+                    kills.extend(self.tie.aim(&s.kills, local));
                     names.extend(s.idents.iter().cloned());
                 }
             }
@@ -875,14 +937,14 @@ impl Visitor<'_> {
                 .summaries
                 .iter()
                 .filter(|s| !s.spawns && !s.calls.iter().any(|c| spawning.contains(&c)))
-                .flat_map(|s| s.kills.iter().copied())
+                .flat_map(|s| self.tie.aim(&s.kills, false))
                 .collect();
         }
         self.handed_budget.set(budget - 1);
         let mut worst: Option<(Ending, Vec<Kill>)> = None;
         for caller in callers {
             let mut kills = self.reach(
-                caller.kills.clone(),
+                self.tie.aim(&caller.kills, false),
                 caller.idents.clone(),
                 caller.owner.as_ref(),
                 true,
@@ -903,6 +965,100 @@ impl Visitor<'_> {
         }
         worst.map(|(_, kills)| kills).unwrap_or_default()
     }
+}
+
+/// A kill found in a function body, with the tokens of what it names: the pid given to
+/// `killpg`/`kill`, the receiver of `.kill()` (empty for a kill read from a macro's
+/// tokens: it names no one, and counts for every spawn).
+#[derive(Clone, Debug)]
+struct Aimed {
+    kill: Kill,
+    target: String,
+}
+
+impl Aimed {
+    fn anywhere(kill: Kill) -> Aimed {
+        Aimed {
+            kill,
+            target: String::new(),
+        }
+    }
+}
+
+/// Which spawn a kill belongs to, when a function starts several: a kill naming another
+/// spawn's child (`killpg(a.id() as i32, ..)` beside `b`, `let pa = a.id() as i32;
+/// killpg(pa, ..)`, `self.a` of a type given `Pair { a, b }`) is that child's, not this
+/// one's. A kill naming neither (a loop over both, a helper's parameter) counts for each.
+#[derive(Default)]
+struct Tie {
+    /// The names this spawn's child goes by: its variable, the `let`s taken from it, the
+    /// fields (`self.a`) it is given to.
+    own: Vec<String>,
+    /// The same for the function's other spawns.
+    others: Vec<String>,
+}
+
+impl Tie {
+    /// The kills that are not another spawn's. A local (`a`, `pa`) means that child only
+    /// in the spawning function (`local`); a field (`self.a`) in every function.
+    fn aim(&self, kills: &[Aimed], local: bool) -> Vec<Kill> {
+        kills
+            .iter()
+            .filter(|k| {
+                let names = |h: &String| names_handle(&k.target, h);
+                self.own.iter().any(names)
+                    || !self
+                        .others
+                        .iter()
+                        .filter(|h| local || h.starts_with("self."))
+                        .any(names)
+            })
+            .map(|k| k.kill)
+            .collect()
+    }
+}
+
+/// Do a kill's target tokens (`self . a . id () as i32`, `- pa`) name `handle` (`a`,
+/// `self.a`) as a whole: `a.id()` and `-pa` do, `self.a` does not name `a`, nor
+/// `self.ab` `self.a`.
+fn names_handle(target: &str, handle: &str) -> bool {
+    let joined = target.replace(" . ", ".");
+    joined
+        .split(|c: char| !(c.is_alphanumeric() || c == '_' || c == '.'))
+        .any(|w| w == handle || w.strip_prefix(handle).is_some_and(|r| r.starts_with('.')))
+}
+
+/// Every field a function body gives a value (nested functions not): `Pair { a, b }`,
+/// `Pair { a: child }`, `self.child = child`, with the value's tokens.
+fn field_values(block: &syn::Block) -> Vec<(String, String)> {
+    struct Collect(Vec<(String, String)>);
+    impl<'ast> Visit<'ast> for Collect {
+        fn visit_expr_struct(&mut self, e: &'ast syn::ExprStruct) {
+            for field in &e.fields {
+                if let syn::Member::Named(name) = &field.member {
+                    let value = field.expr.to_token_stream().to_string();
+                    self.0.push((name.to_string(), value));
+                }
+            }
+            syn::visit::visit_expr_struct(self, e);
+        }
+        fn visit_expr_assign(&mut self, e: &'ast syn::ExprAssign) {
+            if let Expr::Field(f) = &*e.left
+                && matches!(&*f.base, Expr::Path(p) if p.path.is_ident("self"))
+                && let syn::Member::Named(name) = &f.member
+            {
+                self.0
+                    .push((name.to_string(), e.right.to_token_stream().to_string()));
+            }
+            syn::visit::visit_expr_assign(self, e);
+        }
+        fn visit_item_fn(&mut self, _: &'ast syn::ItemFn) {}
+        fn visit_impl_item_fn(&mut self, _: &'ast syn::ImplItemFn) {}
+        fn visit_trait_item_fn(&mut self, _: &'ast syn::TraitItemFn) {}
+    }
+    let mut collect = Collect(Vec::new());
+    collect.visit_block(block);
+    collect.0
 }
 
 /// A kill found in a function body.
@@ -965,7 +1121,7 @@ fn negative_pid(tokens: &str) -> bool {
 struct Summary {
     name: String,
     owner: Option<String>,
-    kills: Vec<Kill>,
+    kills: Vec<Aimed>,
     idents: Vec<String>,
     /// The last segment of every path it calls and every method it calls (`start` of
     /// `Agent::start(..)`, `agent.start()`): the file's functions it may call.
@@ -993,7 +1149,7 @@ fn summarize(
     struct Scan<'r> {
         rules: &'r Rules,
         gated: usize,
-        kills: Vec<Kill>,
+        kills: Vec<Aimed>,
         idents: Vec<String>,
         calls: Vec<String>,
         spawns: bool,
@@ -1113,8 +1269,12 @@ fn summarize(
                 && (rust.group_kill.iter().any(|k| k == last)
                     || (rust.kill_negative.iter().any(|k| k == last) && negative))
             {
-                self.kills.push(Kill::Group {
-                    gated: self.gated > 0,
+                let target = call.args.first().map(|a| a.to_token_stream().to_string());
+                self.kills.push(Aimed {
+                    kill: Kill::Group {
+                        gated: self.gated > 0,
+                    },
+                    target: target.unwrap_or_default(),
                 });
             }
             // `kill_group(&child)`, `Self::stop(..)` name this file's functions;
@@ -1137,10 +1297,16 @@ fn summarize(
             self.calls.push(call.method.to_string());
             match call.method.to_string().as_str() {
                 "spawn" | "group_spawn" => self.spawns = true,
-                "kill" | "start_kill" | "signal" => self.kills.push(Kill::Method {
-                    gated: self.gated > 0,
+                "kill" | "start_kill" | "signal" => self.kills.push(Aimed {
+                    kill: Kill::Method {
+                        gated: self.gated > 0,
+                    },
+                    target: call.receiver.to_token_stream().to_string(),
                 }),
-                "kill_on_drop" => self.kills.push(Kill::OnDrop),
+                "kill_on_drop" => self.kills.push(Aimed {
+                    kill: Kill::OnDrop,
+                    target: String::new(),
+                }),
                 _ => {}
             }
             // `self.stop()` names a method of the type; `child.kill()` names none of
@@ -1173,16 +1339,16 @@ fn summarize(
                     .iter()
                     .any(|k| text.contains(&format!("{k} (-")) || text.contains("from_raw (-"));
             if group {
-                self.kills.push(Kill::Group { gated });
+                self.kills.push(Aimed::anywhere(Kill::Group { gated }));
             }
             if [". kill (", ". start_kill (", ". signal ("]
                 .iter()
                 .any(|m| text.contains(m))
             {
-                self.kills.push(Kill::Method { gated });
+                self.kills.push(Aimed::anywhere(Kill::Method { gated }));
             }
             if text.contains(". kill_on_drop (") {
-                self.kills.push(Kill::OnDrop);
+                self.kills.push(Aimed::anywhere(Kill::OnDrop));
             }
             let words = text
                 .split(|c: char| !(c.is_alphanumeric() || c == '_'))
@@ -1518,6 +1684,18 @@ fn var_args(block: &syn::Block) -> Vec<VarArg> {
     collect.0
 }
 
+/// The elements of a `vec![a, b, c]` (not `vec![x; n]`), read as an array's are.
+fn vec_elements(m: &syn::ExprMacro) -> Option<Vec<Expr>> {
+    if !m.mac.path.is_ident("vec") {
+        return None;
+    }
+    let elements = m
+        .mac
+        .parse_body_with(syn::punctuated::Punctuated::<Expr, syn::Token![,]>::parse_terminated)
+        .ok()?;
+    Some(elements.into_iter().collect())
+}
+
 fn strip_type(pat: &syn::Pat) -> &syn::Pat {
     match pat {
         syn::Pat::Type(t) => strip_type(&t.pat),
@@ -1592,6 +1770,7 @@ impl Visitor<'_> {
             Expr::Reference(r) => self.array_of(&r.expr, depth + 1),
             Expr::Paren(p) => self.array_of(&p.expr, depth + 1),
             Expr::Array(a) => Some(a.elems.iter().cloned().collect()),
+            Expr::Macro(m) => vec_elements(m),
             // `&W[1..]`, `&CMD[1..3]`: a range of one with literal bounds.
             Expr::Index(i) => {
                 let Expr::Range(range) = &*i.index else {
