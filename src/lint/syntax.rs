@@ -197,40 +197,134 @@ pub fn first_words(command: &str) -> Vec<String> {
 
 /// A command line from its program on, past the wrappers that run the rest of it in
 /// the same process group (`nohup claude`, `env A=1 claude`, `sudo -u agent claude`,
-/// `nice -n 10 claude`: the shell rule's `transparent` list and its options). A
-/// look-up (`command -v claude`) runs nothing: no words.
+/// `nice -n 10 claude`, `taskset -c 0-3 claude`, `chrt -f 10 claude`, `timeout
+/// --foreground 60 claude`: the shell rule's `transparent` list, its options and
+/// positional arguments, [`wrapped_command`]). A wrapper that runs nothing (`command -v
+/// claude`, `taskset -p 0x3 700`): no words.
 pub fn past_wrappers(words: &[String], rules: &super::rules::Rules) -> Vec<String> {
-    let shell = &rules.shell;
+    let mut words = std::borrow::Cow::Borrowed(words);
     let mut i = 0;
     while let Some(word) = words.get(i) {
-        let name = word.rsplit('/').next().unwrap_or(word);
-        if !shell.transparent.iter().any(|t| t == name) {
+        let name = word.rsplit('/').next().unwrap_or(word).to_string();
+        if !keeps_group(&words[i + 1..], &name, rules) {
             break;
         }
-        if name == "command" && matches!(words.get(i + 1).map(String::as_str), Some("-v" | "-V")) {
-            return Vec::new();
-        }
-        i += 1;
-        let takes_value = shell.value_options.get(name);
-        while let Some(option) = words.get(i) {
-            if option == "--" {
-                i += 1;
-                break;
+        match wrapped_command(&words, i + 1, &name, rules) {
+            Wrapped::At(at) => i = at,
+            Wrapped::Split(line) => {
+                words = std::borrow::Cow::Owned(line);
+                i = 0;
             }
-            if option.starts_with('-') {
-                i += if takes_value.is_some_and(|v| v.contains(option)) {
-                    2
-                } else {
-                    1
-                };
-            } else if name == "env" && option.contains('=') {
-                i += 1;
-            } else {
-                break;
-            }
+            Wrapped::Nothing => return Vec::new(),
         }
     }
     words.get(i..).map(<[String]>::to_vec).unwrap_or_default()
+}
+
+/// Does the wrapper `name`, given the words after it, run its command in the caller's
+/// process group: one of the `transparent` list, or a group-making wrapper told not to
+/// (`timeout --foreground`).
+fn keeps_group(after: &[String], name: &str, rules: &super::rules::Rules) -> bool {
+    let shell = &rules.shell;
+    shell.transparent.iter().any(|t| t == name)
+        || shell
+            .cleanup_unless
+            .get(name)
+            .is_some_and(|unless| after.iter().any(|w| unless.contains(w)))
+}
+
+/// Where a wrapper's command starts.
+#[derive(Debug, PartialEq, Eq)]
+pub enum Wrapped {
+    /// At this index of the words.
+    At(usize),
+    /// `env -S 'claude -p hi' ...`: the split string's words, then the rest, are the
+    /// command line.
+    Split(Vec<String>),
+    /// An option of the wrapper runs no command (`command -v`, `taskset -p`).
+    Nothing,
+}
+
+/// Where the command of `wrapper` starts, reading its options from `words[start..]`:
+/// past its flags (short ones clustered, `-fo L`), the options that take a value
+/// (`value_options`; `-oL`, `--output=L` and `--output L` alike), `env`'s assignments,
+/// and the positional arguments it takes before the command (`positional`: `taskset`'s
+/// mask, `chrt`'s priority, `timeout`'s duration).
+pub fn wrapped_command(
+    words: &[String],
+    start: usize,
+    wrapper: &str,
+    rules: &super::rules::Rules,
+) -> Wrapped {
+    let shell = &rules.shell;
+    let none = Vec::new();
+    let values = shell.value_options.get(wrapper).unwrap_or(&none);
+    let nothing = shell.no_command.get(wrapper).unwrap_or(&none);
+    let splits = shell.split_options.get(wrapper).unwrap_or(&none);
+    let mut i = start;
+    while let Some(word) = words.get(i) {
+        if word == "--" {
+            i += 1;
+            break;
+        }
+        if !word.starts_with('-') {
+            if wrapper == "env" && word.contains('=') {
+                i += 1;
+                continue;
+            }
+            break;
+        }
+        let (option, value, taken) = option_value(word, words.get(i + 1), values, nothing);
+        if nothing.contains(&option) {
+            return Wrapped::Nothing;
+        }
+        if splits.contains(&option) {
+            let mut line: Vec<String> = value
+                .unwrap_or_default()
+                .split_whitespace()
+                .map(|w| w.trim_matches(|c| c == '"' || c == '\'').to_string())
+                .collect();
+            line.extend(words.iter().skip(i + taken).cloned());
+            return Wrapped::Split(line);
+        }
+        i += taken;
+    }
+    let positional = shell.positional.get(wrapper).copied().unwrap_or(0);
+    Wrapped::At(i + positional)
+}
+
+/// The option a word names (`-o` of `-oL`, `--output` of `--output=L`; in a cluster of
+/// flags `-fp`, the first that runs nothing or takes a value decides), its value if it
+/// takes one (attached, or the next word), and how many words it spans.
+fn option_value(
+    word: &str,
+    next: Option<&String>,
+    values: &[String],
+    nothing: &[String],
+) -> (String, Option<String>, usize) {
+    if let Some(long) = word.strip_prefix("--") {
+        return match long.split_once('=') {
+            Some((name, value)) => (format!("--{name}"), Some(value.to_string()), 1),
+            None if values.iter().any(|v| v == word) => (word.to_string(), next.cloned(), 2),
+            None => (word.to_string(), None, 1),
+        };
+    }
+    let letters = &word[1..];
+    for (at, letter) in letters.char_indices() {
+        let option = format!("-{letter}");
+        if nothing.contains(&option) {
+            return (option, None, 1);
+        }
+        if values.contains(&option) {
+            let attached = &letters[at + letter.len_utf8()..];
+            return if attached.is_empty() {
+                (option, next.cloned(), 2)
+            } else {
+                (option, Some(attached.to_string()), 1)
+            };
+        }
+    }
+    (word.to_string(), None, 1)
 }
 
 /// A callee's dotted name (`sp.run`, `cp.spawn`) with its first part replaced by what
