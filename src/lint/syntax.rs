@@ -505,3 +505,20 @@ pub fn argv_agent(words: &[String], rules: &super::rules::Rules) -> Option<Strin
         })
         .map(str::to_string)
 }
+
+/// Does the text before a word end where a shell default starts it: `${AGENT:-claude}`,
+/// and without the colon `${AGENT-claude}`, whose `-` would otherwise join `claude` to
+/// the name before it?
+pub fn starts_a_default(before: &[u8]) -> bool {
+    if before.ends_with(b":-") {
+        return true;
+    }
+    let Some(rest) = before.strip_suffix(b"-") else {
+        return false;
+    };
+    let name_start = rest
+        .iter()
+        .rposition(|b| !(b.is_ascii_alphanumeric() || *b == b'_'))
+        .map_or(0, |i| i + 1);
+    name_start < rest.len() && rest[..name_start].ends_with(b"${")
+}
