@@ -86,7 +86,9 @@ pub fn check(original: &str, rules: &Rules) -> Checked {
             return;
         }
         let words = split_words(node, src, rules, &variables);
-        let background = node.next_sibling().is_some_and(|n| n.kind() == "&");
+        // A coprocess runs asynchronously, like a `&` job.
+        let background = node.next_sibling().is_some_and(|n| n.kind() == "&")
+            || words.first().is_some_and(|w| w == "coproc");
         let run = match unguarded_agent(&words, rules, &variables) {
             Some(Run::Bare(agent))
                 if background
@@ -586,6 +588,20 @@ fn unguarded_agent(
         let next = words.get(i + 1).map(String::as_str);
         if name == "fleet" && next == Some("run") {
             return None;
+        }
+        // `coproc claude ...`, `coproc NAME { claude ...; }`: bash runs the command in a
+        // subshell of this script's group. tree-sitter-bash has no coproc: it reads the
+        // keyword as a command, and the brace and the group's first command as its words.
+        if name == "coproc" {
+            let brace = |at: usize| words.get(at).is_some_and(|w| w == "{");
+            i += if brace(i + 1) {
+                2
+            } else if brace(i + 2) {
+                3
+            } else {
+                1
+            };
+            continue;
         }
         if shell.shells.contains(&name) {
             let script = words[i + 1..]
