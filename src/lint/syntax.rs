@@ -261,6 +261,10 @@ pub fn wrapped_command(
     let values = shell.value_options.get(wrapper).unwrap_or(&none);
     let nothing = shell.no_command.get(wrapper).unwrap_or(&none);
     let splits = shell.split_options.get(wrapper).unwrap_or(&none);
+    let mut words = std::borrow::Cow::Borrowed(words);
+    // How many split strings were read: each copies the rest of the line, so a hostile
+    // `env -S x -S x ...` stops being followed after a few.
+    let mut split = 0;
     let mut i = start;
     while let Some(word) = words.get(i) {
         if word == "--" {
@@ -278,19 +282,28 @@ pub fn wrapped_command(
         if nothing.contains(&option) {
             return Wrapped::Nothing;
         }
-        if splits.contains(&option) {
+        if splits.contains(&option) && split < 16 {
+            // The split words are read as the wrapper's own arguments again (`env -S
+            // 'A=1 claude'` sets A and runs claude).
             let mut line: Vec<String> = value
                 .unwrap_or_default()
                 .split_whitespace()
                 .map(|w| w.trim_matches(|c| c == '"' || c == '\'').to_string())
                 .collect();
             line.extend(words.iter().skip(i + taken).cloned());
-            return Wrapped::Split(line);
+            words = std::borrow::Cow::Owned(line);
+            split += 1;
+            i = 0;
+            continue;
         }
         i += taken;
     }
-    let positional = shell.positional.get(wrapper).copied().unwrap_or(0);
-    Wrapped::At(i + positional)
+    let at = i + shell.positional.get(wrapper).copied().unwrap_or(0);
+    if split > 0 {
+        Wrapped::Split(words.get(at..).map(<[String]>::to_vec).unwrap_or_default())
+    } else {
+        Wrapped::At(at)
+    }
 }
 
 /// The option a word names (`-o` of `-oL`, `--output` of `--output=L`; in a cluster of
