@@ -535,3 +535,20 @@ pub fn starts_a_default(before: &[u8]) -> bool {
         .map_or(0, |i| i + 1);
     name_start < rest.len() && rest[..name_start].ends_with(b"${")
 }
+
+/// A command line that starts with a wrapper making a session of its own and nothing
+/// else (`setsid claude -p hi`, `setsid -w claude`: the shell rule's `session_only`),
+/// read from its command on ([`past_wrappers`]): the argv counts as a new session, which
+/// still needs a group kill.
+pub fn past_session(words: &[String], rules: &super::rules::Rules) -> Option<Vec<String>> {
+    let program = words.first()?;
+    let name = program.rsplit('/').next().unwrap_or(program);
+    if !rules.shell.session_only.iter().any(|s| s == name) {
+        return None;
+    }
+    match wrapped_command(words, 1, name, rules) {
+        Wrapped::At(at) => Some(past_wrappers(words.get(at..).unwrap_or_default(), rules)),
+        Wrapped::Split(line) => Some(past_wrappers(&line, rules)),
+        Wrapped::Nothing => None,
+    }
+}
