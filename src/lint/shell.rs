@@ -581,6 +581,7 @@ fn unguarded_agent(
 ) -> Option<Run> {
     let shell = &rules.shell;
     let mut words = std::borrow::Cow::Borrowed(words);
+    let mut splits = 0;
     let mut i = 0;
     while i < words.len() {
         let word = resolve(&words[i], variables, rules);
@@ -628,7 +629,7 @@ fn unguarded_agent(
                 .get(&name)
                 .is_some_and(|unless| after.iter().any(|w| unless.contains(w)));
         // `command -v claude`, `taskset -p 0x3 700`: a look-up or a running process.
-        let (at, split) = match syntax::wrapped_command(&words, i + 1, &name, rules) {
+        let (at, split) = match syntax::wrapped_command(&words, i + 1, &name, rules, &mut splits) {
             syntax::Wrapped::Nothing => return None,
             syntax::Wrapped::At(at) => (at, None),
             syntax::Wrapped::Split(line) => (0, Some(line)),

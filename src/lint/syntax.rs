@@ -203,13 +203,14 @@ pub fn first_words(command: &str) -> Vec<String> {
 /// claude`, `taskset -p 0x3 700`): no words.
 pub fn past_wrappers(words: &[String], rules: &super::rules::Rules) -> Vec<String> {
     let mut words = std::borrow::Cow::Borrowed(words);
+    let mut splits = 0;
     let mut i = 0;
     while let Some(word) = words.get(i) {
         let name = word.rsplit('/').next().unwrap_or(word).to_string();
         if !keeps_group(&words[i + 1..], &name, rules) {
             break;
         }
-        match wrapped_command(&words, i + 1, &name, rules) {
+        match wrapped_command(&words, i + 1, &name, rules, &mut splits) {
             Wrapped::At(at) => i = at,
             Wrapped::Split(line) => {
                 words = std::borrow::Cow::Owned(line);
@@ -233,6 +234,11 @@ fn keeps_group(after: &[String], name: &str, rules: &super::rules::Rules) -> boo
             .is_some_and(|unless| after.iter().any(|w| unless.contains(w)))
 }
 
+/// How many split strings (`env -S STRING`) one command line is read through: each
+/// copies the rest of the line, so past these a hostile `env -S env -S env ...` has its
+/// strings skipped as plain option values.
+pub const MAX_SPLITS: usize = 16;
+
 /// Where a wrapper's command starts.
 #[derive(Debug, PartialEq, Eq)]
 pub enum Wrapped {
@@ -249,22 +255,22 @@ pub enum Wrapped {
 /// past its flags (short ones clustered, `-fo L`), the options that take a value
 /// (`value_options`; `-oL`, `--output=L` and `--output L` alike), `env`'s assignments,
 /// and the positional arguments it takes before the command (`positional`: `taskset`'s
-/// mask, `chrt`'s priority, `timeout`'s duration).
+/// mask, `chrt`'s priority, `timeout`'s duration). `splits` counts the split strings
+/// read for the whole command line, up to [`MAX_SPLITS`].
 pub fn wrapped_command(
     words: &[String],
     start: usize,
     wrapper: &str,
     rules: &super::rules::Rules,
+    splits: &mut usize,
 ) -> Wrapped {
     let shell = &rules.shell;
     let none = Vec::new();
     let values = shell.value_options.get(wrapper).unwrap_or(&none);
     let nothing = shell.no_command.get(wrapper).unwrap_or(&none);
-    let splits = shell.split_options.get(wrapper).unwrap_or(&none);
+    let split_options = shell.split_options.get(wrapper).unwrap_or(&none);
     let mut words = std::borrow::Cow::Borrowed(words);
-    // How many split strings were read: each copies the rest of the line, so a hostile
-    // `env -S x -S x ...` stops being followed after a few.
-    let mut split = 0;
+    let mut split = false;
     let mut i = start;
     while let Some(word) = words.get(i) {
         if word == "--" {
@@ -282,7 +288,7 @@ pub fn wrapped_command(
         if nothing.contains(&option) {
             return Wrapped::Nothing;
         }
-        if splits.contains(&option) && split < 16 {
+        if split_options.contains(&option) && *splits < MAX_SPLITS {
             // The split words are read as the wrapper's own arguments again (`env -S
             // 'A=1 claude'` sets A and runs claude).
             let mut line: Vec<String> = value
@@ -292,14 +298,15 @@ pub fn wrapped_command(
                 .collect();
             line.extend(words.iter().skip(i + taken).cloned());
             words = std::borrow::Cow::Owned(line);
-            split += 1;
+            *splits += 1;
+            split = true;
             i = 0;
             continue;
         }
         i += taken;
     }
     let at = i + shell.positional.get(wrapper).copied().unwrap_or(0);
-    if split > 0 {
+    if split {
         Wrapped::Split(words.get(at..).map(<[String]>::to_vec).unwrap_or_default())
     } else {
         Wrapped::At(at)
@@ -546,7 +553,7 @@ pub fn past_session(words: &[String], rules: &super::rules::Rules) -> Option<Vec
     if !rules.shell.session_only.iter().any(|s| s == name) {
         return None;
     }
-    match wrapped_command(words, 1, name, rules) {
+    match wrapped_command(words, 1, name, rules, &mut 0) {
         Wrapped::At(at) => Some(past_wrappers(words.get(at..).unwrap_or_default(), rules)),
         Wrapped::Split(line) => Some(past_wrappers(&line, rules)),
         Wrapped::Nothing => None,
