@@ -448,6 +448,11 @@ fn check_call(file: &File, call: Node) -> Option<syntax::Raw> {
         words
     };
     let words = syntax::past_wrappers(&words, file.rules);
+    // `spawn('setsid', ['claude', ...])`: the new session `detached: true` would make.
+    let (words, setsid) = match syntax::past_session(&words, file.rules) {
+        Some(command) => (command, true),
+        None => (words, false),
+    };
     let program = words.first()?;
     if program == "fleet" && words.get(1).map(String::as_str) == Some("run") {
         return None;
@@ -461,21 +466,22 @@ fn check_call(file: &File, call: Node) -> Option<syntax::Raw> {
     if in_helper(file, call) {
         return None;
     }
-    let detached = args.kind() == "arguments" && {
-        let mut cursor = args.walk();
-        let options: Vec<Node> = args
-            .named_children(&mut cursor)
-            .filter(|n| n.kind() != "comment")
-            .skip(1)
-            .collect();
-        options.iter().any(|o| object_is_detached(file, *o, 0))
-    };
+    let detached = setsid
+        || args.kind() == "arguments" && {
+            let mut cursor = args.walk();
+            let options: Vec<Node> = args
+                .named_children(&mut cursor)
+                .filter(|n| n.kind() != "comment")
+                .skip(1)
+                .collect();
+            options.iter().any(|o| object_is_detached(file, *o, 0))
+        };
     let function = name.rsplit('.').next().unwrap_or("");
     let blocking = js.blocking.iter().any(|b| b == function);
     file.tie.replace(tie(file, call));
     let ending = group_ending(file, call);
     let (message, help) = match kind {
-        Kind::Runtime => (
+        Kind::Runtime if !setsid => (
             format!("`{agent}` is started by `{name}` without a process group of its own"),
             format!(
                 "`{name}` cannot start a new process group: use child_process.spawn(..., {{ \

@@ -318,8 +318,8 @@ impl Prefilter {
             }
             let before = m.start().checked_sub(1).map(|i| content[i]);
             let after = content.get(m.end()).copied();
-            // `${AGENT:-claude}`: a default starts a word after its `:-`.
-            let default = content[..m.start()].ends_with(b":-");
+            // `${AGENT:-claude}`, `${AGENT-claude}`: a default starts a word.
+            let default = syntax::starts_a_default(&content[..m.start()]);
             let bounded = (default || before.is_none_or(|b| !word(b)))
                 && after.is_none_or(|b| !word(b) || b == b'.');
             let short = self.lengths[index] <= 3 && language != Language::Shell;

@@ -280,6 +280,11 @@ fn check_call(file: &File, call: Node) -> Option<syntax::Raw> {
     file.steps.reset();
     let program_arg = program_argument(file, args, &name)?;
     let words = syntax::past_wrappers(&program_words(file, program_arg, &local, 0), file.rules);
+    // `["setsid", "claude", ...]`: the session `start_new_session=True` would make.
+    let (words, setsid) = match syntax::past_session(&words, file.rules) {
+        Some(command) => (command, true),
+        None => (words, false),
+    };
     let program = words.first()?;
     if program == "fleet" && words.get(1).map(String::as_str) == Some("run") {
         return None;
@@ -301,7 +306,7 @@ fn check_call(file: &File, call: Node) -> Option<syntax::Raw> {
     // `os.spawnlp(...)`, `os.execvp(...)`: positional arguments only, no keyword that
     // could start a session.
     let positional_only = name.starts_with("os.spawn") || name.starts_with("os.exec");
-    let grouped = !no_option && !positional_only && has_cleanup(file, args, &local);
+    let grouped = setsid || (!no_option && !positional_only && has_cleanup(file, args, &local));
     file.tie.replace(tie(file, call, function));
     let ending = group_ending(file, call, function);
     let fix = format!(
@@ -309,7 +314,15 @@ fn check_call(file: &File, call: Node) -> Option<syntax::Raw> {
          with os.killpg(proc.pid, signal.SIGKILL) in a `finally` (on timeout, error and exit), \
          or run it as `fleet run --timeout DUR -- {agent} ...`"
     );
-    let (message, help) = if no_option {
+    let (message, help) = if setsid && no_option {
+        (
+            format!(
+                "`{agent}` is started by `{name}` through `setsid` in a new session that nothing \
+                 can kill"
+            ),
+            format!("`{name}` returns no pid to kill the group with: {fix}"),
+        )
+    } else if no_option {
         (
             format!("`{agent}` is started by `{name}` without a process group of its own"),
             format!(
@@ -318,7 +331,7 @@ fn check_call(file: &File, call: Node) -> Option<syntax::Raw> {
                  error and exit, or run it as `fleet run --timeout DUR -- {agent} ...`"
             ),
         )
-    } else if positional_only {
+    } else if positional_only && !setsid {
         let how = if name.starts_with("os.exec") {
             "runs the agent in place of this process, in this process's group, and takes no \
              option for a new session"

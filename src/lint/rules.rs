@@ -74,6 +74,9 @@ pub struct Shell {
     pub session_only: Vec<String>,
     pub transparent: Vec<String>,
     pub value_options: std::collections::BTreeMap<String, Vec<String>>,
+    pub positional: std::collections::BTreeMap<String, usize>,
+    pub no_command: std::collections::BTreeMap<String, Vec<String>>,
+    pub split_options: std::collections::BTreeMap<String, Vec<String>>,
     pub shells: Vec<String>,
 }
 

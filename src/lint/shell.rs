@@ -86,7 +86,9 @@ pub fn check(original: &str, rules: &Rules) -> Checked {
             return;
         }
         let words = split_words(node, src, rules, &variables);
-        let background = node.next_sibling().is_some_and(|n| n.kind() == "&");
+        // A coprocess runs asynchronously, like a `&` job.
+        let background = node.next_sibling().is_some_and(|n| n.kind() == "&")
+            || words.first().is_some_and(|w| w == "coproc");
         let run = match unguarded_agent(&words, rules, &variables) {
             Some(Run::Bare(agent))
                 if background
@@ -578,6 +580,8 @@ fn unguarded_agent(
     variables: &HashMap<String, Vec<String>>,
 ) -> Option<Run> {
     let shell = &rules.shell;
+    let mut words = std::borrow::Cow::Borrowed(words);
+    let mut splits = 0;
     let mut i = 0;
     while i < words.len() {
         let word = resolve(&words[i], variables, rules);
@@ -586,9 +590,19 @@ fn unguarded_agent(
         if name == "fleet" && next == Some("run") {
             return None;
         }
-        // `command -v claude`, `command -V claude`: a look-up, not a run.
-        if name == "command" && matches!(next, Some("-v" | "-V")) {
-            return None;
+        // `coproc claude ...`, `coproc NAME { claude ...; }`: bash runs the command in a
+        // subshell of this script's group. tree-sitter-bash has no coproc: it reads the
+        // keyword as a command, and the brace and the group's first command as its words.
+        if name == "coproc" {
+            let brace = |at: usize| words.get(at).is_some_and(|w| w == "{");
+            i += if brace(i + 1) {
+                2
+            } else if brace(i + 2) {
+                3
+            } else {
+                1
+            };
+            continue;
         }
         if shell.shells.contains(&name) {
             let script = words[i + 1..]
@@ -597,70 +611,50 @@ fn unguarded_agent(
                 .and_then(|c| words.get(i + 2 + c));
             return script.and_then(|s| agent_in_script(s, rules, variables));
         }
+        let wrapper = shell.session_only.contains(&name)
+            || shell.cleanup.contains(&name)
+            || shell.transparent.contains(&name);
+        if !wrapper {
+            if let Some(agent) = rules.agent(&word) {
+                return Some(Run::Bare(agent.to_string()));
+            }
+            let mut rest = words[i..].to_vec();
+            rest[0] = word;
+            return syntax::package_agent(&rest, rules).map(Run::Bare);
+        }
+        let after = &words[i + 1..];
+        let signals_group = shell.cleanup.contains(&name)
+            && !shell
+                .cleanup_unless
+                .get(&name)
+                .is_some_and(|unless| after.iter().any(|w| unless.contains(w)));
+        // `command -v claude`, `taskset -p 0x3 700`: a look-up or a running process.
+        let (at, split) = match syntax::wrapped_command(&words, i + 1, &name, rules, &mut splits) {
+            syntax::Wrapped::Nothing => return None,
+            syntax::Wrapped::At(at) => (at, None),
+            syntax::Wrapped::Split(line) => (0, Some(line)),
+        };
+        if let Some(line) = split {
+            words = std::borrow::Cow::Owned(line);
+        }
+        let rest = words.get(at..).unwrap_or_default();
         if shell.session_only.contains(&name) {
-            let rest = skip_options(words, i + 1, &name, rules);
-            return match unguarded_agent(&words[rest.min(words.len())..], rules, variables) {
+            return match unguarded_agent(rest, rules, variables) {
                 Some(Run::Bare(agent) | Run::Session(agent)) => Some(Run::Session(agent)),
                 None => None,
             };
         }
-        if shell.cleanup.contains(&name) {
-            let unless = shell.cleanup_unless.get(&name).cloned().unwrap_or_default();
-            let signals_group = !words[i + 1..].iter().any(|w| unless.contains(w));
-            i = skip_options(words, i + 1, &name, rules);
-            // `timeout --foreground 30 claude`: the duration too.
-            if words
-                .get(i)
-                .is_some_and(|w| w.chars().next().is_some_and(|c| c.is_ascii_digit()))
-            {
-                i += 1;
-            }
-            if signals_group {
-                // `timeout 60 setsid claude`: the session leaves timeout's group, which is
-                // all timeout signals; that session still needs its own kill.
-                return match unguarded_agent(&words[i.min(words.len())..], rules, variables) {
-                    Some(Run::Session(agent)) => Some(Run::Session(agent)),
-                    _ => None,
-                };
-            }
-            continue;
+        if signals_group {
+            // `timeout 60 setsid claude`: the session leaves timeout's group, which is
+            // all timeout signals; that session still needs its own kill.
+            return match unguarded_agent(rest, rules, variables) {
+                Some(Run::Session(agent)) => Some(Run::Session(agent)),
+                _ => None,
+            };
         }
-        if shell.transparent.contains(&name) {
-            i = skip_options(words, i + 1, &name, rules);
-            continue;
-        }
-        if let Some(agent) = rules.agent(&word) {
-            return Some(Run::Bare(agent.to_string()));
-        }
-        let mut rest = words[i..].to_vec();
-        rest[0] = word;
-        return syntax::package_agent(&rest, rules).map(Run::Bare);
+        i = at;
     }
     None
-}
-
-/// The index of the first word after `start` that is not an option of `wrapper` (nor
-/// an option's value, nor an `env` assignment).
-fn skip_options(words: &[String], mut i: usize, wrapper: &str, rules: &Rules) -> usize {
-    let takes_value = rules.shell.value_options.get(wrapper);
-    while i < words.len() {
-        let w = &words[i];
-        if w == "--" {
-            return i + 1;
-        }
-        if w.starts_with('-') {
-            i += if takes_value.is_some_and(|v| v.contains(w)) {
-                2
-            } else {
-                1
-            };
-        } else if wrapper == "env" && w.contains('=') {
-            i += 1;
-        } else {
-            break;
-        }
-    }
-    i
 }
 
 /// `-c`, or `-c` among other one-letter flags (`-lc`, `-ec`, `-xc`): the shell's next

@@ -197,40 +197,154 @@ pub fn first_words(command: &str) -> Vec<String> {
 
 /// A command line from its program on, past the wrappers that run the rest of it in
 /// the same process group (`nohup claude`, `env A=1 claude`, `sudo -u agent claude`,
-/// `nice -n 10 claude`: the shell rule's `transparent` list and its options). A
-/// look-up (`command -v claude`) runs nothing: no words.
+/// `nice -n 10 claude`, `taskset -c 0-3 claude`, `chrt -f 10 claude`, `timeout
+/// --foreground 60 claude`: the shell rule's `transparent` list, its options and
+/// positional arguments, [`wrapped_command`]). A wrapper that runs nothing (`command -v
+/// claude`, `taskset -p 0x3 700`): no words.
 pub fn past_wrappers(words: &[String], rules: &super::rules::Rules) -> Vec<String> {
-    let shell = &rules.shell;
+    let mut words = std::borrow::Cow::Borrowed(words);
+    let mut splits = 0;
     let mut i = 0;
     while let Some(word) = words.get(i) {
-        let name = word.rsplit('/').next().unwrap_or(word);
-        if !shell.transparent.iter().any(|t| t == name) {
+        let name = word.rsplit('/').next().unwrap_or(word).to_string();
+        if !keeps_group(&words[i + 1..], &name, rules) {
             break;
         }
-        if name == "command" && matches!(words.get(i + 1).map(String::as_str), Some("-v" | "-V")) {
-            return Vec::new();
-        }
-        i += 1;
-        let takes_value = shell.value_options.get(name);
-        while let Some(option) = words.get(i) {
-            if option == "--" {
-                i += 1;
-                break;
+        match wrapped_command(&words, i + 1, &name, rules, &mut splits) {
+            Wrapped::At(at) => i = at,
+            Wrapped::Split(line) => {
+                words = std::borrow::Cow::Owned(line);
+                i = 0;
             }
-            if option.starts_with('-') {
-                i += if takes_value.is_some_and(|v| v.contains(option)) {
-                    2
-                } else {
-                    1
-                };
-            } else if name == "env" && option.contains('=') {
-                i += 1;
-            } else {
-                break;
-            }
+            Wrapped::Nothing => return Vec::new(),
         }
     }
     words.get(i..).map(<[String]>::to_vec).unwrap_or_default()
+}
+
+/// Does the wrapper `name`, given the words after it, run its command in the caller's
+/// process group: one of the `transparent` list, or a group-making wrapper told not to
+/// (`timeout --foreground`).
+fn keeps_group(after: &[String], name: &str, rules: &super::rules::Rules) -> bool {
+    let shell = &rules.shell;
+    shell.transparent.iter().any(|t| t == name)
+        || shell
+            .cleanup_unless
+            .get(name)
+            .is_some_and(|unless| after.iter().any(|w| unless.contains(w)))
+}
+
+/// How many split strings (`env -S STRING`) one command line is read through: each
+/// copies the rest of the line, so past these a hostile `env -S env -S env ...` has its
+/// strings skipped as plain option values.
+pub const MAX_SPLITS: usize = 16;
+
+/// Where a wrapper's command starts.
+#[derive(Debug, PartialEq, Eq)]
+pub enum Wrapped {
+    /// At this index of the words.
+    At(usize),
+    /// `env -S 'claude -p hi' ...`: the split string's words, then the rest, are the
+    /// command line.
+    Split(Vec<String>),
+    /// An option of the wrapper runs no command (`command -v`, `taskset -p`).
+    Nothing,
+}
+
+/// Where the command of `wrapper` starts, reading its options from `words[start..]`:
+/// past its flags (short ones clustered, `-fo L`), the options that take a value
+/// (`value_options`; `-oL`, `--output=L` and `--output L` alike), `env`'s assignments,
+/// and the positional arguments it takes before the command (`positional`: `taskset`'s
+/// mask, `chrt`'s priority, `timeout`'s duration). `splits` counts the split strings
+/// read for the whole command line, up to [`MAX_SPLITS`].
+pub fn wrapped_command(
+    words: &[String],
+    start: usize,
+    wrapper: &str,
+    rules: &super::rules::Rules,
+    splits: &mut usize,
+) -> Wrapped {
+    let shell = &rules.shell;
+    let none = Vec::new();
+    let values = shell.value_options.get(wrapper).unwrap_or(&none);
+    let nothing = shell.no_command.get(wrapper).unwrap_or(&none);
+    let split_options = shell.split_options.get(wrapper).unwrap_or(&none);
+    let mut words = std::borrow::Cow::Borrowed(words);
+    let mut split = false;
+    let mut i = start;
+    while let Some(word) = words.get(i) {
+        if word == "--" {
+            i += 1;
+            break;
+        }
+        if !word.starts_with('-') {
+            if wrapper == "env" && word.contains('=') {
+                i += 1;
+                continue;
+            }
+            break;
+        }
+        let (option, value, taken) = option_value(word, words.get(i + 1), values, nothing);
+        if nothing.contains(&option) {
+            return Wrapped::Nothing;
+        }
+        if split_options.contains(&option) && *splits < MAX_SPLITS {
+            // The split words are read as the wrapper's own arguments again (`env -S
+            // 'A=1 claude'` sets A and runs claude).
+            let mut line: Vec<String> = value
+                .unwrap_or_default()
+                .split_whitespace()
+                .map(|w| w.trim_matches(|c| c == '"' || c == '\'').to_string())
+                .collect();
+            line.extend(words.iter().skip(i + taken).cloned());
+            words = std::borrow::Cow::Owned(line);
+            *splits += 1;
+            split = true;
+            i = 0;
+            continue;
+        }
+        i += taken;
+    }
+    let at = i + shell.positional.get(wrapper).copied().unwrap_or(0);
+    if split {
+        Wrapped::Split(words.get(at..).map(<[String]>::to_vec).unwrap_or_default())
+    } else {
+        Wrapped::At(at)
+    }
+}
+
+/// The option a word names (`-o` of `-oL`, `--output` of `--output=L`; in a cluster of
+/// flags `-fp`, the first that runs nothing or takes a value decides), its value if it
+/// takes one (attached, or the next word), and how many words it spans.
+fn option_value(
+    word: &str,
+    next: Option<&String>,
+    values: &[String],
+    nothing: &[String],
+) -> (String, Option<String>, usize) {
+    if let Some(long) = word.strip_prefix("--") {
+        return match long.split_once('=') {
+            Some((name, value)) => (format!("--{name}"), Some(value.to_string()), 1),
+            None if values.iter().any(|v| v == word) => (word.to_string(), next.cloned(), 2),
+            None => (word.to_string(), None, 1),
+        };
+    }
+    let letters = &word[1..];
+    for (at, letter) in letters.char_indices() {
+        let option = format!("-{letter}");
+        if nothing.contains(&option) {
+            return (option, None, 1);
+        }
+        if values.contains(&option) {
+            let attached = &letters[at + letter.len_utf8()..];
+            return if attached.is_empty() {
+                (option, next.cloned(), 2)
+            } else {
+                (option, Some(attached.to_string()), 1)
+            };
+        }
+    }
+    (word.to_string(), None, 1)
 }
 
 /// A callee's dotted name (`sp.run`, `cp.spawn`) with its first part replaced by what
@@ -410,4 +524,38 @@ pub fn argv_agent(words: &[String], rules: &super::rules::Rules) -> Option<Strin
             rules.agent(words.first()?)
         })
         .map(str::to_string)
+}
+
+/// Does the text before a word end where a shell default starts it: `${AGENT:-claude}`,
+/// and without the colon `${AGENT-claude}`, whose `-` would otherwise join `claude` to
+/// the name before it?
+pub fn starts_a_default(before: &[u8]) -> bool {
+    if before.ends_with(b":-") {
+        return true;
+    }
+    let Some(rest) = before.strip_suffix(b"-") else {
+        return false;
+    };
+    let name_start = rest
+        .iter()
+        .rposition(|b| !(b.is_ascii_alphanumeric() || *b == b'_'))
+        .map_or(0, |i| i + 1);
+    name_start < rest.len() && rest[..name_start].ends_with(b"${")
+}
+
+/// A command line that starts with a wrapper making a session of its own and nothing
+/// else (`setsid claude -p hi`, `setsid -w claude`: the shell rule's `session_only`),
+/// read from its command on ([`past_wrappers`]): the argv counts as a new session, which
+/// still needs a group kill.
+pub fn past_session(words: &[String], rules: &super::rules::Rules) -> Option<Vec<String>> {
+    let program = words.first()?;
+    let name = program.rsplit('/').next().unwrap_or(program);
+    if !rules.shell.session_only.iter().any(|s| s == name) {
+        return None;
+    }
+    match wrapped_command(words, 1, name, rules, &mut 0) {
+        Wrapped::At(at) => Some(past_wrappers(words.get(at..).unwrap_or_default(), rules)),
+        Wrapped::Split(line) => Some(past_wrappers(&line, rules)),
+        Wrapped::Nothing => None,
+    }
 }
