@@ -482,6 +482,10 @@ fn group_ending(file: &File, call: Node, function: Option<Node>) -> Ending {
                 reached.extend(reach_from(file, *f, true));
             }
         }
+        // `atexit.register(lambda: os.killpg(_proc.pid, ...))` at module level.
+        for s in syntax::module_statements_naming(call_root(call), file.src, name) {
+            reached.extend(reach_from(file, s, true));
+        }
     }
     let own = kills_in(file, &reached);
     if own == Ending::Killed || !returned(file, call, start) {

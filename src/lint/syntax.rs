@@ -411,3 +411,20 @@ pub fn argv_agent(words: &[String], rules: &super::rules::Rules) -> Option<Strin
         })
         .map(str::to_string)
 }
+
+/// The statements at the top of the module `root` (not inside a function) that name
+/// `name`: a handler registered there without a name of its own (`atexit.register(lambda:
+/// ...)`, `process.on('exit', () => ...)`) or a plain statement (`try: main() finally:
+/// os.killpg(...)`) holds a child kept in that module variable as a named function would.
+pub fn module_statements_naming<'t>(root: Node<'t>, src: &str, name: &str) -> Vec<Node<'t>> {
+    let mut cursor = root.walk();
+    root.named_children(&mut cursor)
+        .filter(|statement| {
+            let mut names = false;
+            walk(*statement, &mut |n| {
+                names |= n.kind() == "identifier" && text(n, src) == name;
+            });
+            names
+        })
+        .collect()
+}
