@@ -722,6 +722,10 @@ fn group_ending(file: &File, call: Node) -> Ending {
                 reached.extend(reach_from(file, *f, true));
             }
         }
+        // `process.on('exit', () => process.kill(-child.pid, ...))` at module level.
+        for s in syntax::module_statements_naming(root_of(call), file.src, name) {
+            reached.extend(reach_from(file, s, true));
+        }
     }
     let own = ending_in(file, &reached);
     if own == Ending::Killed || !handed {
