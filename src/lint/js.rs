@@ -1201,6 +1201,19 @@ fn tie<'t>(file: &File<'t, '_>, call: Node<'t>) -> syntax::Tie {
             others.push((h.to_string(), range.start_byte(), range.end_byte()));
         }
     });
+    // `b = spawn(...)` into a module `let b` in another function: `b` is that child in the
+    // whole module, a handler killing both (`process.kill(-b.pid, ...)`, `a.kill()`) included.
+    let root = root_of(call);
+    syntax::walk(root, &mut |n| {
+        if matches!(n.kind(), "call_expression" | "new_expression")
+            && n.id() != call.id()
+            && is_spawn(file, n)
+            && let Some(h) = module_variable(file, n)
+            && own.as_deref() != Some(h)
+        {
+            others.push((h.to_string(), root.start_byte(), root.end_byte()));
+        }
+    });
     let mut tie = syntax::Tie { own, others };
     for _ in 0..2 {
         if tie.others.is_empty() {

@@ -1132,6 +1132,20 @@ fn tie(file: &File, call: Node, function: Option<Node>) -> syntax::Tie {
             others.push((h.to_string(), range.start_byte(), range.end_byte()));
         }
     });
+    // `global _b; _b = Popen(...)` in another function: `_b` is that child in the whole
+    // module, a handler killing both (`os.killpg(_b.pid, ...)`, `_a.kill()`) included.
+    let root = call_root(call);
+    syntax::walk(root, &mut |n| {
+        if n.kind() == "call"
+            && n.id() != call.id()
+            && n.child_by_field_name("function")
+                .is_some_and(|c| file.rules.python.spawn.contains(&resolve_callee(file, c)))
+            && let Some(h) = enclosing_function(n).and_then(|f| global_target(file, n, f))
+            && own.as_deref() != Some(h)
+        {
+            others.push((h.to_string(), root.start_byte(), root.end_byte()));
+        }
+    });
     let mut tie = syntax::Tie { own, others };
     for _ in 0..2 {
         if tie.others.is_empty() {

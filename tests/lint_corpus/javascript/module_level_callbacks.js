@@ -76,4 +76,19 @@ if (require.main === module) {
   }
 }
 
-module.exports = { startEach, startQueued, startLive, startOne, startLeaky, startMine };
+let first = null;
+let second = null;
+
+function startFirst(q) {
+  first = spawn('claude', ['-p', q], { detached: true });
+}
+
+function startSecond(q) {
+  second = spawn('codex', ['exec', q], { detached: true }); // expect: agent-spawn-without-group
+}
+
+process.on('beforeExit', () => { process.kill(-first.pid, 'SIGTERM'); second.kill(); });
+
+module.exports = {
+  startEach, startQueued, startLive, startOne, startLeaky, startMine, startFirst, startSecond,
+};

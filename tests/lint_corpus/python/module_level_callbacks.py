@@ -57,3 +57,42 @@ try:
 finally:
     if _runner is not None:
         os.killpg(_runner.pid, signal.SIGKILL)
+
+
+_first = None
+_second = None
+
+
+def start_first(task):
+    global _first
+    _first = subprocess.Popen(["claude", "-p", task], start_new_session=True)
+
+
+def start_second(task):
+    global _second
+    _second = subprocess.Popen(["codex", "exec", task], start_new_session=True)  # expect: agent-spawn-without-group
+
+
+atexit.register(lambda: (os.killpg(_first.pid, signal.SIGTERM), _second.kill()))
+
+
+_one = None
+_two = None
+
+
+def start_one(task):
+    global _one
+    _one = subprocess.Popen(["gemini", "-p", task], start_new_session=True)
+
+
+def start_two(task):
+    global _two
+    _two = subprocess.Popen(["claude", "-p", task], start_new_session=True)  # expect: agent-spawn-without-group
+
+
+def stop_both():
+    os.killpg(_one.pid, signal.SIGKILL)
+    _two.kill()
+
+
+atexit.register(stop_both)
