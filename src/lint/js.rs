@@ -728,6 +728,10 @@ fn group_ending(file: &File, call: Node) -> Ending {
                 reached.extend(reach_from(file, *f, true));
             }
         }
+        // `process.on('exit', () => process.kill(-child.pid, ...))` at module level.
+        for s in syntax::module_statements_naming(root_of(call), file.src, name) {
+            reached.extend(reach_from(file, s, true));
+        }
     }
     let own = ending_in(file, &reached);
     if own == Ending::Killed || !handed {
@@ -1201,6 +1205,19 @@ fn tie<'t>(file: &File<'t, '_>, call: Node<'t>) -> syntax::Tie {
                 home
             };
             others.push((h.to_string(), range.start_byte(), range.end_byte()));
+        }
+    });
+    // `b = spawn(...)` into a module `let b` in another function: `b` is that child in the
+    // whole module, a handler killing both (`process.kill(-b.pid, ...)`, `a.kill()`) included.
+    let root = root_of(call);
+    syntax::walk(root, &mut |n| {
+        if matches!(n.kind(), "call_expression" | "new_expression")
+            && n.id() != call.id()
+            && is_spawn(file, n)
+            && let Some(h) = module_variable(file, n)
+            && own.as_deref() != Some(h)
+        {
+            others.push((h.to_string(), root.start_byte(), root.end_byte()));
         }
     });
     let mut tie = syntax::Tie { own, others };

@@ -495,6 +495,10 @@ fn group_ending(file: &File, call: Node, function: Option<Node>) -> Ending {
                 reached.extend(reach_from(file, *f, true));
             }
         }
+        // `atexit.register(lambda: os.killpg(_proc.pid, ...))` at module level.
+        for s in syntax::module_statements_naming(call_root(call), file.src, name) {
+            reached.extend(reach_from(file, s, true));
+        }
     }
     let own = kills_in(file, &reached);
     if own == Ending::Killed || !returned(file, call, start) {
@@ -1139,6 +1143,20 @@ fn tie(file: &File, call: Node, function: Option<Node>) -> syntax::Tie {
                 home
             };
             others.push((h.to_string(), range.start_byte(), range.end_byte()));
+        }
+    });
+    // `global _b; _b = Popen(...)` in another function: `_b` is that child in the whole
+    // module, a handler killing both (`os.killpg(_b.pid, ...)`, `_a.kill()`) included.
+    let root = call_root(call);
+    syntax::walk(root, &mut |n| {
+        if n.kind() == "call"
+            && n.id() != call.id()
+            && n.child_by_field_name("function")
+                .is_some_and(|c| file.rules.python.spawn.contains(&resolve_callee(file, c)))
+            && let Some(h) = enclosing_function(n).and_then(|f| global_target(file, n, f))
+            && own.as_deref() != Some(h)
+        {
+            others.push((h.to_string(), root.start_byte(), root.end_byte()));
         }
     });
     let mut tie = syntax::Tie { own, others };

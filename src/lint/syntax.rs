@@ -559,3 +559,20 @@ pub fn past_session(words: &[String], rules: &super::rules::Rules) -> Option<Vec
         Wrapped::Nothing => None,
     }
 }
+
+/// The statements at the top of the module `root` (not inside a function) that name
+/// `name`: a handler registered there without a name of its own (`atexit.register(lambda:
+/// ...)`, `process.on('exit', () => ...)`) or a plain statement (`try: main() finally:
+/// os.killpg(...)`) holds a child kept in that module variable as a named function would.
+pub fn module_statements_naming<'t>(root: Node<'t>, src: &str, name: &str) -> Vec<Node<'t>> {
+    let mut cursor = root.walk();
+    root.named_children(&mut cursor)
+        .filter(|statement| {
+            let mut names = false;
+            walk(*statement, &mut |n| {
+                names |= n.kind() == "identifier" && text(n, src) == name;
+            });
+            names
+        })
+        .collect()
+}
