@@ -1899,13 +1899,7 @@ impl Visitor<'_> {
         // Each command of the string: `cd /work && claude -p ...` starts claude too.
         let Some(agent) = line
             .split(['&', '|', ';', '\n'])
-            .filter_map(|c| {
-                let words = super::syntax::first_words(c);
-                super::syntax::past_wrappers(&words, self.rules)
-                    .into_iter()
-                    .next()
-            })
-            .find(|w| self.rules.agent(w).is_some())
+            .find_map(|c| super::syntax::command_agent(&super::syntax::first_words(c), self.rules))
         else {
             return;
         };
@@ -1921,9 +1915,11 @@ impl Visitor<'_> {
 
     /// `Command::new("nohup").arg("claude")`, `Command::new("/usr/bin/env").arg("claude")`,
     /// `Command::new("nice").args(["-n", "10", "claude"])`: a wrapper that runs the rest of
-    /// its argv in the same process group ([`super::syntax::past_wrappers`]), reported at
-    /// the command's constructor like a direct spawn of the agent. Only the `arg`/`args`
-    /// call that supplies the program word reports, so a chain is reported once.
+    /// its argv in the same process group ([`super::syntax::past_wrappers`]), and
+    /// `Command::new("npx").args(["-y", "@anthropic-ai/claude-code"])`, a package runner
+    /// given an agent's package ([`super::syntax::package_agent`]), reported at the
+    /// command's constructor like a direct spawn of the agent. Only the `arg`/`args` call
+    /// that supplies the agent's word reports, so a chain is reported once.
     fn argv_wrapper(&mut self, call: &syn::ExprMethodCall) {
         /// The words one `arg`/`args` call adds (a value out of reach is a word that
         /// is no option and no agent).
@@ -1997,16 +1993,14 @@ impl Visitor<'_> {
         }
         let mut argv = vec![wrapper];
         argv.extend(before.into_iter().rev().flatten());
-        // Not a wrapper, or its program came before this call.
-        if !super::syntax::past_wrappers(&argv, self.rules).is_empty() {
+        // The agent is found by this call, not before it (a chain reports once): the
+        // words before it alone run none, whether a wrapper still waits for its command
+        // (`timeout` before the `--foreground` this call adds) or a runner its package.
+        if super::syntax::command_agent(&argv, self.rules).is_some() {
             return;
         }
         argv.extend(last);
-        let Some(agent) = super::syntax::past_wrappers(&argv, self.rules)
-            .into_iter()
-            .next()
-            .filter(|w| self.rules.agent(w).is_some())
-        else {
+        let Some(agent) = super::syntax::command_agent(&argv, self.rules) else {
             return;
         };
         // A bound command is judged from its `let`, so its variable's statements count.
