@@ -1164,6 +1164,12 @@ fn summarize(
                 .iter()
                 .any(|l| text.contains(l.as_str()))
         }
+        /// Which way a condition asking about the leader ([`Scan::leader_alive`]) reads
+        /// when it holds; `None` when it asks nothing about it.
+        fn asks(&self, cond: &Expr) -> Option<Asks> {
+            self.leader_alive(cond)
+                .then(|| asks(cond, &|side| self.leader_alive(side)))
+        }
     }
     impl<'ast> Visit<'ast> for Scan<'_> {
         fn visit_ident(&mut self, i: &'ast proc_macro2::Ident) {
@@ -1177,24 +1183,32 @@ fn summarize(
             }
             syn::visit::visit_local(self, local);
         }
+        // `if let Ok(None) = child.try_wait() { killpg }` kills only while the leader is
+        // alive, so does the `else` of `if let Ok(Some(_)) = ...`; the other branch runs
+        // once it has exited, and is not gated on it.
         fn visit_expr_if(&mut self, e: &'ast syn::ExprIf) {
             self.visit_expr(&e.cond);
-            let g = usize::from(self.leader_alive(&e.cond));
-            self.gated += g;
+            let asks = self.asks(&e.cond);
+            let then = usize::from(matches!(asks, Some(Asks::Alive | Asks::Unknown)));
+            self.gated += then;
             self.visit_block(&e.then_branch);
+            self.gated -= then;
             if let Some((_, other)) = &e.else_branch {
+                let otherwise = usize::from(matches!(asks, Some(Asks::Reaped | Asks::Unknown)));
+                self.gated += otherwise;
                 self.visit_expr(other);
+                self.gated -= otherwise;
             }
-            self.gated -= g;
         }
         // `if let Ok(Some(_)) = child.try_wait() { return Ok(()); }` before the kill: the
-        // rest of the block runs only while the leader is alive.
+        // rest of the block runs only while the leader is alive (not so after `if let
+        // Ok(None) = ... { return }`).
         fn visit_block(&mut self, b: &'ast syn::Block) {
             let mut added = 0;
             for stmt in &b.stmts {
                 self.visit_stmt(stmt);
                 let returns_if = matches!(stmt, syn::Stmt::Expr(Expr::If(e), _)
-                    if self.leader_alive(&e.cond)
+                    if matches!(self.asks(&e.cond), Some(Asks::Reaped | Asks::Unknown))
                         && e.then_branch
                             .stmts
                             .iter()
@@ -1240,7 +1254,10 @@ fn summarize(
         }
         fn visit_expr_while(&mut self, e: &'ast syn::ExprWhile) {
             self.visit_expr(&e.cond);
-            let g = usize::from(self.leader_alive(&e.cond));
+            let g = usize::from(matches!(
+                self.asks(&e.cond),
+                Some(Asks::Alive | Asks::Unknown)
+            ));
             self.gated += g;
             self.visit_block(&e.body);
             self.gated -= g;
@@ -1381,6 +1398,48 @@ fn summarize(
 }
 
 /// Does a `match` arm's pattern name `Some` and `None` (`Ok(Some(_))`, `Ok(None)`)?
+/// What a condition about the leader (`child.try_wait()`) says when it holds.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Asks {
+    /// It is still running: `if let Ok(None) = child.try_wait()`, `...?.is_none()`.
+    Alive,
+    /// It has exited: `if let Ok(Some(_)) = child.try_wait()`, `...?.is_some()`.
+    Reaped,
+    /// Either, or a shape not read: both branches count as gated (recall first).
+    Unknown,
+}
+
+/// Which way `cond` reads: an `if let` pattern matching `None` or `Some` only, a call of
+/// `is_none()`/`is_some()`, either negated (`!`) or in parentheses, or the left or
+/// right side of an `&&` asking about the leader (`leader`) that does (`Alive` only: `a
+/// && b` holding says what `a` says, its failing does not).
+fn asks(cond: &Expr, leader: &dyn Fn(&Expr) -> bool) -> Asks {
+    match cond {
+        Expr::Let(l) => match some_none(&l.pat) {
+            (false, true) => Asks::Alive,
+            (true, false) => Asks::Reaped,
+            _ => Asks::Unknown,
+        },
+        Expr::Paren(p) => asks(&p.expr, leader),
+        Expr::Unary(u) if matches!(u.op, syn::UnOp::Not(_)) => match asks(&u.expr, leader) {
+            Asks::Alive => Asks::Reaped,
+            Asks::Reaped => Asks::Alive,
+            Asks::Unknown => Asks::Unknown,
+        },
+        Expr::MethodCall(m) if m.method == "is_none" => Asks::Alive,
+        Expr::MethodCall(m) if m.method == "is_some" => Asks::Reaped,
+        Expr::Binary(b) if matches!(b.op, syn::BinOp::And(_)) => {
+            let alive = |side: &Expr| leader(side) && asks(side, leader) == Asks::Alive;
+            if alive(&b.left) || alive(&b.right) {
+                Asks::Alive
+            } else {
+                Asks::Unknown
+            }
+        }
+        _ => Asks::Unknown,
+    }
+}
+
 fn some_none(pat: &syn::Pat) -> (bool, bool) {
     let text = pat.to_token_stream().to_string();
     (mentions(&text, "Some"), mentions(&text, "None"))
@@ -1899,13 +1958,7 @@ impl Visitor<'_> {
         // Each command of the string: `cd /work && claude -p ...` starts claude too.
         let Some(agent) = line
             .split(['&', '|', ';', '\n'])
-            .filter_map(|c| {
-                let words = super::syntax::first_words(c);
-                super::syntax::past_wrappers(&words, self.rules)
-                    .into_iter()
-                    .next()
-            })
-            .find(|w| self.rules.agent(w).is_some())
+            .find_map(|c| super::syntax::command_agent(&super::syntax::first_words(c), self.rules))
         else {
             return;
         };
@@ -1921,9 +1974,11 @@ impl Visitor<'_> {
 
     /// `Command::new("nohup").arg("claude")`, `Command::new("/usr/bin/env").arg("claude")`,
     /// `Command::new("nice").args(["-n", "10", "claude"])`: a wrapper that runs the rest of
-    /// its argv in the same process group ([`super::syntax::past_wrappers`]), reported at
-    /// the command's constructor like a direct spawn of the agent. Only the `arg`/`args`
-    /// call that supplies the program word reports, so a chain is reported once.
+    /// its argv in the same process group ([`super::syntax::past_wrappers`]), and
+    /// `Command::new("npx").args(["-y", "@anthropic-ai/claude-code"])`, a package runner
+    /// given an agent's package ([`super::syntax::package_agent`]), reported at the
+    /// command's constructor like a direct spawn of the agent. Only the `arg`/`args` call
+    /// that supplies the agent's word reports, so a chain is reported once.
     fn argv_wrapper(&mut self, call: &syn::ExprMethodCall) {
         /// The words one `arg`/`args` call adds (a value out of reach is a word that
         /// is no option and no agent).
@@ -1997,16 +2052,14 @@ impl Visitor<'_> {
         }
         let mut argv = vec![wrapper];
         argv.extend(before.into_iter().rev().flatten());
-        // Not a wrapper, or its program came before this call.
-        if !super::syntax::past_wrappers(&argv, self.rules).is_empty() {
+        // The agent is found by this call, not before it (a chain reports once): the
+        // words before it alone run none, whether a wrapper still waits for its command
+        // (`timeout` before the `--foreground` this call adds) or a runner its package.
+        if super::syntax::command_agent(&argv, self.rules).is_some() {
             return;
         }
         argv.extend(last);
-        let Some(agent) = super::syntax::past_wrappers(&argv, self.rules)
-            .into_iter()
-            .next()
-            .filter(|w| self.rules.agent(w).is_some())
-        else {
+        let Some(agent) = super::syntax::command_agent(&argv, self.rules) else {
             return;
         };
         // A bound command is judged from its `let`, so its variable's statements count.

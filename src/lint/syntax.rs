@@ -500,12 +500,16 @@ pub fn package_agent(words: &[String], rules: &super::rules::Rules) -> Option<St
 /// word that is no option and no agent): past the wrappers in front of it
 /// ([`past_wrappers`]: `sudo -u agent claude`, `env A=1 claude`), or a command of the
 /// script of a shell it runs (`sh -c "cd /w && claude -p hi"`, `-lc`, `-ec` too), itself
-/// looked at past its wrappers.
+/// looked at past its wrappers; an agent's npm package run by a package runner (`npx -y
+/// @anthropic-ai/claude-code`, [`package_agent`]) is that agent, in the argv or the script.
 pub fn argv_agent(words: &[String], rules: &super::rules::Rules) -> Option<String> {
     let words = past_wrappers(words, rules);
     let program = words.first()?;
     if let Some(agent) = rules.agent(program) {
         return Some(agent.to_string());
+    }
+    if let Some(agent) = package_agent(&words, rules) {
+        return Some(agent);
     }
     let name = program.rsplit('/').next().unwrap_or(program);
     if !rules.shell.shells.iter().any(|s| s == name) {
@@ -519,11 +523,7 @@ pub fn argv_agent(words: &[String], rules: &super::rules::Rules) -> Option<Strin
     // Each command of the string: `cd /work && claude -p ...` starts claude too.
     script
         .split(['&', '|', ';', '\n'])
-        .find_map(|command| {
-            let words = past_wrappers(&first_words(command), rules);
-            rules.agent(words.first()?)
-        })
-        .map(str::to_string)
+        .find_map(|command| command_agent(&first_words(command), rules))
 }
 
 /// Does the text before a word end where a shell default starts it: `${AGENT:-claude}`,
@@ -575,4 +575,15 @@ pub fn module_statements_naming<'t>(root: Node<'t>, src: &str, name: &str) -> Ve
             names
         })
         .collect()
+}
+
+/// The agent one command line runs as its program, past its wrappers ([`past_wrappers`]):
+/// the program itself, or an agent's npm package run by a package runner (`npx -y
+/// @anthropic-ai/claude-code -p hi`, [`package_agent`]). No shell script is read.
+pub fn command_agent(words: &[String], rules: &super::rules::Rules) -> Option<String> {
+    let words = past_wrappers(words, rules);
+    rules
+        .agent(words.first()?)
+        .map(str::to_string)
+        .or_else(|| package_agent(&words, rules))
 }
