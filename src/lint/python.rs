@@ -1859,7 +1859,11 @@ fn has_cleanup(file: &File, args: Node, local: &Scope) -> bool {
                     _ => vec![inner],
                 };
                 if dicts.iter().any(|d| dict_has_cleanup(file, *d))
-                    || (inner.kind() == "identifier" && dict_filled(file, args, text(inner, src)))
+                    || (inner.kind() == "identifier"
+                        && (dict_filled(file, args, text(inner, src))
+                            || (local.get(text(inner, src)).is_none()
+                                && file.module_scope.contains_key(text(inner, src))
+                                && module_dict_filled(file, args, text(inner, src)))))
                 {
                     return true;
                 }
@@ -1874,8 +1878,32 @@ fn has_cleanup(file: &File, args: Node, local: &Scope) -> bool {
 /// module): `opts["start_new_session"] = True`, `opts.update(start_new_session=True)`,
 /// `kwargs.setdefault("start_new_session", True)`?
 fn dict_filled(file: &File, at: Node, name: &str) -> bool {
+    filled_in(
+        file,
+        enclosing_function(at).unwrap_or_else(|| call_root(at)),
+        name,
+    )
+}
+
+/// Is the module constant `name` filled with a new session by a statement at the top of
+/// the module (`POPEN_KW["start_new_session"] = True`, `POPEN_KW.update(...)` after `POPEN_KW
+/// = {...}`)? Such a statement runs at import, before any function using `**POPEN_KW`.
+fn module_dict_filled(file: &File, at: Node, name: &str) -> bool {
+    let root = call_root(at);
+    let mut cursor = root.walk();
+    root.named_children(&mut cursor)
+        .filter(|s| {
+            !matches!(
+                s.kind(),
+                "function_definition" | "class_definition" | "decorated_definition"
+            )
+        })
+        .any(|s| filled_in(file, s, name))
+}
+
+/// Does a statement under `scope` fill the dict `name` with a new session?
+fn filled_in(file: &File, scope: Node, name: &str) -> bool {
     let src = file.src;
-    let scope = enclosing_function(at).unwrap_or_else(|| call_root(at));
     let mut found = false;
     syntax::walk(scope, &mut |n| {
         if found {
