@@ -1342,9 +1342,12 @@ fn exported_kills(file: &File) -> Ending {
     })
 }
 
-/// Is the kill inside an `if`/`while`/`?:` whose condition asks whether the leader is
-/// still alive ([`asks_leader`]), or after an `if` asking it that returns or throws (`if
-/// (child.exitCode !== null) return;`)? Such an `if` with a spawn between it and the kill asks about an earlier
+/// Is the kill inside the branch of an `if`/`while`/`?:` that runs while the leader is
+/// alive ([`asks_leader`], [`leader_polarity`]: `if (child.exitCode === null)`, the `else`
+/// of `!== null`), or after an `if` asking it that returns or throws once it has exited
+/// (`if (child.exitCode !== null) return;`)? A kill in the branch that runs once the
+/// leader exited is not gated; a question whose direction the text does not say
+/// (`child.killed`) gates both branches. Such an `if` with a spawn between it and the kill asks about an earlier
 /// child (an "already running" guard), not the one killed.
 fn gated(file: &File, kill: Node) -> bool {
     let asks = |condition: Node| asks_leader(file, condition);
@@ -1371,23 +1374,54 @@ fn gated(file: &File, kill: Node) -> bool {
                             b.named_children(&mut cursor).any(exits)
                         }
                     });
-                    returns && guard.child_by_field_name("condition").is_some_and(asks)
+                    // An exit taken while the leader is alive leaves the kill for after it exited.
+                    returns
+                        && guard
+                            .child_by_field_name("condition")
+                            .is_some_and(|c| asks(c) && leader_polarity(file, c) != Some(true))
                 });
             if guarded {
                 return true;
             }
         }
-        child = p;
         if matches!(
             p.kind(),
             "if_statement" | "while_statement" | "ternary_expression"
-        ) && p.child_by_field_name("condition").is_some_and(asks)
+        ) && let Some(condition) = p.child_by_field_name("condition")
+            && asks(condition)
         {
-            return true;
+            // The kill in an `else` (or after `:`) runs when the condition is false.
+            let otherwise = p.child_by_field_name("alternative") == Some(child);
+            match leader_polarity(file, condition) {
+                Some(alive) if alive == otherwise => {}
+                _ => return true,
+            }
         }
+        child = p;
         n = p.parent();
     }
     false
+}
+
+/// Which way a condition asking about the leader points ([`syntax::leader_alive_polarity`]),
+/// through a name bound to the question too (`const alive = child.exitCode === null`,
+/// `if (!alive)`).
+fn leader_polarity(file: &File, condition: Node) -> Option<bool> {
+    let src = file.src;
+    let t = text(condition, src);
+    if file
+        .rules
+        .leader_alive
+        .iter()
+        .any(|l| t.contains(l.as_str()))
+    {
+        return syntax::leader_alive_polarity(t, None);
+    }
+    let (name, negated) = syntax::strip_negations(t);
+    match lookup(file, name, condition).as_slice() {
+        [value] => syntax::leader_alive_polarity(text(*value, src), None).map(|p| p != negated),
+        _ => None,
+    }
 }
 
 /// Does a condition ask whether the leader is alive (`child.exitCode === null`,

@@ -1011,9 +1011,12 @@ fn kills_in(file: &File, scopes: &[Node]) -> Ending {
     best
 }
 
-/// Is the kill inside an `if`/`while` (of its function) whose condition asks whether the
-/// leader is still alive ([`asks_leader`]), or after an `if` asking it whose body
-/// returns or raises (`if proc.poll() is not None: return`)? Such an `if` with a spawn
+/// Is the kill inside the branch of an `if`/`while` (of its function) that runs while the
+/// leader is alive ([`asks_leader`], [`leader_polarity`]: the body of `if proc.poll() is
+/// None:`, the `else` of `is not None`), or after an `if` asking it whose body returns or
+/// raises once it has exited (`if proc.poll() is not None: return`)? A kill in the branch
+/// that runs once the leader exited is not gated on it; a question whose direction the
+/// text does not say gates both branches. Such an `if` with a spawn
 /// between it and the kill asks about an earlier process (an "already running" guard), not the one killed.
 fn gated(file: &File, kill: Node) -> bool {
     let asks = |condition: Node| asks_leader(file, condition);
@@ -1040,21 +1043,62 @@ fn gated(file: &File, kill: Node) -> bool {
                         b.named_children(&mut cursor)
                             .any(|s| matches!(s.kind(), "return_statement" | "raise_statement"))
                     });
-                    returns && guard.child_by_field_name("condition").is_some_and(asks)
+                    // An exit taken while the leader is alive leaves the kill for after it exited.
+                    returns
+                        && guard
+                            .child_by_field_name("condition")
+                            .is_some_and(|c| asks(c) && leader_polarity(file, c) != Some(true))
                 });
             if guarded {
                 return true;
             }
         }
-        child = p;
         if matches!(p.kind(), "if_statement" | "elif_clause" | "while_statement")
-            && p.child_by_field_name("condition").is_some_and(asks)
+            && let Some(condition) = p.child_by_field_name("condition")
+            && asks(condition)
         {
-            return true;
+            // The kill in an `else`/`elif` runs when the condition is false.
+            let otherwise = matches!(child.kind(), "else_clause" | "elif_clause");
+            match leader_polarity(file, condition) {
+                Some(alive) if alive == otherwise => {}
+                _ => return true,
+            }
         }
+        child = p;
         n = p.parent();
     }
     false
+}
+
+/// Which way a condition asking about the leader points ([`syntax::leader_alive_polarity`]),
+/// through a name bound to the question too (`alive = proc.poll() is None`, `if not alive:`).
+fn leader_polarity(file: &File, condition: Node) -> Option<bool> {
+    let src = file.src;
+    let t = text(condition, src);
+    if file
+        .rules
+        .leader_alive
+        .iter()
+        .any(|l| t.contains(l.as_str()))
+    {
+        return syntax::leader_alive_polarity(t, None);
+    }
+    let (name, negated) = syntax::strip_negations(t);
+    let scope = enclosing_function(condition).unwrap_or_else(|| call_root(condition));
+    let mut bound = Vec::new();
+    syntax::walk(scope, &mut |n| {
+        if n.kind() == "assignment"
+            && n.child_by_field_name("left")
+                .is_some_and(|l| l.kind() == "identifier" && text(l, src) == name)
+            && let Some(r) = n.child_by_field_name("right")
+        {
+            bound.push(syntax::leader_alive_polarity(text(r, src), None));
+        }
+    });
+    match bound.as_slice() {
+        [Some(p)] => Some(*p != negated),
+        _ => None,
+    }
 }
 
 /// Does a condition ask whether the leader is alive (`proc.poll() is None`,
@@ -1815,7 +1859,11 @@ fn has_cleanup(file: &File, args: Node, local: &Scope) -> bool {
                     _ => vec![inner],
                 };
                 if dicts.iter().any(|d| dict_has_cleanup(file, *d))
-                    || (inner.kind() == "identifier" && dict_filled(file, args, text(inner, src)))
+                    || (inner.kind() == "identifier"
+                        && (dict_filled(file, args, text(inner, src))
+                            || (local.get(text(inner, src)).is_none()
+                                && file.module_scope.contains_key(text(inner, src))
+                                && module_dict_filled(file, args, text(inner, src)))))
                 {
                     return true;
                 }
@@ -1830,8 +1878,32 @@ fn has_cleanup(file: &File, args: Node, local: &Scope) -> bool {
 /// module): `opts["start_new_session"] = True`, `opts.update(start_new_session=True)`,
 /// `kwargs.setdefault("start_new_session", True)`?
 fn dict_filled(file: &File, at: Node, name: &str) -> bool {
+    filled_in(
+        file,
+        enclosing_function(at).unwrap_or_else(|| call_root(at)),
+        name,
+    )
+}
+
+/// Is the module constant `name` filled with a new session by a statement at the top of
+/// the module (`POPEN_KW["start_new_session"] = True`, `POPEN_KW.update(...)` after `POPEN_KW
+/// = {...}`)? Such a statement runs at import, before any function using `**POPEN_KW`.
+fn module_dict_filled(file: &File, at: Node, name: &str) -> bool {
+    let root = call_root(at);
+    let mut cursor = root.walk();
+    root.named_children(&mut cursor)
+        .filter(|s| {
+            !matches!(
+                s.kind(),
+                "function_definition" | "class_definition" | "decorated_definition"
+            )
+        })
+        .any(|s| filled_in(file, s, name))
+}
+
+/// Does a statement under `scope` fill the dict `name` with a new session?
+fn filled_in(file: &File, scope: Node, name: &str) -> bool {
     let src = file.src;
-    let scope = enclosing_function(at).unwrap_or_else(|| call_root(at));
     let mut found = false;
     syntax::walk(scope, &mut |n| {
         if found {

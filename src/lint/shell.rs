@@ -388,11 +388,19 @@ fn kills_in(commands: &[Node], src: &str, rules: &Rules, best: &mut Ending, dept
     }
 }
 
-/// Is the kill in an `if`/`while` whose condition asks whether the leader is alive
-/// (`kill -0 $pid`), or after `kill -0 $pid &&`?
+/// Is the kill where the leader is known alive: in the body of `if`/`while kill -0 $pid`,
+/// the `else` of `if ! kill -0 $pid`, or after `kill -0 $pid &&`? In `if ! kill -0`, the
+/// `else` of `if kill -0`, or after `kill -0 ||` it runs once the leader is gone: not gated.
 fn gated(kill: Node, src: &str, rules: &Rules) -> bool {
     let mut n = kill.parent();
+    let mut child = kill;
     while let Some(p) = n {
+        // The kill in an `else`/`elif`, or after `||`, runs when the condition failed.
+        let otherwise = match p.kind() {
+            "if_statement" => matches!(child.kind(), "else_clause" | "elif_clause"),
+            "list" => p.child(1).is_some_and(|o| o.kind() == "||"),
+            _ => false,
+        };
         let condition = match p.kind() {
             "if_statement" | "while_statement" | "elif_clause" => {
                 let mut cursor = p.walk();
@@ -406,7 +414,7 @@ fn gated(kill: Node, src: &str, rules: &Rules) -> bool {
             }
             "list" => p
                 .named_child(0)
-                .filter(|first| first.id() != kill.id())
+                .filter(|first| first.id() != kill.id() && first.id() != child.id())
                 .map(|first| text(first, src).to_string())
                 .unwrap_or_default(),
             _ => String::new(),
@@ -416,8 +424,16 @@ fn gated(kill: Node, src: &str, rules: &Rules) -> bool {
             .iter()
             .any(|l| condition.contains(l.as_str()))
         {
-            return true;
+            // `kill -0 $pid` succeeds while the leader is alive; `! kill -0 $pid` once it exited.
+            match syntax::leader_alive_polarity(
+                condition.trim_end_matches([';', ' ', '\n']),
+                Some(true),
+            ) {
+                Some(alive) if alive == otherwise => {}
+                _ => return true,
+            }
         }
+        child = p;
         n = p.parent();
     }
     false

@@ -587,3 +587,76 @@ pub fn command_agent(words: &[String], rules: &super::rules::Rules) -> Option<St
         .map(str::to_string)
         .or_else(|| package_agent(&words, rules))
 }
+
+/// A condition without its outer parentheses and leading negations (`not`, `!`), and
+/// whether an odd number of negations was taken off: `!(child.exitCode === null)` ->
+/// (`child.exitCode === null`, true).
+pub fn strip_negations(condition: &str) -> (&str, bool) {
+    let mut t = condition.trim();
+    let mut negated = false;
+    loop {
+        if let Some(inner) = t.strip_prefix('(').and_then(|r| r.strip_suffix(')'))
+            && balanced(inner)
+        {
+            t = inner.trim();
+        } else if let Some(rest) = t.strip_prefix("not ").or_else(|| t.strip_prefix('!')) {
+            t = rest.trim();
+            negated = !negated;
+        } else {
+            return (t, negated);
+        }
+    }
+}
+
+fn balanced(t: &str) -> bool {
+    let mut depth = 0usize;
+    for c in t.chars() {
+        match c {
+            '(' => depth += 1,
+            ')' if depth == 0 => return false,
+            ')' => depth -= 1,
+            _ => {}
+        }
+    }
+    depth == 0
+}
+
+/// Which way a condition asking about the leader points: `Some(true)` when it holds
+/// while the leader is alive (`p.poll() is None`, `child.exitCode === null`, `kill -0
+/// $pid`), `Some(false)` when it holds once the leader has exited (`p.returncode is not
+/// None`, `child.exitCode !== null`, `! kill -0 $pid`), `None` when the text does not
+/// say (`if p.returncode:`, `a and b`). `bare` is what a question without a comparison
+/// means (shell's `kill -0` succeeds while the leader is alive). A caller counts a kill
+/// as gated in either branch when the answer is `None`, as before directions were read.
+pub fn leader_alive_polarity(condition: &str, bare: Option<bool>) -> Option<bool> {
+    let (t, negated) = strip_negations(condition);
+    if [" and ", " or ", "&&", "||"].iter().any(|c| t.contains(c)) {
+        return None;
+    }
+    const EXITED: [&str; 6] = [
+        "is not None",
+        "!= None",
+        "!== null",
+        "!= null",
+        "!== undefined",
+        "!= undefined",
+    ];
+    const ALIVE: [&str; 6] = [
+        "is None",
+        "== None",
+        "=== null",
+        "== null",
+        "=== undefined",
+        "== undefined",
+    ];
+    let exited = EXITED.iter().any(|m| t.contains(m));
+    let rest = EXITED.iter().fold(t.to_string(), |r, m| r.replace(m, " "));
+    let alive = ALIVE.iter().any(|m| rest.contains(m));
+    let polarity = match (alive, exited) {
+        (true, false) => Some(true),
+        (false, true) => Some(false),
+        (false, false) => bare,
+        (true, true) => None,
+    };
+    polarity.map(|p| p != negated)
+}
