@@ -5,11 +5,11 @@
 //! `--max`, is claimed once, is handed back when the drainer stops, and a drainer killed
 //! while preparing it leaves what the next drainer takes back and makes again.
 
-use std::path::{Path, PathBuf};
+use std::path::Path;
 
 use crate::common::assert::lane_states;
 use crate::common::drain::{add, assert_no_agent_left, json, project, runs, show, wait_for};
-use crate::common::{Env, write};
+use crate::common::{Env, counting_git, write};
 
 /// A profile `serial` whose agent says in `$RUNS/log` that it ran and `overlap` when
 /// another agent of the project holds the shared lock (two at once), sleeps a second
@@ -75,34 +75,6 @@ fn folders_of(env: &Env, name: &str) -> Vec<String> {
                 .collect()
         })
         .unwrap_or_default()
-}
-
-/// A `git` on PATH that logs its arguments, one line a call, then runs the real one.
-fn counting_git(env: &Env) -> (PathBuf, PathBuf) {
-    let real = String::from_utf8(
-        std::process::Command::new("sh")
-            .args(["-c", "command -v git"])
-            .stdin(std::process::Stdio::piped())
-            .output()
-            .unwrap()
-            .stdout,
-    )
-    .unwrap();
-    let bin = env.path().join("counting-bin");
-    let log = env.path().join("git-calls.log");
-    std::fs::create_dir_all(&bin).unwrap();
-    let shim = bin.join("git");
-    write(
-        &shim,
-        &format!(
-            "#!/bin/sh\necho \"$*\" >> '{}'\nexec '{}' \"$@\"\n",
-            log.display(),
-            real.trim()
-        ),
-    );
-    use std::os::unix::fs::PermissionsExt;
-    std::fs::set_permissions(&shim, std::fs::Permissions::from_mode(0o755)).unwrap();
-    (bin, log)
 }
 
 fn lines(path: &Path) -> Vec<String> {

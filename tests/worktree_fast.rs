@@ -3,7 +3,7 @@
 
 use std::path::{Path, PathBuf};
 
-use crate::common::{Env, write};
+use crate::common::{Env, counting_git, write};
 
 const NULL_HEAD: &str = "HEAD 0000000000000000000000000000000000000000";
 
@@ -99,34 +99,6 @@ fn worktree_new_redoes_a_record_a_killed_gix_add_left_without_its_head() {
     env.git(&repo, &["worktree", "prune"]);
     env.git(&repo, &["branch", "-D", "fleet/g"]);
     assert_converges(&env, &repo, "g");
-}
-
-/// A `git` on PATH that logs its arguments, one line a call, then runs the real one.
-fn counting_git(env: &Env) -> (PathBuf, PathBuf) {
-    let real = String::from_utf8(
-        std::process::Command::new("sh")
-            .args(["-c", "command -v git"])
-            .stdin(std::process::Stdio::piped())
-            .output()
-            .unwrap()
-            .stdout,
-    )
-    .unwrap();
-    let bin = env.path().join("counting-bin");
-    let log = env.path().join("git-calls.log");
-    std::fs::create_dir_all(&bin).unwrap();
-    let shim = bin.join("git");
-    write(
-        &shim,
-        &format!(
-            "#!/bin/sh\necho \"$*\" >> '{}'\nexec '{}' \"$@\"\n",
-            log.display(),
-            real.trim()
-        ),
-    );
-    use std::os::unix::fs::PermissionsExt;
-    std::fs::set_permissions(&shim, std::fs::Permissions::from_mode(0o755)).unwrap();
-    (bin, log)
 }
 
 /// The git processes one `fleet worktree new NAME` runs, with the counting git first on

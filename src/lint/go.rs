@@ -410,25 +410,8 @@ fn returned_value(file: &File, functions: &[Node], depth: usize) -> Option<Strin
 
 /// A `fmt.Sprintf` template filled in: `%s`, `%v`, `%q`, `%d` take the next value, `%%`
 /// is `%`.
-fn sprintf(template: &str, mut value: impl FnMut(usize) -> String) -> String {
-    let mut out = String::new();
-    let mut next = 0;
-    let mut chars = template.chars().peekable();
-    while let Some(c) = chars.next() {
-        match (c, chars.peek()) {
-            ('%', Some('%')) => {
-                chars.next();
-                out.push('%');
-            }
-            ('%', Some('s' | 'v' | 'q' | 'd')) => {
-                chars.next();
-                out.push_str(&value(next));
-                next += 1;
-            }
-            _ => out.push(c),
-        }
-    }
-    out
+fn sprintf(template: &str, value: impl FnMut(usize) -> String) -> String {
+    syntax::fill_percent(template, &['s', 'v', 'q', 'd'], value)
 }
 
 /// The elements of a slice or array literal, directly or through a name the file gives

@@ -1221,33 +1221,7 @@ fn tie<'t>(file: &File<'t, '_>, call: Node<'t>) -> syntax::Tie {
         }
     });
     let mut tie = syntax::Tie { own, others };
-    for _ in 0..2 {
-        if tie.others.is_empty() {
-            break;
-        }
-        let mut derived = Vec::new();
-        syntax::walk(scope, &mut |n| {
-            if n.kind() == "variable_declarator"
-                && let (Some(left), Some(right)) = (
-                    n.child_by_field_name("name"),
-                    n.child_by_field_name("value"),
-                )
-                && left.kind() == "identifier"
-                && !tie.others.iter().any(|(h, _, _)| h == text(left, src))
-                && tie.foreign(right.byte_range(), text(right, src))
-            {
-                derived.push((
-                    text(left, src).to_string(),
-                    scope.start_byte(),
-                    scope.end_byte(),
-                ));
-            }
-        });
-        if derived.is_empty() {
-            break;
-        }
-        tie.others.extend(derived);
-    }
+    tie.derive(scope, src, "variable_declarator", "name", "value");
     tie
 }
 

@@ -1204,33 +1204,7 @@ fn tie(file: &File, call: Node, function: Option<Node>) -> syntax::Tie {
         }
     });
     let mut tie = syntax::Tie { own, others };
-    for _ in 0..2 {
-        if tie.others.is_empty() {
-            break;
-        }
-        let mut derived = Vec::new();
-        syntax::walk(scope, &mut |n| {
-            if n.kind() == "assignment"
-                && let (Some(left), Some(right)) = (
-                    n.child_by_field_name("left"),
-                    n.child_by_field_name("right"),
-                )
-                && left.kind() == "identifier"
-                && !tie.others.iter().any(|(h, _, _)| h == text(left, src))
-                && tie.foreign(right.byte_range(), text(right, src))
-            {
-                derived.push((
-                    text(left, src).to_string(),
-                    scope.start_byte(),
-                    scope.end_byte(),
-                ));
-            }
-        });
-        if derived.is_empty() {
-            break;
-        }
-        tie.others.extend(derived);
-    }
+    tie.derive(scope, src, "assignment", "left", "right");
     tie
 }
 
@@ -1805,25 +1779,8 @@ fn is_list(node: Node) -> bool {
 }
 
 /// A `%` template filled in: `%s`, `%r`, `%d` take the next value, `%%` is `%`.
-fn percent(template: &str, mut value: impl FnMut(usize) -> String) -> String {
-    let mut out = String::new();
-    let mut next = 0;
-    let mut chars = template.chars().peekable();
-    while let Some(c) = chars.next() {
-        match (c, chars.peek()) {
-            ('%', Some('%')) => {
-                chars.next();
-                out.push('%');
-            }
-            ('%', Some('s' | 'r' | 'd' | 'i')) => {
-                chars.next();
-                out.push_str(&value(next));
-                next += 1;
-            }
-            _ => out.push(c),
-        }
-    }
-    out
+fn percent(template: &str, value: impl FnMut(usize) -> String) -> String {
+    syntax::fill_percent(template, &['s', 'r', 'd', 'i'], value)
 }
 
 /// Does the call start a new session or group (`start_new_session=True`,

@@ -418,6 +418,38 @@ pub struct Tie {
 }
 
 impl Tie {
+    /// Follow the other spawns' handles through `scope`'s bindings, two steps deep: a
+    /// name bound (a `kind` node, its `left`/`right` fields: Python's `assignment`
+    /// `left`/`right`, JavaScript's `variable_declarator` `name`/`value`) to a value
+    /// naming another spawn's child (`pgid = os.getpgid(a.pid)`) names that child too.
+    pub fn derive(&mut self, scope: Node, src: &str, kind: &str, left: &str, right: &str) {
+        for _ in 0..2 {
+            if self.others.is_empty() {
+                break;
+            }
+            let mut derived = Vec::new();
+            walk(scope, &mut |n| {
+                if n.kind() == kind
+                    && let (Some(l), Some(r)) =
+                        (n.child_by_field_name(left), n.child_by_field_name(right))
+                    && l.kind() == "identifier"
+                    && !self.others.iter().any(|(h, _, _)| h == text(l, src))
+                    && self.foreign(r.byte_range(), text(r, src))
+                {
+                    derived.push((
+                        text(l, src).to_string(),
+                        scope.start_byte(),
+                        scope.end_byte(),
+                    ));
+                }
+            });
+            if derived.is_empty() {
+                break;
+            }
+            self.others.extend(derived);
+        }
+    }
+
     /// Does the kill at `range`, whose target reads `target`, end another spawn's child?
     pub fn foreign(&self, range: std::ops::Range<usize>, target: &str) -> bool {
         !self.own.as_deref().is_some_and(|o| mentions(target, o))
@@ -659,4 +691,31 @@ pub fn leader_alive_polarity(condition: &str, bare: Option<bool>) -> Option<bool
         (true, true) => None,
     };
     polarity.map(|p| p != negated)
+}
+
+/// A printf-style template filled in: each `%` followed by one of `conversions` takes the
+/// next value (`value(0)`, `value(1)`, ...), `%%` is `%`, anything else stays as written.
+pub fn fill_percent(
+    template: &str,
+    conversions: &[char],
+    mut value: impl FnMut(usize) -> String,
+) -> String {
+    let mut out = String::new();
+    let mut next = 0;
+    let mut chars = template.chars().peekable();
+    while let Some(c) = chars.next() {
+        match (c, chars.peek()) {
+            ('%', Some('%')) => {
+                chars.next();
+                out.push('%');
+            }
+            ('%', Some(k)) if conversions.contains(k) => {
+                chars.next();
+                out.push_str(&value(next));
+                next += 1;
+            }
+            _ => out.push(c),
+        }
+    }
+    out
 }

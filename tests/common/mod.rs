@@ -398,3 +398,32 @@ pub fn update_readme(edit: impl FnOnce(&str) -> String) {
     let _held = LOCK.lock().unwrap_or_else(|e| e.into_inner());
     std::fs::write(readme_path(), edit(&readme())).unwrap();
 }
+
+/// A `git` on PATH that logs its arguments, one line a call, then runs the real one:
+/// the folder to put first on PATH, and the log.
+pub fn counting_git(env: &Env) -> (PathBuf, PathBuf) {
+    let real = String::from_utf8(
+        std::process::Command::new("sh")
+            .args(["-c", "command -v git"])
+            .stdin(std::process::Stdio::piped())
+            .output()
+            .unwrap()
+            .stdout,
+    )
+    .unwrap();
+    let bin = env.path().join("counting-bin");
+    let log = env.path().join("git-calls.log");
+    std::fs::create_dir_all(&bin).unwrap();
+    let shim = bin.join("git");
+    write(
+        &shim,
+        &format!(
+            "#!/bin/sh\necho \"$*\" >> '{}'\nexec '{}' \"$@\"\n",
+            log.display(),
+            real.trim()
+        ),
+    );
+    use std::os::unix::fs::PermissionsExt;
+    std::fs::set_permissions(&shim, std::fs::Permissions::from_mode(0o755)).unwrap();
+    (bin, log)
+}
