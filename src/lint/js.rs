@@ -289,7 +289,10 @@ fn collect<'t>(root: Node<'t>, file: &mut File<'t, '_>) {
             {
                 args = a.parent();
             }
+            // `process.kill(-0, sig)` is the caller's own group, which a detached child
+            // has left: no kill of the child's group.
             if text(node, src).starts_with('-')
+                && text(node, src)[1..].trim() != "0"
                 && let Some(args) = args
                 && args.kind() == "arguments"
                 && let Some(call) = args.parent()

@@ -982,12 +982,16 @@ fn kills_in(file: &File, scopes: &[Node]) -> Ending {
                 .and_then(|a| a.named_child(0))
                 .map(|a| text(a, file.src).trim_start());
             let negative = first.is_some_and(|a| a.starts_with('-') || bound_negative(file, n, a));
+            // `os.killpg(0, sig)`, `os.kill(-0, sig)`: pid 0 is the caller's own group,
+            // which a child started with `start_new_session=True` has left.
+            let own_group = first.is_some_and(|a| matches!(a.trim_end(), "0" | "-0"));
             // `os.killpg(pgid, 0)` only asks whether the group is there: no kill.
             let probe = n
                 .child_by_field_name("arguments")
                 .and_then(|a| a.named_child(1))
                 .is_some_and(|s| text(s, file.src).trim() == "0");
             let group = !probe
+                && !own_group
                 && (py.group_kill.contains(&name)
                     || (py.kill_negative.contains(&name) && negative))
                 && !foreign(n, n.child_by_field_name("arguments"));
@@ -998,6 +1002,7 @@ fn kills_in(file: &File, scopes: &[Node]) -> Ending {
                     Ending::Killed
                 };
             } else if best == Ending::Nothing
+                && !own_group
                 && callee.kind() == "attribute"
                 && callee.child_by_field_name("attribute").is_some_and(|a| {
                     matches!(text(a, file.src), "kill" | "terminate" | "send_signal")
