@@ -1682,6 +1682,24 @@ fn string_value(file: &File, node: Node, local: &Scope, depth: usize) -> Option<
                 // `"%s/claude" % BIN_DIR`, `"%s -p %s" % (AGENT, x)`: each `%s` in turn.
                 Some("%") => {
                     let template = string_value(file, left, local, depth + 1)?;
+                    // `"%(bin)s -p" % {"bin": CLAUDE}`: each `%(key)s` from the dict.
+                    let dict = match right.kind() {
+                        "dictionary" => Some(right),
+                        "identifier" => {
+                            let name = text(right, src);
+                            local
+                                .get(name)
+                                .or_else(|| file.module_scope.get(name))
+                                .and_then(|vs| vs.last().copied())
+                                .filter(|v| v.kind() == "dictionary")
+                        }
+                        _ => None,
+                    };
+                    if let Some(dict) = dict {
+                        return Some(percent_named(&template, |key| {
+                            dict_value(file, dict, key, local, depth)
+                        }));
+                    }
                     let values: Vec<Node> = if right.kind() == "tuple" {
                         let mut cursor = right.walk();
                         right.named_children(&mut cursor).collect()
@@ -1786,6 +1804,50 @@ fn is_list(node: Node) -> bool {
 /// A `%` template filled in: `%s`, `%r`, `%d` take the next value, `%%` is `%`.
 fn percent(template: &str, value: impl FnMut(usize) -> String) -> String {
     syntax::fill_percent(template, &['s', 'r', 'd', 'i'], value)
+}
+
+/// A `%` template filled from a mapping: `%(key)s` (also `r`, `d`, `i`) takes
+/// `value(key)`, `%%` is `%`, anything else stays as written.
+fn percent_named(template: &str, mut value: impl FnMut(&str) -> String) -> String {
+    let mut out = String::new();
+    let mut rest = template;
+    while let Some(at) = rest.find('%') {
+        out.push_str(&rest[..at]);
+        let after = &rest[at + 1..];
+        if let Some(tail) = after.strip_prefix('%') {
+            out.push('%');
+            rest = tail;
+        } else if let Some(named) = after.strip_prefix('(')
+            && let Some(close) = named.find(')')
+            && named[close + 1..].starts_with(['s', 'r', 'd', 'i'])
+        {
+            out.push_str(&value(&named[..close]));
+            rest = &named[close + 2..];
+        } else {
+            out.push('%');
+            rest = after;
+        }
+    }
+    out.push_str(rest);
+    out
+}
+
+/// The value under a string key of a dict display (`{"bin": CLAUDE}`), as
+/// [`part_value`] reads it; [`UNKNOWN`] when no key of it is that string.
+fn dict_value(file: &File, dict: Node, key: &str, local: &Scope, depth: usize) -> String {
+    let mut cursor = dict.walk();
+    let pair = dict.named_children(&mut cursor).find(|p| {
+        p.kind() == "pair"
+            && p.child_by_field_name("key")
+                .and_then(|k| string_value(file, k, local, depth + 1))
+                .is_some_and(|k| k == key)
+    });
+    part_value(
+        file,
+        pair.and_then(|p| p.child_by_field_name("value")),
+        local,
+        depth,
+    )
 }
 
 /// Does the call start a new session or group (`start_new_session=True`,
