@@ -1924,6 +1924,10 @@ fn path_call_value(file: &File, call: Node, depth: usize) -> Option<String> {
         }
         _ => {}
     }
+    if callee.kind() == "identifier" {
+        let body = constant_function(file, text(callee, src))?;
+        return string_value(file, body, depth + 1);
+    }
     if callee.kind() != "member_expression" {
         return None;
     }
@@ -1961,6 +1965,48 @@ fn path_call_value(file: &File, call: Node, depth: usize) -> Option<String> {
             Some(joined(&items, &sep))
         }
         "trim" | "toString" if given.is_empty() => string_value(file, object, depth + 1),
+        _ => None,
+    }
+}
+
+/// What a module-level function returns when its whole body is one `return` of an
+/// expression and it takes no parameters (`function bin() { return 'claude' }`, `const
+/// bin = () => CLAUDE`): that expression. A function with any other statement,
+/// parameters, or a second definition of its name stays out of reach.
+fn constant_function<'t>(file: &File<'t, '_>, name: &str) -> Option<Node<'t>> {
+    let [function] = file.functions.get(name)?.as_slice() else {
+        return None;
+    };
+    let mut at = function.parent()?;
+    while matches!(
+        at.kind(),
+        "variable_declarator" | "lexical_declaration" | "variable_declaration" | "export_statement"
+    ) {
+        at = at.parent()?;
+    }
+    if at.kind() != "program"
+        || !matches!(
+            function.kind(),
+            "function_declaration" | "arrow_function" | "function_expression" | "function"
+        )
+        || function.child_by_field_name("parameter").is_some()
+        || function
+            .child_by_field_name("parameters")
+            .is_some_and(|p| p.named_child_count() > 0)
+    {
+        return None;
+    }
+    let body = function.child_by_field_name("body")?;
+    if body.kind() != "statement_block" {
+        return Some(body);
+    }
+    let mut cursor = body.walk();
+    let statements: Vec<Node> = body
+        .named_children(&mut cursor)
+        .filter(|n| n.kind() != "comment")
+        .collect();
+    match statements.as_slice() {
+        [only] if only.kind() == "return_statement" => only.named_child(0),
         _ => None,
     }
 }

@@ -1747,6 +1747,10 @@ fn path_call_value(file: &File, call: Node, local: &Scope, depth: usize) -> Opti
         }
         _ => {}
     }
+    if callee.kind() == "identifier" {
+        let body = constant_function(file, text(callee, src))?;
+        return string_value(file, body, &Scope::new(), depth + 1);
+    }
     if callee.kind() != "attribute" {
         return None;
     }
@@ -1775,6 +1779,36 @@ fn path_call_value(file: &File, call: Node, local: &Scope, depth: usize) -> Opti
         "resolve" | "absolute" | "expanduser" | "as_posix" | "strip" if positional.is_empty() => {
             string_value(file, object, local, depth + 1)
         }
+        _ => None,
+    }
+}
+
+/// What a module-level function returns when its whole body is one `return` of an
+/// expression without parameters to read (`def agent_bin(): return "claude"`, `return
+/// CLAUDE`): that expression, read in the module's scope. A function with any other
+/// statement, parameters, or a second definition of its name stays out of reach.
+fn constant_function<'t>(file: &File<'t, '_>, name: &str) -> Option<Node<'t>> {
+    let [function] = file.functions.get(name)?.as_slice() else {
+        return None;
+    };
+    // A decorated function (its parent the decoration) may return anything.
+    if function.parent()?.kind() != "module" {
+        return None;
+    }
+    if function
+        .child_by_field_name("parameters")
+        .is_some_and(|p| p.named_child_count() > 0)
+    {
+        return None;
+    }
+    let body = function.child_by_field_name("body")?;
+    let mut cursor = body.walk();
+    let statements: Vec<Node> = body
+        .named_children(&mut cursor)
+        .filter(|n| n.kind() != "comment")
+        .collect();
+    match statements.as_slice() {
+        [only] if only.kind() == "return_statement" => only.named_child(0),
         _ => None,
     }
 }
