@@ -246,13 +246,18 @@ fn enclosing_function(node: Node) -> Option<Node> {
 
 fn check_call(file: &File, call: Node) -> Option<syntax::Raw> {
     let callee = call.child_by_field_name("function")?;
-    let name = resolve_callee(file, callee);
+    let mut name = resolve_callee(file, callee);
     let py = &file.rules.python;
+    let function = enclosing_function(call);
+    // `run = functools.partial(subprocess.Popen, start_new_session=True)`: the spawn
+    // function, its keywords preset.
+    let mut preset = None;
     if !py.spawn.contains(&name) {
-        return None;
+        let (spawn, keywords) = partial_spawn(file, callee, function)?;
+        name = spawn;
+        preset = Some(keywords);
     }
     let args = call.child_by_field_name("arguments")?;
-    let function = enclosing_function(call);
     let mut local = Scope::new();
     if let Some(f) = function
         && let Some(body) = f.child_by_field_name("body")
@@ -306,7 +311,11 @@ fn check_call(file: &File, call: Node) -> Option<syntax::Raw> {
     // `os.spawnlp(...)`, `os.execvp(...)`: positional arguments only, no keyword that
     // could start a session.
     let positional_only = name.starts_with("os.spawn") || name.starts_with("os.exec");
-    let grouped = setsid || (!no_option && !positional_only && has_cleanup(file, args, &local));
+    let grouped = setsid
+        || (!no_option
+            && !positional_only
+            && (has_cleanup(file, args, &local)
+                || preset.is_some_and(|p| has_cleanup(file, p, &local))));
     file.tie.replace(tie(file, call, function));
     let ending = group_ending(file, call, function);
     let fix = format!(
@@ -399,6 +408,59 @@ fn check_call(file: &File, call: Node) -> Option<syntax::Raw> {
         }
     };
     Some(raw_at(callee, file.src, message, help))
+}
+
+/// The spawn function a name bound to `functools.partial(subprocess.Popen, **kw)` (or
+/// `partial(...)` imported from `functools`) calls, in the function the call is in or the
+/// module, with the partial's arguments (where the preset keywords are). A partial that
+/// presets positional arguments too (the argv) is out of reach.
+fn partial_spawn<'t>(
+    file: &File<'t, '_>,
+    callee: Node,
+    function: Option<Node<'t>>,
+) -> Option<(String, Node<'t>)> {
+    if callee.kind() != "identifier"
+        || !file
+            .aliases
+            .values()
+            .any(|v| v == "functools" || v == "functools.partial")
+    {
+        return None;
+    }
+    let name = text(callee, file.src);
+    let mut local = Scope::new();
+    if let Some(body) = function.and_then(|f| f.child_by_field_name("body")) {
+        collect_assignments(body, file.src, &mut local);
+    }
+    let value = *local
+        .get(name)
+        .or_else(|| file.module_scope.get(name))?
+        .last()?;
+    if value.kind() != "call"
+        || resolve_callee(file, value.child_by_field_name("function")?) != "functools.partial"
+    {
+        return None;
+    }
+    let args = value.child_by_field_name("arguments")?;
+    let mut cursor = args.walk();
+    let positional: Vec<Node> = args
+        .named_children(&mut cursor)
+        .filter(|c| {
+            !matches!(
+                c.kind(),
+                "keyword_argument" | "dictionary_splat" | "comment"
+            )
+        })
+        .collect();
+    let [spawn] = positional.as_slice() else {
+        return None;
+    };
+    let spawn = resolve_callee(file, *spawn);
+    file.rules
+        .python
+        .spawn
+        .contains(&spawn)
+        .then_some((spawn, args))
 }
 
 /// The agent an argument list runs through a wrapper program: a shell's `-c` script
