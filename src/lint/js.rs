@@ -305,6 +305,40 @@ fn collect<'t>(root: Node<'t>, file: &mut File<'t, '_>) {
         }
         _ => {}
     });
+    // `const { CLAUDE } = BINS`, `const { claude: bin } = BINS` of a `const BINS = {...}`:
+    // each name is bound to that property's value (read once every `const` is known).
+    let mut destructured = Vec::new();
+    syntax::walk(root, &mut |node| {
+        if node.kind() == "variable_declarator"
+            && let (Some(pattern), Some(value)) = (
+                node.child_by_field_name("name"),
+                node.child_by_field_name("value"),
+            )
+            && pattern.kind() == "object_pattern"
+            && uncast(value).kind() == "identifier"
+        {
+            let mut cursor = pattern.walk();
+            for prop in pattern.named_children(&mut cursor) {
+                let (key, bound) = match prop.kind() {
+                    "shorthand_property_identifier_pattern" => (prop, prop),
+                    "pair_pattern" => match (
+                        prop.child_by_field_name("key"),
+                        prop.child_by_field_name("value"),
+                    ) {
+                        (Some(k), Some(v)) if v.kind() == "identifier" => (k, v),
+                        _ => continue,
+                    },
+                    _ => continue,
+                };
+                for v in property_values(file, uncast(value), key, node) {
+                    destructured.push((text(bound, src).to_string(), v, scope_of(node)));
+                }
+            }
+        }
+    });
+    for (name, value, scope) in destructured {
+        file.values.entry(name).or_default().push((value, scope));
+    }
     // `const pgid = -child.pid; ... process.kill(pgid)`: a name bound to a negative pid.
     syntax::walk(root, &mut |node| {
         if node.kind() == "call_expression"
