@@ -1023,6 +1023,9 @@ fn kills_in(file: &File, scopes: &[Node]) -> Ending {
             if matches!(n.kind(), "attribute" | "identifier")
                 && n.parent().is_some_and(|a| a.kind() == "argument_list")
                 && py.group_kill.contains(&resolve_callee(file, n))
+                && !n
+                    .next_named_sibling()
+                    .is_some_and(|pid| matches!(text(pid, file.src).trim(), "0" | "-0"))
                 && !foreign(n, n.parent())
             {
                 best = if gated(file, n) {

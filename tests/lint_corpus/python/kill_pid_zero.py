@@ -35,3 +35,19 @@ def killpg_of_its_group(task):
         p.wait(timeout=600)
     finally:
         os.killpg(os.getpgid(p.pid), signal.SIGKILL)
+
+
+def killpg_zero_at_exit(task):
+    import atexit
+
+    p = subprocess.Popen(["claude", "-p", task], start_new_session=True)  # expect: agent-spawn-without-group
+    atexit.register(os.killpg, 0, signal.SIGKILL)
+    return p
+
+
+def killpg_its_group_at_exit(task):
+    import atexit
+
+    p = subprocess.Popen(["claude", "-p", task], start_new_session=True)
+    atexit.register(os.killpg, p.pid, signal.SIGKILL)
+    return p
