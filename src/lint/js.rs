@@ -289,7 +289,10 @@ fn collect<'t>(root: Node<'t>, file: &mut File<'t, '_>) {
             {
                 args = a.parent();
             }
+            // `process.kill(-0, sig)` is the caller's own group, which a detached child
+            // has left: no kill of the child's group.
             if text(node, src).starts_with('-')
+                && text(node, src)[1..].trim() != "0"
                 && let Some(args) = args
                 && args.kind() == "arguments"
                 && let Some(call) = args.parent()
@@ -302,6 +305,40 @@ fn collect<'t>(root: Node<'t>, file: &mut File<'t, '_>) {
         }
         _ => {}
     });
+    // `const { CLAUDE } = BINS`, `const { claude: bin } = BINS` of a `const BINS = {...}`:
+    // each name is bound to that property's value (read once every `const` is known).
+    let mut destructured = Vec::new();
+    syntax::walk(root, &mut |node| {
+        if node.kind() == "variable_declarator"
+            && let (Some(pattern), Some(value)) = (
+                node.child_by_field_name("name"),
+                node.child_by_field_name("value"),
+            )
+            && pattern.kind() == "object_pattern"
+            && uncast(value).kind() == "identifier"
+        {
+            let mut cursor = pattern.walk();
+            for prop in pattern.named_children(&mut cursor) {
+                let (key, bound) = match prop.kind() {
+                    "shorthand_property_identifier_pattern" => (prop, prop),
+                    "pair_pattern" => match (
+                        prop.child_by_field_name("key"),
+                        prop.child_by_field_name("value"),
+                    ) {
+                        (Some(k), Some(v)) if v.kind() == "identifier" => (k, v),
+                        _ => continue,
+                    },
+                    _ => continue,
+                };
+                for v in property_values(file, uncast(value), key, node) {
+                    destructured.push((text(bound, src).to_string(), v, scope_of(node)));
+                }
+            }
+        }
+    });
+    for (name, value, scope) in destructured {
+        file.values.entry(name).or_default().push((value, scope));
+    }
     // `const pgid = -child.pid; ... process.kill(pgid)`: a name bound to a negative pid.
     syntax::walk(root, &mut |node| {
         if node.kind() == "call_expression"
@@ -1921,6 +1958,10 @@ fn path_call_value(file: &File, call: Node, depth: usize) -> Option<String> {
         }
         _ => {}
     }
+    if callee.kind() == "identifier" {
+        let body = constant_function(file, text(callee, src))?;
+        return string_value(file, body, depth + 1);
+    }
     if callee.kind() != "member_expression" {
         return None;
     }
@@ -1958,6 +1999,48 @@ fn path_call_value(file: &File, call: Node, depth: usize) -> Option<String> {
             Some(joined(&items, &sep))
         }
         "trim" | "toString" if given.is_empty() => string_value(file, object, depth + 1),
+        _ => None,
+    }
+}
+
+/// What a module-level function returns when its whole body is one `return` of an
+/// expression and it takes no parameters (`function bin() { return 'claude' }`, `const
+/// bin = () => CLAUDE`): that expression. A function with any other statement,
+/// parameters, or a second definition of its name stays out of reach.
+fn constant_function<'t>(file: &File<'t, '_>, name: &str) -> Option<Node<'t>> {
+    let [function] = file.functions.get(name)?.as_slice() else {
+        return None;
+    };
+    let mut at = function.parent()?;
+    while matches!(
+        at.kind(),
+        "variable_declarator" | "lexical_declaration" | "variable_declaration" | "export_statement"
+    ) {
+        at = at.parent()?;
+    }
+    if at.kind() != "program"
+        || !matches!(
+            function.kind(),
+            "function_declaration" | "arrow_function" | "function_expression" | "function"
+        )
+        || function.child_by_field_name("parameter").is_some()
+        || function
+            .child_by_field_name("parameters")
+            .is_some_and(|p| p.named_child_count() > 0)
+    {
+        return None;
+    }
+    let body = function.child_by_field_name("body")?;
+    if body.kind() != "statement_block" {
+        return Some(body);
+    }
+    let mut cursor = body.walk();
+    let statements: Vec<Node> = body
+        .named_children(&mut cursor)
+        .filter(|n| n.kind() != "comment")
+        .collect();
+    match statements.as_slice() {
+        [only] if only.kind() == "return_statement" => only.named_child(0),
         _ => None,
     }
 }

@@ -102,7 +102,7 @@ pub fn language_of(path: &str, content: &[u8]) -> Option<Language> {
         "js" | "mjs" | "cjs" | "jsx" => return Some(Language::JavaScript),
         "ts" | "mts" | "cts" => return Some(Language::TypeScript),
         "tsx" => return Some(Language::Tsx),
-        "sh" | "bash" => return Some(Language::Shell),
+        "sh" | "bash" | "zsh" | "ksh" => return Some(Language::Shell),
         "go" => return Some(Language::Go),
         "" => {}
         _ => return None,

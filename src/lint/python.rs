@@ -246,13 +246,18 @@ fn enclosing_function(node: Node) -> Option<Node> {
 
 fn check_call(file: &File, call: Node) -> Option<syntax::Raw> {
     let callee = call.child_by_field_name("function")?;
-    let name = resolve_callee(file, callee);
+    let mut name = resolve_callee(file, callee);
     let py = &file.rules.python;
+    let function = enclosing_function(call);
+    // `run = functools.partial(subprocess.Popen, start_new_session=True)`: the spawn
+    // function, its keywords preset.
+    let mut preset = None;
     if !py.spawn.contains(&name) {
-        return None;
+        let (spawn, keywords) = partial_spawn(file, callee, function)?;
+        name = spawn;
+        preset = Some(keywords);
     }
     let args = call.child_by_field_name("arguments")?;
-    let function = enclosing_function(call);
     let mut local = Scope::new();
     if let Some(f) = function
         && let Some(body) = f.child_by_field_name("body")
@@ -306,7 +311,11 @@ fn check_call(file: &File, call: Node) -> Option<syntax::Raw> {
     // `os.spawnlp(...)`, `os.execvp(...)`: positional arguments only, no keyword that
     // could start a session.
     let positional_only = name.starts_with("os.spawn") || name.starts_with("os.exec");
-    let grouped = setsid || (!no_option && !positional_only && has_cleanup(file, args, &local));
+    let grouped = setsid
+        || (!no_option
+            && !positional_only
+            && (has_cleanup(file, args, &local)
+                || preset.is_some_and(|p| has_cleanup(file, p, &local))));
     file.tie.replace(tie(file, call, function));
     let ending = group_ending(file, call, function);
     let fix = format!(
@@ -399,6 +408,59 @@ fn check_call(file: &File, call: Node) -> Option<syntax::Raw> {
         }
     };
     Some(raw_at(callee, file.src, message, help))
+}
+
+/// The spawn function a name bound to `functools.partial(subprocess.Popen, **kw)` (or
+/// `partial(...)` imported from `functools`) calls, in the function the call is in or the
+/// module, with the partial's arguments (where the preset keywords are). A partial that
+/// presets positional arguments too (the argv) is out of reach.
+fn partial_spawn<'t>(
+    file: &File<'t, '_>,
+    callee: Node,
+    function: Option<Node<'t>>,
+) -> Option<(String, Node<'t>)> {
+    if callee.kind() != "identifier"
+        || !file
+            .aliases
+            .values()
+            .any(|v| v == "functools" || v == "functools.partial")
+    {
+        return None;
+    }
+    let name = text(callee, file.src);
+    let mut local = Scope::new();
+    if let Some(body) = function.and_then(|f| f.child_by_field_name("body")) {
+        collect_assignments(body, file.src, &mut local);
+    }
+    let value = *local
+        .get(name)
+        .or_else(|| file.module_scope.get(name))?
+        .last()?;
+    if value.kind() != "call"
+        || resolve_callee(file, value.child_by_field_name("function")?) != "functools.partial"
+    {
+        return None;
+    }
+    let args = value.child_by_field_name("arguments")?;
+    let mut cursor = args.walk();
+    let positional: Vec<Node> = args
+        .named_children(&mut cursor)
+        .filter(|c| {
+            !matches!(
+                c.kind(),
+                "keyword_argument" | "dictionary_splat" | "comment"
+            )
+        })
+        .collect();
+    let [spawn] = positional.as_slice() else {
+        return None;
+    };
+    let spawn = resolve_callee(file, *spawn);
+    file.rules
+        .python
+        .spawn
+        .contains(&spawn)
+        .then_some((spawn, args))
 }
 
 /// The agent an argument list runs through a wrapper program: a shell's `-c` script
@@ -961,6 +1023,9 @@ fn kills_in(file: &File, scopes: &[Node]) -> Ending {
             if matches!(n.kind(), "attribute" | "identifier")
                 && n.parent().is_some_and(|a| a.kind() == "argument_list")
                 && py.group_kill.contains(&resolve_callee(file, n))
+                && !n
+                    .next_named_sibling()
+                    .is_some_and(|pid| matches!(text(pid, file.src).trim(), "0" | "-0"))
                 && !foreign(n, n.parent())
             {
                 best = if gated(file, n) {
@@ -982,12 +1047,16 @@ fn kills_in(file: &File, scopes: &[Node]) -> Ending {
                 .and_then(|a| a.named_child(0))
                 .map(|a| text(a, file.src).trim_start());
             let negative = first.is_some_and(|a| a.starts_with('-') || bound_negative(file, n, a));
+            // `os.killpg(0, sig)`, `os.kill(-0, sig)`: pid 0 is the caller's own group,
+            // which a child started with `start_new_session=True` has left.
+            let own_group = first.is_some_and(|a| matches!(a.trim_end(), "0" | "-0"));
             // `os.killpg(pgid, 0)` only asks whether the group is there: no kill.
             let probe = n
                 .child_by_field_name("arguments")
                 .and_then(|a| a.named_child(1))
                 .is_some_and(|s| text(s, file.src).trim() == "0");
             let group = !probe
+                && !own_group
                 && (py.group_kill.contains(&name)
                     || (py.kill_negative.contains(&name) && negative))
                 && !foreign(n, n.child_by_field_name("arguments"));
@@ -998,6 +1067,7 @@ fn kills_in(file: &File, scopes: &[Node]) -> Ending {
                     Ending::Killed
                 };
             } else if best == Ending::Nothing
+                && !own_group
                 && callee.kind() == "attribute"
                 && callee.child_by_field_name("attribute").is_some_and(|a| {
                     matches!(text(a, file.src), "kill" | "terminate" | "send_signal")
@@ -1677,6 +1747,24 @@ fn string_value(file: &File, node: Node, local: &Scope, depth: usize) -> Option<
                 // `"%s/claude" % BIN_DIR`, `"%s -p %s" % (AGENT, x)`: each `%s` in turn.
                 Some("%") => {
                     let template = string_value(file, left, local, depth + 1)?;
+                    // `"%(bin)s -p" % {"bin": CLAUDE}`: each `%(key)s` from the dict.
+                    let dict = match right.kind() {
+                        "dictionary" => Some(right),
+                        "identifier" => {
+                            let name = text(right, src);
+                            local
+                                .get(name)
+                                .or_else(|| file.module_scope.get(name))
+                                .and_then(|vs| vs.last().copied())
+                                .filter(|v| v.kind() == "dictionary")
+                        }
+                        _ => None,
+                    };
+                    if let Some(dict) = dict {
+                        return Some(percent_named(&template, |key| {
+                            dict_value(file, dict, key, local, depth)
+                        }));
+                    }
                     let values: Vec<Node> = if right.kind() == "tuple" {
                         let mut cursor = right.walk();
                         right.named_children(&mut cursor).collect()
@@ -1724,6 +1812,10 @@ fn path_call_value(file: &File, call: Node, local: &Scope, depth: usize) -> Opti
         }
         _ => {}
     }
+    if callee.kind() == "identifier" {
+        let body = constant_function(file, text(callee, src))?;
+        return string_value(file, body, &Scope::new(), depth + 1);
+    }
     if callee.kind() != "attribute" {
         return None;
     }
@@ -1756,6 +1848,36 @@ fn path_call_value(file: &File, call: Node, local: &Scope, depth: usize) -> Opti
     }
 }
 
+/// What a module-level function returns when its whole body is one `return` of an
+/// expression without parameters to read (`def agent_bin(): return "claude"`, `return
+/// CLAUDE`): that expression, read in the module's scope. A function with any other
+/// statement, parameters, or a second definition of its name stays out of reach.
+fn constant_function<'t>(file: &File<'t, '_>, name: &str) -> Option<Node<'t>> {
+    let [function] = file.functions.get(name)?.as_slice() else {
+        return None;
+    };
+    // A decorated function (its parent the decoration) may return anything.
+    if function.parent()?.kind() != "module" {
+        return None;
+    }
+    if function
+        .child_by_field_name("parameters")
+        .is_some_and(|p| p.named_child_count() > 0)
+    {
+        return None;
+    }
+    let body = function.child_by_field_name("body")?;
+    let mut cursor = body.walk();
+    let statements: Vec<Node> = body
+        .named_children(&mut cursor)
+        .filter(|n| n.kind() != "comment")
+        .collect();
+    match statements.as_slice() {
+        [only] if only.kind() == "return_statement" => only.named_child(0),
+        _ => None,
+    }
+}
+
 /// One interpolated part of a string: its text when it is a string expression, else the
 /// first words of the command it stands for, else [`UNKNOWN`].
 fn part_value(file: &File, node: Option<Node>, local: &Scope, depth: usize) -> String {
@@ -1781,6 +1903,50 @@ fn is_list(node: Node) -> bool {
 /// A `%` template filled in: `%s`, `%r`, `%d` take the next value, `%%` is `%`.
 fn percent(template: &str, value: impl FnMut(usize) -> String) -> String {
     syntax::fill_percent(template, &['s', 'r', 'd', 'i'], value)
+}
+
+/// A `%` template filled from a mapping: `%(key)s` (also `r`, `d`, `i`) takes
+/// `value(key)`, `%%` is `%`, anything else stays as written.
+fn percent_named(template: &str, mut value: impl FnMut(&str) -> String) -> String {
+    let mut out = String::new();
+    let mut rest = template;
+    while let Some(at) = rest.find('%') {
+        out.push_str(&rest[..at]);
+        let after = &rest[at + 1..];
+        if let Some(tail) = after.strip_prefix('%') {
+            out.push('%');
+            rest = tail;
+        } else if let Some(named) = after.strip_prefix('(')
+            && let Some(close) = named.find(')')
+            && named[close + 1..].starts_with(['s', 'r', 'd', 'i'])
+        {
+            out.push_str(&value(&named[..close]));
+            rest = &named[close + 2..];
+        } else {
+            out.push('%');
+            rest = after;
+        }
+    }
+    out.push_str(rest);
+    out
+}
+
+/// The value under a string key of a dict display (`{"bin": CLAUDE}`), as
+/// [`part_value`] reads it; [`UNKNOWN`] when no key of it is that string.
+fn dict_value(file: &File, dict: Node, key: &str, local: &Scope, depth: usize) -> String {
+    let mut cursor = dict.walk();
+    let pair = dict.named_children(&mut cursor).find(|p| {
+        p.kind() == "pair"
+            && p.child_by_field_name("key")
+                .and_then(|k| string_value(file, k, local, depth + 1))
+                .is_some_and(|k| k == key)
+    });
+    part_value(
+        file,
+        pair.and_then(|p| p.child_by_field_name("value")),
+        local,
+        depth,
+    )
 }
 
 /// Does the call start a new session or group (`start_new_session=True`,

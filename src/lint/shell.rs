@@ -339,6 +339,11 @@ fn kills_in(commands: &[Node], src: &str, rules: &Rules, best: &mut Ending, dept
                         after_dashes = true;
                         continue;
                     }
+                    // `kill 0`, `kill -- 0`: pid 0 is the caller's own group, which a
+                    // child started by `setsid` has left: neither the group nor the child.
+                    if w == "0" {
+                        continue;
+                    }
                     let negative = w.starts_with("-$")
                         || (after_dashes && w.starts_with('-'))
                         || (w.starts_with('-') && w[1..].starts_with("\"$"));

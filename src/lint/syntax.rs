@@ -477,25 +477,40 @@ pub const AGENT_PACKAGES: &[(&str, &str)] = &[
     ("@anthropic-ai/claude-code", "claude"),
     ("@openai/codex", "codex"),
     ("@google/gemini-cli", "gemini"),
+    // PyPI: `uvx aider-chat`, `pipx run aider-chat`.
+    ("aider-chat", "aider"),
 ];
 
 /// The agent a package runner starts (`npx -y @anthropic-ai/claude-code -p hi`, `bunx`,
 /// `pnpm dlx`, `yarn dlx`, `npm exec`, `bun x`), from a command line past its wrappers:
 /// the runner stays in the group, so the agent package is the program. A package given
 /// with `-p`/`--package` names it too; a version (`@openai/codex@latest`) is dropped.
+/// The Python package runners (`uvx aider-chat`, `uv tool run`, `pipx run`) likewise,
+/// their package also given by `--from`/`--spec` (`uvx --from aider-chat aider`), a
+/// version or extra (`aider-chat==0.80`, `aider-chat[browser]`) dropped.
 pub fn package_agent(words: &[String], rules: &super::rules::Rules) -> Option<String> {
     let program = words.first()?;
     let name = program.rsplit('/').next().unwrap_or(program);
     let second = words.get(1).map(String::as_str);
-    let start = match (name, second) {
-        ("npx" | "bunx" | "pnpx", _) => 1,
-        ("pnpm" | "yarn", Some("dlx")) | ("npm", Some("exec")) | ("bun", Some("x")) => 2,
+    let third = words.get(2).map(String::as_str);
+    let (start, python) = match (name, second, third) {
+        ("npx" | "bunx" | "pnpx", _, _) => (1, false),
+        ("pnpm" | "yarn", Some("dlx"), _) | ("npm", Some("exec"), _) | ("bun", Some("x"), _) => {
+            (2, false)
+        }
+        ("uvx", _, _) => (1, true),
+        ("pipx", Some("run"), _) => (2, true),
+        ("uv", Some("tool"), Some("run")) => (3, true),
         _ => return None,
     };
     let package_of = |word: &str| {
         let bare = match word.rfind('@') {
             Some(at) if at > 0 => &word[..at],
             _ => word,
+        };
+        let bare = match bare.find(['=', '<', '>', '!', '~', '[', ';']) {
+            Some(at) if python && at > 0 => &bare[..at],
+            _ => bare,
         };
         AGENT_PACKAGES
             .iter()
@@ -507,6 +522,29 @@ pub fn package_agent(words: &[String], rules: &super::rules::Rules) -> Option<St
     while let Some(word) = words.get(i) {
         if word == "--" {
             i += 1;
+            continue;
+        }
+        if python {
+            if let Some(package) = word
+                .strip_prefix("--from=")
+                .or_else(|| word.strip_prefix("--spec="))
+            {
+                if let Some(agent) = package_of(package) {
+                    return Some(agent);
+                }
+                i += 1;
+            } else if word == "--from" || word == "--spec" {
+                if let Some(agent) = words.get(i + 1).and_then(|p| package_of(p)) {
+                    return Some(agent);
+                }
+                i += 2;
+            } else if PY_RUNNER_VALUES.contains(&word.as_str()) {
+                i += 2;
+            } else if word.starts_with('-') {
+                i += 1;
+            } else {
+                return package_of(word);
+            }
             continue;
         }
         if let Some(package) = word.strip_prefix("--package=") {
@@ -719,3 +757,32 @@ pub fn fill_percent(
     }
     out
 }
+
+/// Options of the Python package runners (`uvx`, `uv tool run`, `pipx run`) that take a
+/// value: the word after them is that value, neither the package nor the command.
+const PY_RUNNER_VALUES: &[&str] = &[
+    "--with",
+    "--with-editable",
+    "--with-requirements",
+    "--python",
+    "-p",
+    "--index",
+    "--default-index",
+    "--index-url",
+    "-i",
+    "--extra-index-url",
+    "--find-links",
+    "-f",
+    "--constraints",
+    "-c",
+    "--overrides",
+    "--build-constraints",
+    "-b",
+    "--directory",
+    "--project",
+    "--config-file",
+    "--cache-dir",
+    "--env-file",
+    "--pip-args",
+    "--backend",
+];
