@@ -2,7 +2,9 @@
 //! Compliant only with both halves in reach of the spawn: a new group or session
 //! (`cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}`, or `Setsid`, also through
 //! `golang.org/x/sys/unix`) and a group-directed kill (`syscall.Kill(-pid, sig)`,
-//! `unix.Kill(-pid, sig)`, also as `cmd.Cancel`). "In reach" is the function the spawn
+//! `unix.Kill(-pid, sig)`, also as `cmd.Cancel`). `setsid` as the argv's program
+//! (`exec.Command("setsid", "claude", ...)`) is the new session; `setsid --fork` is one
+//! no kill by the pid reaches ([`syntax::Through`]). "In reach" is the function the spawn
 //! is in (its closures, deferred funcs and goroutines included), the functions of the
 //! same file it calls with the command or a value taken from it, the callers of a
 //! function that returns the command, and, for a command (or its pid) kept in a struct
@@ -576,8 +578,8 @@ fn check_call(file: &File, call: Node) -> Option<syntax::Raw> {
         .collect();
     let skip = usize::from(kind == Spawn::CommandContext);
     let words = argv_words(file, args.get(skip..)?);
-    let agent = syntax::argv_agent(&words, file.rules)?;
-    judge(file, call, callee, kind, &agent, false)
+    let (agent, through) = syntax::agent_through(&words, file.rules, syntax::argv_agent)?;
+    judge(file, call, callee, kind, &agent, through)
 }
 
 /// `&exec.Cmd{Path: "/usr/local/bin/claude", Args: []string{"claude", "-p", q}}`: a
@@ -631,38 +633,59 @@ fn check_literal(file: &File, literal: Node) -> Option<syntax::Raw> {
             .collect(),
         None => args,
     };
-    let agent = syntax::argv_agent(&words, file.rules)?;
+    let (agent, through) = syntax::agent_through(&words, file.rules, syntax::argv_agent)?;
     // `cmd := &exec.Cmd{...}`: the command is the `&` expression.
     let spawn = literal
         .parent()
         .filter(|p| p.kind() == "unary_expression")
         .unwrap_or(literal);
-    judge(file, spawn, ty, Spawn::Literal, &agent, group)
+    let through = match through {
+        syntax::Through::Plain if group => syntax::Through::Session,
+        other => other,
+    };
+    judge(file, spawn, ty, Spawn::Literal, &agent, through)
 }
 
 /// The finding for a spawn of `agent` (the command at `call`, reported at `at`), unless
-/// the code in its reach both starts a new group (or `group`: the spawn itself does) and
-/// kills it.
+/// the code in its reach both starts a new group (or the spawn itself does: its own
+/// `SysProcAttr`, `setsid` in front of the agent, [`syntax::Through`]) and kills it.
 fn judge(
     file: &File,
     call: Node,
     at: Node,
     kind: Spawn,
     agent: &str,
-    group: bool,
+    through: syntax::Through,
 ) -> Option<syntax::Raw> {
     let src = file.src;
     if in_helper(file, call) {
         return None;
     }
+    let name = kind.name();
+    let kill = "syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL)";
+    if through == syntax::Through::ForkedSession {
+        return Some(raw_at(
+            at,
+            src,
+            format!(
+                "`{agent}` is started by `{name}` through `setsid --fork` in a new session \
+                 that nothing can kill"
+            ),
+            format!(
+                "`setsid --fork` makes the session in a child of its own, so the session's id \
+                 is not cmd.Process.Pid and {kill} reaches nothing: drop `--fork` (setsid then \
+                 execs in place and the session's id is the pid) and kill the group with {kill} \
+                 on timeout, error and exit, or set cmd.SysProcAttr = \
+                 &syscall.SysProcAttr{{Setpgid: true}} instead"
+            ),
+        ));
+    }
     let handle = handle_of(file, call);
     let mut evidence = evidence(file, call, &handle);
-    evidence.group |= group;
+    evidence.group |= through == syntax::Through::Session;
     if evidence.group && evidence.group_kill {
         return None;
     }
-    let name = kind.name();
-    let kill = "syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL)";
     let (message, help) = if evidence.group && evidence.gated_kill {
         (
             format!(

@@ -2,7 +2,8 @@
 //! command-group / process-wrap wrappers, parsed with syn. A command is compliant when
 //! its method chain, or a statement of the same function using the variable that holds
 //! it, shows a new group or session (`.process_group(0)`, `setsid` in `pre_exec`,
-//! `group_spawn`, `ProcessGroup`/`ProcessSession`) and a group kill is in reach of it
+//! `group_spawn`, `ProcessGroup`/`ProcessSession`, `setsid` as the argv's program but
+//! not `setsid --fork`: [`Through`]) and a group kill is in reach of it
 //! (`Visitor::reached_kills`), or it runs inside an approved helper. Programs are
 //! followed through `let`s, consts and statics of the file, `format!`, `which` and
 //! `self.field` set by a struct literal of the type ([`struct_fields`]); a
@@ -17,7 +18,7 @@ use syn::visit::Visit;
 use syn::{Expr, Lit};
 
 use super::rules::Rules;
-use super::syntax::{Checked, Raw, TooDeep};
+use super::syntax::{Checked, Raw, Through, TooDeep};
 
 pub fn check(src: &str, path: &str, rules: &Rules) -> Checked {
     if let Some(at) = too_deep(src, &rules.rust.macros) {
@@ -601,11 +602,38 @@ impl Visitor<'_> {
             .any(|s| evidence(s))
     }
 
-    fn report(&mut self, at: proc_macro2::Span, program: &str, api: &str, statement: &str) {
+    /// The finding for a spawn of `program` by `api` in `statement`, unless it has both
+    /// halves of the cleanup; `through` is the session `setsid` in front of the agent
+    /// makes (the group half, when it execs in place; none that can be killed, when it
+    /// forks).
+    fn report(
+        &mut self,
+        at: proc_macro2::Span,
+        program: &str,
+        api: &str,
+        statement: &str,
+        through: Through,
+    ) {
         let Some(agent) = self.rules.agent(program).map(String::from) else {
             return;
         };
         if self.in_helper() {
+            return;
+        }
+        if through == Through::ForkedSession {
+            self.push(
+                at,
+                format!(
+                    "`{agent}` is started by `{api}` through `setsid --fork` in a new session \
+                     that nothing can kill"
+                ),
+                "`setsid --fork` makes the session in a child of its own, so the session's id \
+                 is not `child.id()` and `libc::killpg(child.id(), ..)` reaches nothing: drop \
+                 `--fork` (setsid then execs in place and the session's id is the child's pid) \
+                 and kill the group with `libc::killpg(pid, SIGKILL)` on timeout, error and \
+                 exit, or call `.process_group(0)` instead"
+                    .to_string(),
+            );
             return;
         }
         let variable = bound_variable(statement);
@@ -614,7 +642,9 @@ impl Visitor<'_> {
                    kill the whole group (`libc::killpg(pid, SIGKILL)`, \
                    `nix::sys::signal::killpg`) on timeout, error and exit, or run it through \
                    `fleet run --timeout DUR -- ...`";
-        let (message, help) = if !self.has_cleanup(statement, variable.as_deref()) {
+        let grouped =
+            through == Through::Session || self.has_cleanup(statement, variable.as_deref());
+        let (message, help) = if !grouped {
             let help = if self.reached_kills(false, true, &[]).contains(&Kill::OnDrop) {
                 format!("`kill_on_drop(true)` kills only the leader: {fix}")
             } else {
@@ -687,6 +717,10 @@ impl Visitor<'_> {
                 }
             }
         };
+        self.push(at, message, help);
+    }
+
+    fn push(&mut self, at: proc_macro2::Span, message: String, help: String) {
         let (start, end) = (at.start(), at.end());
         self.findings.push(Raw {
             line: start.line,
@@ -1795,9 +1829,12 @@ impl Visitor<'_> {
     /// `cmd!("sh", "-c", "claude -p hi")`, `duct::cmd("env", &["A=1", "claude"])`): the
     /// words of its arguments, an array among them (through references, `let`s and
     /// consts) spread into its elements, read past wrappers and into a `sh -c` script
-    /// ([`super::syntax::argv_agent`]). A value out of reach is a word that is no option
-    /// and no agent.
-    fn argv_agent<'e>(&self, args: impl IntoIterator<Item = &'e Expr>) -> Option<String> {
+    /// ([`super::syntax::argv_agent`]), and whether `setsid` in front makes its session
+    /// ([`Through`]). A value out of reach is a word that is no option and no agent.
+    fn argv_agent<'e>(
+        &self,
+        args: impl IntoIterator<Item = &'e Expr>,
+    ) -> Option<(String, Through)> {
         let mut exprs: Vec<Expr> = Vec::new();
         for arg in args {
             match self.array_of(arg, 0) {
@@ -1817,7 +1854,7 @@ impl Visitor<'_> {
             };
             words.push(word.unwrap_or_else(|| "\u{0}".into()));
         }
-        super::syntax::argv_agent(&words, self.rules)
+        super::syntax::agent_through(&words, self.rules, super::syntax::argv_agent)
     }
 
     /// The elements of an array literal `expr` is, through references, `let`s and consts.
@@ -1969,7 +2006,7 @@ impl Visitor<'_> {
             call.to_token_stream().to_string()
         };
         let statement = statement_of(&self.functions, &needle);
-        self.report(new.func.span(), &agent, &callee, &statement);
+        self.report(new.func.span(), &agent, &callee, &statement, Through::Plain);
     }
 
     /// `Command::new("nohup").arg("claude")`, `Command::new("/usr/bin/env").arg("claude")`,
@@ -2055,11 +2092,14 @@ impl Visitor<'_> {
         // The agent is found by this call, not before it (a chain reports once): the
         // words before it alone run none, whether a wrapper still waits for its command
         // (`timeout` before the `--foreground` this call adds) or a runner its package.
-        if super::syntax::command_agent(&argv, self.rules).is_some() {
+        let agent_of = |argv: &[String]| {
+            super::syntax::agent_through(argv, self.rules, super::syntax::command_agent)
+        };
+        if agent_of(&argv).is_some() {
             return;
         }
         argv.extend(last);
-        let Some(agent) = super::syntax::command_agent(&argv, self.rules) else {
+        let Some((agent, through)) = agent_of(&argv) else {
             return;
         };
         // A bound command is judged from its `let`, so its variable's statements count.
@@ -2068,7 +2108,7 @@ impl Visitor<'_> {
             None => call.to_token_stream().to_string(),
         };
         let statement = statement_of(&self.functions, &needle);
-        self.report(new.func.span(), &agent, &callee, &statement);
+        self.report(new.func.span(), &agent, &callee, &statement, through);
     }
 
     /// A path with its first segment renamed back (`Cmd::new` -> `Command::new`).
@@ -2133,10 +2173,10 @@ impl<'ast> Visit<'ast> for Visitor<'_> {
             .spawn
             .iter()
             .any(|s| callee == *s || callee.ends_with(&format!("::{s}")));
-        if is_spawn && let Some(program) = self.argv_agent(&call.args) {
+        if is_spawn && let Some((program, through)) = self.argv_agent(&call.args) {
             let needle = call.to_token_stream().to_string();
             let statement = statement_of(&self.functions, &needle);
-            self.report(call.func.span(), &program, &callee, &statement);
+            self.report(call.func.span(), &program, &callee, &statement, through);
         }
         syn::visit::visit_expr_call(self, call);
     }
@@ -2159,11 +2199,17 @@ impl<'ast> Visit<'ast> for Visitor<'_> {
             && let Ok(args) = mac.parse_body_with(
                 syn::punctuated::Punctuated::<Expr, syn::Token![,]>::parse_terminated,
             )
-            && let Some(program) = self.argv_agent(&args)
+            && let Some((program, through)) = self.argv_agent(&args)
         {
             let needle = mac.to_token_stream().to_string();
             let statement = statement_of(&self.functions, &needle);
-            self.report(mac.path.span(), &program, &format!("{name}!"), &statement);
+            self.report(
+                mac.path.span(),
+                &program,
+                &format!("{name}!"),
+                &statement,
+                through,
+            );
         }
         syn::visit::visit_macro(self, mac);
     }
