@@ -13,7 +13,7 @@
 //! group kill gated on the leader not having been reaped ([`gated`]: an `if`, `for` or
 //! `switch` case asking it) is a finding too.
 //! Programs are followed through string constants and variables of the same file, `+`,
-//! `filepath.Join`, `exec.LookPath` and the file's functions returning one; the whole
+//! `filepath.Join`, `exec.LookPath` and the file's functions and methods returning one; the whole
 //! argv ([`argv_words`], spread slices included) is read past wrappers and into `sh -c`
 //! strings ([`syntax::argv_agent`]). Parsed with tree-sitter;
 //! `os/exec` under any import name (also `.`) is followed.
@@ -325,6 +325,25 @@ fn string_value(file: &File, node: Node, depth: usize) -> Option<String> {
                 && let Some(functions) = file.functions.get(&name)
             {
                 return returned_value(file, functions, depth + 1);
+            }
+            // `r.bin()`, `c.Bin()`: a method of the file (a call on an import is none).
+            if callee.kind() == "selector_expression"
+                && let (Some(operand), Some(field)) = (
+                    callee.child_by_field_name("operand"),
+                    callee.child_by_field_name("field"),
+                )
+                && !(operand.kind() == "identifier"
+                    && file.packages.iter().any(|p| p == text(operand, src)))
+                && let Some(functions) = file.functions.get(text(field, src))
+            {
+                let methods: Vec<Node> = functions
+                    .iter()
+                    .filter(|f| f.kind() == "method_declaration")
+                    .copied()
+                    .collect();
+                if !methods.is_empty() {
+                    return returned_value(file, &methods, depth + 1);
+                }
             }
             if name.ends_with("LookPath") {
                 let first = args.named_child(0)?;

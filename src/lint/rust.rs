@@ -43,6 +43,7 @@ pub fn check(src: &str, path: &str, rules: &Rules) -> Checked {
         }
     };
     let consts = collect_consts(&file);
+    let returns = constant_returns(&file);
     let statics = holder_statics(&file);
     let mut aliases = HashMap::new();
     for item in &file.items {
@@ -53,6 +54,7 @@ pub fn check(src: &str, path: &str, rules: &Rules) -> Checked {
     let mut visitor = Visitor {
         rules,
         consts,
+        returns,
         fields: struct_fields(&file),
         in_field: std::cell::Cell::new(false),
         statics,
@@ -294,6 +296,8 @@ struct VarArg {
 struct Visitor<'r> {
     rules: &'r Rules,
     consts: HashMap<String, Expr>,
+    /// What the file's functions that only return a value return ([`constant_returns`]).
+    returns: Returns,
     /// What the file's struct literals give each field of a type (`Agent { bin:
     /// DEFAULT_BIN.to_string() }` in `new()`), for a program read from `self.bin`.
     fields: HashMap<(String, String), Vec<Expr>>,
@@ -381,6 +385,12 @@ impl Visitor<'_> {
                         }
                     }
                 }
+                // `self.bin()`, `runner.bin()`: a method of the file returning one value.
+                if m.args.is_empty()
+                    && let Some(values) = self.returns.methods.get(&m.method.to_string())
+                {
+                    return self.first_agent(values, depth);
+                }
                 // `Path::new(BIN_DIR).join("claude")`: the path joined.
                 if m.method == "join"
                     && let [leaf] = m.args.iter().collect::<Vec<_>>()[..]
@@ -446,6 +456,11 @@ impl Visitor<'_> {
                         .any(|w| callee.ends_with(w.as_str()))
                 {
                     c.args.first().and_then(|a| self.program(a, depth + 1))
+                } else if c.args.is_empty()
+                    && let Some(values) = self.returns.functions.get(callee.rsplit("::").next()?)
+                {
+                    // `agent_bin()`, `Self::bin()`: a function of the file returning one value.
+                    self.first_agent(values, depth)
                 } else {
                     None
                 }
@@ -530,6 +545,20 @@ impl Visitor<'_> {
             }
             _ => None,
         }
+    }
+
+    /// Of the values several same-named functions return, the program of the first that
+    /// names an agent, else of the first (recall over precision, as for fields).
+    fn first_agent(&self, values: &[Expr], depth: usize) -> Option<String> {
+        let programs: Vec<String> = values
+            .iter()
+            .filter_map(|v| self.program(v, depth + 1))
+            .collect();
+        programs
+            .iter()
+            .find(|p| self.rules.agent(p).is_some())
+            .or(programs.first())
+            .cloned()
     }
 
     /// The whole text of a `sh -c` script: a literal, or the template of a `format!`
@@ -1586,6 +1615,65 @@ fn struct_fields(file: &syn::File) -> HashMap<(String, String), Vec<Expr>> {
     };
     collect.visit_file(file);
     collect.out
+}
+
+/// The file's functions and methods whose body is one value and nothing else (`fn
+/// agent_bin() -> &'static str { "claude" }`, `fn bin(&self) -> &str { AGENT }`, `{ return
+/// X; }`), by name: what a call of one with no arguments gives ([`Visitor::program`]). A
+/// body with any other statement, or a function taking arguments, gives nothing: its
+/// value depends on more than the file says.
+#[derive(Default)]
+struct Returns {
+    /// Free functions and associated functions without `self` (`Self::bin()`).
+    functions: HashMap<String, Vec<Expr>>,
+    /// Methods taking only `self`.
+    methods: HashMap<String, Vec<Expr>>,
+}
+
+fn constant_returns(file: &syn::File) -> Returns {
+    fn only_value(sig: &syn::Signature, block: &syn::Block) -> Option<Expr> {
+        if matches!(sig.output, syn::ReturnType::Default) {
+            return None;
+        }
+        match &block.stmts[..] {
+            [syn::Stmt::Expr(Expr::Return(r), _)] => r.expr.as_deref().cloned(),
+            [syn::Stmt::Expr(e, None)] => Some(e.clone()),
+            _ => None,
+        }
+    }
+    struct Collect(Returns);
+    impl<'ast> Visit<'ast> for Collect {
+        fn visit_item_fn(&mut self, item: &'ast syn::ItemFn) {
+            if item.sig.inputs.is_empty()
+                && let Some(value) = only_value(&item.sig, &item.block)
+            {
+                let name = item.sig.ident.to_string();
+                self.0.functions.entry(name).or_default().push(value);
+            }
+            syn::visit::visit_item_fn(self, item);
+        }
+        fn visit_impl_item_fn(&mut self, item: &'ast syn::ImplItemFn) {
+            let receiver_only = matches!(
+                item.sig.inputs.iter().collect::<Vec<_>>()[..],
+                [syn::FnArg::Receiver(_)]
+            );
+            if (receiver_only || item.sig.inputs.is_empty())
+                && let Some(value) = only_value(&item.sig, &item.block)
+            {
+                let name = item.sig.ident.to_string();
+                let to = if receiver_only {
+                    &mut self.0.methods
+                } else {
+                    &mut self.0.functions
+                };
+                to.entry(name).or_default().push(value);
+            }
+            syn::visit::visit_impl_item_fn(self, item);
+        }
+    }
+    let mut collect = Collect(Returns::default());
+    collect.visit_file(file);
+    collect.0
 }
 
 /// Every `const` and `static` of the file by name: module level, in inline modules, in
