@@ -510,6 +510,15 @@ impl Visitor<'_> {
                         syn::punctuated::Punctuated::<Expr, syn::Token![,]>::parse_terminated,
                     )
                     .ok()?;
+                // `concat!("/opt/agents/", "claude")`, `concat!(DIR, "/claude")`: the pieces
+                // joined (a piece out of reach is a character no name holds).
+                if m.mac.path.is_ident("concat") {
+                    let joined: String = args
+                        .iter()
+                        .map(|a| self.program(a, depth + 1).unwrap_or_else(|| "\u{0}".into()))
+                        .collect();
+                    return joined.split_whitespace().next().map(str::to_string);
+                }
                 let mut args = args.into_iter();
                 let template = match args.next()? {
                     Expr::Lit(syn::ExprLit {
