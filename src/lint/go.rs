@@ -70,6 +70,11 @@ struct File<'t, 's> {
     globals: Vec<String>,
     /// What is left of the evaluation budget of the spawn being checked.
     steps: syntax::Steps,
+    /// The file's tree.
+    root: Node<'t>,
+    /// The spawns of the file whose command is kept in a struct field, with the field
+    /// (found once, for [`tie`]).
+    field_spawns: std::cell::OnceCell<Vec<(usize, String)>>,
 }
 
 pub fn check(src: &str, path: &str, rules: &Rules) -> Checked {
@@ -89,6 +94,8 @@ pub fn check(src: &str, path: &str, rules: &Rules) -> Checked {
         functions: HashMap::new(),
         globals: Vec::new(),
         steps: syntax::Steps::new(),
+        root,
+        field_spawns: std::cell::OnceCell::new(),
     };
     collect(root, &mut file);
     let mut findings = Vec::new();
@@ -1082,11 +1089,14 @@ fn callers<'t>(file: &File<'t, '_>, home: Node<'t>, handle: &Handle) -> Vec<Node
         .collect()
 }
 
-/// Which spawn a kill in the spawn's own function belongs to, when it starts several: the
-/// names this spawn's command goes by (its variable and what is taken from it, `pa :=
-/// a.Process.Pid`) and those of the function's other spawns. A kill naming another
-/// spawn's (`syscall.Kill(-a.Process.Pid, ..)` beside `b`) is that one's; a kill naming
-/// neither (a loop over both, a helper's parameter) counts for each.
+/// Which spawn a kill belongs to, when several are started: the names this spawn's
+/// command goes by (its variable and what is taken from it, `pa := a.Process.Pid`) and
+/// those of the function's other spawns. A kill naming another spawn's
+/// (`syscall.Kill(-a.Process.Pid, ..)` beside `b`) is that one's; a kill naming neither
+/// (a loop over both, a helper's parameter) counts for each. A command kept in a struct
+/// field goes by `.field` ([`names_command`]), the file's other spawns kept in fields by
+/// theirs: those names mean the same command in every method that stops it, not only in
+/// the spawn's own function.
 fn tie(file: &File, call: Node, handle: &Handle) -> (Vec<String>, Vec<String>) {
     let src = file.src;
     let home = outermost_function(call);
@@ -1100,7 +1110,7 @@ fn tie(file: &File, call: Node, handle: &Handle) -> (Vec<String>, Vec<String>) {
                         n.child_by_field_name("left"),
                         n.child_by_field_name("right"),
                     )
-                    && names.iter().any(|t| mentions(text(right, src), t))
+                    && names.iter().any(|t| names_command(text(right, src), t))
                 {
                     let mut cursor = left.walk();
                     for target in left.named_children(&mut cursor) {
@@ -1120,6 +1130,7 @@ fn tie(file: &File, call: Node, handle: &Handle) -> (Vec<String>, Vec<String>) {
     };
     let own = match handle {
         Handle::Var(name) => derived(name.clone()),
+        Handle::Field(field) => derived(format!(".{field}")),
         _ => Vec::new(),
     };
     let mut others = Vec::new();
@@ -1134,7 +1145,40 @@ fn tie(file: &File, call: Node, handle: &Handle) -> (Vec<String>, Vec<String>) {
             others.extend(derived(name).into_iter().filter(|o| !own.contains(o)));
         }
     });
+    // The file's spawns kept in other fields (`p.b = exec.Command(...)` beside `p.a`).
+    let field_spawns = file.field_spawns.get_or_init(|| {
+        let mut found = Vec::new();
+        syntax::walk(file.root, &mut |n| {
+            if n.kind() == "call_expression"
+                && n.child_by_field_name("function")
+                    .is_some_and(|c| spawn_kind(file, c).is_some())
+                && let Handle::Field(field) = handle_of(file, n)
+            {
+                found.push((n.id(), field));
+            }
+        });
+        found
+    });
+    for (id, field) in field_spawns {
+        let name = format!(".{field}");
+        if *id != call.id() && !own.contains(&name) && !others.contains(&name) {
+            others.push(name);
+        }
+    }
     (own, others)
+}
+
+/// Does `code` name the command `name`: a variable as a whole word (`-a.Process.Pid`
+/// names `a`), a field (`.a`) as a selector (`-p.a.Process.Pid` names `.a`, `p.ab` and a
+/// variable `a` do not)?
+fn names_command(code: &str, name: &str) -> bool {
+    let Some(field) = name.strip_prefix('.') else {
+        return mentions(code, name);
+    };
+    let word = |c: char| c.is_alphanumeric() || c == '_';
+    let code: String = code.chars().filter(|c| !c.is_whitespace()).collect();
+    code.match_indices(name)
+        .any(|(i, _)| !code[i + 1 + field.len()..].starts_with(word))
 }
 
 /// Is `name`, where `function` uses it, the package variable of that name: declared at
@@ -1222,13 +1266,18 @@ fn evidence_in(file: &File, call: Node, handle: &Handle, caller: Option<usize>) 
     let mut evidence = Evidence::default();
     let reached = reach(file, call, handle, caller);
     let (own, others) = tie(file, call, handle);
-    // A kill in the spawn's own function naming another spawn's command, not this one's.
-    let foreign = |kill: Node| {
+    // A kill naming another spawn's command, not this one's: in the spawn's own function
+    // (`i == 0`) by any of their names, elsewhere by the fields they are kept in.
+    let foreign = |kill: Node, i: usize| {
         let target = kill
             .child_by_field_name("arguments")
             .and_then(|a| a.named_child(0))
             .map_or("", |t| text(t, src));
-        !own.iter().any(|o| mentions(target, o)) && others.iter().any(|o| mentions(target, o))
+        !own.iter().any(|o| names_command(target, o))
+            && others
+                .iter()
+                .filter(|o| i == 0 || o.starts_with('.'))
+                .any(|o| names_command(target, o))
     };
     for (i, function) in reached.iter().enumerate() {
         // In the spawn's own function, the attributes must be set on this command;
@@ -1294,7 +1343,7 @@ fn evidence_in(file: &File, call: Node, handle: &Handle, caller: Option<usize>) 
                 let name = text(callee, src).replace(char::is_whitespace, "");
                 if name.ends_with(".Process.Kill") || name.ends_with(".Process.Signal") {
                     evidence.leader_kill = true;
-                } else if group_kill(file, node, callee) && !(i == 0 && foreign(node)) {
+                } else if group_kill(file, node, callee) && !foreign(node, i) {
                     if gated(file, node) {
                         evidence.gated_kill = true;
                     } else {
