@@ -55,6 +55,7 @@ pub fn check(src: &str, path: &str, rules: &Rules) -> Checked {
         rules,
         consts,
         returns,
+        in_return: std::cell::Cell::new(false),
         fields: struct_fields(&file),
         in_field: std::cell::Cell::new(false),
         statics,
@@ -298,6 +299,10 @@ struct Visitor<'r> {
     consts: HashMap<String, Expr>,
     /// What the file's functions that only return a value return ([`constant_returns`]).
     returns: Returns,
+    /// Reading a function's returned value now: a call inside it is not followed again,
+    /// so same-named functions calling each other (`fn bin(&self) -> &str { self.bin() }`
+    /// in a hundred `impl`s) cost one pass, as [`Visitor::in_field`] does for fields.
+    in_return: std::cell::Cell<bool>,
     /// What the file's struct literals give each field of a type (`Agent { bin:
     /// DEFAULT_BIN.to_string() }` in `new()`), for a program read from `self.bin`.
     fields: HashMap<(String, String), Vec<Expr>>,
@@ -559,10 +564,14 @@ impl Visitor<'_> {
     /// Of the values several same-named functions return, the program of the first that
     /// names an agent, else of the first (recall over precision, as for fields).
     fn first_agent(&self, values: &[Expr], depth: usize) -> Option<String> {
+        if self.in_return.replace(true) {
+            return None;
+        }
         let programs: Vec<String> = values
             .iter()
             .filter_map(|v| self.program(v, depth + 1))
             .collect();
+        self.in_return.set(false);
         programs
             .iter()
             .find(|p| self.rules.agent(p).is_some())

@@ -65,6 +65,10 @@ impl Runner {
         "goose"
     }
 
+    fn looping(&self) -> &'static str {
+        self.looping()
+    }
+
     fn path(&self, dir: &str) -> String {
         format!("{dir}/claude")
     }
@@ -73,6 +77,7 @@ impl Runner {
         Command::new(self.bin()).arg("run").arg(q).status()?; // expect: agent-spawn-without-group
         Command::new(Self::default_bin()).arg(q).status()?; // expect: agent-spawn-without-group
         Command::new(self.path("/opt")).arg(q).status()?;
+        Command::new(self.looping()).arg(q).status()?;
         Ok(())
     }
 }
