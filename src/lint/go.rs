@@ -605,7 +605,7 @@ fn check_call(file: &File, call: Node) -> Option<syntax::Raw> {
     let skip = usize::from(kind == Spawn::CommandContext);
     let words = argv_words(file, args.get(skip..)?);
     let (agent, through) = syntax::agent_through(&words, file.rules, syntax::argv_agent)?;
-    judge(file, call, callee, kind, &agent, through)
+    judge(file, call, callee, kind, &agent, through, false)
 }
 
 /// `&exec.Cmd{Path: "/usr/local/bin/claude", Args: []string{"claude", "-p", q}}`: a
@@ -665,16 +665,12 @@ fn check_literal(file: &File, literal: Node) -> Option<syntax::Raw> {
         .parent()
         .filter(|p| p.kind() == "unary_expression")
         .unwrap_or(literal);
-    let through = match through {
-        syntax::Through::Plain if group => syntax::Through::Session,
-        other => other,
-    };
-    judge(file, spawn, ty, Spawn::Literal, &agent, through)
+    judge(file, spawn, ty, Spawn::Literal, &agent, through, group)
 }
 
 /// The finding for a spawn of `agent` (the command at `call`, reported at `at`), unless
-/// the code in its reach both starts a new group (or the spawn itself does: its own
-/// `SysProcAttr`, `setsid` in front of the agent, [`syntax::Through`]) and kills it.
+/// the code in its reach both starts a new group (or the spawn itself does: `group`, its
+/// own `SysProcAttr`; `setsid` in front of the agent, [`syntax::Through`]) and kills it.
 fn judge(
     file: &File,
     call: Node,
@@ -682,6 +678,7 @@ fn judge(
     kind: Spawn,
     agent: &str,
     through: syntax::Through,
+    group: bool,
 ) -> Option<syntax::Raw> {
     let src = file.src;
     if in_helper(file, call) {
@@ -689,25 +686,40 @@ fn judge(
     }
     let name = kind.name();
     let kill = "syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL)";
-    if through == syntax::Through::ForkedSession {
+    let handle = handle_of(file, call);
+    let mut evidence = evidence(file, call, &handle);
+    evidence.group |= group;
+    // setsid forks when its process already leads a group: with Setpgid or Setsid on the
+    // command, as with `--fork`.
+    let leader = through == syntax::Through::Session && evidence.group;
+    if through == syntax::Through::ForkedSession || leader {
+        let (how, cause, undo) = if leader {
+            (
+                "`setsid` in a process that already leads a group",
+                "the process leads a group of its own (Setpgid or Setsid), so `setsid` forks",
+                "drop the SysProcAttr (setsid then execs in place and the session's id is \
+                 the pid) or drop `setsid`",
+            )
+        } else {
+            (
+                "`setsid --fork`",
+                "`setsid --fork` forks",
+                "drop `--fork` (setsid then execs in place and the session's id is the pid)",
+            )
+        };
         return Some(raw_at(
             at,
             src,
             format!(
-                "`{agent}` is started by `{name}` through `setsid --fork` in a new session \
-                 that nothing can kill"
+                "`{agent}` is started by `{name}` through {how}, in a new session that nothing can kill"
             ),
             format!(
-                "`setsid --fork` makes the session in a child of its own, so the session's id \
-                 is not cmd.Process.Pid and {kill} reaches nothing: drop `--fork` (setsid then \
-                 execs in place and the session's id is the pid) and kill the group with {kill} \
-                 on timeout, error and exit, or set cmd.SysProcAttr = \
-                 &syscall.SysProcAttr{{Setpgid: true}} instead"
+                "{cause} and makes the session in a child of its own, so the session's id is \
+                 not cmd.Process.Pid and {kill} reaches nothing: {undo}, and kill the group \
+                 with {kill} on timeout, error and exit"
             ),
         ));
     }
-    let handle = handle_of(file, call);
-    let mut evidence = evidence(file, call, &handle);
     evidence.group |= through == syntax::Through::Session;
     if evidence.group && evidence.group_kill {
         return None;

@@ -627,7 +627,18 @@ impl Visitor<'_> {
     /// Evidence of a new group for the command built at `span_text` (the statement that
     /// holds it) and the variable it is bound to, if any.
     fn has_cleanup(&self, statement: &str, variable: Option<&str>) -> bool {
+        self.group_evidence(statement, variable, str::to_string)
+    }
+
+    /// [`Visitor::has_cleanup`], reading each text as `read` makes it.
+    fn group_evidence(
+        &self,
+        statement: &str,
+        variable: Option<&str>,
+        read: fn(&str) -> String,
+    ) -> bool {
         let evidence = |text: &str| {
+            let text = read(text);
             self.rules
                 .rust
                 .cleanup
@@ -667,23 +678,40 @@ impl Visitor<'_> {
         if self.in_helper() {
             return;
         }
-        if through == Through::ForkedSession {
+        let variable = bound_variable(statement);
+        // setsid forks when its process already leads a group: with `.process_group(0)`
+        // (or a session in `pre_exec`) on the command, as with `--fork`.
+        // The program's own `"setsid"` is no evidence of that: string literals are left out.
+        let leader = through == Through::Session
+            && self.group_evidence(statement, variable.as_deref(), without_strings);
+        if through == Through::ForkedSession || leader {
+            let (how, cause, undo) = if leader {
+                (
+                    "`setsid` in a child that already leads a process group",
+                    "the child leads a group of its own, so `setsid` forks",
+                    "drop the group on the command (setsid then execs in place and the \
+                     session's id is the child's pid) or drop `setsid`",
+                )
+            } else {
+                (
+                    "`setsid --fork`",
+                    "`setsid --fork` forks",
+                    "drop `--fork` (setsid then execs in place and the session's id is the \
+                     child's pid)",
+                )
+            };
             self.push(
                 at,
+                format!("`{agent}` is started by `{api}` through {how}, in a new session that nothing can kill"),
                 format!(
-                    "`{agent}` is started by `{api}` through `setsid --fork` in a new session \
-                     that nothing can kill"
+                    "{cause} and makes the session in a child of its own, so the session's id \
+                     is not `child.id()` and `libc::killpg(child.id(), ..)` reaches nothing: \
+                     {undo}, and kill the group with `libc::killpg(pid, SIGKILL)` on timeout, \
+                     error and exit"
                 ),
-                "`setsid --fork` makes the session in a child of its own, so the session's id \
-                 is not `child.id()` and `libc::killpg(child.id(), ..)` reaches nothing: drop \
-                 `--fork` (setsid then execs in place and the session's id is the child's pid) \
-                 and kill the group with `libc::killpg(pid, SIGKILL)` on timeout, error and \
-                 exit, or call `.process_group(0)` instead"
-                    .to_string(),
             );
             return;
         }
-        let variable = bound_variable(statement);
         self.tie = self.tie(variable.as_deref());
         let fix = "call `.process_group(0)` on the command (std or tokio), `.spawn()` it, and \
                    kill the whole group (`libc::killpg(pid, SIGKILL)`, \
@@ -1633,6 +1661,29 @@ fn struct_fields(file: &syn::File) -> HashMap<(String, String), Vec<Expr>> {
     };
     collect.visit_file(file);
     collect.out
+}
+
+/// Token text with its string literals left out (`Command :: new ("setsid")` ->
+/// `Command :: new ()`), so words inside them are not read as code.
+fn without_strings(tokens: &str) -> String {
+    let mut out = String::new();
+    let mut chars = tokens.chars();
+    while let Some(c) = chars.next() {
+        if c != '"' {
+            out.push(c);
+            continue;
+        }
+        while let Some(d) = chars.next() {
+            match d {
+                '\\' => {
+                    chars.next();
+                }
+                '"' => break,
+                _ => {}
+            }
+        }
+    }
+    out
 }
 
 /// The file's functions and methods whose body is one value and nothing else (`fn

@@ -50,3 +50,14 @@ func forked(q string) error {
 func tool(path string) error {
 	return exec.Command("setsid", "gzip", path).Run()
 }
+
+// A process that leads a group of its own makes setsid fork: the session is a grandchild's.
+func setsidInAGroupLeader(q string) error {
+	cmd := exec.Command("setsid", "claude", "-p", q) // expect: agent-spawn-without-group
+	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
+	if err := cmd.Start(); err != nil {
+		return err
+	}
+	defer syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL)
+	return cmd.Wait()
+}

@@ -34,3 +34,12 @@ pub fn tool(path: &str) -> std::io::Result<()> {
     Command::new("setsid").arg("gzip").arg(path).spawn()?.wait()?;
     Ok(())
 }
+
+// A child that leads a group of its own makes setsid fork: the session is a grandchild's.
+pub fn setsid_in_a_group_leader(q: &str) -> std::io::Result<()> {
+    use std::os::unix::process::CommandExt;
+    let mut child = Command::new("setsid").arg("claude").arg(q).process_group(0).spawn()?; // expect: agent-spawn-without-group
+    let status = child.wait();
+    unsafe { libc::killpg(child.id() as i32, libc::SIGKILL) };
+    status.map(|_| ())
+}
