@@ -2,7 +2,9 @@
 //! Compliant only with both halves in reach of the spawn: a new group or session
 //! (`cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}`, or `Setsid`, also through
 //! `golang.org/x/sys/unix`) and a group-directed kill (`syscall.Kill(-pid, sig)`,
-//! `unix.Kill(-pid, sig)`, also as `cmd.Cancel`). "In reach" is the function the spawn
+//! `unix.Kill(-pid, sig)`, also as `cmd.Cancel`). `setsid` as the argv's program
+//! (`exec.Command("setsid", "claude", ...)`) is the new session; `setsid --fork` is one
+//! no kill by the pid reaches ([`syntax::Through`]). "In reach" is the function the spawn
 //! is in (its closures, deferred funcs and goroutines included), the functions of the
 //! same file it calls with the command or a value taken from it, the callers of a
 //! function that returns the command, and, for a command (or its pid) kept in a struct
@@ -11,7 +13,7 @@
 //! group kill gated on the leader not having been reaped ([`gated`]: an `if`, `for` or
 //! `switch` case asking it) is a finding too.
 //! Programs are followed through string constants and variables of the same file, `+`,
-//! `filepath.Join`, `exec.LookPath` and the file's functions returning one; the whole
+//! `filepath.Join`, `exec.LookPath` and the file's functions and methods returning one; the whole
 //! argv ([`argv_words`], spread slices included) is read past wrappers and into `sh -c`
 //! strings ([`syntax::argv_agent`]). Parsed with tree-sitter;
 //! `os/exec` under any import name (also `.`) is followed.
@@ -68,6 +70,11 @@ struct File<'t, 's> {
     globals: Vec<String>,
     /// What is left of the evaluation budget of the spawn being checked.
     steps: syntax::Steps,
+    /// The file's tree.
+    root: Node<'t>,
+    /// The spawns of the file whose command is kept in a struct field, with the field
+    /// (found once, for [`tie`]).
+    field_spawns: std::cell::OnceCell<Vec<(usize, String)>>,
 }
 
 pub fn check(src: &str, path: &str, rules: &Rules) -> Checked {
@@ -87,6 +94,8 @@ pub fn check(src: &str, path: &str, rules: &Rules) -> Checked {
         functions: HashMap::new(),
         globals: Vec::new(),
         steps: syntax::Steps::new(),
+        root,
+        field_spawns: std::cell::OnceCell::new(),
     };
     collect(root, &mut file);
     let mut findings = Vec::new();
@@ -323,6 +332,25 @@ fn string_value(file: &File, node: Node, depth: usize) -> Option<String> {
                 && let Some(functions) = file.functions.get(&name)
             {
                 return returned_value(file, functions, depth + 1);
+            }
+            // `r.bin()`, `c.Bin()`: a method of the file (a call on an import is none).
+            if callee.kind() == "selector_expression"
+                && let (Some(operand), Some(field)) = (
+                    callee.child_by_field_name("operand"),
+                    callee.child_by_field_name("field"),
+                )
+                && !(operand.kind() == "identifier"
+                    && file.packages.iter().any(|p| p == text(operand, src)))
+                && let Some(functions) = file.functions.get(text(field, src))
+            {
+                let methods: Vec<Node> = functions
+                    .iter()
+                    .filter(|f| f.kind() == "method_declaration")
+                    .copied()
+                    .collect();
+                if !methods.is_empty() {
+                    return returned_value(file, &methods, depth + 1);
+                }
             }
             if name.ends_with("LookPath") {
                 let first = args.named_child(0)?;
@@ -576,8 +604,8 @@ fn check_call(file: &File, call: Node) -> Option<syntax::Raw> {
         .collect();
     let skip = usize::from(kind == Spawn::CommandContext);
     let words = argv_words(file, args.get(skip..)?);
-    let agent = syntax::argv_agent(&words, file.rules)?;
-    judge(file, call, callee, kind, &agent, false)
+    let (agent, through) = syntax::agent_through(&words, file.rules, syntax::argv_agent)?;
+    judge(file, call, callee, kind, &agent, through, false)
 }
 
 /// `&exec.Cmd{Path: "/usr/local/bin/claude", Args: []string{"claude", "-p", q}}`: a
@@ -631,38 +659,71 @@ fn check_literal(file: &File, literal: Node) -> Option<syntax::Raw> {
             .collect(),
         None => args,
     };
-    let agent = syntax::argv_agent(&words, file.rules)?;
+    let (agent, through) = syntax::agent_through(&words, file.rules, syntax::argv_agent)?;
     // `cmd := &exec.Cmd{...}`: the command is the `&` expression.
     let spawn = literal
         .parent()
         .filter(|p| p.kind() == "unary_expression")
         .unwrap_or(literal);
-    judge(file, spawn, ty, Spawn::Literal, &agent, group)
+    judge(file, spawn, ty, Spawn::Literal, &agent, through, group)
 }
 
 /// The finding for a spawn of `agent` (the command at `call`, reported at `at`), unless
-/// the code in its reach both starts a new group (or `group`: the spawn itself does) and
-/// kills it.
+/// the code in its reach both starts a new group (or the spawn itself does: `group`, its
+/// own `SysProcAttr`; `setsid` in front of the agent, [`syntax::Through`]) and kills it.
 fn judge(
     file: &File,
     call: Node,
     at: Node,
     kind: Spawn,
     agent: &str,
+    through: syntax::Through,
     group: bool,
 ) -> Option<syntax::Raw> {
     let src = file.src;
     if in_helper(file, call) {
         return None;
     }
+    let name = kind.name();
+    let kill = "syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL)";
     let handle = handle_of(file, call);
     let mut evidence = evidence(file, call, &handle);
     evidence.group |= group;
+    // setsid forks when its process already leads a group: with Setpgid or Setsid on the
+    // command, as with `--fork`.
+    let leader = through == syntax::Through::Session && evidence.group;
+    if through == syntax::Through::ForkedSession || leader {
+        let (how, cause, undo) = if leader {
+            (
+                "`setsid` in a process that already leads a group",
+                "the process leads a group of its own (Setpgid or Setsid), so `setsid` forks",
+                "drop the SysProcAttr (setsid then execs in place and the session's id is \
+                 the pid) or drop `setsid`",
+            )
+        } else {
+            (
+                "`setsid --fork`",
+                "`setsid --fork` forks",
+                "drop `--fork` (setsid then execs in place and the session's id is the pid)",
+            )
+        };
+        return Some(raw_at(
+            at,
+            src,
+            format!(
+                "`{agent}` is started by `{name}` through {how}, in a new session that nothing can kill"
+            ),
+            format!(
+                "{cause} and makes the session in a child of its own, so the session's id is \
+                 not cmd.Process.Pid and {kill} reaches nothing: {undo}, and kill the group \
+                 with {kill} on timeout, error and exit"
+            ),
+        ));
+    }
+    evidence.group |= through == syntax::Through::Session;
     if evidence.group && evidence.group_kill {
         return None;
     }
-    let name = kind.name();
-    let kill = "syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL)";
     let (message, help) = if evidence.group && evidence.gated_kill {
         (
             format!(
@@ -1040,11 +1101,14 @@ fn callers<'t>(file: &File<'t, '_>, home: Node<'t>, handle: &Handle) -> Vec<Node
         .collect()
 }
 
-/// Which spawn a kill in the spawn's own function belongs to, when it starts several: the
-/// names this spawn's command goes by (its variable and what is taken from it, `pa :=
-/// a.Process.Pid`) and those of the function's other spawns. A kill naming another
-/// spawn's (`syscall.Kill(-a.Process.Pid, ..)` beside `b`) is that one's; a kill naming
-/// neither (a loop over both, a helper's parameter) counts for each.
+/// Which spawn a kill belongs to, when several are started: the names this spawn's
+/// command goes by (its variable and what is taken from it, `pa := a.Process.Pid`) and
+/// those of the function's other spawns. A kill naming another spawn's
+/// (`syscall.Kill(-a.Process.Pid, ..)` beside `b`) is that one's; a kill naming neither
+/// (a loop over both, a helper's parameter) counts for each. A command kept in a struct
+/// field goes by `.field` ([`names_command`]), the file's other spawns kept in fields by
+/// theirs: those names mean the same command in every method that stops it, not only in
+/// the spawn's own function.
 fn tie(file: &File, call: Node, handle: &Handle) -> (Vec<String>, Vec<String>) {
     let src = file.src;
     let home = outermost_function(call);
@@ -1058,7 +1122,7 @@ fn tie(file: &File, call: Node, handle: &Handle) -> (Vec<String>, Vec<String>) {
                         n.child_by_field_name("left"),
                         n.child_by_field_name("right"),
                     )
-                    && names.iter().any(|t| mentions(text(right, src), t))
+                    && names.iter().any(|t| names_command(text(right, src), t))
                 {
                     let mut cursor = left.walk();
                     for target in left.named_children(&mut cursor) {
@@ -1078,6 +1142,7 @@ fn tie(file: &File, call: Node, handle: &Handle) -> (Vec<String>, Vec<String>) {
     };
     let own = match handle {
         Handle::Var(name) => derived(name.clone()),
+        Handle::Field(field) => derived(format!(".{field}")),
         _ => Vec::new(),
     };
     let mut others = Vec::new();
@@ -1092,7 +1157,40 @@ fn tie(file: &File, call: Node, handle: &Handle) -> (Vec<String>, Vec<String>) {
             others.extend(derived(name).into_iter().filter(|o| !own.contains(o)));
         }
     });
+    // The file's spawns kept in other fields (`p.b = exec.Command(...)` beside `p.a`).
+    let field_spawns = file.field_spawns.get_or_init(|| {
+        let mut found = Vec::new();
+        syntax::walk(file.root, &mut |n| {
+            if n.kind() == "call_expression"
+                && n.child_by_field_name("function")
+                    .is_some_and(|c| spawn_kind(file, c).is_some())
+                && let Handle::Field(field) = handle_of(file, n)
+            {
+                found.push((n.id(), field));
+            }
+        });
+        found
+    });
+    for (id, field) in field_spawns {
+        let name = format!(".{field}");
+        if *id != call.id() && !own.contains(&name) && !others.contains(&name) {
+            others.push(name);
+        }
+    }
     (own, others)
+}
+
+/// Does `code` name the command `name`: a variable as a whole word (`-a.Process.Pid`
+/// names `a`), a field (`.a`) as a selector (`-p.a.Process.Pid` names `.a`, `p.ab` and a
+/// variable `a` do not)?
+fn names_command(code: &str, name: &str) -> bool {
+    let Some(field) = name.strip_prefix('.') else {
+        return mentions(code, name);
+    };
+    let word = |c: char| c.is_alphanumeric() || c == '_';
+    let code: String = code.chars().filter(|c| !c.is_whitespace()).collect();
+    code.match_indices(name)
+        .any(|(i, _)| !code[i + 1 + field.len()..].starts_with(word))
 }
 
 /// Is `name`, where `function` uses it, the package variable of that name: declared at
@@ -1180,13 +1278,18 @@ fn evidence_in(file: &File, call: Node, handle: &Handle, caller: Option<usize>) 
     let mut evidence = Evidence::default();
     let reached = reach(file, call, handle, caller);
     let (own, others) = tie(file, call, handle);
-    // A kill in the spawn's own function naming another spawn's command, not this one's.
-    let foreign = |kill: Node| {
+    // A kill naming another spawn's command, not this one's: in the spawn's own function
+    // (`i == 0`) by any of their names, elsewhere by the fields they are kept in.
+    let foreign = |kill: Node, i: usize| {
         let target = kill
             .child_by_field_name("arguments")
             .and_then(|a| a.named_child(0))
             .map_or("", |t| text(t, src));
-        !own.iter().any(|o| mentions(target, o)) && others.iter().any(|o| mentions(target, o))
+        !own.iter().any(|o| names_command(target, o))
+            && others
+                .iter()
+                .filter(|o| i == 0 || o.starts_with('.'))
+                .any(|o| names_command(target, o))
     };
     for (i, function) in reached.iter().enumerate() {
         // In the spawn's own function, the attributes must be set on this command;
@@ -1252,7 +1355,7 @@ fn evidence_in(file: &File, call: Node, handle: &Handle, caller: Option<usize>) 
                 let name = text(callee, src).replace(char::is_whitespace, "");
                 if name.ends_with(".Process.Kill") || name.ends_with(".Process.Signal") {
                     evidence.leader_kill = true;
-                } else if group_kill(file, node, callee) && !(i == 0 && foreign(node)) {
+                } else if group_kill(file, node, callee) && !foreign(node, i) {
                     if gated(file, node) {
                         evidence.gated_kill = true;
                     } else {

@@ -2,7 +2,8 @@
 //! command-group / process-wrap wrappers, parsed with syn. A command is compliant when
 //! its method chain, or a statement of the same function using the variable that holds
 //! it, shows a new group or session (`.process_group(0)`, `setsid` in `pre_exec`,
-//! `group_spawn`, `ProcessGroup`/`ProcessSession`) and a group kill is in reach of it
+//! `group_spawn`, `ProcessGroup`/`ProcessSession`, `setsid` as the argv's program but
+//! not `setsid --fork`: [`Through`]) and a group kill is in reach of it
 //! (`Visitor::reached_kills`), or it runs inside an approved helper. Programs are
 //! followed through `let`s, consts and statics of the file, `format!`, `which` and
 //! `self.field` set by a struct literal of the type ([`struct_fields`]); a
@@ -17,7 +18,7 @@ use syn::visit::Visit;
 use syn::{Expr, Lit};
 
 use super::rules::Rules;
-use super::syntax::{Checked, Raw, TooDeep};
+use super::syntax::{Checked, Raw, Through, TooDeep};
 
 pub fn check(src: &str, path: &str, rules: &Rules) -> Checked {
     if let Some(at) = too_deep(src, &rules.rust.macros) {
@@ -42,6 +43,7 @@ pub fn check(src: &str, path: &str, rules: &Rules) -> Checked {
         }
     };
     let consts = collect_consts(&file);
+    let returns = constant_returns(&file);
     let statics = holder_statics(&file);
     let mut aliases = HashMap::new();
     for item in &file.items {
@@ -52,6 +54,8 @@ pub fn check(src: &str, path: &str, rules: &Rules) -> Checked {
     let mut visitor = Visitor {
         rules,
         consts,
+        returns,
+        in_return: std::cell::Cell::new(false),
         fields: struct_fields(&file),
         in_field: std::cell::Cell::new(false),
         statics,
@@ -293,6 +297,12 @@ struct VarArg {
 struct Visitor<'r> {
     rules: &'r Rules,
     consts: HashMap<String, Expr>,
+    /// What the file's functions that only return a value return ([`constant_returns`]).
+    returns: Returns,
+    /// Reading a function's returned value now: a call inside it is not followed again,
+    /// so same-named functions calling each other (`fn bin(&self) -> &str { self.bin() }`
+    /// in a hundred `impl`s) cost one pass, as [`Visitor::in_field`] does for fields.
+    in_return: std::cell::Cell<bool>,
     /// What the file's struct literals give each field of a type (`Agent { bin:
     /// DEFAULT_BIN.to_string() }` in `new()`), for a program read from `self.bin`.
     fields: HashMap<(String, String), Vec<Expr>>,
@@ -380,6 +390,12 @@ impl Visitor<'_> {
                         }
                     }
                 }
+                // `self.bin()`, `runner.bin()`: a method of the file returning one value.
+                if m.args.is_empty()
+                    && let Some(values) = self.returns.methods.get(&m.method.to_string())
+                {
+                    return self.first_agent(values, depth);
+                }
                 // `Path::new(BIN_DIR).join("claude")`: the path joined.
                 if m.method == "join"
                     && let [leaf] = m.args.iter().collect::<Vec<_>>()[..]
@@ -445,6 +461,11 @@ impl Visitor<'_> {
                         .any(|w| callee.ends_with(w.as_str()))
                 {
                     c.args.first().and_then(|a| self.program(a, depth + 1))
+                } else if c.args.is_empty()
+                    && let Some(values) = self.returns.functions.get(callee.rsplit("::").next()?)
+                {
+                    // `agent_bin()`, `Self::bin()`: a function of the file returning one value.
+                    self.first_agent(values, depth)
                 } else {
                     None
                 }
@@ -494,6 +515,15 @@ impl Visitor<'_> {
                         syn::punctuated::Punctuated::<Expr, syn::Token![,]>::parse_terminated,
                     )
                     .ok()?;
+                // `concat!("/opt/agents/", "claude")`, `concat!(DIR, "/claude")`: the pieces
+                // joined (a piece out of reach is a character no name holds).
+                if m.mac.path.is_ident("concat") {
+                    let joined: String = args
+                        .iter()
+                        .map(|a| self.program(a, depth + 1).unwrap_or_else(|| "\u{0}".into()))
+                        .collect();
+                    return joined.split_whitespace().next().map(str::to_string);
+                }
                 let mut args = args.into_iter();
                 let template = match args.next()? {
                     Expr::Lit(syn::ExprLit {
@@ -529,6 +559,24 @@ impl Visitor<'_> {
             }
             _ => None,
         }
+    }
+
+    /// Of the values several same-named functions return, the program of the first that
+    /// names an agent, else of the first (recall over precision, as for fields).
+    fn first_agent(&self, values: &[Expr], depth: usize) -> Option<String> {
+        if self.in_return.replace(true) {
+            return None;
+        }
+        let programs: Vec<String> = values
+            .iter()
+            .filter_map(|v| self.program(v, depth + 1))
+            .collect();
+        self.in_return.set(false);
+        programs
+            .iter()
+            .find(|p| self.rules.agent(p).is_some())
+            .or(programs.first())
+            .cloned()
     }
 
     /// The whole text of a `sh -c` script: a literal, or the template of a `format!`
@@ -579,7 +627,18 @@ impl Visitor<'_> {
     /// Evidence of a new group for the command built at `span_text` (the statement that
     /// holds it) and the variable it is bound to, if any.
     fn has_cleanup(&self, statement: &str, variable: Option<&str>) -> bool {
+        self.group_evidence(statement, variable, str::to_string)
+    }
+
+    /// [`Visitor::has_cleanup`], reading each text as `read` makes it.
+    fn group_evidence(
+        &self,
+        statement: &str,
+        variable: Option<&str>,
+        read: fn(&str) -> String,
+    ) -> bool {
         let evidence = |text: &str| {
+            let text = read(text);
             self.rules
                 .rust
                 .cleanup
@@ -601,7 +660,18 @@ impl Visitor<'_> {
             .any(|s| evidence(s))
     }
 
-    fn report(&mut self, at: proc_macro2::Span, program: &str, api: &str, statement: &str) {
+    /// The finding for a spawn of `program` by `api` in `statement`, unless it has both
+    /// halves of the cleanup; `through` is the session `setsid` in front of the agent
+    /// makes (the group half, when it execs in place; none that can be killed, when it
+    /// forks).
+    fn report(
+        &mut self,
+        at: proc_macro2::Span,
+        program: &str,
+        api: &str,
+        statement: &str,
+        through: Through,
+    ) {
         let Some(agent) = self.rules.agent(program).map(String::from) else {
             return;
         };
@@ -609,12 +679,47 @@ impl Visitor<'_> {
             return;
         }
         let variable = bound_variable(statement);
+        // setsid forks when its process already leads a group: with `.process_group(0)`
+        // (or a session in `pre_exec`) on the command, as with `--fork`.
+        // The program's own `"setsid"` is no evidence of that: string literals are left out.
+        let leader = through == Through::Session
+            && self.group_evidence(statement, variable.as_deref(), without_strings);
+        if through == Through::ForkedSession || leader {
+            let (how, cause, undo) = if leader {
+                (
+                    "`setsid` in a child that already leads a process group",
+                    "the child leads a group of its own, so `setsid` forks",
+                    "drop the group on the command (setsid then execs in place and the \
+                     session's id is the child's pid) or drop `setsid`",
+                )
+            } else {
+                (
+                    "`setsid --fork`",
+                    "`setsid --fork` forks",
+                    "drop `--fork` (setsid then execs in place and the session's id is the \
+                     child's pid)",
+                )
+            };
+            self.push(
+                at,
+                format!("`{agent}` is started by `{api}` through {how}, in a new session that nothing can kill"),
+                format!(
+                    "{cause} and makes the session in a child of its own, so the session's id \
+                     is not `child.id()` and `libc::killpg(child.id(), ..)` reaches nothing: \
+                     {undo}, and kill the group with `libc::killpg(pid, SIGKILL)` on timeout, \
+                     error and exit"
+                ),
+            );
+            return;
+        }
         self.tie = self.tie(variable.as_deref());
         let fix = "call `.process_group(0)` on the command (std or tokio), `.spawn()` it, and \
                    kill the whole group (`libc::killpg(pid, SIGKILL)`, \
                    `nix::sys::signal::killpg`) on timeout, error and exit, or run it through \
                    `fleet run --timeout DUR -- ...`";
-        let (message, help) = if !self.has_cleanup(statement, variable.as_deref()) {
+        let grouped =
+            through == Through::Session || self.has_cleanup(statement, variable.as_deref());
+        let (message, help) = if !grouped {
             let help = if self.reached_kills(false, true, &[]).contains(&Kill::OnDrop) {
                 format!("`kill_on_drop(true)` kills only the leader: {fix}")
             } else {
@@ -687,6 +792,10 @@ impl Visitor<'_> {
                 }
             }
         };
+        self.push(at, message, help);
+    }
+
+    fn push(&mut self, at: proc_macro2::Span, message: String, help: String) {
         let (start, end) = (at.start(), at.end());
         self.findings.push(Raw {
             line: start.line,
@@ -1554,6 +1663,88 @@ fn struct_fields(file: &syn::File) -> HashMap<(String, String), Vec<Expr>> {
     collect.out
 }
 
+/// Token text with its string literals left out (`Command :: new ("setsid")` ->
+/// `Command :: new ()`), so words inside them are not read as code.
+fn without_strings(tokens: &str) -> String {
+    let mut out = String::new();
+    let mut chars = tokens.chars();
+    while let Some(c) = chars.next() {
+        if c != '"' {
+            out.push(c);
+            continue;
+        }
+        while let Some(d) = chars.next() {
+            match d {
+                '\\' => {
+                    chars.next();
+                }
+                '"' => break,
+                _ => {}
+            }
+        }
+    }
+    out
+}
+
+/// The file's functions and methods whose body is one value and nothing else (`fn
+/// agent_bin() -> &'static str { "claude" }`, `fn bin(&self) -> &str { AGENT }`, `{ return
+/// X; }`), by name: what a call of one with no arguments gives ([`Visitor::program`]). A
+/// body with any other statement, or a function taking arguments, gives nothing: its
+/// value depends on more than the file says.
+#[derive(Default)]
+struct Returns {
+    /// Free functions and associated functions without `self` (`Self::bin()`).
+    functions: HashMap<String, Vec<Expr>>,
+    /// Methods taking only `self`.
+    methods: HashMap<String, Vec<Expr>>,
+}
+
+fn constant_returns(file: &syn::File) -> Returns {
+    fn only_value(sig: &syn::Signature, block: &syn::Block) -> Option<Expr> {
+        if matches!(sig.output, syn::ReturnType::Default) {
+            return None;
+        }
+        match &block.stmts[..] {
+            [syn::Stmt::Expr(Expr::Return(r), _)] => r.expr.as_deref().cloned(),
+            [syn::Stmt::Expr(e, None)] => Some(e.clone()),
+            _ => None,
+        }
+    }
+    struct Collect(Returns);
+    impl<'ast> Visit<'ast> for Collect {
+        fn visit_item_fn(&mut self, item: &'ast syn::ItemFn) {
+            if item.sig.inputs.is_empty()
+                && let Some(value) = only_value(&item.sig, &item.block)
+            {
+                let name = item.sig.ident.to_string();
+                self.0.functions.entry(name).or_default().push(value);
+            }
+            syn::visit::visit_item_fn(self, item);
+        }
+        fn visit_impl_item_fn(&mut self, item: &'ast syn::ImplItemFn) {
+            let receiver_only = matches!(
+                item.sig.inputs.iter().collect::<Vec<_>>()[..],
+                [syn::FnArg::Receiver(_)]
+            );
+            if (receiver_only || item.sig.inputs.is_empty())
+                && let Some(value) = only_value(&item.sig, &item.block)
+            {
+                let name = item.sig.ident.to_string();
+                let to = if receiver_only {
+                    &mut self.0.methods
+                } else {
+                    &mut self.0.functions
+                };
+                to.entry(name).or_default().push(value);
+            }
+            syn::visit::visit_impl_item_fn(self, item);
+        }
+    }
+    let mut collect = Collect(Returns::default());
+    collect.visit_file(file);
+    collect.0
+}
+
 /// Every `const` and `static` of the file by name: module level, in inline modules, in
 /// `impl` blocks (`Self::BIN`) and in function bodies.
 fn collect_consts(file: &syn::File) -> HashMap<String, Expr> {
@@ -1795,9 +1986,12 @@ impl Visitor<'_> {
     /// `cmd!("sh", "-c", "claude -p hi")`, `duct::cmd("env", &["A=1", "claude"])`): the
     /// words of its arguments, an array among them (through references, `let`s and
     /// consts) spread into its elements, read past wrappers and into a `sh -c` script
-    /// ([`super::syntax::argv_agent`]). A value out of reach is a word that is no option
-    /// and no agent.
-    fn argv_agent<'e>(&self, args: impl IntoIterator<Item = &'e Expr>) -> Option<String> {
+    /// ([`super::syntax::argv_agent`]), and whether `setsid` in front makes its session
+    /// ([`Through`]). A value out of reach is a word that is no option and no agent.
+    fn argv_agent<'e>(
+        &self,
+        args: impl IntoIterator<Item = &'e Expr>,
+    ) -> Option<(String, Through)> {
         let mut exprs: Vec<Expr> = Vec::new();
         for arg in args {
             match self.array_of(arg, 0) {
@@ -1817,7 +2011,7 @@ impl Visitor<'_> {
             };
             words.push(word.unwrap_or_else(|| "\u{0}".into()));
         }
-        super::syntax::argv_agent(&words, self.rules)
+        super::syntax::agent_through(&words, self.rules, super::syntax::argv_agent)
     }
 
     /// The elements of an array literal `expr` is, through references, `let`s and consts.
@@ -1969,7 +2163,7 @@ impl Visitor<'_> {
             call.to_token_stream().to_string()
         };
         let statement = statement_of(&self.functions, &needle);
-        self.report(new.func.span(), &agent, &callee, &statement);
+        self.report(new.func.span(), &agent, &callee, &statement, Through::Plain);
     }
 
     /// `Command::new("nohup").arg("claude")`, `Command::new("/usr/bin/env").arg("claude")`,
@@ -2055,11 +2249,14 @@ impl Visitor<'_> {
         // The agent is found by this call, not before it (a chain reports once): the
         // words before it alone run none, whether a wrapper still waits for its command
         // (`timeout` before the `--foreground` this call adds) or a runner its package.
-        if super::syntax::command_agent(&argv, self.rules).is_some() {
+        let agent_of = |argv: &[String]| {
+            super::syntax::agent_through(argv, self.rules, super::syntax::command_agent)
+        };
+        if agent_of(&argv).is_some() {
             return;
         }
         argv.extend(last);
-        let Some(agent) = super::syntax::command_agent(&argv, self.rules) else {
+        let Some((agent, through)) = agent_of(&argv) else {
             return;
         };
         // A bound command is judged from its `let`, so its variable's statements count.
@@ -2068,7 +2265,7 @@ impl Visitor<'_> {
             None => call.to_token_stream().to_string(),
         };
         let statement = statement_of(&self.functions, &needle);
-        self.report(new.func.span(), &agent, &callee, &statement);
+        self.report(new.func.span(), &agent, &callee, &statement, through);
     }
 
     /// A path with its first segment renamed back (`Cmd::new` -> `Command::new`).
@@ -2133,10 +2330,10 @@ impl<'ast> Visit<'ast> for Visitor<'_> {
             .spawn
             .iter()
             .any(|s| callee == *s || callee.ends_with(&format!("::{s}")));
-        if is_spawn && let Some(program) = self.argv_agent(&call.args) {
+        if is_spawn && let Some((program, through)) = self.argv_agent(&call.args) {
             let needle = call.to_token_stream().to_string();
             let statement = statement_of(&self.functions, &needle);
-            self.report(call.func.span(), &program, &callee, &statement);
+            self.report(call.func.span(), &program, &callee, &statement, through);
         }
         syn::visit::visit_expr_call(self, call);
     }
@@ -2159,11 +2356,17 @@ impl<'ast> Visit<'ast> for Visitor<'_> {
             && let Ok(args) = mac.parse_body_with(
                 syn::punctuated::Punctuated::<Expr, syn::Token![,]>::parse_terminated,
             )
-            && let Some(program) = self.argv_agent(&args)
+            && let Some((program, through)) = self.argv_agent(&args)
         {
             let needle = mac.to_token_stream().to_string();
             let statement = statement_of(&self.functions, &needle);
-            self.report(mac.path.span(), &program, &format!("{name}!"), &statement);
+            self.report(
+                mac.path.span(),
+                &program,
+                &format!("{name}!"),
+                &statement,
+                through,
+            );
         }
         syn::visit::visit_macro(self, mac);
     }

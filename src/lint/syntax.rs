@@ -786,3 +786,58 @@ const PY_RUNNER_VALUES: &[&str] = &[
     "--pip-args",
     "--backend",
 ];
+
+/// How an argv's agent is started, seen from the sessions it makes: as its program (or
+/// past wrappers that keep the group), or by `setsid` in front of it.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Through {
+    /// No session of its own from the argv.
+    Plain,
+    /// `setsid claude`, `setsid -w claude`: setsid, not a group leader in the child a
+    /// spawn starts, calls setsid(2) and execs in place, so the session's id is the
+    /// child's pid: the same new session a `Setpgid`/`.process_group(0)` would give,
+    /// still to be killed as a group.
+    Session,
+    /// `setsid -f claude`, `setsid --fork claude`: setsid forks first and its child
+    /// makes the session, so the session's id is not the pid the spawn returns, and a
+    /// group kill by that pid (`killpg(child.id())`, `Kill(-cmd.Process.Pid)`) reaches
+    /// nothing: the agent cannot be killed as a group at all.
+    ForkedSession,
+}
+
+/// The agent an argv runs and how ([`Through`]): past its wrappers, a `setsid` in front
+/// is read past ([`past_session`]) and its command read by `agent_of` (`argv_agent` or
+/// `command_agent`); otherwise `agent_of` reads the whole argv.
+pub fn agent_through(
+    words: &[String],
+    rules: &super::rules::Rules,
+    agent_of: fn(&[String], &super::rules::Rules) -> Option<String>,
+) -> Option<(String, Through)> {
+    let past = past_wrappers(words, rules);
+    match past_session(&past, rules) {
+        Some(command) => {
+            let through = if session_forks(&past) {
+                Through::ForkedSession
+            } else {
+                Through::Session
+            };
+            agent_of(&command, rules).map(|agent| (agent, through))
+        }
+        None => agent_of(words, rules).map(|agent| (agent, Through::Plain)),
+    }
+}
+
+/// Does a `setsid` command line (`words[0]` is setsid) fork before making its session:
+/// `-f`/`--fork` among its options, alone or in a cluster (`-wf`)?
+pub fn session_forks(words: &[String]) -> bool {
+    words
+        .iter()
+        .skip(1)
+        .take_while(|w| w.starts_with('-') && *w != "--")
+        .any(|w| {
+            w == "--fork"
+                || (!w.starts_with("--")
+                    && w[1..].chars().all(char::is_alphabetic)
+                    && w.contains('f'))
+        })
+}
