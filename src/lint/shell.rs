@@ -688,12 +688,9 @@ pub(super) fn script_agent(script: &str, rules: &Rules) -> Option<String> {
     }
 }
 
-/// The first agent a `sh -c` script runs without a group of its own.
-fn agent_in_script(
-    script: &str,
-    rules: &Rules,
-    variables: &HashMap<String, Vec<String>>,
-) -> Option<Run> {
+/// The first agent a `sh -c` script runs without a group of its own, bare or in a new
+/// session, whatever the script does with it ([`agent_in_script`] asks that too).
+fn first_run(script: &str, rules: &Rules, variables: &HashMap<String, Vec<String>>) -> Option<Run> {
     let script = ascii_only(script);
     let script = script.as_str();
     let tree = syntax::parse_bounded(tree_sitter_bash::LANGUAGE.into(), script, "shell").ok()?;
@@ -795,4 +792,48 @@ fn substitution_program(value: &str) -> Option<String> {
         ["command", "-v", name] | ["which", name] | ["type", "-P", name] => Some(unquote(name)),
         _ => None,
     }
+}
+
+/// The first agent a `sh -c` script runs without a group of its own ([`first_run`]);
+/// none when that agent runs in a session the script itself kills
+/// ([`owns_its_sessions`]): `bash -c 'setsid claude -p x & pid=$!; ...; kill -- -$pid'`
+/// needs no group from whatever starts the shell.
+fn agent_in_script(
+    script: &str,
+    rules: &Rules,
+    variables: &HashMap<String, Vec<String>>,
+) -> Option<Run> {
+    let found = first_run(script, rules, variables);
+    if matches!(found, Some(Run::Session(_))) && owns_its_sessions(script, rules) {
+        return None;
+    }
+    found
+}
+
+/// How many `sh -c` scripts inside each other are checked as scripts of their own
+/// ([`owns_its_sessions`]); past this one is taken not to kill its sessions.
+const MAX_NESTED_SCRIPTS: usize = 4;
+
+thread_local! {
+    static NESTED_SCRIPTS: std::cell::Cell<usize> = const { std::cell::Cell::new(0) };
+}
+
+/// Is a `sh -c` script compliant on its own: it starts its agent in a session it sees
+/// without the caller's variables (`setsid claude`, not `setsid $AGENT`), and checked as
+/// a shell script ([`check`]) it has no finding and parses, so every session it starts
+/// is killed as a group inside it?
+fn owns_its_sessions(script: &str, rules: &Rules) -> bool {
+    let depth = NESTED_SCRIPTS.with(std::cell::Cell::get);
+    if depth >= MAX_NESTED_SCRIPTS
+        || !matches!(
+            first_run(script, rules, &HashMap::new()),
+            Some(Run::Session(_))
+        )
+    {
+        return false;
+    }
+    NESTED_SCRIPTS.with(|d| d.set(depth + 1));
+    let checked = check(script, rules);
+    NESTED_SCRIPTS.with(|d| d.set(depth));
+    checked.findings.is_empty() && checked.parse_error.is_none() && checked.too_deep.is_none()
 }
