@@ -285,6 +285,10 @@ fn check_call(file: &File, call: Node) -> Option<syntax::Raw> {
         Some(command) => (command, true),
         None => (words, false),
     };
+    let blocking = py.blocking.contains(&name);
+    if setsid && !blocking && shell_string_owns_its_session(file, program_arg, &local) {
+        return None;
+    }
     let program = words.first()?;
     if program == "fleet" && words.get(1).map(String::as_str) == Some("run") {
         return None;
@@ -292,7 +296,13 @@ fn check_call(file: &File, call: Node) -> Option<syntax::Raw> {
     let agent = match file.rules.agent(program) {
         Some(agent) => agent.to_string(),
         None if let Some(agent) = syntax::package_agent(&words, file.rules) => agent,
-        None => wrapped_agent(file, program, program_arg, &local)?,
+        None => wrapped_agent(file, program, program_arg, &local).or_else(|| {
+            blocking.then(|| {
+                super::shell::scripts_unchecked(|| {
+                    wrapped_agent(file, program, program_arg, &local)
+                })
+            })?
+        })?,
     };
     if let Some(f) = function
         && let Some(fname) = f.child_by_field_name("name")
@@ -2098,4 +2108,14 @@ fn truth(file: &File, value: Node, local: &Scope, depth: usize) -> Option<bool> 
         }
         _ => None,
     }
+}
+
+/// `os.system("setsid claude -p x & pid=$!; ...; kill -- -$pid")`: a command string the
+/// shell runs that starts its agent in a session and kills that group itself, checked
+/// as a shell script ([`super::shell::owns_its_sessions`]); nothing is left for Python
+/// to kill. Not under a blocking call (`subprocess.run(..., shell=True)`): on timeout
+/// or Ctrl-C it kills the shell with SIGKILL, and the script never gets to its kill.
+fn shell_string_owns_its_session(file: &File, program_arg: Node, local: &Scope) -> bool {
+    string_value(file, program_arg, local, 1)
+        .is_some_and(|line| super::shell::owns_its_sessions(&line, file.rules))
 }

@@ -822,7 +822,7 @@ thread_local! {
 /// without the caller's variables (`setsid claude`, not `setsid $AGENT`), and checked as
 /// a shell script ([`check`]) it has no finding and parses, so every session it starts
 /// is killed as a group inside it?
-fn owns_its_sessions(script: &str, rules: &Rules) -> bool {
+pub(super) fn owns_its_sessions(script: &str, rules: &Rules) -> bool {
     let depth = NESTED_SCRIPTS.with(std::cell::Cell::get);
     if depth >= MAX_NESTED_SCRIPTS
         || !matches!(
@@ -836,4 +836,15 @@ fn owns_its_sessions(script: &str, rules: &Rules) -> bool {
     let checked = check(script, rules);
     NESTED_SCRIPTS.with(|d| d.set(depth));
     checked.findings.is_empty() && checked.parse_error.is_none() && checked.too_deep.is_none()
+}
+
+/// Run `f` with every `sh -c` script taken as not killing its own sessions: under a
+/// call that kills the shell with SIGKILL (Python's `subprocess.run` on timeout and
+/// Ctrl-C) the script never gets to its `kill -- -$pid` or its trap, so its agent is
+/// that call's to end.
+pub(super) fn scripts_unchecked<T>(f: impl FnOnce() -> T) -> T {
+    let depth = NESTED_SCRIPTS.with(|d| d.replace(MAX_NESTED_SCRIPTS));
+    let out = f();
+    NESTED_SCRIPTS.with(|d| d.set(depth));
+    out
 }
