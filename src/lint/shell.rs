@@ -89,7 +89,9 @@ pub fn check(original: &str, rules: &Rules) -> Checked {
         // A coprocess runs asynchronously, like a `&` job.
         let background = node.next_sibling().is_some_and(|n| n.kind() == "&")
             || words.first().is_some_and(|w| w == "coproc");
-        let run = match unguarded_agent(&words, rules, &variables) {
+        let found = unguarded_agent(&words, rules, &variables)
+            .or_else(|| script_of_command(node, &words, src, rules, &variables));
+        let run = match found {
             Some(Run::Bare(agent))
                 if background
                     && (monitor.contains(&None) || monitor.contains(&function_of(node))) =>
@@ -847,4 +849,56 @@ pub(super) fn scripts_unchecked<T>(f: impl FnOnce() -> T) -> T {
     let out = f();
     NESTED_SCRIPTS.with(|d| d.set(depth));
     out
+}
+
+/// The agent a command runs through a script that is no `-c` argument: `eval "claude -p
+/// hi"` (its words joined are the script), and a shell reading its script from a
+/// here-document or here-string (`bash <<'EOS'` with `claude -p hi` inside, `sh <<<
+/// "claude -p hi"`) given no script file (`bash -s` takes its other words as arguments).
+fn script_of_command(
+    node: Node,
+    words: &[String],
+    src: &str,
+    rules: &Rules,
+    variables: &HashMap<String, Vec<String>>,
+) -> Option<Run> {
+    let program = resolve(words.first()?, variables, rules);
+    let name = program.rsplit('/').next().unwrap_or(&program);
+    if name == "eval" {
+        return agent_in_script(&words[1..].join(" "), rules, variables);
+    }
+    if !rules.shell.shells.iter().any(|s| s == name) {
+        return None;
+    }
+    let options: Vec<&String> = words[1..]
+        .iter()
+        .take_while(|w| w.starts_with('-'))
+        .collect();
+    let reads_stdin = options.iter().any(|w| w.as_str() == "-s")
+        || options.len() == words.len() - 1 && !options.iter().any(|w| is_script_flag(w));
+    if !reads_stdin {
+        return None;
+    }
+    // A here-string may be the command's own redirect; a here-document is the
+    // statement's around it.
+    let statement = node
+        .parent()
+        .filter(|p| p.kind() == "redirected_statement")
+        .filter(|p| p.child_by_field_name("body") == Some(node));
+    let mut redirects = Vec::new();
+    for holder in std::iter::once(node).chain(statement) {
+        let mut cursor = holder.walk();
+        redirects.extend(holder.named_children(&mut cursor));
+    }
+    let script = redirects.into_iter().find_map(|r| match r.kind() {
+        "heredoc_redirect" => {
+            let mut inner = r.walk();
+            r.named_children(&mut inner)
+                .find(|b| b.kind() == "heredoc_body")
+                .map(|b| text(b, src).to_string())
+        }
+        "herestring_redirect" => r.named_child(0).map(|s| unquote(text(s, src))),
+        _ => None,
+    })?;
+    agent_in_script(&script, rules, variables)
 }
