@@ -999,7 +999,8 @@ fn kills_in(file: &File, scopes: &[Node]) -> Ending {
                 .is_some_and(|s| text(s, file.src).trim() == "0");
             let group = !probe
                 && (py.group_kill.contains(&name)
-                    || (py.kill_negative.contains(&name) && negative))
+                    || (py.kill_negative.contains(&name) && negative)
+                    || kill_program_of_group(file, n, &name))
                 && !foreign(n, n.child_by_field_name("arguments"));
             if group {
                 best = if gated(file, n) {
@@ -2118,4 +2119,54 @@ fn truth(file: &File, value: Node, local: &Scope, depth: usize) -> Option<bool> 
 fn shell_string_owns_its_session(file: &File, program_arg: Node, local: &Scope) -> bool {
     string_value(file, program_arg, local, 1)
         .is_some_and(|line| super::shell::owns_its_sessions(&line, file.rules))
+}
+
+/// `subprocess.run(["kill", "-TERM", "--", f"-{p.pid}"])`, `os.system(f"kill -- -{pgid}")`:
+/// the `kill` program given a negative pid (a word of `-` then a value: `f"-{pgid}"`,
+/// `"-" + str(pgid)`, `"-%d" % pgid`, `f"{-pgid}"`) signals the group as `os.killpg`
+/// does. `-TERM`, `-9` and `-0` are signals or the caller's own group, not a child's.
+fn kill_program_of_group(file: &File, call: Node, name: &str) -> bool {
+    if !file.rules.python.spawn.iter().any(|s| s == name) {
+        return false;
+    }
+    let Some(first) = call
+        .child_by_field_name("arguments")
+        .and_then(|a| a.named_child(0))
+    else {
+        return false;
+    };
+    let bare = |t: &str| {
+        t.trim_start_matches(['f', 'F', 'r', 'R', 'b', 'B'])
+            .trim_matches(['"', '\''])
+            .to_string()
+    };
+    let words: Vec<String> = match first.kind() {
+        "list" | "tuple" => {
+            let mut cursor = first.walk();
+            first
+                .named_children(&mut cursor)
+                .filter(|n| n.kind() != "comment")
+                .map(|n| match n.kind() {
+                    "binary_operator" => n
+                        .child_by_field_name("left")
+                        .map(|l| format!("{}{{}}", bare(text(l, file.src))))
+                        .unwrap_or_default(),
+                    _ => bare(text(n, file.src)),
+                })
+                .collect()
+        }
+        "string" => bare(text(first, file.src))
+            .split_whitespace()
+            .map(str::to_string)
+            .collect(),
+        _ => return false,
+    };
+    let is_kill = words
+        .first()
+        .is_some_and(|w| w.rsplit('/').next() == Some("kill"));
+    is_kill
+        && words[1..].iter().any(|w| {
+            let w = w.trim_matches(['"', '\'']);
+            w.starts_with("-{") || w.starts_with("-%") || w.starts_with("{-")
+        })
 }
