@@ -91,22 +91,33 @@ pub fn check(original: &str, rules: &Rules) -> Checked {
             || words.first().is_some_and(|w| w == "coproc");
         let found = unguarded_agent(&words, rules, &variables)
             .or_else(|| script_of_command(node, &words, src, rules, &variables));
+        // A background job under job control: a process group of its own, no session.
+        let job = matches!(found, Some(Run::Bare(_)))
+            && background
+            && (monitor.contains(&None) || monitor.contains(&function_of(node)));
         let run = match found {
-            Some(Run::Bare(agent))
-                if background
-                    && (monitor.contains(&None) || monitor.contains(&function_of(node))) =>
-            {
-                Some(Run::Session(agent))
-            }
+            Some(Run::Bare(agent)) if job => Some(Run::Session(agent)),
             other => other,
         };
         if run.is_none() {
             return;
         }
         let scope = function_node(node).unwrap_or(root);
-        let ending = *endings
-            .entry(scope.id())
-            .or_insert_with(|| script.ending(scope));
+        let ending = if job {
+            script.job_ending(scope)
+        } else {
+            *endings
+                .entry(scope.id())
+                .or_insert_with(|| script.ending(scope))
+        };
+        let (started, half) = if job {
+            (
+                "as a job in a process group of its own (`set -m`)",
+                "job control",
+            )
+        } else {
+            ("in a new session", "`setsid`")
+        };
         let (message, help) = match run {
             None => return,
             Some(Run::Bare(agent)) => (
@@ -126,8 +137,8 @@ pub fn check(original: &str, rules: &Rules) -> Checked {
                 Ending::Killed => return,
                 Ending::Gated => (
                     format!(
-                        "`{agent}` is run in a new session whose group is killed only while the \
-                         leader is alive"
+                        "`{agent}` is run {started} whose group is killed only while the leader \
+                         is alive"
                     ),
                     "the group kill is gated on the leader (`kill -0 $pid`): when it exits \
                      first, its helpers survive. Kill the group unconditionally (`kill -- \
@@ -135,15 +146,15 @@ pub fn check(original: &str, rules: &Rules) -> Checked {
                         .to_string(),
                 ),
                 Ending::LeaderOnly => (
-                    format!("`{agent}` is run in a new session, but only the leader is killed"),
+                    format!("`{agent}` is run {started}, but only the leader is killed"),
                     "`kill $pid` signals the leader alone: kill the whole group with `kill -- \
                      -$pid` (on timeout, error and exit: `trap ... EXIT`)"
                         .to_string(),
                 ),
                 Ending::Nothing => (
-                    format!("`{agent}` is run in a new session, but nothing kills the group"),
+                    format!("`{agent}` is run {started}, but nothing kills the group"),
                     format!(
-                        "`setsid` is half the cleanup: kill the group with `kill -- -$pid` in \
+                        "{half} is half the cleanup: kill the group with `kill -- -$pid` in \
                          `trap ... EXIT`, or run `timeout DUR {agent} ...` (it signals its \
                          group), or `fleet run --timeout DUR -- {agent} ...`"
                     ),
@@ -260,6 +271,15 @@ impl<'t> Script<'t, '_> {
     /// of its own is not entered: its kill is for its own child (`kill -- -$pid` in one
     /// function is not the cleanup of `setsid claude` in an unrelated one).
     fn ending(&self, start: Node<'t>) -> Ending {
+        let mut best = Ending::Nothing;
+        for scope in self.reached(start) {
+            kills_in(&self.commands(scope), self.src, self.rules, &mut best, 0);
+        }
+        best
+    }
+
+    /// The scopes whose kills count for a session started in `start` ([`Self::ending`]).
+    fn reached(&self, start: Node<'t>) -> Vec<Node<'t>> {
         let graph = self.graph.get_or_init(|| {
             self.functions
                 .values()
@@ -298,11 +318,7 @@ impl<'t> Script<'t, '_> {
                 }
             }
         }
-        let mut best = Ending::Nothing;
-        for scope in reached {
-            kills_in(&self.commands(scope), self.src, self.rules, &mut best, 0);
-        }
-        best
+        reached
     }
 }
 
@@ -901,4 +917,55 @@ fn script_of_command(
         _ => None,
     })?;
     agent_in_script(&script, rules, variables)
+}
+
+impl<'t> Script<'t, '_> {
+    /// How the script ends a background job's process group under job control (`set
+    /// -m`): as a session's ([`Self::ending`]), and `kill %1` (`%%`, `%+`, `%-`,
+    /// `%name`) too, which signals the job's whole group. (A job that runs `setsid`
+    /// is not one: its session has left the job's group, and `kill %1` reaches only
+    /// the leader.)
+    fn job_ending(&self, start: Node<'t>) -> Ending {
+        let mut best = self.ending(start);
+        if best == Ending::Killed {
+            return best;
+        }
+        let job_kill = |words: &[String]| {
+            words.first().is_some_and(|w| w == "kill")
+                && !words.iter().any(|w| w == "-0")
+                && words[1..].iter().any(|w| w.starts_with('%'))
+        };
+        for scope in self.reached(start) {
+            for command in self.commands(scope) {
+                let words = command_words(command, self.src);
+                // `trap 'kill %1' EXIT`: the handler's commands.
+                let trapped = words.first().is_some_and(|w| w == "trap")
+                    && words.get(1).is_some_and(|handler| {
+                        let handler = ascii_only(handler);
+                        let mut kills = false;
+                        if let Ok(tree) = syntax::parse_bounded(
+                            tree_sitter_bash::LANGUAGE.into(),
+                            &handler,
+                            "shell",
+                        ) {
+                            syntax::walk(tree.root_node(), &mut |n| {
+                                kills |=
+                                    n.kind() == "command" && job_kill(&command_words(n, &handler));
+                            });
+                        }
+                        kills
+                    });
+                if trapped {
+                    return Ending::Killed;
+                }
+                if job_kill(&words) {
+                    if !gated(command, self.src, self.rules) {
+                        return Ending::Killed;
+                    }
+                    best = Ending::Gated;
+                }
+            }
+        }
+        best
+    }
 }
