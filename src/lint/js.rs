@@ -453,6 +453,9 @@ fn check_call(file: &File, call: Node) -> Option<syntax::Raw> {
         Some(command) => (command, true),
         None => (words, false),
     };
+    if setsid && shell_string_owns_its_session(file, args) {
+        return None;
+    }
     let program = words.first()?;
     if program == "fleet" && words.get(1).map(String::as_str) == Some("run") {
         return None;
@@ -2258,4 +2261,15 @@ fn declared_bare(file: &File, root: Node, name: &str) -> bool {
                 })
             })
     })
+}
+
+/// `exec("setsid claude -p x & pid=$!; ...; kill -- -$pid")`, the same with `{ shell:
+/// true }`: a command string that starts its agent in a session and kills that group
+/// itself, checked as a shell script ([`super::shell::owns_its_sessions`]); nothing is
+/// left for the module to kill.
+fn shell_string_owns_its_session(file: &File, args: Node) -> bool {
+    args.kind() == "arguments"
+        && first_argument(args)
+            .and_then(|first| string_value(file, first, 1))
+            .is_some_and(|line| super::shell::owns_its_sessions(&line, file.rules))
 }
