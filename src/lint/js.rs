@@ -490,6 +490,9 @@ fn check_call(file: &File, call: Node) -> Option<syntax::Raw> {
         Some(command) => (command, true),
         None => (words, false),
     };
+    if setsid && shell_string_owns_its_session(file, args) {
+        return None;
+    }
     let program = words.first()?;
     if program == "fleet" && words.get(1).map(String::as_str) == Some("run") {
         return None;
@@ -787,10 +790,11 @@ fn module_variable<'s>(file: &File<'_, 's>, call: Node) -> Option<&'s str> {
                 let left = p.child_by_field_name("left")?;
                 let name = text(left, file.src);
                 return (left.kind() == "identifier"
-                    && file
+                    && (file
                         .values
                         .get(name)
-                        .is_some_and(|v| v.iter().any(|(_, scope)| scope.is_none())))
+                        .is_some_and(|v| v.iter().any(|(_, scope)| scope.is_none()))
+                        || declared_bare(file, root_of(p), name)))
                 .then_some(name);
             }
             "parenthesized_expression" | "await_expression" | "as_expression" => n = p,
@@ -2313,4 +2317,42 @@ fn signal_probe(call: Node, src: &str) -> bool {
                 .nth(1)
         })
         .is_some_and(|s| text(s, src).trim() == "0")
+}
+
+/// Is `name` declared at module level without a value (`let child;`, `var proc;`, each
+/// of `let a, b;`, `export let current;`, TypeScript's `let child: ChildProcess |
+/// undefined;`)? Such a variable holds whatever a function later assigns to it, as
+/// much as `let child = null;` does.
+fn declared_bare(file: &File, root: Node, name: &str) -> bool {
+    let mut cursor = root.walk();
+    root.named_children(&mut cursor).any(|statement| {
+        let declaration = if statement.kind() == "export_statement" {
+            statement.child_by_field_name("declaration")
+        } else {
+            Some(statement)
+        };
+        declaration
+            .filter(|d| matches!(d.kind(), "lexical_declaration" | "variable_declaration"))
+            .is_some_and(|d| {
+                let mut inner = d.walk();
+                d.named_children(&mut inner).any(|declarator| {
+                    declarator.kind() == "variable_declarator"
+                        && declarator.child_by_field_name("value").is_none()
+                        && declarator
+                            .child_by_field_name("name")
+                            .is_some_and(|n| n.kind() == "identifier" && text(n, file.src) == name)
+                })
+            })
+    })
+}
+
+/// `exec("setsid claude -p x & pid=$!; ...; kill -- -$pid")`, the same with `{ shell:
+/// true }`: a command string that starts its agent in a session and kills that group
+/// itself, checked as a shell script ([`super::shell::owns_its_sessions`]); nothing is
+/// left for the module to kill.
+fn shell_string_owns_its_session(file: &File, args: Node) -> bool {
+    args.kind() == "arguments"
+        && first_argument(args)
+            .and_then(|first| string_value(file, first, 1))
+            .is_some_and(|line| super::shell::owns_its_sessions(&line, file.rules))
 }

@@ -290,6 +290,10 @@ fn check_call(file: &File, call: Node) -> Option<syntax::Raw> {
         Some(command) => (command, true),
         None => (words, false),
     };
+    let blocking = py.blocking.contains(&name);
+    if setsid && !blocking && shell_string_owns_its_session(file, program_arg, &local) {
+        return None;
+    }
     let program = words.first()?;
     if program == "fleet" && words.get(1).map(String::as_str) == Some("run") {
         return None;
@@ -297,7 +301,13 @@ fn check_call(file: &File, call: Node) -> Option<syntax::Raw> {
     let agent = match file.rules.agent(program) {
         Some(agent) => agent.to_string(),
         None if let Some(agent) = syntax::package_agent(&words, file.rules) => agent,
-        None => wrapped_agent(file, program, program_arg, &local)?,
+        None => wrapped_agent(file, program, program_arg, &local).or_else(|| {
+            blocking.then(|| {
+                super::shell::scripts_unchecked(|| {
+                    wrapped_agent(file, program, program_arg, &local)
+                })
+            })?
+        })?,
     };
     if let Some(f) = function
         && let Some(fname) = f.child_by_field_name("name")
@@ -1058,7 +1068,8 @@ fn kills_in(file: &File, scopes: &[Node]) -> Ending {
             let group = !probe
                 && !own_group
                 && (py.group_kill.contains(&name)
-                    || (py.kill_negative.contains(&name) && negative))
+                    || (py.kill_negative.contains(&name) && negative)
+                    || kill_program_of_group(file, n, &name))
                 && !foreign(n, n.child_by_field_name("arguments"));
             if group {
                 best = if gated(file, n) {
@@ -2264,4 +2275,64 @@ fn truth(file: &File, value: Node, local: &Scope, depth: usize) -> Option<bool> 
         }
         _ => None,
     }
+}
+
+/// `os.system("setsid claude -p x & pid=$!; ...; kill -- -$pid")`: a command string the
+/// shell runs that starts its agent in a session and kills that group itself, checked
+/// as a shell script ([`super::shell::owns_its_sessions`]); nothing is left for Python
+/// to kill. Not under a blocking call (`subprocess.run(..., shell=True)`): on timeout
+/// or Ctrl-C it kills the shell with SIGKILL, and the script never gets to its kill.
+fn shell_string_owns_its_session(file: &File, program_arg: Node, local: &Scope) -> bool {
+    string_value(file, program_arg, local, 1)
+        .is_some_and(|line| super::shell::owns_its_sessions(&line, file.rules))
+}
+
+/// `subprocess.run(["kill", "-TERM", "--", f"-{p.pid}"])`, `os.system(f"kill -- -{pgid}")`:
+/// the `kill` program given a negative pid (a word of `-` then a value: `f"-{pgid}"`,
+/// `"-" + str(pgid)`, `"-%d" % pgid`, `f"{-pgid}"`) signals the group as `os.killpg`
+/// does. `-TERM`, `-9` and `-0` are signals or the caller's own group, not a child's.
+fn kill_program_of_group(file: &File, call: Node, name: &str) -> bool {
+    if !file.rules.python.spawn.iter().any(|s| s == name) {
+        return false;
+    }
+    let Some(first) = call
+        .child_by_field_name("arguments")
+        .and_then(|a| a.named_child(0))
+    else {
+        return false;
+    };
+    let bare = |t: &str| {
+        t.trim_start_matches(['f', 'F', 'r', 'R', 'b', 'B'])
+            .trim_matches(['"', '\''])
+            .to_string()
+    };
+    let words: Vec<String> = match first.kind() {
+        "list" | "tuple" => {
+            let mut cursor = first.walk();
+            first
+                .named_children(&mut cursor)
+                .filter(|n| n.kind() != "comment")
+                .map(|n| match n.kind() {
+                    "binary_operator" => n
+                        .child_by_field_name("left")
+                        .map(|l| format!("{}{{}}", bare(text(l, file.src))))
+                        .unwrap_or_default(),
+                    _ => bare(text(n, file.src)),
+                })
+                .collect()
+        }
+        "string" => bare(text(first, file.src))
+            .split_whitespace()
+            .map(str::to_string)
+            .collect(),
+        _ => return false,
+    };
+    let is_kill = words
+        .first()
+        .is_some_and(|w| w.rsplit('/').next() == Some("kill"));
+    is_kill
+        && words[1..].iter().any(|w| {
+            let w = w.trim_matches(['"', '\'']);
+            w.starts_with("-{") || w.starts_with("-%") || w.starts_with("{-")
+        })
 }

@@ -2149,11 +2149,9 @@ impl Visitor<'_> {
         let Some(line) = self.script_text(&script, 0) else {
             return;
         };
-        // Each command of the string: `cd /work && claude -p ...` starts claude too.
-        let Some(agent) = line
-            .split(['&', '|', ';', '\n'])
-            .find_map(|c| super::syntax::command_agent(&super::syntax::first_words(c), self.rules))
-        else {
+        // Checked as a shell script, as every language's `sh -c` is: each of its commands
+        // (`cd /work && claude -p ...`), and none for a session the script kills itself.
+        let Some(agent) = super::shell::script_agent(&line, self.rules) else {
             return;
         };
         // A bound command is judged from its `let`, so its variable's statements count.

@@ -89,22 +89,35 @@ pub fn check(original: &str, rules: &Rules) -> Checked {
         // A coprocess runs asynchronously, like a `&` job.
         let background = node.next_sibling().is_some_and(|n| n.kind() == "&")
             || words.first().is_some_and(|w| w == "coproc");
-        let run = match unguarded_agent(&words, rules, &variables) {
-            Some(Run::Bare(agent))
-                if background
-                    && (monitor.contains(&None) || monitor.contains(&function_of(node))) =>
-            {
-                Some(Run::Session(agent))
-            }
+        let found = unguarded_agent(&words, rules, &variables)
+            .or_else(|| script_of_command(node, &words, src, rules, &variables));
+        // A background job under job control: a process group of its own, no session.
+        let job = matches!(found, Some(Run::Bare(_)))
+            && background
+            && (monitor.contains(&None) || monitor.contains(&function_of(node)));
+        let run = match found {
+            Some(Run::Bare(agent)) if job => Some(Run::Session(agent)),
             other => other,
         };
         if run.is_none() {
             return;
         }
         let scope = function_node(node).unwrap_or(root);
-        let ending = *endings
-            .entry(scope.id())
-            .or_insert_with(|| script.ending(scope));
+        let ending = if job {
+            script.job_ending(scope)
+        } else {
+            *endings
+                .entry(scope.id())
+                .or_insert_with(|| script.ending(scope))
+        };
+        let (started, half) = if job {
+            (
+                "as a job in a process group of its own (`set -m`)",
+                "job control",
+            )
+        } else {
+            ("in a new session", "`setsid`")
+        };
         let (message, help) = match run {
             None => return,
             Some(Run::Bare(agent)) => (
@@ -124,8 +137,8 @@ pub fn check(original: &str, rules: &Rules) -> Checked {
                 Ending::Killed => return,
                 Ending::Gated => (
                     format!(
-                        "`{agent}` is run in a new session whose group is killed only while the \
-                         leader is alive"
+                        "`{agent}` is run {started} whose group is killed only while the leader \
+                         is alive"
                     ),
                     "the group kill is gated on the leader (`kill -0 $pid`): when it exits \
                      first, its helpers survive. Kill the group unconditionally (`kill -- \
@@ -133,15 +146,15 @@ pub fn check(original: &str, rules: &Rules) -> Checked {
                         .to_string(),
                 ),
                 Ending::LeaderOnly => (
-                    format!("`{agent}` is run in a new session, but only the leader is killed"),
+                    format!("`{agent}` is run {started}, but only the leader is killed"),
                     "`kill $pid` signals the leader alone: kill the whole group with `kill -- \
                      -$pid` (on timeout, error and exit: `trap ... EXIT`)"
                         .to_string(),
                 ),
                 Ending::Nothing => (
-                    format!("`{agent}` is run in a new session, but nothing kills the group"),
+                    format!("`{agent}` is run {started}, but nothing kills the group"),
                     format!(
-                        "`setsid` is half the cleanup: kill the group with `kill -- -$pid` in \
+                        "{half} is half the cleanup: kill the group with `kill -- -$pid` in \
                          `trap ... EXIT`, or run `timeout DUR {agent} ...` (it signals its \
                          group), or `fleet run --timeout DUR -- {agent} ...`"
                     ),
@@ -258,6 +271,15 @@ impl<'t> Script<'t, '_> {
     /// of its own is not entered: its kill is for its own child (`kill -- -$pid` in one
     /// function is not the cleanup of `setsid claude` in an unrelated one).
     fn ending(&self, start: Node<'t>) -> Ending {
+        let mut best = Ending::Nothing;
+        for scope in self.reached(start) {
+            kills_in(&self.commands(scope), self.src, self.rules, &mut best, 0);
+        }
+        best
+    }
+
+    /// The scopes whose kills count for a session started in `start` ([`Self::ending`]).
+    fn reached(&self, start: Node<'t>) -> Vec<Node<'t>> {
         let graph = self.graph.get_or_init(|| {
             self.functions
                 .values()
@@ -296,11 +318,7 @@ impl<'t> Script<'t, '_> {
                 }
             }
         }
-        let mut best = Ending::Nothing;
-        for scope in reached {
-            kills_in(&self.commands(scope), self.src, self.rules, &mut best, 0);
-        }
-        best
+        reached
     }
 }
 
@@ -693,12 +711,9 @@ pub(super) fn script_agent(script: &str, rules: &Rules) -> Option<String> {
     }
 }
 
-/// The first agent a `sh -c` script runs without a group of its own.
-fn agent_in_script(
-    script: &str,
-    rules: &Rules,
-    variables: &HashMap<String, Vec<String>>,
-) -> Option<Run> {
+/// The first agent a `sh -c` script runs without a group of its own, bare or in a new
+/// session, whatever the script does with it ([`agent_in_script`] asks that too).
+fn first_run(script: &str, rules: &Rules, variables: &HashMap<String, Vec<String>>) -> Option<Run> {
     let script = ascii_only(script);
     let script = script.as_str();
     let tree = syntax::parse_bounded(tree_sitter_bash::LANGUAGE.into(), script, "shell").ok()?;
@@ -799,5 +814,163 @@ fn substitution_program(value: &str) -> Option<String> {
     match words.as_slice() {
         ["command", "-v", name] | ["which", name] | ["type", "-P", name] => Some(unquote(name)),
         _ => None,
+    }
+}
+
+/// The first agent a `sh -c` script runs without a group of its own ([`first_run`]);
+/// none when that agent runs in a session the script itself kills
+/// ([`owns_its_sessions`]): `bash -c 'setsid claude -p x & pid=$!; ...; kill -- -$pid'`
+/// needs no group from whatever starts the shell.
+fn agent_in_script(
+    script: &str,
+    rules: &Rules,
+    variables: &HashMap<String, Vec<String>>,
+) -> Option<Run> {
+    let found = first_run(script, rules, variables);
+    if matches!(found, Some(Run::Session(_))) && owns_its_sessions(script, rules) {
+        return None;
+    }
+    found
+}
+
+/// How many `sh -c` scripts inside each other are checked as scripts of their own
+/// ([`owns_its_sessions`]); past this one is taken not to kill its sessions.
+const MAX_NESTED_SCRIPTS: usize = 4;
+
+thread_local! {
+    static NESTED_SCRIPTS: std::cell::Cell<usize> = const { std::cell::Cell::new(0) };
+}
+
+/// Is a `sh -c` script compliant on its own: it starts its agent in a session it sees
+/// without the caller's variables (`setsid claude`, not `setsid $AGENT`), and checked as
+/// a shell script ([`check`]) it has no finding and parses, so every session it starts
+/// is killed as a group inside it?
+pub(super) fn owns_its_sessions(script: &str, rules: &Rules) -> bool {
+    let depth = NESTED_SCRIPTS.with(std::cell::Cell::get);
+    if depth >= MAX_NESTED_SCRIPTS
+        || !matches!(
+            first_run(script, rules, &HashMap::new()),
+            Some(Run::Session(_))
+        )
+    {
+        return false;
+    }
+    NESTED_SCRIPTS.with(|d| d.set(depth + 1));
+    let checked = check(script, rules);
+    NESTED_SCRIPTS.with(|d| d.set(depth));
+    checked.findings.is_empty() && checked.parse_error.is_none() && checked.too_deep.is_none()
+}
+
+/// Run `f` with every `sh -c` script taken as not killing its own sessions: under a
+/// call that kills the shell with SIGKILL (Python's `subprocess.run` on timeout and
+/// Ctrl-C) the script never gets to its `kill -- -$pid` or its trap, so its agent is
+/// that call's to end.
+pub(super) fn scripts_unchecked<T>(f: impl FnOnce() -> T) -> T {
+    let depth = NESTED_SCRIPTS.with(|d| d.replace(MAX_NESTED_SCRIPTS));
+    let out = f();
+    NESTED_SCRIPTS.with(|d| d.set(depth));
+    out
+}
+
+/// The agent a command runs through a script that is no `-c` argument: `eval "claude -p
+/// hi"` (its words joined are the script), and a shell reading its script from a
+/// here-document or here-string (`bash <<'EOS'` with `claude -p hi` inside, `sh <<<
+/// "claude -p hi"`) given no script file (`bash -s` takes its other words as arguments).
+fn script_of_command(
+    node: Node,
+    words: &[String],
+    src: &str,
+    rules: &Rules,
+    variables: &HashMap<String, Vec<String>>,
+) -> Option<Run> {
+    let program = resolve(words.first()?, variables, rules);
+    let name = program.rsplit('/').next().unwrap_or(&program);
+    if name == "eval" {
+        return agent_in_script(&words[1..].join(" "), rules, variables);
+    }
+    if !rules.shell.shells.iter().any(|s| s == name) {
+        return None;
+    }
+    let options: Vec<&String> = words[1..]
+        .iter()
+        .take_while(|w| w.starts_with('-'))
+        .collect();
+    let reads_stdin = options.iter().any(|w| w.as_str() == "-s")
+        || options.len() == words.len() - 1 && !options.iter().any(|w| is_script_flag(w));
+    if !reads_stdin {
+        return None;
+    }
+    // A here-string may be the command's own redirect; a here-document is the
+    // statement's around it.
+    let statement = node
+        .parent()
+        .filter(|p| p.kind() == "redirected_statement")
+        .filter(|p| p.child_by_field_name("body") == Some(node));
+    let mut redirects = Vec::new();
+    for holder in std::iter::once(node).chain(statement) {
+        let mut cursor = holder.walk();
+        redirects.extend(holder.named_children(&mut cursor));
+    }
+    let script = redirects.into_iter().find_map(|r| match r.kind() {
+        "heredoc_redirect" => {
+            let mut inner = r.walk();
+            r.named_children(&mut inner)
+                .find(|b| b.kind() == "heredoc_body")
+                .map(|b| text(b, src).to_string())
+        }
+        "herestring_redirect" => r.named_child(0).map(|s| unquote(text(s, src))),
+        _ => None,
+    })?;
+    agent_in_script(&script, rules, variables)
+}
+
+impl<'t> Script<'t, '_> {
+    /// How the script ends a background job's process group under job control (`set
+    /// -m`): as a session's ([`Self::ending`]), and `kill %1` (`%%`, `%+`, `%-`,
+    /// `%name`) too, which signals the job's whole group. (A job that runs `setsid`
+    /// is not one: its session has left the job's group, and `kill %1` reaches only
+    /// the leader.)
+    fn job_ending(&self, start: Node<'t>) -> Ending {
+        let mut best = self.ending(start);
+        if best == Ending::Killed {
+            return best;
+        }
+        let job_kill = |words: &[String]| {
+            words.first().is_some_and(|w| w == "kill")
+                && !words.iter().any(|w| w == "-0")
+                && words[1..].iter().any(|w| w.starts_with('%'))
+        };
+        for scope in self.reached(start) {
+            for command in self.commands(scope) {
+                let words = command_words(command, self.src);
+                // `trap 'kill %1' EXIT`: the handler's commands.
+                let trapped = words.first().is_some_and(|w| w == "trap")
+                    && words.get(1).is_some_and(|handler| {
+                        let handler = ascii_only(handler);
+                        let mut kills = false;
+                        if let Ok(tree) = syntax::parse_bounded(
+                            tree_sitter_bash::LANGUAGE.into(),
+                            &handler,
+                            "shell",
+                        ) {
+                            syntax::walk(tree.root_node(), &mut |n| {
+                                kills |=
+                                    n.kind() == "command" && job_kill(&command_words(n, &handler));
+                            });
+                        }
+                        kills
+                    });
+                if trapped {
+                    return Ending::Killed;
+                }
+                if job_kill(&words) {
+                    if !gated(command, self.src, self.rules) {
+                        return Ending::Killed;
+                    }
+                    best = Ending::Gated;
+                }
+            }
+        }
+        best
     }
 }

@@ -589,11 +589,9 @@ pub fn argv_agent(words: &[String], rules: &super::rules::Rules) -> Option<Strin
         .iter()
         .skip(1)
         .position(|w| super::shell::is_script_flag(w))?;
-    let script = words.get(at + 2)?;
-    // Each command of the string: `cd /work && claude -p ...` starts claude too.
-    script
-        .split(['&', '|', ';', '\n'])
-        .find_map(|command| command_agent(&first_words(command), rules))
+    // Checked as a shell script, as every language's `sh -c` is: each of its commands,
+    // and none for a session the script kills itself.
+    super::shell::script_agent(words.get(at + 2)?, rules)
 }
 
 /// Does the text before a word end where a shell default starts it: `${AGENT:-claude}`,
