@@ -1225,6 +1225,36 @@ fn negative_pid(tokens: &str) -> bool {
     tokens.starts_with('-') || tokens.contains("from_raw (-")
 }
 
+/// Is this pid (as tokens) a number, not a child's: `0`, `-0`, `(-1)`, `0 as i32`,
+/// `Pid::from_raw(0)`, `nix::unistd::Pid::from_raw(-0)`?
+fn literal_pid(tokens: &str) -> bool {
+    let mut t: String = tokens.chars().filter(|c| !c.is_whitespace()).collect();
+    loop {
+        let before = t.clone();
+        if let Some(at) = t.find("from_raw(")
+            && t.ends_with(')')
+        {
+            t = t[at + "from_raw(".len()..t.len() - 1].to_string();
+        }
+        if let Some(at) = t.find("as")
+            && at > 0
+            && t[..at].chars().all(|c| c.is_ascii_digit() || c == '-')
+        {
+            t.truncate(at);
+        }
+        if t.starts_with('(') && t.ends_with(')') {
+            t = t[1..t.len() - 1].to_string();
+        }
+        if let Some(rest) = t.strip_prefix('-') {
+            t = rest.to_string();
+        }
+        if t == before {
+            break;
+        }
+    }
+    !t.is_empty() && t.chars().all(|c| c.is_ascii_digit())
+}
+
 /// A function of the file: its name, the type of its `impl` if a method, its kills and
 /// the identifiers it names (the functions it may call).
 struct Summary {
@@ -1384,14 +1414,20 @@ fn summarize(
                 let t = a.to_token_stream().to_string();
                 negative_pid(&t) || self.negated.contains(&t)
             });
-            // `libc::kill(-pgid, 0)`, `killpg(pgid, 0)`: signal 0 only asks whether the
-            // group is there.
-            let probe = call
+            // `libc::kill(-pgid, 0)`, `killpg(pgid, 0)`, nix's `killpg(pgid, None)`: signal
+            // 0 only asks whether the group is there.
+            let probe = call.args.iter().nth(1).is_some_and(|s| {
+                let s = s.to_token_stream().to_string();
+                s == "0" || s == "None"
+            });
+            // `libc::kill(-0, sig)`, `killpg(0, sig)`: a pid written as a number is the
+            // caller's own group (0) or every process (-1), never the child's.
+            let literal = call
                 .args
-                .iter()
-                .nth(1)
-                .is_some_and(|s| s.to_token_stream().to_string() == "0");
+                .first()
+                .is_some_and(|a| literal_pid(&a.to_token_stream().to_string()));
             if !probe
+                && !literal
                 && (rust.group_kill.iter().any(|k| k == last)
                     || (rust.kill_negative.iter().any(|k| k == last) && negative))
             {
