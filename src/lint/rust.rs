@@ -369,6 +369,10 @@ impl Visitor<'_> {
                 _ => None,
             },
             Expr::Reference(r) => self.program(&r.expr, depth + 1),
+            // `&*CLAUDE` of a `static CLAUDE: Lazy<String>`: the value behind it.
+            Expr::Unary(u) if matches!(u.op, syn::UnOp::Deref(_)) => {
+                self.program(&u.expr, depth + 1)
+            }
             Expr::Paren(p) => self.program(&p.expr, depth + 1),
             Expr::Try(t) => self.program(&t.expr, depth + 1),
             Expr::MethodCall(m) => {
@@ -376,7 +380,7 @@ impl Visitor<'_> {
                 // the program; `.to_string()`, `.as_str()` and the like keep the receiver's.
                 if matches!(
                     m.method.to_string().as_str(),
-                    "unwrap_or" | "unwrap_or_else" | "or" | "or_else" | "map_or"
+                    "unwrap_or" | "unwrap_or_else" | "or" | "or_else" | "map_or" | "get_or_init"
                 ) {
                     for arg in &m.args {
                         let arg = match arg {
@@ -452,7 +456,11 @@ impl Visitor<'_> {
                     callee.rsplit("::").nth(1),
                     Some("String" | "PathBuf" | "Path" | "OsString" | "OsStr")
                 ) && matches!(callee.rsplit("::").next(), Some("from" | "new"));
-                if conversion
+                // `Lazy::new(|| "claude".to_string())`, `LazyLock::new(..)` of a static: the
+                // one value its closure gives.
+                if let Some(value) = lazy_value(&callee, c) {
+                    self.program(value, depth + 1)
+                } else if conversion
                     || self
                         .rules
                         .rust
@@ -1779,6 +1787,30 @@ fn constant_returns(file: &syn::File) -> Returns {
     let mut collect = Collect(Returns::default());
     collect.visit_file(file);
     collect.0
+}
+
+/// The one value the closure of a lazy static's constructor gives (`Lazy::new(||
+/// "claude".to_string())`, `LazyLock::new(|| { BIN.into() })`): a closure taking nothing
+/// whose body is one expression. A body with statements gives nothing.
+fn lazy_value<'e>(callee: &str, call: &'e syn::ExprCall) -> Option<&'e Expr> {
+    let mut segments = callee.rsplit("::");
+    let (Some("new"), Some("Lazy" | "LazyLock" | "LazyCell")) = (segments.next(), segments.next())
+    else {
+        return None;
+    };
+    let [Expr::Closure(closure)] = call.args.iter().collect::<Vec<_>>()[..] else {
+        return None;
+    };
+    if !closure.inputs.is_empty() {
+        return None;
+    }
+    match &*closure.body {
+        Expr::Block(b) => match &b.block.stmts[..] {
+            [syn::Stmt::Expr(e, None)] => Some(e),
+            _ => None,
+        },
+        other => Some(other),
+    }
 }
 
 /// Every `const` and `static` of the file by name: module level, in inline modules, in
