@@ -101,6 +101,10 @@ pub fn check(original: &str, rules: &Rules) -> Checked {
         if run.is_none() {
             return;
         }
+        if let Some(raw) = forked_session(node, original, &words, rules, &variables) {
+            findings.push(raw);
+            return;
+        }
         let scope = function_node(node).unwrap_or(root);
         let ending = *endings
             .entry(scope.id())
@@ -800,4 +804,39 @@ fn substitution_program(value: &str) -> Option<String> {
         ["command", "-v", name] | ["which", name] | ["type", "-P", name] => Some(unquote(name)),
         _ => None,
     }
+}
+
+/// `setsid --fork claude &`, `setsid -f claude`: setsid forks, its child makes the
+/// session, so `$!` is not the session's id and `kill -- -$!` reaches nothing
+/// ([`syntax::forked_session_finding`]). The `setsid` read is the first before the agent.
+fn forked_session(
+    node: Node,
+    original: &str,
+    words: &[String],
+    rules: &Rules,
+    variables: &HashMap<String, Vec<String>>,
+) -> Option<syntax::Raw> {
+    let at = words.iter().position(|w| {
+        let word = resolve(w, variables, rules);
+        let name = word.rsplit('/').next().unwrap_or(&word);
+        rules.agent(&word).is_some() || rules.shell.session_only.iter().any(|s| s == name)
+    })?;
+    let first = resolve(&words[at], variables, rules);
+    let name = first.rsplit('/').next().unwrap_or(&first);
+    if !rules.shell.session_only.iter().any(|s| s == name) || !syntax::session_forks(&words[at..]) {
+        return None;
+    }
+    let agent = words[at + 1..].iter().find_map(|w| {
+        rules
+            .agent(&resolve(w, variables, rules))
+            .map(str::to_string)
+    })?;
+    let (message, help) =
+        syntax::forked_session_finding(&agent, "sh", "`$!`", "`kill -- -$!`", None);
+    Some(raw_at(
+        node.child_by_field_name("name").unwrap_or(node),
+        original,
+        message,
+        help,
+    ))
 }
