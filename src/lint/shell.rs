@@ -101,7 +101,9 @@ pub fn check(original: &str, rules: &Rules) -> Checked {
         if run.is_none() {
             return;
         }
-        if let Some(raw) = forked_session(node, original, &words, rules, &variables) {
+        let leads_group =
+            background && (monitor.contains(&None) || monitor.contains(&function_of(node)));
+        if let Some(raw) = forked_session(node, original, &words, rules, &variables, leads_group) {
             findings.push(raw);
             return;
         }
@@ -806,8 +808,10 @@ fn substitution_program(value: &str) -> Option<String> {
     }
 }
 
-/// `setsid --fork claude &`, `setsid -f claude`: setsid forks, its child makes the
-/// session, so `$!` is not the session's id and `kill -- -$!` reaches nothing
+/// `setsid --fork claude &`, `setsid -f claude`, and `setsid claude &` as a job of its
+/// own group (`set -m`, `leads_group`; setsid then forks as it does in any group leader,
+/// unless a wrapper that forks, `timeout`, runs it): setsid's child makes the session, so
+/// `$!` is not the session's id and `kill -- -$!` reaches nothing
 /// ([`syntax::forked_session_finding`]). The `setsid` read is the first before the agent.
 fn forked_session(
     node: Node,
@@ -815,6 +819,7 @@ fn forked_session(
     words: &[String],
     rules: &Rules,
     variables: &HashMap<String, Vec<String>>,
+    leads_group: bool,
 ) -> Option<syntax::Raw> {
     let at = words.iter().position(|w| {
         let word = resolve(w, variables, rules);
@@ -823,7 +828,14 @@ fn forked_session(
     })?;
     let first = resolve(&words[at], variables, rules);
     let name = first.rsplit('/').next().unwrap_or(&first);
-    if !rules.shell.session_only.iter().any(|s| s == name) || !syntax::session_forks(&words[at..]) {
+    let leader = leads_group
+        && !words[..at].iter().any(|w| {
+            let word = resolve(w, variables, rules);
+            let name = word.rsplit('/').next().unwrap_or(&word).to_string();
+            rules.shell.cleanup.contains(&name)
+        });
+    let forks = syntax::session_forks(&words[at..]);
+    if !rules.shell.session_only.iter().any(|s| s == name) || !(forks || leader) {
         return None;
     }
     let agent = words[at + 1..].iter().find_map(|w| {
@@ -831,8 +843,13 @@ fn forked_session(
             .agent(&resolve(w, variables, rules))
             .map(str::to_string)
     })?;
-    let (message, help) =
-        syntax::forked_session_finding(&agent, "sh", "`$!`", "`kill -- -$!`", None);
+    let (message, help) = syntax::forked_session_finding(
+        &agent,
+        "sh",
+        "`$!`",
+        "`kill -- -$!`",
+        (!forks).then_some("`set -m`"),
+    );
     Some(raw_at(
         node.child_by_field_name("name").unwrap_or(node),
         original,

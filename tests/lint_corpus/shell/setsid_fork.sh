@@ -33,3 +33,23 @@ forked "review"
 forked_short "triage"
 in_place "summarise"
 forked_tool out.log
+
+# Under `set -m` each background job leads a group of its own, so setsid forks there too.
+monitored() {
+  set -m
+  setsid claude -p "$1" &  # expect: agent-spawn-without-group
+  local pid=$!
+  trap 'kill -- -"$pid"' EXIT
+  wait "$pid"
+}
+
+monitored_group_killed() {
+  set -m
+  claude -p "$1" &
+  local pid=$!
+  trap 'kill -- -"$pid"' EXIT
+  wait "$pid"
+}
+
+monitored "again"
+monitored_group_killed "once more"
