@@ -908,15 +908,6 @@ fn reach<'t>(
             if is_global(file, home, name) {
                 globals.push(name.clone());
             }
-            // A command embedded in a struct of the file: the type's methods reach it
-            // through their receiver (`func (a *Agent) Stop()` killing `-a.Process.Pid`).
-            if let Some((_, ty)) = embedded_holder(file, call) {
-                for function in file.functions.values().flatten() {
-                    if function.id() != home.id() && receiver_type(file, *function) == Some(&ty) {
-                        reached.push(*function);
-                    }
-                }
-            }
         }
         Handle::Field(field) => {
             // Every function of the file that touches the field (`r.cmd`, `s.proc`): the
@@ -929,6 +920,19 @@ fn reach<'t>(
             }
         }
         Handle::Elsewhere | Handle::Nobody => {}
+    }
+    // A command embedded in a struct of the file (`a := &Agent{exec.Command(..)}`, `return
+    // &Agent{..}`): the type's methods reach it through their receiver (`func (a *Agent)
+    // Stop()` killing `-a.Process.Pid`).
+    if let Some((_, ty)) = embedding_literal(file, call) {
+        for function in file.functions.values().flatten() {
+            if function.id() != home.id()
+                && receiver_type(file, *function) == Some(&ty)
+                && !reached.iter().any(|r| r.id() == function.id())
+            {
+                reached.push(*function);
+            }
+        }
     }
     // `s.cmd = cmd`, `s.pid = cmd.Process.Pid`, `Session{cmd: cmd}`: a field that holds
     // it, for the methods that stop it later.
@@ -1669,21 +1673,7 @@ fn embedding_types(file: &File) -> Vec<String> {
 /// the struct's type.
 fn embedded_holder(file: &File, call: Node) -> Option<(String, String)> {
     let src = file.src;
-    let element = call.parent().filter(|p| p.kind() == "literal_element")?;
-    let mut value = element.parent()?;
-    if value.kind() == "keyed_element" {
-        let key = value.child_by_field_name("key")?;
-        let key = key.named_child(0).unwrap_or(key);
-        if text(key, src) != "Cmd" || value.child_by_field_name("value")?.id() != element.id() {
-            return None;
-        }
-        value = value.parent()?;
-    }
-    let literal = value.parent().filter(|l| l.kind() == "composite_literal")?;
-    let ty = text(literal.child_by_field_name("type")?, src).to_string();
-    if !embedding_types(file).contains(&ty) {
-        return None;
-    }
+    let (literal, ty) = embedding_literal(file, call)?;
     let mut bound = literal.parent()?;
     if bound.kind() == "unary_expression" {
         bound = bound.parent()?;
@@ -1706,4 +1696,23 @@ fn embedded_holder(file: &File, call: Node) -> Option<(String, String)> {
         .child_by_field_name("left")?
         .named_child(index as u32)?;
     (target.kind() == "identifier").then(|| (text(target, src).to_string(), ty))
+}
+
+/// The struct literal a spawn is the embedded command of (`&Agent{exec.Command(...)}`,
+/// `Agent{Cmd: exec.Command(...)}` of a type of [`embedding_types`]), with its type.
+fn embedding_literal<'t>(file: &File<'t, '_>, call: Node<'t>) -> Option<(Node<'t>, String)> {
+    let src = file.src;
+    let element = call.parent().filter(|p| p.kind() == "literal_element")?;
+    let mut value = element.parent()?;
+    if value.kind() == "keyed_element" {
+        let key = value.child_by_field_name("key")?;
+        let key = key.named_child(0).unwrap_or(key);
+        if text(key, src) != "Cmd" || value.child_by_field_name("value")?.id() != element.id() {
+            return None;
+        }
+        value = value.parent()?;
+    }
+    let literal = value.parent().filter(|l| l.kind() == "composite_literal")?;
+    let ty = text(literal.child_by_field_name("type")?, src).to_string();
+    embedding_types(file).contains(&ty).then_some((literal, ty))
 }

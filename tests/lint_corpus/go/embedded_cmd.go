@@ -53,3 +53,30 @@ func StartUngrouped(q string) *Ungrouped {
 }
 
 func (u *Ungrouped) Stop() { syscall.Kill(-u.Process.Pid, syscall.SIGKILL) }
+
+type Session struct{ *exec.Cmd }
+
+// The literal returned: the type's methods set the group and kill it.
+func NewSession(q string) *Session {
+	return &Session{exec.Command("claude", "-p", q)}
+}
+
+func (s *Session) Run() error {
+	s.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
+	if err := s.Start(); err != nil {
+		return err
+	}
+	defer syscall.Kill(-s.Process.Pid, syscall.SIGKILL)
+	return s.Wait()
+}
+
+type Job struct{ *exec.Cmd }
+
+func NewJob(q string) *Job {
+	return &Job{exec.Command("codex", "exec", q)} // expect: agent-spawn-without-group
+}
+
+func (j *Job) Run() error {
+	j.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
+	return j.Cmd.Run()
+}
