@@ -1263,6 +1263,55 @@ fn literal_pid(tokens: &str) -> bool {
     !t.is_empty() && t.chars().all(|c| c.is_ascii_digit())
 }
 
+/// Does a macro's token text (`tokio::select! { .. => unsafe { libc::killpg(pid, 9) } }`)
+/// call a group kill: `killpg(pid, sig)`, `kill(-pid, sig)`, read as in
+/// the calls outside macros: not with a pid written as a number ([`literal_pid`]), nor with
+/// signal 0 or nix's `None` (the probe).
+fn macro_group_kill(text: &str, rust: &super::rules::Rust) -> bool {
+    let kills = rust
+        .group_kill
+        .iter()
+        .map(|k| (k, true))
+        .chain(rust.kill_negative.iter().map(|k| (k, false)));
+    for (kill, group) in kills {
+        let call = format!("{kill} (");
+        for (at, _) in text.match_indices(&call) {
+            let word = |c: char| c.is_alphanumeric() || c == '_';
+            if text[..at].ends_with(word) {
+                continue;
+            }
+            let mut args = vec![String::new()];
+            let mut depth = 0usize;
+            for c in text[at + call.len()..].chars() {
+                match c {
+                    '(' | '[' | '{' => depth += 1,
+                    ')' | ']' | '}' if depth == 0 => break,
+                    ')' | ']' | '}' => depth -= 1,
+                    ',' if depth == 0 => {
+                        args.push(String::new());
+                        continue;
+                    }
+                    _ => {}
+                }
+                if let Some(last) = args.last_mut() {
+                    last.push(c);
+                }
+            }
+            let first = args[0].trim();
+            let probe = args
+                .get(1)
+                .is_some_and(|s| matches!(s.trim(), "0" | "None"));
+            // `let pg = Pid::from_raw(-pid); kill(pg, sig)` in the same macro.
+            let negated = first.chars().all(|c| c.is_alphanumeric() || c == '_')
+                && text.contains("from_raw (-");
+            if !probe && !literal_pid(first) && (group || negative_pid(first) || negated) {
+                return true;
+            }
+        }
+    }
+    false
+}
+
 /// A function of the file: its name, the type of its `impl` if a method, its kills and
 /// the identifiers it names (the functions it may call).
 struct Summary {
@@ -1500,14 +1549,7 @@ fn summarize(
             let text = mac.tokens.to_string();
             let rust = &self.rules.rust;
             let gated = self.gated > 0;
-            let group = rust
-                .group_kill
-                .iter()
-                .any(|k| text.contains(&format!("{k} (")))
-                || rust
-                    .kill_negative
-                    .iter()
-                    .any(|k| text.contains(&format!("{k} (-")) || text.contains("from_raw (-"));
+            let group = macro_group_kill(&text, rust);
             if group {
                 self.kills.push(Aimed::anywhere(Kill::Group { gated }));
             }

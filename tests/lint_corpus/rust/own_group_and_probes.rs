@@ -53,3 +53,33 @@ pub fn nix_probe_then_killed(q: &str) -> std::io::Result<()> {
     }
     Ok(())
 }
+
+// The same inside a macro's body (`tokio::select!`), read from its tokens.
+pub async fn select_kills_own_group(q: &str) -> std::io::Result<()> {
+    let mut child = tokio::process::Command::new("claude").arg(q).process_group(0).spawn()?; // expect: agent-spawn-without-group
+    tokio::select! {
+        _ = child.wait() => {}
+        _ = tokio::time::sleep(std::time::Duration::from_secs(600)) => unsafe { libc::kill(-0, libc::SIGKILL); },
+    }
+    Ok(())
+}
+
+pub async fn select_probes_only(q: &str) -> std::io::Result<()> {
+    let mut child = tokio::process::Command::new("codex").arg(q).process_group(0).spawn()?; // expect: agent-spawn-without-group
+    let pid = child.id().unwrap_or(0) as i32;
+    tokio::select! {
+        _ = child.wait() => {}
+        _ = tokio::time::sleep(std::time::Duration::from_secs(600)) => { let _ = killpg(Pid::from_raw(pid), None); },
+    }
+    Ok(())
+}
+
+pub async fn select_kills_group(q: &str) -> std::io::Result<()> {
+    let mut child = tokio::process::Command::new("gemini").arg(q).process_group(0).spawn()?;
+    let pid = child.id().unwrap_or(0) as i32;
+    tokio::select! {
+        _ = child.wait() => {}
+        _ = tokio::time::sleep(std::time::Duration::from_secs(600)) => unsafe { libc::kill(-pid, libc::SIGKILL); },
+    }
+    Ok(())
+}
