@@ -1869,6 +1869,10 @@ fn collect_consts(file: &syn::File) -> HashMap<String, Expr> {
         fn visit_impl_item_const(&mut self, c: &'ast syn::ImplItemConst) {
             self.0.insert(c.ident.to_string(), c.expr.clone());
         }
+        fn visit_macro(&mut self, mac: &'ast syn::Macro) {
+            self.0.extend(lazy_static_values(mac));
+            syn::visit::visit_macro(self, mac);
+        }
     }
     let mut collect = Collect(HashMap::new());
     collect.visit_file(file);
@@ -2480,4 +2484,32 @@ impl<'ast> Visit<'ast> for Visitor<'_> {
         }
         syn::visit::visit_macro(self, mac);
     }
+}
+
+/// The statics of a `lazy_static! { static ref CLAUDE: String = "claude".to_string(); }`
+/// by name, with the value each is initialised with (read from the macro's tokens).
+fn lazy_static_values(mac: &syn::Macro) -> Vec<(String, Expr)> {
+    if mac
+        .path
+        .segments
+        .last()
+        .is_none_or(|s| s.ident != "lazy_static")
+    {
+        return Vec::new();
+    }
+    let text = mac.tokens.to_string();
+    text.split("static ref ")
+        .skip(1)
+        .filter_map(|declaration| {
+            let (name, rest) = declaration.split_once(':')?;
+            let name = name.trim();
+            if name.is_empty() || !name.chars().all(|c| c.is_alphanumeric() || c == '_') {
+                return None;
+            }
+            let (_, value) = rest.split_once('=')?;
+            let value = &value[..value.rfind(';')?];
+            let value = syn::parse_str::<Expr>(value).ok()?;
+            Some((name.to_string(), value))
+        })
+        .collect()
 }

@@ -49,3 +49,16 @@ pub fn names_the_static_kills_another() -> std::io::Result<()> {
     unsafe { libc::killpg(c.id() as i32, libc::SIGKILL) };
     Ok(())
 }
+
+lazy_static::lazy_static! {
+    static ref AIDER: String = "aider".to_string();
+    pub static ref TAR: &'static str = "tar";
+}
+
+pub fn lazy_static_macro_no_group(q: &str) {
+    let _ = Command::new(&*AIDER).arg("--message").arg(q).spawn(); // expect: agent-spawn-without-group
+}
+
+pub fn lazy_static_macro_tool(path: &str) {
+    let _ = Command::new(*TAR).arg("xf").arg(path).spawn();
+}
