@@ -1315,7 +1315,11 @@ fn evidence_in(file: &File, call: Node, handle: &Handle, caller: Option<usize>) 
                 return true;
             }
             match handle {
-                Handle::Var(name) => text(operand, src) == name,
+                // `a.Cmd.SysProcAttr` of a struct embedding the command.
+                Handle::Var(name) => {
+                    let operand = text(operand, src);
+                    operand == name || operand.strip_suffix(".Cmd") == Some(name)
+                }
                 Handle::Field(field) => {
                     operand.kind() == "selector_expression"
                         && operand

@@ -80,3 +80,15 @@ func (j *Job) Run() error {
 	j.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
 	return j.Cmd.Run()
 }
+
+type Task struct{ *exec.Cmd }
+
+// The embedded field named: `t.Cmd.SysProcAttr` is the command's.
+func StartTask(q string) *Task {
+	t := &Task{exec.Command("claude", "-p", q)}
+	t.Cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
+	t.Start()
+	return t
+}
+
+func (t *Task) Stop() { syscall.Kill(-t.Process.Pid, syscall.SIGKILL) }
