@@ -561,6 +561,9 @@ fn handle_of(file: &File, call: Node) -> Handle {
                 _ => Handle::Nobody,
             }
         }
+        // `a := &Agent{exec.Command(...)}` of a `type Agent struct{ *exec.Cmd }`: the
+        // command's fields and methods are the variable's own (`a.SysProcAttr`, `a.Start()`).
+        "literal_element" if let Some((var, _)) = embedded_holder(file, call) => Handle::Var(var),
         "literal_element" => parent
             .parent()
             .filter(|k| k.kind() == "keyed_element")
@@ -917,6 +920,19 @@ fn reach<'t>(
             }
         }
         Handle::Elsewhere | Handle::Nobody => {}
+    }
+    // A command embedded in a struct of the file (`a := &Agent{exec.Command(..)}`, `return
+    // &Agent{..}`): the type's methods reach it through their receiver (`func (a *Agent)
+    // Stop()` killing `-a.Process.Pid`).
+    if let Some((_, ty)) = embedding_literal(file, call) {
+        for function in file.functions.values().flatten() {
+            if function.id() != home.id()
+                && receiver_type(file, *function) == Some(&ty)
+                && !reached.iter().any(|r| r.id() == function.id())
+            {
+                reached.push(*function);
+            }
+        }
     }
     // `s.cmd = cmd`, `s.pid = cmd.Process.Pid`, `Session{cmd: cmd}`: a field that holds
     // it, for the methods that stop it later.
@@ -1299,7 +1315,11 @@ fn evidence_in(file: &File, call: Node, handle: &Handle, caller: Option<usize>) 
                 return true;
             }
             match handle {
-                Handle::Var(name) => text(operand, src) == name,
+                // `a.Cmd.SysProcAttr` of a struct embedding the command.
+                Handle::Var(name) => {
+                    let operand = text(operand, src);
+                    operand == name || operand.strip_suffix(".Cmd") == Some(name)
+                }
                 Handle::Field(field) => {
                     operand.kind() == "selector_expression"
                         && operand
@@ -1614,4 +1634,89 @@ fn groups(file: &File, node: Node, depth: usize) -> bool {
         }
         _ => false,
     }
+}
+
+/// The types of the file that embed the command (`type Agent struct{ *exec.Cmd }`,
+/// `struct{ exec.Cmd; name string }`): their values have its fields and methods.
+fn embedding_types(file: &File) -> Vec<String> {
+    let src = file.src;
+    let mut found = Vec::new();
+    syntax::walk(file.root, &mut |n| {
+        if n.kind() != "type_spec" {
+            return;
+        }
+        let (Some(name), Some(ty)) = (n.child_by_field_name("name"), n.child_by_field_name("type"))
+        else {
+            return;
+        };
+        if ty.kind() != "struct_type" {
+            return;
+        }
+        let mut embeds = false;
+        syntax::walk(ty, &mut |f| {
+            if f.kind() == "field_declaration" && f.child_by_field_name("name").is_none() {
+                let embedded = text(f, src).trim().trim_start_matches('*').trim();
+                embeds |= file.exec.iter().any(|e| {
+                    if e.is_empty() {
+                        embedded == "Cmd"
+                    } else {
+                        embedded == format!("{e}.Cmd")
+                    }
+                });
+            }
+        });
+        if embeds {
+            found.push(text(name, src).to_string());
+        }
+    });
+    found
+}
+
+/// A spawn that is the embedded command of a struct literal bound to a variable (`a :=
+/// &Agent{exec.Command(...)}`, `a := Agent{Cmd: exec.Command(...)}`): the variable and
+/// the struct's type.
+fn embedded_holder(file: &File, call: Node) -> Option<(String, String)> {
+    let src = file.src;
+    let (literal, ty) = embedding_literal(file, call)?;
+    let mut bound = literal.parent()?;
+    if bound.kind() == "unary_expression" {
+        bound = bound.parent()?;
+    }
+    if bound.kind() != "expression_list" {
+        return None;
+    }
+    let statement = bound.parent()?;
+    if !matches!(
+        statement.kind(),
+        "short_var_declaration" | "assignment_statement"
+    ) {
+        return None;
+    }
+    let mut cursor = bound.walk();
+    let index = bound
+        .named_children(&mut cursor)
+        .position(|n| n.id() == literal.id() || n.id() == literal.parent().map_or(0, |p| p.id()))?;
+    let target = statement
+        .child_by_field_name("left")?
+        .named_child(index as u32)?;
+    (target.kind() == "identifier").then(|| (text(target, src).to_string(), ty))
+}
+
+/// The struct literal a spawn is the embedded command of (`&Agent{exec.Command(...)}`,
+/// `Agent{Cmd: exec.Command(...)}` of a type of [`embedding_types`]), with its type.
+fn embedding_literal<'t>(file: &File<'t, '_>, call: Node<'t>) -> Option<(Node<'t>, String)> {
+    let src = file.src;
+    let element = call.parent().filter(|p| p.kind() == "literal_element")?;
+    let mut value = element.parent()?;
+    if value.kind() == "keyed_element" {
+        let key = value.child_by_field_name("key")?;
+        let key = key.named_child(0).unwrap_or(key);
+        if text(key, src) != "Cmd" || value.child_by_field_name("value")?.id() != element.id() {
+            return None;
+        }
+        value = value.parent()?;
+    }
+    let literal = value.parent().filter(|l| l.kind() == "composite_literal")?;
+    let ty = text(literal.child_by_field_name("type")?, src).to_string();
+    embedding_types(file).contains(&ty).then_some((literal, ty))
 }

@@ -485,6 +485,7 @@ fn check_call(file: &File, call: Node) -> Option<syntax::Raw> {
         words
     };
     let words = syntax::past_wrappers(&words, file.rules);
+    let forks = syntax::session_forks(&words);
     // `spawn('setsid', ['claude', ...])`: the new session `detached: true` would make.
     let (words, setsid) = match syntax::past_session(&words, file.rules) {
         Some(command) => (command, true),
@@ -505,6 +506,9 @@ fn check_call(file: &File, call: Node) -> Option<syntax::Raw> {
     };
     if in_helper(file, call) {
         return None;
+    }
+    if setsid && let Some(raw) = forked_session(file, callee, args, &agent, &name, forks) {
+        return Some(raw);
     }
     let detached = setsid
         || args.kind() == "arguments" && {
@@ -2355,4 +2359,38 @@ fn shell_string_owns_its_session(file: &File, args: Node) -> bool {
         && first_argument(args)
             .and_then(|first| string_value(file, first, 1))
             .is_some_and(|line| super::shell::owns_its_sessions(&line, file.rules))
+}
+
+/// `spawn('setsid', ['--fork', 'claude'])`, `spawn('setsid', ['claude'], { detached: true
+/// })`: setsid forks (asked to, or because the detached child already leads a group), its
+/// child makes the session, and no `process.kill(-child.pid, ..)` reaches it
+/// ([`syntax::forked_session_finding`]).
+fn forked_session(
+    file: &File,
+    at: Node,
+    args: Node,
+    agent: &str,
+    api: &str,
+    forks: bool,
+) -> Option<syntax::Raw> {
+    let detached = args.kind() == "arguments" && {
+        let mut cursor = args.walk();
+        let options: Vec<Node> = args
+            .named_children(&mut cursor)
+            .filter(|n| n.kind() != "comment")
+            .skip(1)
+            .collect();
+        options.iter().any(|o| object_is_detached(file, *o, 0))
+    };
+    if !forks && !detached {
+        return None;
+    }
+    let (message, help) = syntax::forked_session_finding(
+        agent,
+        api,
+        "`child.pid`",
+        "`process.kill(-child.pid, 'SIGKILL')`",
+        (!forks).then_some("`detached: true`"),
+    );
+    Some(raw_at(at, file.src, message, help))
 }

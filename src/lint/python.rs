@@ -285,6 +285,7 @@ fn check_call(file: &File, call: Node) -> Option<syntax::Raw> {
     file.steps.reset();
     let program_arg = program_argument(file, args, &name)?;
     let words = syntax::past_wrappers(&program_words(file, program_arg, &local, 0), file.rules);
+    let forks = syntax::session_forks(&words);
     // `["setsid", "claude", ...]`: the session `start_new_session=True` would make.
     let (words, setsid) = match syntax::past_session(&words, file.rules) {
         Some(command) => (command, true),
@@ -326,6 +327,14 @@ fn check_call(file: &File, call: Node) -> Option<syntax::Raw> {
             && !positional_only
             && (has_cleanup(file, args, &local)
                 || preset.is_some_and(|p| has_cleanup(file, p, &local))));
+    if setsid && !no_option {
+        let leader = !positional_only
+            && (has_cleanup(file, args, &local)
+                || preset.is_some_and(|p| has_cleanup(file, p, &local)));
+        if forks || leader {
+            return Some(forked_session(file, callee, &agent, &name, forks));
+        }
+    }
     file.tie.replace(tie(file, call, function));
     let ending = group_ending(file, call, function);
     let fix = format!(
@@ -2335,4 +2344,19 @@ fn kill_program_of_group(file: &File, call: Node, name: &str) -> bool {
             let w = w.trim_matches(['"', '\'']);
             w.starts_with("-{") || w.starts_with("-%") || w.starts_with("{-")
         })
+}
+
+/// `Popen(["setsid", "--fork", "claude"])`, `Popen(["setsid", "claude"],
+/// start_new_session=True)`: setsid forks, its child makes the session, and no
+/// `os.killpg(proc.pid, ..)` reaches it ([`syntax::forked_session_finding`]).
+fn forked_session(file: &File, at: Node, agent: &str, api: &str, forks: bool) -> syntax::Raw {
+    let group = (!forks).then_some("`start_new_session=True`, `process_group` or `preexec_fn`");
+    let (message, help) = syntax::forked_session_finding(
+        agent,
+        api,
+        "`proc.pid`",
+        "`os.killpg(proc.pid, signal.SIGKILL)`",
+        group,
+    );
+    raw_at(at, file.src, message, help)
 }

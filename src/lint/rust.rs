@@ -369,6 +369,10 @@ impl Visitor<'_> {
                 _ => None,
             },
             Expr::Reference(r) => self.program(&r.expr, depth + 1),
+            // `&*CLAUDE` of a `static CLAUDE: Lazy<String>`: the value behind it.
+            Expr::Unary(u) if matches!(u.op, syn::UnOp::Deref(_)) => {
+                self.program(&u.expr, depth + 1)
+            }
             Expr::Paren(p) => self.program(&p.expr, depth + 1),
             Expr::Try(t) => self.program(&t.expr, depth + 1),
             Expr::MethodCall(m) => {
@@ -376,7 +380,7 @@ impl Visitor<'_> {
                 // the program; `.to_string()`, `.as_str()` and the like keep the receiver's.
                 if matches!(
                     m.method.to_string().as_str(),
-                    "unwrap_or" | "unwrap_or_else" | "or" | "or_else" | "map_or"
+                    "unwrap_or" | "unwrap_or_else" | "or" | "or_else" | "map_or" | "get_or_init"
                 ) {
                     for arg in &m.args {
                         let arg = match arg {
@@ -452,7 +456,11 @@ impl Visitor<'_> {
                     callee.rsplit("::").nth(1),
                     Some("String" | "PathBuf" | "Path" | "OsString" | "OsStr")
                 ) && matches!(callee.rsplit("::").next(), Some("from" | "new"));
-                if conversion
+                // `Lazy::new(|| "claude".to_string())`, `LazyLock::new(..)` of a static: the
+                // one value its closure gives.
+                if let Some(value) = lazy_value(&callee, c) {
+                    self.program(value, depth + 1)
+                } else if conversion
                     || self
                         .rules
                         .rust
@@ -1225,6 +1233,85 @@ fn negative_pid(tokens: &str) -> bool {
     tokens.starts_with('-') || tokens.contains("from_raw (-")
 }
 
+/// Is this pid (as tokens) a number, not a child's: `0`, `-0`, `(-1)`, `0 as i32`,
+/// `Pid::from_raw(0)`, `nix::unistd::Pid::from_raw(-0)`?
+fn literal_pid(tokens: &str) -> bool {
+    let mut t: String = tokens.chars().filter(|c| !c.is_whitespace()).collect();
+    loop {
+        let before = t.clone();
+        if let Some(at) = t.find("from_raw(")
+            && t.ends_with(')')
+        {
+            t = t[at + "from_raw(".len()..t.len() - 1].to_string();
+        }
+        if let Some(at) = t.find("as")
+            && at > 0
+            && t[..at].chars().all(|c| c.is_ascii_digit() || c == '-')
+        {
+            t.truncate(at);
+        }
+        if t.starts_with('(') && t.ends_with(')') {
+            t = t[1..t.len() - 1].to_string();
+        }
+        if let Some(rest) = t.strip_prefix('-') {
+            t = rest.to_string();
+        }
+        if t == before {
+            break;
+        }
+    }
+    !t.is_empty() && t.chars().all(|c| c.is_ascii_digit())
+}
+
+/// Does a macro's token text (`tokio::select! { .. => unsafe { libc::killpg(pid, 9) } }`)
+/// call a group kill: `killpg(pid, sig)`, `kill(-pid, sig)`, read as in
+/// the calls outside macros: not with a pid written as a number ([`literal_pid`]), nor with
+/// signal 0 or nix's `None` (the probe).
+fn macro_group_kill(text: &str, rust: &super::rules::Rust) -> bool {
+    let kills = rust
+        .group_kill
+        .iter()
+        .map(|k| (k, true))
+        .chain(rust.kill_negative.iter().map(|k| (k, false)));
+    for (kill, group) in kills {
+        let call = format!("{kill} (");
+        for (at, _) in text.match_indices(&call) {
+            let word = |c: char| c.is_alphanumeric() || c == '_';
+            if text[..at].ends_with(word) {
+                continue;
+            }
+            let mut args = vec![String::new()];
+            let mut depth = 0usize;
+            for c in text[at + call.len()..].chars() {
+                match c {
+                    '(' | '[' | '{' => depth += 1,
+                    ')' | ']' | '}' if depth == 0 => break,
+                    ')' | ']' | '}' => depth -= 1,
+                    ',' if depth == 0 => {
+                        args.push(String::new());
+                        continue;
+                    }
+                    _ => {}
+                }
+                if let Some(last) = args.last_mut() {
+                    last.push(c);
+                }
+            }
+            let first = args[0].trim();
+            let probe = args
+                .get(1)
+                .is_some_and(|s| matches!(s.trim(), "0" | "None"));
+            // `let pg = Pid::from_raw(-pid); kill(pg, sig)` in the same macro.
+            let negated = first.chars().all(|c| c.is_alphanumeric() || c == '_')
+                && text.contains("from_raw (-");
+            if !probe && !literal_pid(first) && (group || negative_pid(first) || negated) {
+                return true;
+            }
+        }
+    }
+    false
+}
+
 /// A function of the file: its name, the type of its `impl` if a method, its kills and
 /// the identifiers it names (the functions it may call).
 struct Summary {
@@ -1384,14 +1471,20 @@ fn summarize(
                 let t = a.to_token_stream().to_string();
                 negative_pid(&t) || self.negated.contains(&t)
             });
-            // `libc::kill(-pgid, 0)`, `killpg(pgid, 0)`: signal 0 only asks whether the
-            // group is there.
-            let probe = call
+            // `libc::kill(-pgid, 0)`, `killpg(pgid, 0)`, nix's `killpg(pgid, None)`: signal
+            // 0 only asks whether the group is there.
+            let probe = call.args.iter().nth(1).is_some_and(|s| {
+                let s = s.to_token_stream().to_string();
+                s == "0" || s == "None"
+            });
+            // `libc::kill(-0, sig)`, `killpg(0, sig)`: a pid written as a number is the
+            // caller's own group (0) or every process (-1), never the child's.
+            let literal = call
                 .args
-                .iter()
-                .nth(1)
-                .is_some_and(|s| s.to_token_stream().to_string() == "0");
+                .first()
+                .is_some_and(|a| literal_pid(&a.to_token_stream().to_string()));
             if !probe
+                && !literal
                 && (rust.group_kill.iter().any(|k| k == last)
                     || (rust.kill_negative.iter().any(|k| k == last) && negative))
             {
@@ -1456,14 +1549,7 @@ fn summarize(
             let text = mac.tokens.to_string();
             let rust = &self.rules.rust;
             let gated = self.gated > 0;
-            let group = rust
-                .group_kill
-                .iter()
-                .any(|k| text.contains(&format!("{k} (")))
-                || rust
-                    .kill_negative
-                    .iter()
-                    .any(|k| text.contains(&format!("{k} (-")) || text.contains("from_raw (-"));
+            let group = macro_group_kill(&text, rust);
             if group {
                 self.kills.push(Aimed::anywhere(Kill::Group { gated }));
             }
@@ -1745,6 +1831,30 @@ fn constant_returns(file: &syn::File) -> Returns {
     collect.0
 }
 
+/// The one value the closure of a lazy static's constructor gives (`Lazy::new(||
+/// "claude".to_string())`, `LazyLock::new(|| { BIN.into() })`): a closure taking nothing
+/// whose body is one expression. A body with statements gives nothing.
+fn lazy_value<'e>(callee: &str, call: &'e syn::ExprCall) -> Option<&'e Expr> {
+    let mut segments = callee.rsplit("::");
+    let (Some("new"), Some("Lazy" | "LazyLock" | "LazyCell")) = (segments.next(), segments.next())
+    else {
+        return None;
+    };
+    let [Expr::Closure(closure)] = call.args.iter().collect::<Vec<_>>()[..] else {
+        return None;
+    };
+    if !closure.inputs.is_empty() {
+        return None;
+    }
+    match &*closure.body {
+        Expr::Block(b) => match &b.block.stmts[..] {
+            [syn::Stmt::Expr(e, None)] => Some(e),
+            _ => None,
+        },
+        other => Some(other),
+    }
+}
+
 /// Every `const` and `static` of the file by name: module level, in inline modules, in
 /// `impl` blocks (`Self::BIN`) and in function bodies.
 fn collect_consts(file: &syn::File) -> HashMap<String, Expr> {
@@ -1758,6 +1868,10 @@ fn collect_consts(file: &syn::File) -> HashMap<String, Expr> {
         }
         fn visit_impl_item_const(&mut self, c: &'ast syn::ImplItemConst) {
             self.0.insert(c.ident.to_string(), c.expr.clone());
+        }
+        fn visit_macro(&mut self, mac: &'ast syn::Macro) {
+            self.0.extend(lazy_static_values(mac));
+            syn::visit::visit_macro(self, mac);
         }
     }
     let mut collect = Collect(HashMap::new());
@@ -2368,4 +2482,32 @@ impl<'ast> Visit<'ast> for Visitor<'_> {
         }
         syn::visit::visit_macro(self, mac);
     }
+}
+
+/// The statics of a `lazy_static! { static ref CLAUDE: String = "claude".to_string(); }`
+/// by name, with the value each is initialised with (read from the macro's tokens).
+fn lazy_static_values(mac: &syn::Macro) -> Vec<(String, Expr)> {
+    if mac
+        .path
+        .segments
+        .last()
+        .is_none_or(|s| s.ident != "lazy_static")
+    {
+        return Vec::new();
+    }
+    let text = mac.tokens.to_string();
+    text.split("static ref ")
+        .skip(1)
+        .filter_map(|declaration| {
+            let (name, rest) = declaration.split_once(':')?;
+            let name = name.trim();
+            if name.is_empty() || !name.chars().all(|c| c.is_alphanumeric() || c == '_') {
+                return None;
+            }
+            let (_, value) = rest.split_once('=')?;
+            let value = &value[..value.rfind(';')?];
+            let value = syn::parse_str::<Expr>(value).ok()?;
+            Some((name.to_string(), value))
+        })
+        .collect()
 }

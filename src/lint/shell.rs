@@ -102,6 +102,12 @@ pub fn check(original: &str, rules: &Rules) -> Checked {
         if run.is_none() {
             return;
         }
+        let leads_group =
+            background && (monitor.contains(&None) || monitor.contains(&function_of(node)));
+        if let Some(raw) = forked_session(node, original, &words, rules, &variables, leads_group) {
+            findings.push(raw);
+            return;
+        }
         let scope = function_node(node).unwrap_or(root);
         let ending = if job {
             script.job_ending(scope)
@@ -973,4 +979,54 @@ impl<'t> Script<'t, '_> {
         }
         best
     }
+}
+
+/// `setsid --fork claude &`, `setsid -f claude`, and `setsid claude &` as a job of its
+/// own group (`set -m`, `leads_group`; setsid then forks as it does in any group leader,
+/// unless a wrapper that forks, `timeout`, runs it): setsid's child makes the session, so
+/// `$!` is not the session's id and `kill -- -$!` reaches nothing
+/// ([`syntax::forked_session_finding`]). The `setsid` read is the first before the agent.
+fn forked_session(
+    node: Node,
+    original: &str,
+    words: &[String],
+    rules: &Rules,
+    variables: &HashMap<String, Vec<String>>,
+    leads_group: bool,
+) -> Option<syntax::Raw> {
+    let at = words.iter().position(|w| {
+        let word = resolve(w, variables, rules);
+        let name = word.rsplit('/').next().unwrap_or(&word);
+        rules.agent(&word).is_some() || rules.shell.session_only.iter().any(|s| s == name)
+    })?;
+    let first = resolve(&words[at], variables, rules);
+    let name = first.rsplit('/').next().unwrap_or(&first);
+    let leader = leads_group
+        && !words[..at].iter().any(|w| {
+            let word = resolve(w, variables, rules);
+            let name = word.rsplit('/').next().unwrap_or(&word).to_string();
+            rules.shell.cleanup.contains(&name)
+        });
+    let forks = syntax::session_forks(&words[at..]);
+    if !rules.shell.session_only.iter().any(|s| s == name) || !(forks || leader) {
+        return None;
+    }
+    let agent = words[at + 1..].iter().find_map(|w| {
+        rules
+            .agent(&resolve(w, variables, rules))
+            .map(str::to_string)
+    })?;
+    let (message, help) = syntax::forked_session_finding(
+        &agent,
+        "sh",
+        "`$!`",
+        "`kill -- -$!`",
+        (!forks).then_some("`set -m`"),
+    );
+    Some(raw_at(
+        node.child_by_field_name("name").unwrap_or(node),
+        original,
+        message,
+        help,
+    ))
 }

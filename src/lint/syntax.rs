@@ -839,3 +839,44 @@ pub fn session_forks(words: &[String]) -> bool {
                     && w.contains('f'))
         })
 }
+
+/// The finding's message and help for an agent started through a `setsid` that forks
+/// ([`Through::ForkedSession`], or `setsid` in a child that already leads a group), in
+/// the words of one language: `api` starts it, `pid` is what the spawn returns
+/// (`proc.pid`), `kill` the group kill by it (`os.killpg(proc.pid, signal.SIGKILL)`),
+/// `group` what gave the child a group of its own (`start_new_session=True`), `None`
+/// for `--fork`.
+pub fn forked_session_finding(
+    agent: &str,
+    api: &str,
+    pid: &str,
+    kill: &str,
+    group: Option<&str>,
+) -> (String, String) {
+    let (how, cause, undo) = match group {
+        Some(group) => (
+            "`setsid` in a child that already leads a process group".to_string(),
+            format!("the child leads a group of its own ({group}), so `setsid` forks"),
+            format!(
+                "drop {group} (setsid then execs in place and the session's id is the child's \
+                 pid) or drop `setsid`"
+            ),
+        ),
+        None => (
+            "`setsid --fork`".to_string(),
+            "`setsid --fork` forks".to_string(),
+            "drop `--fork` (setsid then execs in place and the session's id is the child's pid)"
+                .to_string(),
+        ),
+    };
+    (
+        format!(
+            "`{agent}` is started by `{api}` through {how}, in a new session that nothing can kill"
+        ),
+        format!(
+            "{cause} and makes the session in a child of its own, so the session's id is not \
+             {pid} and {kill} reaches nothing: {undo}, and kill the group with {kill} on \
+             timeout, error and exit"
+        ),
+    )
+}
