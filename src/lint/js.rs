@@ -2042,15 +2042,7 @@ fn constant_function<'t>(file: &File<'t, '_>, name: &str) -> Option<Node<'t>> {
     if body.kind() != "statement_block" {
         return Some(body);
     }
-    let mut cursor = body.walk();
-    let statements: Vec<Node> = body
-        .named_children(&mut cursor)
-        .filter(|n| n.kind() != "comment")
-        .collect();
-    match statements.as_slice() {
-        [only] if only.kind() == "return_statement" => only.named_child(0),
-        _ => None,
-    }
+    syntax::sole_return(body)
 }
 
 /// One `${...}` of a template: its text when it is a string expression, else the first

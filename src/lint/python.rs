@@ -1887,15 +1887,7 @@ fn constant_function<'t>(file: &File<'t, '_>, name: &str) -> Option<Node<'t>> {
         return None;
     }
     let body = function.child_by_field_name("body")?;
-    let mut cursor = body.walk();
-    let statements: Vec<Node> = body
-        .named_children(&mut cursor)
-        .filter(|n| n.kind() != "comment")
-        .collect();
-    match statements.as_slice() {
-        [only] if only.kind() == "return_statement" => only.named_child(0),
-        _ => None,
-    }
+    syntax::sole_return(body)
 }
 
 /// One interpolated part of a string: its text when it is a string expression, else the

@@ -154,6 +154,21 @@ pub fn walk<'t>(node: Node<'t>, visit: &mut impl FnMut(Node<'t>)) {
     }
 }
 
+/// The expression a function body returns when a `return` is its only statement
+/// (comments aside), as both Python's and JavaScript's grammars spell it: what a
+/// function that only hands back a constant gives.
+pub fn sole_return(body: Node) -> Option<Node> {
+    let mut cursor = body.walk();
+    let statements: Vec<Node> = body
+        .named_children(&mut cursor)
+        .filter(|n| n.kind() != "comment")
+        .collect();
+    match statements.as_slice() {
+        [only] if only.kind() == "return_statement" => only.named_child(0),
+        _ => None,
+    }
+}
+
 /// A finding covering `node` (its first line is what gets underlined).
 pub fn raw_at(node: Node, src: &str, message: String, help: String) -> Raw {
     let (line, column) = position(src, node.start_byte());
