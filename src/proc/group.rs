@@ -9,6 +9,7 @@ use std::io;
 use std::os::unix::process::CommandExt;
 use std::path::PathBuf;
 use std::process::{Child, Command, ExitStatus};
+use std::sync::Arc;
 use std::thread;
 use std::time::{Duration, Instant};
 
@@ -23,10 +24,17 @@ pub struct Group {
     pub(super) child: Child,
     pgid: i32,
     reaped: Option<ExitStatus>,
-    /// Stops the group should fleet die ([`Group::spawn_guarded`] only).
-    guardian: Option<Guardian>,
+    /// Stops the group should fleet die ([`Group::spawn_guarded`] and
+    /// [`Group::spawn_guarded_by`] only).
+    guardian: Option<Guard>,
     /// The group's record for doctor, removed when the group ends.
     record: Option<PathBuf>,
+}
+
+/// A group's guardian: its own, or one it shares with the other groups of its fleet.
+enum Guard {
+    Own(Guardian),
+    Shared(Arc<guardian::Shared>),
 }
 
 impl Group {
@@ -47,9 +55,30 @@ impl Group {
         let guardian = Guardian::start(grace, folder.as_deref(), tag.as_deref());
         let mut group = Group::start(cmd, guardian.as_ref())?;
         let guardian_pid = guardian.as_ref().map(Guardian::id);
-        group.guardian = guardian;
+        group.guardian = guardian.map(Guard::Own);
         let record = folder.map(|f| registry::path_in(&f, group.pgid));
         group.record = record.filter(|path| registry::write(path, cmd, group.pgid, guardian_pid));
+        Ok(group)
+    }
+
+    /// [`Group::spawn_guarded`] with the guardian `shared` (its grace, its records
+    /// folder) instead of one of the group's own; without a live one, as
+    /// [`Group::spawn_guarded`]. The group is announced to the guardian before the
+    /// command runs, and released once it was cleaned up.
+    pub fn spawn_guarded_by(
+        cmd: &mut Command,
+        shared: Option<&Arc<guardian::Shared>>,
+    ) -> io::Result<Group> {
+        let Some(shared) = shared.filter(|s| s.alive()) else {
+            return Group::spawn_guarded(cmd, super::DEFAULT_GRACE);
+        };
+        let tag = super::escaped::tag_of(cmd);
+        let mut group =
+            shared.spawning(cmd, tag.as_deref(), |cmd, g| Group::start(cmd, Some(g)))?;
+        group.guardian = Some(Guard::Shared(shared.clone()));
+        let record = registry::path_in(&shared.records, group.pgid);
+        group.record =
+            Some(record).filter(|path| registry::write(path, cmd, group.pgid, Some(shared.id())));
         Ok(group)
     }
 
@@ -145,8 +174,10 @@ impl Group {
         }
         // `group-reap-between:abort` (see [`crate::failpoint`]): a kill between the two.
         let _ = crate::failpoint::hit("group-reap-between");
-        if let Some(guardian) = self.guardian.take() {
-            guardian.dismiss();
+        match self.guardian.take() {
+            Some(Guard::Own(guardian)) => guardian.dismiss(),
+            Some(Guard::Shared(shared)) => shared.released(self.pgid),
+            None => {}
         }
         let _guard = signals::reap_lock();
         signals::unregister(self.pgid);
