@@ -209,8 +209,25 @@ pub(super) fn signal_group(pgid: i32, signal: Signal) {
 /// Is anything of group `pgid` (led by process `pgid`) still running: the leader, or a
 /// helper it left behind? Without `/proc` assume so, and the caller signals the group.
 pub(super) fn group_alive(pgid: i32) -> bool {
-    !leader_exited(pgid).unwrap_or(true)
-        || procfs::group_has_live_member(pgid, pgid as u32).unwrap_or(true)
+    !leader_exited(pgid).unwrap_or(true) || live_member_besides(pgid)
+}
+
+/// Is a live process other than the leader in group `pgid`? One `getpgid` per process
+/// (where reading each one's `/proc/PID/stat` took three system calls and a parse, at
+/// the end of every group fleet runs), and `stat` only for a member, to tell a zombie.
+fn live_member_besides(pgid: i32) -> bool {
+    let Some(pids) = procfs::pids() else {
+        return true;
+    };
+    pids.filter(|pid| i64::from(*pid) != i64::from(pgid))
+        .any(|pid| {
+            // SAFETY: a system call on a number; a kernel thread's group is 0 (which
+            // rustix's `getpgid` takes for a bug) and a gone process's -1.
+            let member = unsafe { libc::getpgid(pid as libc::pid_t) } == pgid;
+            member
+                && procfs::Stat::read(pid)
+                    .is_some_and(|stat| stat.group() == Some(pgid) && stat.state() != Some('Z'))
+        })
 }
 
 /// Has the child `pid` exited? Does not reap it.
