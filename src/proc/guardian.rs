@@ -261,7 +261,13 @@ impl Shared {
         message.extend_from_slice(&len.to_le_bytes());
         message.extend_from_slice(&tag[..usize::from(len)]);
         self.guardian.send(&message)?;
-        spawn(cmd, &self.guardian)
+        let spawned = spawn(cmd, &self.guardian);
+        if spawned.is_err() {
+            // A child that announced itself and then failed its exec is gone, reaped:
+            // its id must not stay the guardian's to stop.
+            let _ = self.guardian.send(&[FORGET]);
+        }
+        spawned
     }
 
     /// Group `pgid` was cleaned up (its leader not yet reaped): no longer the guardian's.
@@ -303,6 +309,9 @@ const TAG: u8 = b'T';
 /// fleet's message to a shared guardian: this byte, then a group id (4 bytes, little
 /// endian) that fleet cleaned up.
 const RELEASED: u8 = b'D';
+/// fleet's message to a shared guardian: the group announced since the last tag never
+/// ran (its command could not start), forget it.
+const FORGET: u8 = b'X';
 /// The longest tag sent (a run's tag is a few dozen bytes); a message stays below
 /// `PIPE_BUF`.
 const MAX_TAG: usize = 1024;
@@ -387,6 +396,8 @@ fn guard_many(args: &[String]) -> i32 {
     let mut next_tag: Option<String> = None;
     // (group id, leader's start time, tag)
     let mut groups: Vec<(i32, Option<u64>, Option<String>)> = Vec::new();
+    // The group announced since the last tag message, if one did.
+    let mut last: Option<i32> = None;
     loop {
         let mut kind = [0u8];
         if !read_whole(&mut stdin, &mut kind) {
@@ -404,6 +415,12 @@ fn guard_many(args: &[String]) -> i32 {
                 }
                 next_tag =
                     Some(String::from_utf8_lossy(&tag).into_owned()).filter(|t| !t.is_empty());
+                last = None;
+            }
+            FORGET => {
+                if let Some(pgid) = last.take() {
+                    groups.retain(|(id, _, _)| *id != pgid);
+                }
             }
             ANNOUNCE | RELEASED => {
                 let mut pid = [0u8; 4];
@@ -416,6 +433,7 @@ fn guard_many(args: &[String]) -> i32 {
                     // Read at once, as in `guard`.
                     let start = u32::try_from(pgid).ok().and_then(procfs::start_ticks);
                     groups.push((pgid, start, next_tag.take()));
+                    last = Some(pgid);
                 }
             }
             _ => return 0,
