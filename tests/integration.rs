@@ -22,6 +22,7 @@ mod demo;
 mod doctor;
 mod drain;
 mod drain_followup;
+mod drain_guardian;
 mod drain_liveness;
 mod drain_prefetch;
 mod drain_race;

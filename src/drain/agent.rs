@@ -5,8 +5,9 @@
 //! on the main thread. The agent is the leader of a guarded process group
 //! ([`crate::proc::Group::spawn_guarded`], as `fleet run` and the gate's commands are):
 //! it dies with the drainer even on `kill -9` (its guardian stops the group), and its
-//! record lets `fleet doctor` see an orphan. The thread stops the group itself on the
-//! profile's timeout, when the drainer stops (its stop clock, [`StopClock`]) or when
+//! record lets `fleet doctor` see an orphan. One guardian guards every group of the
+//! drainer ([`Guarding`]), started once rather than twice per task. The thread stops
+//! the group itself on the profile's timeout, when the drainer stops (its stop clock, [`StopClock`]) or when
 //! the main thread sets `abort`: the run was lost to another drainer, or abandoned as
 //! silent for its `abandon_after` ([`super::watch`], which records that end itself). A signal to the drainer reaches no
 //! group directly: the drainer asked for that ([`crate::proc::stop_on_signal`]).
@@ -20,6 +21,7 @@ use std::sync::{Arc, Mutex};
 use std::thread;
 use std::time::{Duration, Instant};
 
+use crate::proc::guardian::Shared;
 use crate::proc::{DEFAULT_GRACE, Group};
 
 /// What a run's thread reports to the main thread.
@@ -141,14 +143,41 @@ fn run(
     })
 }
 
-/// [`Group::spawn_guarded`], one thread of this drainer at a time: the group's record is
-/// written aside under a name per process (`.<pid>.tmp`, src/proc/registry.rs) and
-/// renamed into place, so two threads writing at once put one record's text under the
-/// other's name, torn, and no one ever removes it.
+/// The drainer's one guardian for all its agents' and checks' groups, while it drains.
+static GUARDIAN: Mutex<Option<Arc<Shared>>> = Mutex::new(None);
+
+/// The drainer's shared guardian ([`crate::proc::guardian::Shared`]), for as long as
+/// this value lives: every agent and check of the drainer is guarded by it, rather than
+/// by a guardian started (a start of the fleet binary) for each.
+pub struct Guarding;
+
+impl Guarding {
+    /// Start the guardian for the groups of runs in `ctx`'s repository (their records
+    /// go to its fleet folder). Without one, each group gets a guardian of its own.
+    pub fn start(ctx: &crate::context::Context) -> Guarding {
+        let records = crate::state::process_groups(&ctx.repo.common_dir());
+        let shared = Shared::start(DEFAULT_GRACE, records).map(Arc::new);
+        *GUARDIAN.lock().unwrap_or_else(|p| p.into_inner()) = shared;
+        Guarding
+    }
+}
+
+impl Drop for Guarding {
+    /// The guardian is dismissed once the last group it guards is reaped.
+    fn drop(&mut self) {
+        GUARDIAN.lock().unwrap_or_else(|p| p.into_inner()).take();
+    }
+}
+
+/// [`Group::spawn_guarded_by`] the drainer's guardian, one thread of this drainer at a
+/// time: the group's record is written aside under a name per process (`.<pid>.tmp`,
+/// src/proc/registry.rs) and renamed into place, so two threads writing at once put one
+/// record's text under the other's name, torn, and no one ever removes it.
 fn spawn_guarded(cmd: &mut Command) -> std::io::Result<Group> {
     static SPAWNING: Mutex<()> = Mutex::new(());
     let _one = SPAWNING.lock().unwrap_or_else(|p| p.into_inner());
-    Group::spawn_guarded(cmd, DEFAULT_GRACE)
+    let shared = GUARDIAN.lock().unwrap_or_else(|p| p.into_inner()).clone();
+    Group::spawn_guarded_by(cmd, shared.as_ref())
 }
 
 /// How often [`watch`] looks at the stop flags and the logs' size. Each look is two

@@ -165,6 +165,7 @@ pub fn drain(ctx: &Context, queue: &Queue, opts: &Options, ui: &dyn Ui) -> Resul
     crate::plans::check(&ctx.config)?;
     crate::proc::stop_on_signal();
     let _record = Registered::write(ctx, &opts.commit);
+    let _guarding = agent::Guarding::start(ctx);
     let store = Store::new(ctx, queue);
     let plans = crate::plans::PlanStore::new(ctx, queue);
     let (tx, rx) = channel();

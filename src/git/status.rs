@@ -182,6 +182,9 @@ impl Repo {
 
     /// Up to `limit` paths with uncommitted changes, for messages.
     pub fn dirty_paths(&self, limit: usize) -> Result<Vec<String>> {
+        if self.clean_by_stat() {
+            return Ok(Vec::new());
+        }
         let what = || "cannot compute the status of the worktree".to_string();
         // Whatever the user configured to hide (status.showUntrackedFiles=no, a
         // submodule's `ignore`), fleet must see: this answers "would work be lost?".
@@ -210,6 +213,88 @@ impl Repo {
             }
         }
         Ok(paths)
+    }
+}
+
+impl Repo {
+    /// Proof, without hashing a file, that this worktree holds nothing uncommitted: the
+    /// index's cache tree (git writes it at each commit) is whole and is HEAD's tree, so
+    /// nothing is staged; every entry is a plain stage-0 file or symlink whose `lstat`
+    /// matches the entry and is not racy; and the directory walk finds nothing
+    /// untracked. `false` means "not proven", never "dirty": [`Repo::dirty_paths`] then
+    /// runs the whole status, which hashes what the stat data cannot vouch for. This is
+    /// the common case of a run's end (the agent committed everything), decided in
+    /// about one `lstat` per file.
+    ///
+    /// Racy entries are told with nanoseconds: file and index times come from the same
+    /// kernel clock, so a file last written before the index (at an earlier tick) was
+    /// either recorded as it is or changed in the very tick it was recorded, the hole
+    /// git's own check (in whole seconds by default) leaves wider.
+    fn clean_by_stat(&self) -> bool {
+        let Some(workdir) = self.workdir() else {
+            return false;
+        };
+        let Ok(index) = self.inner.index() else {
+            return false;
+        };
+        if index.is_sparse()
+            || index.link().is_some()
+            || self
+                .inner
+                .filesystem_options()
+                .map_or(true, |fs| fs.ignore_case)
+        {
+            return false;
+        }
+        let Ok(head_tree) = self.inner.head_tree_id() else {
+            return false;
+        };
+        let whole = index.tree().is_some_and(|tree| {
+            tree.name.is_empty()
+                && tree.id == head_tree.detach()
+                && tree.num_entries == u32::try_from(index.entries().len()).ok()
+        });
+        if !whole {
+            return false;
+        }
+        let options = gix::index::entry::stat::Options {
+            use_nsec: true,
+            ..Default::default()
+        };
+        let timestamp = index.timestamp();
+        let empty_blob = ObjectId::empty_blob(self.inner.object_hash());
+        let odd = gix::index::entry::Flags::ASSUME_VALID
+            | gix::index::entry::Flags::SKIP_WORKTREE
+            | gix::index::entry::Flags::INTENT_TO_ADD;
+        let files_as_recorded = index.entries().iter().all(|entry| {
+            let mode = entry.mode.bits() as u16;
+            if entry.stage_raw() != 0 || entry.flags.intersects(odd) || mode == GITLINK {
+                return false;
+            }
+            let Ok(path) = entry.path(&index).to_path() else {
+                return false;
+            };
+            let Ok(meta) = gix::index::fs::Metadata::from_path_no_follow(&workdir.join(path))
+            else {
+                return false;
+            };
+            let on_disk = match (meta.is_symlink(), meta.is_file(), meta.is_executable()) {
+                (true, _, _) => 0o120000,
+                (false, true, true) => 0o100755,
+                (false, true, false) => 0o100644,
+                _ => return false,
+            };
+            // git records size 0 for an entry it could not trust (smudged): no proof,
+            // unless the blob really is empty.
+            let smudged = entry.stat.size == 0 && entry.id != empty_blob;
+            gix::index::entry::Stat::from_fs(&meta).is_ok_and(|stat| {
+                on_disk == mode
+                    && !smudged
+                    && entry.stat.matches(&stat, options)
+                    && !entry.stat.is_racy(timestamp, options)
+            })
+        });
+        files_as_recorded && self.has_untracked().is_ok_and(|found| !found)
     }
 }
 

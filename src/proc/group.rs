@@ -9,6 +9,7 @@ use std::io;
 use std::os::unix::process::CommandExt;
 use std::path::PathBuf;
 use std::process::{Child, Command, ExitStatus};
+use std::sync::Arc;
 use std::thread;
 use std::time::{Duration, Instant};
 
@@ -23,10 +24,17 @@ pub struct Group {
     pub(super) child: Child,
     pgid: i32,
     reaped: Option<ExitStatus>,
-    /// Stops the group should fleet die ([`Group::spawn_guarded`] only).
-    guardian: Option<Guardian>,
+    /// Stops the group should fleet die ([`Group::spawn_guarded`] and
+    /// [`Group::spawn_guarded_by`] only).
+    guardian: Option<Guard>,
     /// The group's record for doctor, removed when the group ends.
     record: Option<PathBuf>,
+}
+
+/// A group's guardian: its own, or one it shares with the other groups of its fleet.
+enum Guard {
+    Own(Guardian),
+    Shared(Arc<guardian::Shared>),
 }
 
 impl Group {
@@ -47,9 +55,30 @@ impl Group {
         let guardian = Guardian::start(grace, folder.as_deref(), tag.as_deref());
         let mut group = Group::start(cmd, guardian.as_ref())?;
         let guardian_pid = guardian.as_ref().map(Guardian::id);
-        group.guardian = guardian;
+        group.guardian = guardian.map(Guard::Own);
         let record = folder.map(|f| registry::path_in(&f, group.pgid));
         group.record = record.filter(|path| registry::write(path, cmd, group.pgid, guardian_pid));
+        Ok(group)
+    }
+
+    /// [`Group::spawn_guarded`] with the guardian `shared` (its grace, its records
+    /// folder) instead of one of the group's own; without a live one, as
+    /// [`Group::spawn_guarded`]. The group is announced to the guardian before the
+    /// command runs, and released once it was cleaned up.
+    pub fn spawn_guarded_by(
+        cmd: &mut Command,
+        shared: Option<&Arc<guardian::Shared>>,
+    ) -> io::Result<Group> {
+        let Some(shared) = shared.filter(|s| s.alive()) else {
+            return Group::spawn_guarded(cmd, super::DEFAULT_GRACE);
+        };
+        let tag = super::escaped::tag_of(cmd);
+        let mut group =
+            shared.spawning(cmd, tag.as_deref(), |cmd, g| Group::start(cmd, Some(g)))?;
+        group.guardian = Some(Guard::Shared(shared.clone()));
+        let record = registry::path_in(&shared.records, group.pgid);
+        group.record =
+            Some(record).filter(|path| registry::write(path, cmd, group.pgid, Some(shared.id())));
         Ok(group)
     }
 
@@ -145,8 +174,10 @@ impl Group {
         }
         // `group-reap-between:abort` (see [`crate::failpoint`]): a kill between the two.
         let _ = crate::failpoint::hit("group-reap-between");
-        if let Some(guardian) = self.guardian.take() {
-            guardian.dismiss();
+        match self.guardian.take() {
+            Some(Guard::Own(guardian)) => guardian.dismiss(),
+            Some(Guard::Shared(shared)) => shared.released(self.pgid),
+            None => {}
         }
         let _guard = signals::reap_lock();
         signals::unregister(self.pgid);
@@ -178,8 +209,25 @@ pub(super) fn signal_group(pgid: i32, signal: Signal) {
 /// Is anything of group `pgid` (led by process `pgid`) still running: the leader, or a
 /// helper it left behind? Without `/proc` assume so, and the caller signals the group.
 pub(super) fn group_alive(pgid: i32) -> bool {
-    !leader_exited(pgid).unwrap_or(true)
-        || procfs::group_has_live_member(pgid, pgid as u32).unwrap_or(true)
+    !leader_exited(pgid).unwrap_or(true) || live_member_besides(pgid)
+}
+
+/// Is a live process other than the leader in group `pgid`? One `getpgid` per process
+/// (where reading each one's `/proc/PID/stat` took three system calls and a parse, at
+/// the end of every group fleet runs), and `stat` only for a member, to tell a zombie.
+fn live_member_besides(pgid: i32) -> bool {
+    let Some(pids) = procfs::pids() else {
+        return true;
+    };
+    pids.filter(|pid| i64::from(*pid) != i64::from(pgid))
+        .any(|pid| {
+            // SAFETY: a system call on a number; a kernel thread's group is 0 (which
+            // rustix's `getpgid` takes for a bug) and a gone process's -1.
+            let member = unsafe { libc::getpgid(pid as libc::pid_t) } == pgid;
+            member
+                && procfs::Stat::read(pid)
+                    .is_some_and(|stat| stat.group() == Some(pgid) && stat.state() != Some('Z'))
+        })
 }
 
 /// Has the child `pid` exited? Does not reap it.

@@ -13,6 +13,14 @@
 //! guardian leaves at once; when the pipe closes without that byte, fleet died, and the
 //! guardian stops the whole group (SIGTERM, the grace, SIGKILL), removes the group's
 //! record ([`super::registry`]) and exits.
+//!
+//! A process that starts many guarded groups one after another (`fleet drain`: an agent
+//! and its check per task) keeps one guardian for all of them ([`Shared`], started with
+//! `--many`): each group announces itself on the same pipe as it starts, fleet tells the
+//! guardian each group it cleaned up, and when the pipe closes without a dismissal the
+//! guardian stops every group still announced, at once. One guardian per drainer rather
+//! than two per task: each one was a start of the fleet binary, measured at a third of
+//! what a drained task costs beyond its agent (BENCHMARKS.md, "Drain").
 
 use std::ffi::OsStr;
 use std::io::{Read, Write};
@@ -86,6 +94,19 @@ impl Guardian {
         records: Option<&Path>,
         tag: Option<&str>,
     ) -> Option<Guardian> {
+        let grace = grace.as_millis().to_string();
+        let mut args: Vec<&OsStr> = vec![SUBCOMMAND.as_ref(), grace.as_ref()];
+        if let Some(tag) = tag {
+            args.extend([OsStr::new("--tag"), tag.as_ref()]);
+        }
+        if let Some(records) = records {
+            args.push(records.as_os_str());
+        }
+        Guardian::spawn(&args)
+    }
+
+    /// This binary started as a guardian with `args` (the first one [`SUBCOMMAND`]).
+    fn spawn(args: &[&OsStr]) -> Option<Guardian> {
         use std::os::unix::process::CommandExt;
         if !ENABLED.load(Ordering::SeqCst) {
             return None;
@@ -95,13 +116,7 @@ impl Guardian {
         if let Ok(exe) = std::env::current_exe() {
             cmd.arg0(exe);
         }
-        cmd.arg(SUBCOMMAND).arg(grace.as_millis().to_string());
-        if let Some(tag) = tag {
-            cmd.arg("--tag").arg(tag);
-        }
-        if let Some(records) = records {
-            cmd.arg(records);
-        }
+        cmd.args(args);
         // Piped output whose read ends are dropped: the guardian says nothing, and it
         // must not hold a pipe of fleet's caller open after fleet died.
         cmd.stdin(Stdio::piped())
@@ -144,6 +159,15 @@ impl Guardian {
         self.child.id()
     }
 
+    /// One message to the guardian, in one write (below `PIPE_BUF`, so never mixed
+    /// with a child's announcement or another thread's message).
+    fn send(&self, message: &[u8]) -> std::io::Result<()> {
+        match self.pipe.as_ref() {
+            Some(mut pipe) => pipe.write_all(message),
+            None => Err(std::io::ErrorKind::BrokenPipe.into()),
+        }
+    }
+
     /// The run ended as planned (the group was cleaned up, its leader not yet reaped),
     /// or the command could not start: tell the guardian to leave, and reap it.
     pub(super) fn dismiss(self) {
@@ -181,6 +205,79 @@ impl Drop for Guardian {
     }
 }
 
+/// One guardian for every group a process starts through it (see the module's doc).
+/// Dropping it dismisses the guardian: by then every group it guarded was cleaned up.
+pub struct Shared {
+    guardian: Guardian,
+    /// Held from a group's tag message to its announcement: the tag is for that group.
+    spawning: std::sync::Mutex<()>,
+    /// Where the records of the groups go ([`super::registry`]).
+    pub(super) records: PathBuf,
+}
+
+impl Shared {
+    /// Start a guardian for the groups to come, each given `grace` between SIGTERM and
+    /// SIGKILL, their records in `records`. `None` when this binary cannot be a
+    /// guardian or the start failed: each group then gets a guardian of its own.
+    pub fn start(grace: Duration, records: PathBuf) -> Option<Shared> {
+        let guardian = Guardian::spawn(&[
+            SUBCOMMAND.as_ref(),
+            MANY.as_ref(),
+            grace.as_millis().to_string().as_ref(),
+            records.as_os_str(),
+        ])?;
+        Some(Shared {
+            guardian,
+            spawning: std::sync::Mutex::new(()),
+            records,
+        })
+    }
+
+    /// Is the guardian still there to take a group? (One killed on its own leaves the
+    /// groups to come to guardians of their own.)
+    pub(super) fn alive(&self) -> bool {
+        !super::group::leader_exited(self.guardian.id() as i32).unwrap_or(true)
+    }
+
+    pub(super) fn id(&self) -> u32 {
+        self.guardian.id()
+    }
+
+    /// Run `spawn` (which starts `cmd`) with the guardian told first that the group
+    /// about to announce itself carries `tag`, and `cmd` made to announce it.
+    pub(super) fn spawning<T>(
+        &self,
+        cmd: &mut Command,
+        tag: Option<&str>,
+        spawn: impl FnOnce(&mut Command, &Guardian) -> std::io::Result<T>,
+    ) -> std::io::Result<T> {
+        let _one = self.spawning.lock().unwrap_or_else(|p| p.into_inner());
+        let tag = tag.unwrap_or("").as_bytes();
+        let len = u16::try_from(tag.len())
+            .ok()
+            .filter(|n| usize::from(*n) <= MAX_TAG)
+            .unwrap_or(0);
+        let mut message = vec![TAG];
+        message.extend_from_slice(&len.to_le_bytes());
+        message.extend_from_slice(&tag[..usize::from(len)]);
+        self.guardian.send(&message)?;
+        let spawned = spawn(cmd, &self.guardian);
+        if spawned.is_err() {
+            // A child that announced itself and then failed its exec is gone, reaped:
+            // its id must not stay the guardian's to stop.
+            let _ = self.guardian.send(&[FORGET]);
+        }
+        spawned
+    }
+
+    /// Group `pgid` was cleaned up (its leader not yet reaped): no longer the guardian's.
+    pub(super) fn released(&self, pgid: i32) {
+        let mut message = [RELEASED; 5];
+        message[1..].copy_from_slice(&pgid.to_le_bytes());
+        let _ = self.guardian.send(&message);
+    }
+}
+
 /// Is `pid` a live guardian, the very process that started at `start`?
 pub(super) fn is_guardian(pid: u32, start: u64) -> bool {
     let alive = procfs::Stat::read(pid).is_some_and(|stat| stat.state() != Some('Z'));
@@ -204,10 +301,27 @@ fn program() -> Option<PathBuf> {
 const ANNOUNCE: u8 = b'P';
 /// fleet's message: the run ended as planned, leave.
 const DISMISS: u8 = b'.';
+/// The argument that makes a guardian a [`Shared`] one.
+const MANY: &str = "--many";
+/// fleet's message to a shared guardian: this byte, the length (2 bytes, little endian)
+/// and the tag (`VAR=value`, empty for none) of the group that announces itself next.
+const TAG: u8 = b'T';
+/// fleet's message to a shared guardian: this byte, then a group id (4 bytes, little
+/// endian) that fleet cleaned up.
+const RELEASED: u8 = b'D';
+/// fleet's message to a shared guardian: the group announced since the last tag never
+/// ran (its command could not start), forget it.
+const FORGET: u8 = b'X';
+/// The longest tag sent (a run's tag is a few dozen bytes); a message stays below
+/// `PIPE_BUF`.
+const MAX_TAG: usize = 1024;
 
 /// The guardian itself: `GRACE_MS [--tag VAR=VALUE] [RECORDS_FOLDER]`. Returns its exit
 /// code.
 fn guard(args: &[String]) -> i32 {
+    if args.first().map(String::as_str) == Some(MANY) {
+        return guard_many(&args[1..]);
+    }
     let Some(grace) = args.first().and_then(|a| a.parse::<u64>().ok()) else {
         return 2;
     };
@@ -259,6 +373,88 @@ fn guard(args: &[String]) -> i32 {
     }
     if gone && let Some(records) = records {
         super::registry::remove_of(&records, pgid, leader_start);
+    }
+    0
+}
+
+/// A shared guardian: `GRACE_MS RECORDS_FOLDER`. Keeps the groups announced and not
+/// yet released; when the pipe closes without a dismissal, stops them all at once
+/// (each as a lone guardian would, on a thread of its own), then what escaped them,
+/// and removes their records.
+fn guard_many(args: &[String]) -> i32 {
+    let Some(grace) = args.first().and_then(|a| a.parse::<u64>().ok()) else {
+        return 2;
+    };
+    let grace = Duration::from_millis(grace);
+    let records = args.get(1).map(PathBuf::from);
+    // SAFETY: as in `guard`.
+    unsafe {
+        libc::signal(libc::SIGHUP, libc::SIG_IGN);
+        libc::signal(libc::SIGINT, libc::SIG_IGN);
+    }
+    let mut stdin = std::io::stdin().lock();
+    let mut next_tag: Option<String> = None;
+    // (group id, leader's start time, tag)
+    let mut groups: Vec<(i32, Option<u64>, Option<String>)> = Vec::new();
+    // The group announced since the last tag message, if one did.
+    let mut last: Option<i32> = None;
+    loop {
+        let mut kind = [0u8];
+        if !read_whole(&mut stdin, &mut kind) {
+            break;
+        }
+        match kind[0] {
+            TAG => {
+                let mut len = [0u8; 2];
+                if !read_whole(&mut stdin, &mut len) {
+                    break;
+                }
+                let mut tag = vec![0u8; usize::from(u16::from_le_bytes(len))];
+                if !read_whole(&mut stdin, &mut tag) {
+                    break;
+                }
+                next_tag =
+                    Some(String::from_utf8_lossy(&tag).into_owned()).filter(|t| !t.is_empty());
+                last = None;
+            }
+            FORGET => {
+                if let Some(pgid) = last.take() {
+                    groups.retain(|(id, _, _)| *id != pgid);
+                }
+            }
+            ANNOUNCE | RELEASED => {
+                let mut pid = [0u8; 4];
+                if !read_whole(&mut stdin, &mut pid) {
+                    break;
+                }
+                let pgid = i32::from_le_bytes(pid);
+                groups.retain(|(id, _, _)| *id != pgid);
+                if kind[0] == ANNOUNCE {
+                    // Read at once, as in `guard`.
+                    let start = u32::try_from(pgid).ok().and_then(procfs::start_ticks);
+                    groups.push((pgid, start, next_tag.take()));
+                    last = Some(pgid);
+                }
+            }
+            _ => return 0,
+        }
+    }
+    // The pipe closed without a dismissal: fleet died.
+    let stopped: Vec<_> = groups
+        .into_iter()
+        .map(|(pgid, start, tag)| {
+            let stopping = thread::spawn(move || stop_group(pgid, start, grace));
+            (pgid, start, tag, stopping)
+        })
+        .collect();
+    for (pgid, start, tag, stopping) in stopped {
+        let gone = stopping.join().unwrap_or(false);
+        if let Some((var, value)) = tag.as_deref().and_then(|t| t.split_once('=')) {
+            super::escaped::stop_tagged(var, value, grace);
+        }
+        if gone && let Some(records) = &records {
+            super::registry::remove_of(records, pgid, start);
+        }
     }
     0
 }
