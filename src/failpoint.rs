@@ -1,7 +1,8 @@
 //! Test hooks for crash and failure tests: `FLEET_FAILPOINT=<name>` makes fleet fail at
 //! that point, `<name>:abort` makes it die there (as `kill -9` would), and `<name>:once`
-//! makes only its first pass in the process fail (a blip that a retry gets past), so tests
-//! can show that a failure or a crash half way leaves nothing behind or converges.
+//! makes only its first pass in the process fail (a blip that a retry gets past), and
+//! `<name>:panic` panics there (a bug in fleet), so tests can show that a failure or a
+//! crash half way leaves nothing behind or converges.
 
 use crate::error::{Error, Result};
 
@@ -18,6 +19,9 @@ pub fn hit(name: &str) -> Result<()> {
     }
     if spec == format!("{name}:abort") {
         std::process::abort();
+    }
+    if spec == format!("{name}:panic") {
+        panic!("failpoint {name} panicked");
     }
     if spec == format!("{name}:once") && !ONCE_HIT.swap(true, std::sync::atomic::Ordering::SeqCst) {
         return Err(Error::env(format!("failpoint {name} triggered once")));

@@ -176,3 +176,31 @@ fn a_run_that_left_a_change_its_stat_data_do_not_show_fails_as_left_uncommitted(
     assert!(lanes.iter().all(|(_, state)| state != "ready"), "{lanes:?}");
     assert_no_agent_left(&env, &dir);
 }
+
+#[test]
+fn a_panic_in_an_agents_thread_fails_its_run_and_kills_its_group_instead_of_hanging_the_drainer() {
+    let env = Env::new();
+    let dir = project(&env, "");
+    add(&env, &dir, "stuck", &["--agent", "hang"]);
+    let mut drainer = env
+        .fleet_cmd(&dir, &["drain", "--once", "--json"])
+        .env("FLEET_FAILPOINT", "drain-agent-started:panic")
+        .spawn();
+    let deadline = std::time::Instant::now() + std::time::Duration::from_secs(90);
+    while drainer.try_wait().unwrap().is_none() {
+        if std::time::Instant::now() > deadline {
+            let _ = drainer.kill();
+            let _ = drainer.wait();
+            panic!("the drainer never ended after its agent's thread panicked");
+        }
+        std::thread::sleep(std::time::Duration::from_millis(50));
+    }
+    let task = show(&env, &dir, "stuck");
+    let run = crate::common::drain::runs(&task)
+        .pop()
+        .expect("a run recorded");
+    assert_eq!(run["outcome"], "failed", "{task:#}");
+    let error = run["error"].as_str().unwrap_or_default();
+    assert!(error.contains("bug in fleet"), "{task:#}");
+    assert_no_agent_left(&env, &dir);
+}

@@ -90,11 +90,20 @@ pub fn start(
         .name(format!("agent-{}", job.key))
         .spawn(move || {
             let key = job.key;
-            let event = match run(&job, &clock, &abort, &events) {
-                Ok(event) => event,
-                Err(e) => Event::NotStarted {
+            let ran = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
+                run(&job, &clock, &abort, &events)
+            }));
+            let event = match ran {
+                Ok(Ok(event)) => event,
+                Ok(Err(e)) => Event::NotStarted {
                     key,
                     error: format!("cannot start `{}`: {e}", job.argv[0]),
+                },
+                // The group died with the unwinding (`Group`'s drop kills it); the
+                // drainer must still hear of the run, or it waits for it for ever.
+                Err(panic) => Event::NotStarted {
+                    key,
+                    error: thread_failed("agent", panic.as_ref()),
                 },
             };
             let _ = events.send(event);
@@ -128,6 +137,7 @@ fn run(
         pgid: group.id() as i32,
         at: crate::time::now(),
     });
+    crate::failpoint::hit("drain-agent-started").map_err(std::io::Error::other)?;
     let logs = Logs {
         paths: [&job.stdout, &job.stderr],
         max: job.max_output,
@@ -261,9 +271,13 @@ pub fn start_check(
     thread::Builder::new()
         .name(format!("check-{}", check.key))
         .spawn(move || {
-            let (code, stopped, error) = match run_check(&check, &clock) {
-                Ok((code, stopped)) => (code, stopped, None),
-                Err(e) => (127, false, Some(e)),
+            let ran = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
+                run_check(&check, &clock)
+            }));
+            let (code, stopped, error) = match ran {
+                Ok(Ok((code, stopped))) => (code, stopped, None),
+                Ok(Err(e)) => (127, false, Some(e)),
+                Err(panic) => (127, false, Some(thread_failed("check", panic.as_ref()))),
             };
             let _ = events.send(Event::Checked {
                 key: check.key,
@@ -321,4 +335,18 @@ fn run_check(check: &Check, clock: &StopClock) -> Result<(i32, bool), String> {
         }
     }
     Ok((0, false))
+}
+
+/// Why a run's thread ended without its event: the panic's text, named as fleet's own
+/// failure, so the attempt fails with it instead of the drainer waiting for ever.
+fn thread_failed(what: &str, panic: &(dyn std::any::Any + Send)) -> String {
+    let text = panic
+        .downcast_ref::<&str>()
+        .map(|s| (*s).to_string())
+        .or_else(|| panic.downcast_ref::<String>().cloned())
+        .unwrap_or_else(|| "no message".into());
+    format!(
+        "fleet's {what} thread failed ({text}); its process group was killed. This is a bug \
+         in fleet: please report it with the drainer's log"
+    )
 }
