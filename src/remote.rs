@@ -288,6 +288,19 @@ fn publish(
         expect: theirs.map(|id| id.to_string()),
     };
     if let Some(why) = push(ctx, remote, &[update])? {
+        // A lease lost (the branch moved there) is a refusal. A push that failed with
+        // nothing moved there (a hook or a permission of the remote's said no, or it
+        // went out of reach between the fetch and the push) is of the environment: the
+        // same push may go in later, and a drainer tries it again.
+        fetch(ctx, remote)?;
+        if repo.ref_target(&tracking)? == theirs {
+            return Err(Error::env(format!(
+                "{remote} did not take the push of {branch}, and nothing moved there: {why}"
+            ))
+            .with_help(format!(
+                "check that you may push to it (`git push --dry-run {remote} {branch}`) and that no hook there refuses it; then run this again"
+            )));
+        }
         return Err(push_refused(remote, &why).with_help(format!(
             "fetch and look: `git fetch {remote} && git log {tracking}`"
         )));

@@ -220,6 +220,31 @@ pub struct Run {
     /// What the agent reported it used, when it said.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub usage: Option<crate::agents::result::Usage>,
+    /// Its agent succeeded and its check passed, but its lane is not ready yet: the
+    /// publish or the ready hit an error of the environment (the remote unreachable, a
+    /// lock held). The task stays running; a drainer tries the publish and the ready
+    /// again, never the agent ([`Unpublished`]).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub unpublished: Option<Unpublished>,
+}
+
+/// What a run whose check passed keeps while its lane waits to be published and made
+/// ready ([`Run::unpublished`]): enough for any drainer of the same clone to finish it,
+/// this run's own or, once it is gone, the next one.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Unpublished {
+    /// When the check passed.
+    pub checked: i64,
+    /// The check's log.
+    pub log: String,
+    /// The lane's tip when the run began, for a follow-up's rewritten lane (hex).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub started_from: Option<String>,
+    /// What the last try of the publish or the ready ran into, and when.
+    pub error: String,
+    pub tried: i64,
+    /// How many times it was tried.
+    pub tries: u32,
 }
 
 impl Run {
@@ -391,6 +416,7 @@ impl Task {
             free: false,
             plan: None,
             usage: None,
+            unpublished: None,
         };
         self.runs.push(run.clone());
         self.move_to(TaskState::Claimed, now, Some(&run.id));

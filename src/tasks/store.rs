@@ -574,6 +574,29 @@ impl<'a> Store<'a> {
         })
     }
 
+    /// Run `run`'s check passed but its lane could not be published or made ready yet
+    /// (`record` says why and when): kept on the running run, so whichever drainer
+    /// finishes it (this one later, or the next once this one is gone) knows to try the
+    /// publish again and not the agent. Refused unless `run` still holds the task.
+    pub fn unpublished(
+        &self,
+        name: &TaskName,
+        run: &str,
+        record: &super::Unpublished,
+    ) -> Result<Task> {
+        self.change(
+            name,
+            &format!("checked, lane not ready yet (run {run})"),
+            |task| {
+                held_by(task, run, &[TaskState::Running])?;
+                if let Some(r) = task.runs.last_mut() {
+                    r.unpublished = Some(record.clone());
+                }
+                Ok(task.clone())
+            },
+        )
+    }
+
     /// Run `run`, claimed and prepared but never started, is handed back by its holder
     /// (a drainer that prepared it ahead and is stopping): claimed -> queued in one
     /// swap, the run kept as ended with `why` and free, so no attempt is used and the
