@@ -167,3 +167,242 @@ fn a_drainer_killed_while_its_checked_run_waits_for_its_publish_leaves_it_to_the
     );
     assert_published_once(&env, &remote, &a, &b, "t");
 }
+
+/// For the races: logs `run TASK RUN` in `$RUNS/log`, and `overlap TASK RUN` when
+/// another agent of its task holds the task's lock (a run twice at once); then commits.
+const LOGGED: &str = "exec 9>>\"$RUNS/lock-$FLEET_TASK\"\nflock -n 9 || echo \"overlap $FLEET_TASK $FLEET_RUN\" >> \"$RUNS/log\"\necho \"run $FLEET_TASK $FLEET_RUN\" >> \"$RUNS/log\"\nsleep 0.3\nprintf '%s\\n' \"$FLEET_TASK\" > \"done-$FLEET_TASK.txt\"\ngit add -A\ngit commit -qm work\n";
+
+/// A `pre-receive` hook for the remote that refuses every third push it is asked to
+/// take and holds every fifth for a second first (a counter under a lock, in `runs/`).
+fn flaky_hook(env: &Env, remote: &Path) {
+    let runs = env.path().join("runs");
+    let hook = remote.join("hooks/pre-receive");
+    write(
+        &hook,
+        &format!(
+            "#!/bin/sh\ncat >/dev/null\nexec 8>>{lock:?}\nflock 8\nn=$(cat {count:?} 2>/dev/null || echo 0)\nn=$((n+1))\necho $n > {count:?}\nflock -u 8\n[ $((n % 5)) -eq 0 ] && sleep 1\nif [ $((n % 3)) -eq 0 ]; then echo \"refused push $n at random\" >&2; exit 1; fi\nexit 0\n",
+            lock = runs.join("hook.lock"),
+            count = runs.join("hook.count"),
+        ),
+    );
+    use std::os::unix::fs::PermissionsExt;
+    std::fs::set_permissions(&hook, std::fs::Permissions::from_mode(0o755)).unwrap();
+}
+
+/// Every task of the remote's queue, as clone `dir` reads it.
+fn remote_tasks(env: &Env, dir: &Path) -> Vec<serde_json::Value> {
+    json(env.fleet(dir, &["task", "list", "--json", "--remote", "origin"]))
+        .as_array()
+        .unwrap()
+        .clone()
+}
+
+/// Each attempt ran once and none at once with another of its task: no agent found its
+/// task's lock held, no run id is twice in the log, and every logged run is a run of
+/// its task in the queue, each claimed after the one before it ended.
+fn assert_each_attempt_once(env: &Env, all: &[serde_json::Value]) {
+    let text = std::fs::read_to_string(env.path().join("runs/log")).unwrap_or_default();
+    assert!(
+        !text.contains("overlap"),
+        "runs of one task at once:\n{text}"
+    );
+    let mut logged = std::collections::HashMap::new();
+    for line in text.lines() {
+        let f: Vec<&str> = line.split(' ').collect();
+        assert_eq!(f.len(), 3, "a torn line: {line:?}");
+        assert!(
+            logged.insert(f[2].to_string(), f[1].to_string()).is_none(),
+            "run {} ran twice:\n{text}",
+            f[2]
+        );
+    }
+    let mut queued = std::collections::HashMap::new();
+    for task in all {
+        let name = task["name"].as_str().unwrap();
+        let runs = runs(task);
+        for (i, run) in runs.iter().enumerate() {
+            let id = run["id"].as_str().unwrap().to_string();
+            assert!(queued.insert(id.clone(), name.to_string()).is_none());
+            if let Some(next) = runs.get(i + 1) {
+                let ended = run["ended"]
+                    .as_i64()
+                    .unwrap_or_else(|| panic!("{name}: run {id} never ended: {task:#}"));
+                assert!(next["claimed"].as_i64().unwrap() >= ended, "{task:#}");
+            }
+        }
+    }
+    for (run, task) in &logged {
+        assert_eq!(
+            queued.get(run),
+            Some(task),
+            "run {run} of {task} is not in the queue"
+        );
+    }
+}
+
+/// No process whose working folder is under this test's folder is left (agents,
+/// checks, guardians, drainers), once their stops have had time.
+fn assert_nothing_runs_in(env: &Env) {
+    let base = env.path();
+    let inside = || -> Vec<(i32, std::path::PathBuf)> {
+        crate::common::procs::all_pids()
+            .into_iter()
+            .filter(|&pid| crate::common::procs::live(pid))
+            .filter_map(|pid| {
+                let cwd = std::fs::read_link(format!("/proc/{pid}/cwd")).ok()?;
+                cwd.starts_with(&base).then_some((pid, cwd))
+            })
+            .collect()
+    };
+    wait_for("no process left in the test's folder", || {
+        inside().is_empty()
+    });
+}
+
+/// What `fleet doctor --json` in `dir` says of the task queue: the checks on tasks
+/// that did not pass.
+fn doctor_on_tasks(env: &Env, dir: &Path) -> Vec<serde_json::Value> {
+    let doctor = env.fleet(dir, &["doctor", "--json"]);
+    let checks: serde_json::Value = serde_json::from_str(&doctor.stdout).unwrap();
+    checks
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|c| {
+            ["stale-claims", "dead-holders", "orphan", "task"]
+                .iter()
+                .any(|n| c["name"].as_str().unwrap_or("").contains(n))
+                && c["verdict"] != "ok"
+        })
+        .cloned()
+        .collect()
+}
+
+/// After the drainers stopped: each clone's view of the remote (its tracking refs,
+/// fleet's and the branches') is what the remote holds, once fetched.
+fn assert_views_match(env: &Env, remote: &Path, clones: &[std::path::PathBuf]) {
+    let theirs = |prefix: &str| {
+        env.git(
+            remote,
+            &["for-each-ref", "--format=%(objectname) %(refname)", prefix],
+        )
+    };
+    for clone in clones {
+        remote_tasks(env, clone);
+        let ours = |prefix: &str, strip: &str, to: &str| {
+            env.git(
+                clone,
+                &["for-each-ref", "--format=%(objectname) %(refname)", prefix],
+            )
+            .lines()
+            .map(|l| l.replacen(strip, to, 1))
+            .collect::<Vec<_>>()
+            .join("\n")
+        };
+        assert_eq!(
+            ours(
+                "refs/fleet/remotes/origin/tasks/",
+                "refs/fleet/remotes/origin/",
+                "refs/fleet/"
+            ),
+            theirs("refs/fleet/tasks/")
+        );
+        assert_eq!(
+            ours(
+                "refs/fleet/remotes/origin/lanes",
+                "refs/fleet/remotes/origin/",
+                "refs/fleet/"
+            ),
+            theirs("refs/fleet/lanes")
+        );
+    }
+}
+
+#[test]
+fn two_clones_with_two_drainers_each_on_a_remote_whose_hook_refuses_pushes_at_random_run_each_attempt_once()
+ {
+    let env = Env::new();
+    let seed = project(&env, &agent(&env, "logged", LOGGED));
+    let (remote, clones) = through_a_bare_remote(&env, &seed, &["a", "b"]);
+    let names: Vec<String> = (1..=20).map(|i| format!("h{i:02}")).collect();
+    for name in &names {
+        add(
+            &env,
+            &clones[0],
+            name,
+            &["--agent", "logged", "--remote", "origin"],
+        );
+    }
+    flaky_hook(&env, &remote);
+    let drainers: Vec<LiveDrainer> = clones
+        .iter()
+        .flat_map(|c| [c, c])
+        .map(|c| LiveDrainer::start(&env, c, &["drain", "--remote", "origin", "--max", "2"], &[]))
+        .collect();
+    let reader = env.path().join("reader");
+    env.git(
+        &env.path(),
+        &["clone", "-q", remote.to_str().unwrap(), "reader"],
+    );
+    let deadline = std::time::Instant::now() + std::time::Duration::from_secs(400);
+    loop {
+        let all = remote_tasks(&env, &reader);
+        if all
+            .iter()
+            .all(|t| matches!(t["state"].as_str(), Some("succeeded" | "parked")))
+        {
+            break;
+        }
+        assert!(
+            std::time::Instant::now() < deadline,
+            "the queue never settled: {:#}",
+            serde_json::Value::Array(all)
+        );
+        std::thread::sleep(std::time::Duration::from_millis(300));
+    }
+    let mut drainers = drainers;
+    let said: Vec<String> = drainers.iter_mut().map(LiveDrainer::said).collect();
+    drop(drainers);
+    let all = remote_tasks(&env, &reader);
+    assert_eq!(all.len(), 20);
+    assert_each_attempt_once(&env, &all);
+    let succeeded = all.iter().filter(|t| t["state"] == "succeeded").count();
+    let lanes = remote_lanes(&env, &reader);
+    for task in all.iter().filter(|t| t["state"] == "succeeded") {
+        let last = runs(task).last().cloned().unwrap();
+        let branch = last["branch"].as_str().unwrap().to_string();
+        assert!(
+            lanes.contains(&(branch.clone(), "ready".into())),
+            "{task:#}\n{lanes:?}"
+        );
+        let files = env.git(
+            &remote,
+            &[
+                "ls-tree",
+                "-r",
+                "--name-only",
+                &format!("refs/heads/{branch}"),
+            ],
+        );
+        assert!(files.contains(&format!("done-{}.txt", task["name"].as_str().unwrap())));
+    }
+    assert_views_match(&env, &remote, &clones);
+    assert_nothing_runs_in(&env);
+    for clone in &clones {
+        assert_eq!(
+            doctor_on_tasks(&env, clone),
+            Vec::<serde_json::Value>::new()
+        );
+    }
+    let parked: Vec<_> = all.iter().filter(|t| t["state"] == "parked").collect();
+    eprintln!(
+        "{succeeded} succeeded, {} parked; the drainers said:\n{}",
+        parked.len(),
+        said.join("\n---\n")
+    );
+    assert!(
+        parked.is_empty(),
+        "parked by pushes refused at random: {:#?}",
+        parked
+    );
+}

@@ -57,6 +57,9 @@ const LEFTOVER_FOR: Duration = Duration::from_millis(100);
 /// (and at least [`SAVE_AFTER_CHANGES`]): a rewrite costs the whole queue, so this
 /// keeps its cost per claim the same at 10,000 tasks as at 100.
 const SAVE_SHARE: usize = 16;
+/// How often a push of a task ref that the remote did not take, with nothing moved
+/// there, is pushed again before it is an error.
+const DECLINED_TRIES: usize = 4;
 /// How often a failed fetch of a remote queue is tried again (four drainers of one
 /// clone on a loaded machine lost five tries in a row).
 const FETCH_TRIES: usize = 12;
@@ -265,13 +268,24 @@ impl<'a> Store<'a> {
                     new: new.to_string(),
                     expect: old.map(|id| id.to_string()),
                 };
-                let Some(why) = remote::push(self.ctx, remote, &[update])? else {
-                    remote::set_tracking(repo, &self.read_ref(name.as_str()), new)?;
-                    return Ok(true);
-                };
-                self.refresh()?;
-                if repo.ref_target(&self.read_ref(name.as_str()))? == old {
-                    return Err(remote::push_refused(remote, &why));
+                // A push the remote did not take while nothing moved there (a hook of
+                // its that says no at times, a push it could not take just then) is
+                // pushed again, with the same lease, a few times before it is an error:
+                // an error here costs a drainer the task it holds.
+                for declined in 0.. {
+                    let Some(why) = remote::push(self.ctx, remote, std::slice::from_ref(&update))?
+                    else {
+                        remote::set_tracking(repo, &self.read_ref(name.as_str()), new)?;
+                        return Ok(true);
+                    };
+                    self.refresh()?;
+                    if repo.ref_target(&self.read_ref(name.as_str()))? != old {
+                        break;
+                    }
+                    if declined >= DECLINED_TRIES {
+                        return Err(remote::push_refused(remote, &why));
+                    }
+                    std::thread::sleep(Duration::from_millis(100 * (declined as u64 + 1)));
                 }
                 Ok(false)
             }
