@@ -406,3 +406,100 @@ fn two_clones_with_two_drainers_each_on_a_remote_whose_hook_refuses_pushes_at_ra
         parked
     );
 }
+
+/// 2 clones × 2 drainers on the flaky remote of [`flaky_hook`], 8 tasks, one drainer of
+/// clone `a` killed (as `kill -9` would) the first time it reaches `point`: afterwards
+/// every task succeeded, each attempt ran once and none at once, each clone's view is
+/// the remote's, nothing is left running and doctor is clean.
+fn killed_on_a_flaky_remote(point: &str) {
+    let env = Env::new();
+    let seed = project(&env, &agent(&env, "logged", LOGGED));
+    let (remote, clones) = through_a_bare_remote(&env, &seed, &["a", "b"]);
+    for i in 1..=8 {
+        let name = format!("k{i:02}");
+        add(
+            &env,
+            &clones[0],
+            &name,
+            &["--agent", "logged", "--remote", "origin"],
+        );
+    }
+    flaky_hook(&env, &remote);
+    let args = ["drain", "--remote", "origin", "--max", "2"];
+    let abort = format!("{point}:abort");
+    let mut killed = LiveDrainer::start(&env, &clones[0], &args, &[("FLEET_FAILPOINT", &abort)]);
+    let others: Vec<LiveDrainer> = [&clones[0], &clones[1], &clones[1]]
+        .into_iter()
+        .map(|c| LiveDrainer::start(&env, c, &args, &[]))
+        .collect();
+    let deadline = std::time::Instant::now() + std::time::Duration::from_secs(400);
+    let reader = env.path().join("reader");
+    env.git(
+        &env.path(),
+        &["clone", "-q", remote.to_str().unwrap(), "reader"],
+    );
+    loop {
+        let all = remote_tasks(&env, &reader);
+        if all.iter().all(|t| t["state"] == "succeeded") {
+            break;
+        }
+        assert!(
+            std::time::Instant::now() < deadline,
+            "{point}: the queue never settled: {:#}",
+            serde_json::Value::Array(all)
+        );
+        std::thread::sleep(std::time::Duration::from_millis(300));
+    }
+    let aborted = killed.child.try_wait().unwrap();
+    let said = killed.said();
+    assert!(
+        aborted.is_some_and(|s| !s.success()),
+        "{point}: the failpoint never fired: {said}"
+    );
+    drop(others);
+    let all = remote_tasks(&env, &reader);
+    assert_each_attempt_once(&env, &all);
+    assert!(
+        all.iter().flat_map(runs).any(|r| r["outcome"] == "crashed"),
+        "{point}: no run was taken back: {:#}",
+        serde_json::Value::Array(all.clone())
+    );
+    let lanes = remote_lanes(&env, &reader);
+    for task in &all {
+        let branch = runs(task).last().unwrap()["branch"]
+            .as_str()
+            .unwrap()
+            .to_string();
+        assert!(
+            lanes.contains(&(branch, "ready".into())),
+            "{point}: {task:#}\n{lanes:?}"
+        );
+    }
+    assert_views_match(&env, &remote, &clones);
+    assert_nothing_runs_in(&env);
+    for clone in &clones {
+        assert_eq!(
+            doctor_on_tasks(&env, clone),
+            Vec::<serde_json::Value>::new(),
+            "{point}"
+        );
+    }
+}
+
+#[test]
+fn a_drainer_killed_on_a_flaky_remote_with_its_agent_started_loses_nothing_and_runs_nothing_twice()
+{
+    killed_on_a_flaky_remote("drain-before-running");
+}
+
+#[test]
+fn a_drainer_killed_on_a_flaky_remote_after_the_check_passed_loses_nothing_and_runs_nothing_twice()
+{
+    killed_on_a_flaky_remote("drain-before-ready");
+}
+
+#[test]
+fn a_drainer_killed_on_a_flaky_remote_after_it_pushed_the_lane_loses_nothing_and_runs_nothing_twice()
+ {
+    killed_on_a_flaky_remote("publish-after-push");
+}

@@ -172,15 +172,19 @@ impl Holder {
     }
 
     /// Whether the holder still runs, as far as this machine can tell: `Some(true)` or
-    /// `Some(false)` on the host and boot that holds it (a live pid with the same start
-    /// time), `None` elsewhere (only its lease can tell).
+    /// `Some(false)` on the host and boot that holds it (a live pid, not a zombie, with
+    /// the same start time), `None` elsewhere (only its lease can tell).
     pub fn alive_here(&self) -> Option<bool> {
         let here = crate::sys::procfs::hostname().unwrap_or_else(|| "unknown".into());
         if here != self.host || crate::sys::procfs::boot_id() != self.boot_id {
             return None;
         }
         let started = crate::sys::procfs::started_at(self.pid);
-        Some(started.is_some() && started == self.process_start)
+        // A holder killed and not yet waited for by its parent is a zombie: its pid
+        // and start time stay, but it runs nothing and renews nothing.
+        let zombie =
+            crate::sys::procfs::Stat::read(self.pid).is_some_and(|stat| stat.state() == Some('Z'));
+        Some(started.is_some() && started == self.process_start && !zombie)
     }
 }
 
