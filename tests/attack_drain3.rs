@@ -503,3 +503,147 @@ fn a_drainer_killed_on_a_flaky_remote_after_it_pushed_the_lane_loses_nothing_and
  {
     killed_on_a_flaky_remote("publish-after-push");
 }
+
+/// Push to `remote`, under `refs/fleet/tasks/{under}`, a copy of task `of` as clone `dir`
+/// fetched it, its `name` line made `name`: a task ref written by hand. Its commit id.
+fn forge(env: &Env, dir: &Path, remote: &Path, of: &str, under: &str, name: &str) -> String {
+    let toml = env.git(
+        dir,
+        &[
+            "show",
+            &format!("refs/fleet/remotes/origin/tasks/{of}:task.toml"),
+        ],
+    );
+    let forged: String = toml
+        .lines()
+        .map(|l| {
+            if l.starts_with("name = ") {
+                format!("name = {name:?}\n")
+            } else {
+                format!("{l}\n")
+            }
+        })
+        .collect();
+    let blob = env
+        .git_cmd(dir, &["hash-object", "-w", "--stdin"])
+        .stdin(&forged)
+        .stdout();
+    let tree = env
+        .git_cmd(dir, &["mktree"])
+        .stdin(&format!("100644 blob {}\ttask.toml\n", blob.trim()))
+        .stdout();
+    let commit = env.git(dir, &["commit-tree", "-m", "forged", tree.trim()]);
+    env.git(
+        dir,
+        &[
+            "push",
+            "-q",
+            remote.to_str().unwrap(),
+            &format!("{commit}:refs/fleet/tasks/{under}"),
+        ],
+    );
+    commit
+}
+
+#[test]
+fn task_refs_forged_on_the_remote_under_another_name_or_a_hostile_one_are_never_run_and_block_no_claim()
+ {
+    let env = Env::new();
+    let seed = project(&env, "");
+    let (remote, clones) = through_a_bare_remote(&env, &seed, &["a"]);
+    let a = clones[0].clone();
+    add(&env, &a, "good", &["--remote", "origin"]);
+    env.fleet(&a, &["task", "list", "--remote", "origin"]).ok();
+    let mark = env.path().join("pwned");
+    // Names a drainer would put in a branch, a folder, an argv and an environment.
+    let hostile = format!("$(touch {})", mark.display());
+    let forged: Vec<(&str, String)> = vec![
+        ("evil", hostile.clone()),
+        ("dash", "-rf".to_string()),
+        ("-x", "-x".to_string()),
+        ("a/b", "a/b".to_string()),
+        ("uni", "tâche\nrm -rf".to_string()),
+        // A copy of the good task's ref under another name.
+        ("copy", "good".to_string()),
+    ];
+    let mut ids = Vec::new();
+    for (under, name) in &forged {
+        ids.push((*under, forge(&env, &a, &remote, "good", under, name)));
+    }
+    let before = env.git(&remote, &["for-each-ref", "refs/fleet/tasks/"]);
+
+    let listed = remote_tasks(&env, &a);
+    let names: Vec<&str> = listed.iter().map(|t| t["name"].as_str().unwrap()).collect();
+    assert_eq!(names, vec!["good"], "{listed:#?}");
+    let report = json(env.fleet(
+        &a,
+        &[
+            "drain", "--once", "--max", "4", "--json", "--remote", "origin",
+        ],
+    ));
+    let ran: Vec<&str> = report["runs"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|r| r["task"].as_str().unwrap())
+        .collect();
+    assert_eq!(ran, vec!["good"], "{report:#}");
+    assert_eq!(report["runs"][0]["outcome"], "succeeded", "{report:#}");
+    assert!(!mark.exists(), "a forged name was executed");
+    // Nothing was written to the forged refs, nor beside them.
+    let after = env.git(&remote, &["for-each-ref", "refs/fleet/tasks/"]);
+    for (under, id) in &ids {
+        let line = format!("{id} commit\trefs/fleet/tasks/{under}");
+        assert!(
+            before.contains(&line) && after.contains(&line),
+            "{under}:\n{after}"
+        );
+    }
+    assert_eq!(after.lines().count(), before.lines().count(), "{after}");
+    // Each is named, with what removes it.
+    let shown = env.fleet(&a, &["task", "show", "evil", "--remote", "origin"]);
+    assert_eq!(shown.code, 3, "{}", shown.stderr);
+    assert!(shown.stderr.contains("calls itself"), "{}", shown.stderr);
+    assert!(
+        shown
+            .stderr
+            .contains("git push origin :refs/fleet/tasks/evil"),
+        "{}",
+        shown.stderr
+    );
+}
+
+#[test]
+fn hostile_prompts_through_a_remote_reach_the_agent_as_one_argument_each_and_run_nothing() {
+    let env = Env::new();
+    let seed = project(&env, "");
+    let (remote, clones) = through_a_bare_remote(&env, &seed, &["a"]);
+    let a = clones[0].clone();
+    let mark = env.path().join("pwned");
+    let prompt = format!(
+        "-rf --help\n$(touch {m}); `touch {m}` | touch {m} && touch {m}\n'\"\\ ünïcødé ✓ refs/heads/main ../..",
+        m = mark.display()
+    );
+    env.fleet(
+        &a,
+        &[
+            "task",
+            "add",
+            "p",
+            &format!("--prompt={prompt}"),
+            "--agent",
+            "args",
+            "--remote",
+            "origin",
+        ],
+    )
+    .ok();
+    let report = json(env.fleet(&a, &["drain", "--once", "--json", "--remote", "origin"]));
+    assert_eq!(report["runs"][0]["outcome"], "succeeded", "{report:#}");
+    let branch = report["runs"][0]["branch"].as_str().unwrap();
+    let args = env.git(&remote, &["show", &format!("{branch}:args.txt")]);
+    assert_eq!(args, format!("2\n[{prompt}]\n[p]"));
+    assert!(!mark.exists(), "the prompt was executed");
+    let shown = show_remote(&env, &a, "p");
+    assert_eq!(shown["prompt"], prompt.as_str());
+}

@@ -120,7 +120,37 @@ impl<'a> Store<'a> {
                 "inspect it with `git show {full_ref}`; `git update-ref -d {full_ref}` removes it"
             ))
         })?;
-        Task::from_toml(&String::from_utf8_lossy(&bytes), full_ref)
+        let task = Task::from_toml(&String::from_utf8_lossy(&bytes), full_ref)?;
+        // A task is changed, claimed and run by the name its ref has: one whose file
+        // names another (pushed by hand, copied from another task's ref) or no valid name
+        // at all would be moved under a ref it was not read from, or stop every claim on
+        // its name. It is left out, as an unreadable one is.
+        let named = full_ref.strip_prefix(&self.prefix()).unwrap_or(full_ref);
+        if task.name != named {
+            return Err(Error::env(format!(
+                "the task at {full_ref} calls itself {:?} in its {TASK_FILE}, not {named:?}: \
+                 written by hand or copied from another task's ref, so no drainer runs it",
+                task.name
+            ))
+            .with_help(format!(
+                "inspect it with `git show {full_ref}:{TASK_FILE}`; {} removes it",
+                self.removal(named)
+            )));
+        }
+        TaskName::parse(&task.name).map_err(|e| {
+            Error::env(format!("the task at {full_ref}: {}", e.message))
+                .with_help(format!("{} removes it", self.removal(named)))
+        })?;
+        Ok(task)
+    }
+
+    /// The command that removes the task ref of `name` from the queue.
+    fn removal(&self, name: &str) -> String {
+        let own = refs::task(name);
+        match self.queue.remote() {
+            None => format!("`git update-ref -d {own}`"),
+            Some(remote) => format!("`git push {remote} :{own}`"),
+        }
     }
 
     /// The memo of parsed tasks, read from its file on first use.
@@ -162,9 +192,15 @@ impl<'a> Store<'a> {
             memo.retain(&refs.iter().map(|(_, c)| *c).collect());
             memo.save();
         }
+        let prefix = self.prefix();
+        // One commit may sit under two refs (a task's ref copied by hand): it is the task
+        // only under the ref of its own name ([`Store::read`] refuses it elsewhere).
         let entries: Vec<(ObjectId, &Task)> = refs
             .iter()
-            .filter_map(|(_, c)| Some((*c, memo.get(c)?)))
+            .filter_map(|(full, c)| {
+                let task = memo.get(c)?;
+                (full.strip_prefix(&prefix) == Some(task.name.as_str())).then_some((*c, task))
+            })
             .collect();
         Ok(f(&entries))
     }
