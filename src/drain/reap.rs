@@ -3,6 +3,16 @@
 //! on success, the lane made ready with the check's exit code and log (as `fleet ready
 //! --exit-code N --log FILE` does: [`crate::lanes::WorkerTest::record`] and
 //! [`crate::queue::Queue::ready`]), and the task's next state.
+//!
+//! A run whose check passed is not failed when only its publish or its ready hits an
+//! error of the environment (the remote out of reach, a hook there saying no with
+//! nothing moved, a lock held): the agent's work is good, and a retry would run it
+//! again. The task stays running, the run keeps what it needs ([`Unpublished`], stored
+//! on the task when the queue can be written), and the drainer tries the publish and
+//! the ready again after a pause ([`publish_pause`]) for [`PUBLISH_FOR`], then fails the
+//! attempt. A drainer that stops or dies meanwhile leaves it to the next drainer of
+//! the clone that has the run's branch (`watch`). A refusal (the lane moved, a landed
+//! lane) fails the attempt at once, as before.
 
 use std::path::{Path, PathBuf};
 use std::time::{Duration, Instant};
@@ -23,6 +33,8 @@ pub(super) const PUBLISH_LEFT_FOR: Duration = Duration::from_secs(3600);
 /// is kept of it ([`Run::unpublished`]), since when, and when it is tried next.
 pub(super) struct Pending {
     record: Unpublished,
+    /// The record is on the task (the queue could be written at the last try).
+    stored: bool,
     first: Instant,
     next: Instant,
 }
@@ -672,6 +684,7 @@ impl super::Drainer<'_> {
                     key,
                     Pending {
                         record,
+                        stored,
                         first,
                         next: Instant::now() + pause,
                     },
@@ -706,9 +719,14 @@ impl super::Drainer<'_> {
             if live.lost || stopping {
                 let live = self.live.remove(&key).expect("present");
                 if !live.lost {
+                    let next = if pending.stored {
+                        "the next drainer of this clone makes it ready"
+                    } else {
+                        "that could not be recorded on the task, so the next drainer takes \
+                         the run back and the task runs again"
+                    };
                     self.ui.warn(&format!(
-                        "{}: left running with its check passed and its lane {} not ready: the \
-                         next drainer of this clone makes it ready",
+                        "{}: left running with its check passed and its lane {} not ready: {next}",
                         live.name,
                         live.report.branch.as_deref().unwrap_or("")
                     ));

@@ -19,6 +19,11 @@
 //! drainer died after the check passed and the lane was made ready, before it recorded
 //! the end, and a second run would make a second ready lane of the same work.
 //!
+//! A running task whose drainer left it with its check passed and its lane not yet
+//! published or ready ([`crate::tasks::Run::unpublished`]) is finished instead, in the
+//! clone that has the run's branch: the lane is published and made ready, and the run
+//! succeeds, its agent not run again (elsewhere it is taken back as any other).
+//!
 //! A run taken back before its agent started may have left its worktree half made (its
 //! drainer killed inside `worktree new`, or between making it and starting the agent):
 //! no agent ran there, so it is removed with its branch and lane (`worktree rm`, which
