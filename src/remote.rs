@@ -288,7 +288,20 @@ fn publish(
         expect: theirs.map(|id| id.to_string()),
     };
     if let Some(why) = push(ctx, remote, &[update])? {
-        return Err(push_refused(remote, &why).with_help(format!(
+        // A lease lost (the branch moved there) is a refusal. A push that failed with
+        // nothing moved there (a hook or a permission of the remote's said no, or it
+        // went out of reach between the fetch and the push) is of the environment: the
+        // same push may go in later, and a drainer tries it again.
+        fetch(ctx, remote)?;
+        if repo.ref_target(&tracking)? == theirs {
+            return Err(push_refused(remote, &why).with_help(format!(
+                "check that you may push to it (`git push --dry-run {remote} {branch}`) and that no hook there refuses it; then run this again"
+            )));
+        }
+        return Err(Error::refused(format!(
+            "{branch} moved on {remote} while it was being pushed; nothing was changed: {why}"
+        ))
+        .with_help(format!(
             "fetch and look: `git fetch {remote} && git log {tracking}`"
         )));
     }
@@ -338,8 +351,14 @@ fn short(id: ObjectId) -> String {
 }
 
 /// The error for a push the remote refused although nothing had moved there.
+///
+/// An error of the environment, not a refusal: nothing moved on the remote (each
+/// caller fetched again and found the ref it leased as it was), so no one else won a
+/// race. It is a hook or a permission of the remote's saying no, or a push it could
+/// not take just then; the same push may go in later, and a drainer tries it again
+/// rather than give up the run it holds.
 pub fn push_refused(remote: &str, why: &str) -> Error {
-    Error::refused(format!("{remote} refused the push: {why}")).with_help(
+    Error::env(format!("{remote} refused the push: {why}")).with_help(
         "check that you may push to it (`git push --dry-run`), and that no server-side hook refuses fleet's refs",
     )
 }

@@ -275,10 +275,11 @@ fn a_run_whose_end_a_running_drainer_could_not_record_is_taken_back_by_it_not_le
     let env = Env::new();
     let remote = env.path().join("remote.git");
     let away = env.path().join("remote-away.git");
-    // Its first run commits, then takes the remote away (an outage just as the run
-    // ends); the next commits only.
+    // Its first run takes the remote away (an outage just as the run ends) and fails,
+    // so its end is to be recorded through the remote (a run whose check passed would
+    // wait for the remote instead: attack_drain3); the next commits only.
     let body = format!(
-        "sleep 2\necho x > x.txt; git add -A; git commit -qm work\nif [ ! -e \"$RUNS/broke\" ]; then mv {remote:?} {away:?}; touch \"$RUNS/broke\"; fi\n"
+        "sleep 2\necho x > x.txt; git add -A; git commit -qm work\nif [ ! -e \"$RUNS/broke\" ]; then mv {remote:?} {away:?}; touch \"$RUNS/broke\"; exit 1; fi\n"
     );
     let flaky = agent(&env, "flaky", &body, "");
     let seed = project(&env, &flaky);

@@ -8,6 +8,7 @@ mod adopt;
 mod agent_output;
 mod attack_drain;
 mod attack_drain2;
+mod attack_drain3;
 mod attack_gate;
 mod attack_guard;
 mod attack_hooks;

@@ -184,6 +184,7 @@ pub fn drain(ctx: &Context, queue: &Queue, opts: &Options, ui: &dyn Ui) -> Resul
         recent: std::collections::VecDeque::new(),
         next_key: 0,
         silences: watch::Silences::default(),
+        pending: BTreeMap::new(),
         report: Report {
             pid: std::process::id(),
             ..Report::default()
@@ -213,6 +214,8 @@ struct Drainer<'a> {
     report: Report,
     /// The runs' starts, and the runs abandoned as silent ([`liveness`]).
     silences: watch::Silences,
+    /// Runs whose check passed and whose lane is not ready yet ([`reap`]).
+    pending: BTreeMap<usize, reap::Pending>,
 }
 
 impl Drainer<'_> {
@@ -273,6 +276,7 @@ impl Drainer<'_> {
                 last_watch = Some(Instant::now());
             }
             self.abandon_silent();
+            self.retry_unpublished(stopping > 0);
             if last_renew.elapsed() >= renew_every {
                 self.renew();
                 last_renew = Instant::now();

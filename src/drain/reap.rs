@@ -3,15 +3,82 @@
 //! on success, the lane made ready with the check's exit code and log (as `fleet ready
 //! --exit-code N --log FILE` does: [`crate::lanes::WorkerTest::record`] and
 //! [`crate::queue::Queue::ready`]), and the task's next state.
+//!
+//! A run whose check passed is not failed when only its publish or its ready hits an
+//! error of the environment (the remote out of reach, a hook there saying no with
+//! nothing moved, a lock held): the agent's work is good, and a retry would run it
+//! again. The task stays running, the run keeps what it needs ([`Unpublished`], stored
+//! on the task when the queue can be written), and the drainer tries the publish and
+//! the ready again after a pause ([`publish_pause`]) for [`PUBLISH_FOR`], then fails the
+//! attempt. A drainer that stops or dies meanwhile leaves it to the next drainer of
+//! the clone that has the run's branch (`watch`). A refusal (the lane moved, a landed
+//! lane) fails the attempt at once, as before.
 
 use std::path::{Path, PathBuf};
-use std::time::Duration;
+use std::time::{Duration, Instant};
 
 use super::agent::{self, Event};
 use super::retry;
 use super::spawn;
 use crate::agents::result::{Ended, Verdict, classify};
-use crate::tasks::{Outcome, Run, TaskName, TaskState};
+use crate::tasks::{Outcome, Run, TaskName, TaskState, Unpublished};
+
+/// How long a drainer tries again, itself, to publish and ready the lane of a run whose
+/// check passed before it fails the attempt; a drainer of the same clone that finds the
+/// run left by a gone one tries for [`PUBLISH_LEFT_FOR`] from the check.
+const PUBLISH_FOR: Duration = Duration::from_secs(600);
+pub(super) const PUBLISH_LEFT_FOR: Duration = Duration::from_secs(3600);
+
+/// A run whose check passed, waiting for its lane to be published and made ready: what
+/// is kept of it ([`Run::unpublished`]), since when, and when it is tried next.
+pub(super) struct Pending {
+    record: Unpublished,
+    /// The record is on the task (the queue could be written at the last try).
+    stored: bool,
+    first: Instant,
+    next: Instant,
+}
+
+/// The pause after the `tries`th failed try at a lane's publish: a second, doubled at
+/// each try, at most half a minute.
+pub(super) fn publish_pause(tries: u32) -> Duration {
+    Duration::from_secs((1u64 << tries.saturating_sub(1).min(5)).min(30))
+}
+
+/// An error a later try can get past: of the environment (the remote unreachable, the
+/// fetch of one drainer racing another's) or a lock held.
+pub(super) fn retryable(e: &crate::error::Error) -> bool {
+    matches!(
+        e.kind,
+        crate::error::Kind::Environment | crate::error::Kind::Locked
+    )
+}
+
+/// Publish the lane `branch` of task `name`'s run (a remote queue only) and mark it
+/// ready with the check's exit `code` and `log`, as `fleet ready --exit-code --log`
+/// does. Safe to repeat: a branch the remote has already is not pushed again, and a
+/// ready lane is made ready again.
+#[allow(clippy::too_many_arguments)]
+pub(super) fn make_ready(
+    ctx: &crate::context::Context,
+    queue: &crate::queue::Queue,
+    store: &crate::tasks::Store,
+    name: &TaskName,
+    started_from: Option<crate::git::ObjectId>,
+    branch: &str,
+    code: i32,
+    log: &Path,
+    ui: &dyn crate::report::Ui,
+) -> crate::error::Result<()> {
+    let worker = crate::lanes::WorkerTest::record(&ctx.repo, code, Some(log))?;
+    let lanes = std::slice::from_ref(&branch.to_string()).to_vec();
+    // Through a remote this fetches, racing the other drainers of this clone.
+    crate::tasks::store::fetch_retried(|| {
+        super::follow::publish_lane(ctx, queue, store, name, started_from, branch, ui)?;
+        queue.ready(ctx, &lanes, Some(worker.clone()))
+    })?;
+    crate::failpoint::hit("drain-after-ready")
+}
 
 /// What of an agent's output is read to classify it (a result document is small; a
 /// runaway agent's output is not read whole).
@@ -505,30 +572,25 @@ impl super::Drainer<'_> {
         });
         let branch = live.report.branch.clone().unwrap_or_default();
         let attempt = live.run.attempt;
-        let lanes = std::slice::from_ref(&branch);
         let started_from = live
             .placed
             .as_ref()
             .and_then(|p| p.bases.first())
             .and_then(|b| b.2);
-        let ready = crate::failpoint::hit("drain-before-ready")
-            .and_then(|()| crate::lanes::WorkerTest::record(&self.ctx.repo, code, Some(&log)))
-            .and_then(|worker| {
-                // Through a remote this fetches, racing the other drainers of this clone.
-                crate::tasks::store::fetch_retried(|| {
-                    super::follow::publish_lane(
-                        self.ctx,
-                        self.queue,
-                        self.store,
-                        &live.name,
-                        started_from,
-                        &branch,
-                        self.ui,
-                    )?;
-                    self.queue.ready(self.ctx, lanes, Some(worker.clone()))
-                })
-            })
-            .and_then(|readied| crate::failpoint::hit("drain-after-ready").map(|()| readied));
+        let name = live.name.clone();
+        let ready = crate::failpoint::hit("drain-before-ready").and_then(|()| {
+            make_ready(
+                self.ctx,
+                self.queue,
+                self.store,
+                &name,
+                started_from,
+                &branch,
+                code,
+                &log,
+                self.ui,
+            )
+        });
         let wait = retry::backoff(&self.ctx.config.drain, attempt);
         if stopped {
             // Not the task's fault: queued again at once, the attempt not used.
@@ -547,21 +609,153 @@ impl super::Drainer<'_> {
                 retry::tail(&text, 20, 2000)
             );
             self.settle(key, Outcome::Failed, why, false, wait);
-        } else if let Err(e) = ready {
-            let why = format!("the lane {branch} could not be made ready: {}", e.message);
-            self.settle(key, Outcome::Failed, why, false, wait);
         } else {
-            self.ui.note(&format!(
-                "{}: succeeded; lane {branch} is ready to land",
-                live.name
-            ));
-            self.settle(
-                key,
-                Outcome::Succeeded,
-                String::new(),
-                false,
-                Duration::ZERO,
+            let record = Unpublished {
+                checked: crate::time::now(),
+                log: log.display().to_string(),
+                started_from: started_from.map(|id| id.to_string()),
+                error: String::new(),
+                tried: crate::time::now(),
+                tries: 1,
+            };
+            self.after_ready(key, ready, record);
+        }
+    }
+
+    /// What follows a try at publishing and readying the lane of run `key`, whose check
+    /// passed: succeeded; or, after an error of the environment (the remote unreachable,
+    /// a lock held), the run kept as checked and tried again after a back-off
+    /// ([`Pending`]); or, after a refusal (the lane moved, a landed lane), failed.
+    fn after_ready(
+        &mut self,
+        key: usize,
+        ready: crate::error::Result<()>,
+        mut record: Unpublished,
+    ) {
+        let Some(live) = self.live.get(&key) else {
+            self.pending.remove(&key);
+            return;
+        };
+        let branch = live.report.branch.clone().unwrap_or_default();
+        let wait = retry::backoff(&self.ctx.config.drain, live.run.attempt);
+        let first = self
+            .pending
+            .get(&key)
+            .map_or_else(Instant::now, |p| p.first);
+        match ready {
+            Ok(()) => {
+                self.pending.remove(&key);
+                self.ui.note(&format!(
+                    "{}: succeeded; lane {branch} is ready to land",
+                    live.name
+                ));
+                self.settle(
+                    key,
+                    Outcome::Succeeded,
+                    String::new(),
+                    false,
+                    Duration::ZERO,
+                );
+            }
+            Err(e) if retryable(&e) && first.elapsed() < PUBLISH_FOR => {
+                record.error = e.message.clone();
+                record.tried = crate::time::now();
+                let pause = publish_pause(record.tries);
+                // Kept on the task, so the next drainer finishes it if this one dies;
+                // through an unreachable remote this fails too, and is tried again.
+                let stored = self
+                    .store
+                    .unpublished(&live.name, &live.run.id, &record)
+                    .is_ok();
+                self.ui.warn(&format!(
+                    "{}: its check passed, but the lane {branch} could not be made ready yet: {}; \
+                     tried again in {}s (the agent does not run again){}",
+                    live.name,
+                    e.message,
+                    pause.as_secs(),
+                    if stored {
+                        ""
+                    } else {
+                        "; not recorded on the task either"
+                    }
+                ));
+                record.tries += 1;
+                self.pending.insert(
+                    key,
+                    Pending {
+                        record,
+                        stored,
+                        first,
+                        next: Instant::now() + pause,
+                    },
+                );
+            }
+            Err(e) => {
+                self.pending.remove(&key);
+                let why = format!("the lane {branch} could not be made ready: {}", e.message);
+                self.settle(key, Outcome::Failed, why, false, wait);
+            }
+        }
+    }
+
+    /// Try again the publish and ready of each run whose check passed and whose lane
+    /// is not ready yet, once its pause is over. A drainer that stops leaves them: each
+    /// stays running, its check recorded, for the next drainer of this clone to finish.
+    pub(super) fn retry_unpublished(&mut self, stopping: bool) {
+        let now = Instant::now();
+        let due: Vec<usize> = self
+            .pending
+            .iter()
+            .filter(|(_, p)| stopping || p.next <= now)
+            .map(|(k, _)| *k)
+            .collect();
+        for key in due {
+            let Some(pending) = self.pending.remove(&key) else {
+                continue;
+            };
+            let Some(live) = self.live.get(&key) else {
+                continue;
+            };
+            if live.lost || stopping {
+                let live = self.live.remove(&key).expect("present");
+                if !live.lost {
+                    let next = if pending.stored {
+                        "the next drainer of this clone makes it ready"
+                    } else {
+                        "that could not be recorded on the task, so the next drainer takes \
+                         the run back and the task runs again"
+                    };
+                    self.ui.warn(&format!(
+                        "{}: left running with its check passed and its lane {} not ready: {next}",
+                        live.name,
+                        live.report.branch.as_deref().unwrap_or("")
+                    ));
+                }
+                self.report.runs.push(live.report);
+                continue;
+            }
+            let name = live.name.clone();
+            let branch = live.report.branch.clone().unwrap_or_default();
+            let started_from = pending
+                .record
+                .started_from
+                .as_deref()
+                .and_then(|h| crate::git::ObjectId::from_hex(h.as_bytes()).ok());
+            let log = PathBuf::from(&pending.record.log);
+            let ready = make_ready(
+                self.ctx,
+                self.queue,
+                self.store,
+                &name,
+                started_from,
+                &branch,
+                0,
+                &log,
+                self.ui,
             );
+            let record = pending.record.clone();
+            self.pending.insert(key, pending);
+            self.after_ready(key, ready, record);
         }
     }
 

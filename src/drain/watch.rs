@@ -19,6 +19,11 @@
 //! drainer died after the check passed and the lane was made ready, before it recorded
 //! the end, and a second run would make a second ready lane of the same work.
 //!
+//! A running task whose drainer left it with its check passed and its lane not yet
+//! published or ready ([`crate::tasks::Run::unpublished`]) is finished instead, in the
+//! clone that has the run's branch: the lane is published and made ready, and the run
+//! succeeds, its agent not run again (elsewhere it is taken back as any other).
+//!
 //! A run taken back before its agent started may have left its worktree half made (its
 //! drainer killed inside `worktree new`, or between making it and starting the agent):
 //! no agent ran there, so it is removed with its branch and lane (`worktree rm`, which
@@ -292,6 +297,13 @@ impl super::Drainer<'_> {
             let Some(mut why) = why else {
                 continue;
             };
+            if task.state == TaskState::Running
+                && let Some(left) = &run.unpublished
+                && !self.lane_is_ready(run)
+                && self.finish_unpublished(&name, run, left, &why, now)
+            {
+                continue;
+            }
             // Killed after its check passed and its lane was made ready, before the end
             // was recorded: the run succeeded, and running it again would make a second
             // ready lane of the same work.
@@ -415,6 +427,118 @@ impl super::Drainer<'_> {
                 task.name, run.id, e.message
             )),
         }
+    }
+
+    /// Finish run `run` of task `name`, left by its drainer (`why` says how) with its
+    /// check passed and its lane not ready (`left`): publish the lane and make it ready,
+    /// then record the run as succeeded; the agent does not run again. Only in the
+    /// clone that has the run's branch (false elsewhere: the run is taken back as any
+    /// other). An error of the environment leaves it for a later pass (the pause
+    /// doubling, as its drainer's did), for at most [`super::reap::PUBLISH_LEFT_FOR`] from
+    /// the check; a refusal, or that long, fails the attempt as after any run.
+    fn finish_unpublished(
+        &mut self,
+        name: &TaskName,
+        run: &Run,
+        left: &crate::tasks::Unpublished,
+        why: &str,
+        now: i64,
+    ) -> bool {
+        use super::reap::{PUBLISH_LEFT_FOR, make_ready, publish_pause, retryable};
+        let Some(branch) = run.branch.as_deref() else {
+            return false;
+        };
+        if !self.ctx.repo.branch_tip(branch).is_ok_and(|t| t.is_some()) {
+            return false;
+        }
+        // A run this drainer left already waits out its pause; one a gone drainer left
+        // is tried at once (a drainer's first look may be its only one, `--once`).
+        if run.holder == self.holder
+            && now < left.tried + publish_pause(left.tries).as_secs() as i64
+        {
+            return true;
+        }
+        let started_from = left
+            .started_from
+            .as_deref()
+            .and_then(|h| crate::git::ObjectId::from_hex(h.as_bytes()).ok());
+        let log = std::path::PathBuf::from(&left.log);
+        let ready = make_ready(
+            self.ctx,
+            self.queue,
+            self.store,
+            name,
+            started_from,
+            branch,
+            0,
+            &log,
+            self.ui,
+        );
+        let (outcome, error) = match ready {
+            Ok(()) => (Outcome::Succeeded, None),
+            Err(e) if retryable(&e) && now < left.checked + PUBLISH_LEFT_FOR.as_secs() as i64 => {
+                let mut again = left.clone();
+                again.error = e.message.clone();
+                again.tried = now;
+                again.tries += 1;
+                let _ = self.store.unpublished(name, &run.id, &again);
+                self.ui.warn(&format!(
+                    "{name}: run {} ({why}) passed its check, but its lane {branch} could not \
+                     be made ready yet: {}; tried again later",
+                    run.id, e.message
+                ));
+                return true;
+            }
+            Err(e) => (
+                Outcome::Failed,
+                Some(format!(
+                    "its check passed, but the lane {branch} could not be made ready: {}",
+                    e.message
+                )),
+            ),
+        };
+        if self
+            .store
+            .end(name, &run.id, outcome, error.clone(), false, now)
+            .is_err()
+        {
+            // Another drainer finished it first, or its holder moved it.
+            return true;
+        }
+        let state = match &error {
+            None => {
+                self.ui.note(&format!(
+                    "{name}: run {} ({why}) had passed its check: its lane {branch} is ready now, \
+                     and the run succeeded",
+                    run.id
+                ));
+                TaskState::Succeeded
+            }
+            Some(error) => {
+                self.ui
+                    .note(&format!("{name}: run {} failed: {error}", run.id));
+                let wait = retry::backoff(&self.ctx.config.drain, run.attempt);
+                retry::requeue(
+                    self.ctx,
+                    self.store,
+                    name,
+                    &run.id,
+                    now,
+                    wait,
+                    &self.holder,
+                    self.ui,
+                )
+                .map(|t| t.state)
+                .unwrap_or(TaskState::Failed)
+            }
+        };
+        self.report.taken_back.push(super::TakenBack {
+            task: name.to_string(),
+            run: run.id.clone(),
+            why: why.to_string(),
+            state,
+        });
+        true
     }
 
     /// Is `run`'s branch a lane marked ready (its check passed: a failing one leaves

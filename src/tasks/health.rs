@@ -98,6 +98,16 @@ pub fn dead_holders(tasks: &[Task], now: i64) -> Check {
             run.id,
             t.state.as_str()
         );
+        if let Some(left) = &run.unpublished {
+            line.push_str(&format!(
+                "; its check passed but its lane {} is not ready yet ({} tries, the last: {}): \
+                 a drainer of the clone that ran it publishes it and makes it ready, without \
+                 running the agent again",
+                run.branch.as_deref().unwrap_or("?"),
+                left.tries,
+                left.error.lines().next().unwrap_or("")
+            ));
+        }
         // Only here can the group be seen; elsewhere it belongs to another machine.
         if alive == Some(false)
             && let Some(pgid) = run.pgid

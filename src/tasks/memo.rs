@@ -20,7 +20,7 @@ use super::Task;
 use crate::git::ObjectId;
 
 /// Bumped when the file's shape or [`Task`]'s changes: another version is ignored.
-const VERSION: u32 = 1;
+const VERSION: u32 = 3;
 
 /// Changes after which a claim rewrites the file. A list always rewrites a changed memo;
 /// a claim (many per second across drainers, each leaving one new commit) rewrites it

@@ -172,15 +172,19 @@ impl Holder {
     }
 
     /// Whether the holder still runs, as far as this machine can tell: `Some(true)` or
-    /// `Some(false)` on the host and boot that holds it (a live pid with the same start
-    /// time), `None` elsewhere (only its lease can tell).
+    /// `Some(false)` on the host and boot that holds it (a live pid, not a zombie, with
+    /// the same start time), `None` elsewhere (only its lease can tell).
     pub fn alive_here(&self) -> Option<bool> {
         let here = crate::sys::procfs::hostname().unwrap_or_else(|| "unknown".into());
         if here != self.host || crate::sys::procfs::boot_id() != self.boot_id {
             return None;
         }
         let started = crate::sys::procfs::started_at(self.pid);
-        Some(started.is_some() && started == self.process_start)
+        // A holder killed and not yet waited for by its parent is a zombie: its pid
+        // and start time stay, but it runs nothing and renews nothing.
+        let zombie =
+            crate::sys::procfs::Stat::read(self.pid).is_some_and(|stat| stat.state() == Some('Z'));
+        Some(started.is_some() && started == self.process_start && !zombie)
     }
 }
 
@@ -220,6 +224,31 @@ pub struct Run {
     /// What the agent reported it used, when it said.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub usage: Option<crate::agents::result::Usage>,
+    /// Its agent succeeded and its check passed, but its lane is not ready yet: the
+    /// publish or the ready hit an error of the environment (the remote unreachable, a
+    /// lock held). The task stays running; a drainer tries the publish and the ready
+    /// again, never the agent ([`Unpublished`]).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub unpublished: Option<Unpublished>,
+}
+
+/// What a run whose check passed keeps while its lane waits to be published and made
+/// ready ([`Run::unpublished`]): enough for any drainer of the same clone to finish it,
+/// this run's own or, once it is gone, the next one.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Unpublished {
+    /// When the check passed.
+    pub checked: i64,
+    /// The check's log.
+    pub log: String,
+    /// The lane's tip when the run began, for a follow-up's rewritten lane (hex).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub started_from: Option<String>,
+    /// What the last try of the publish or the ready ran into, and when.
+    pub error: String,
+    pub tried: i64,
+    /// How many times it was tried.
+    pub tries: u32,
 }
 
 impl Run {
@@ -391,6 +420,7 @@ impl Task {
             free: false,
             plan: None,
             usage: None,
+            unpublished: None,
         };
         self.runs.push(run.clone());
         self.move_to(TaskState::Claimed, now, Some(&run.id));

@@ -57,6 +57,9 @@ const LEFTOVER_FOR: Duration = Duration::from_millis(100);
 /// (and at least [`SAVE_AFTER_CHANGES`]): a rewrite costs the whole queue, so this
 /// keeps its cost per claim the same at 10,000 tasks as at 100.
 const SAVE_SHARE: usize = 16;
+/// How often a push of a task ref that the remote did not take, with nothing moved
+/// there, is pushed again before it is an error.
+const DECLINED_TRIES: usize = 4;
 /// How often a failed fetch of a remote queue is tried again (four drainers of one
 /// clone on a loaded machine lost five tries in a row).
 const FETCH_TRIES: usize = 12;
@@ -117,7 +120,37 @@ impl<'a> Store<'a> {
                 "inspect it with `git show {full_ref}`; `git update-ref -d {full_ref}` removes it"
             ))
         })?;
-        Task::from_toml(&String::from_utf8_lossy(&bytes), full_ref)
+        let task = Task::from_toml(&String::from_utf8_lossy(&bytes), full_ref)?;
+        // A task is changed, claimed and run by the name its ref has: one whose file
+        // names another (pushed by hand, copied from another task's ref) or no valid name
+        // at all would be moved under a ref it was not read from, or stop every claim on
+        // its name. It is left out, as an unreadable one is.
+        let named = full_ref.strip_prefix(&self.prefix()).unwrap_or(full_ref);
+        if task.name != named {
+            return Err(Error::env(format!(
+                "the task at {full_ref} calls itself {:?} in its {TASK_FILE}, not {named:?}: \
+                 written by hand or copied from another task's ref, so no drainer runs it",
+                task.name
+            ))
+            .with_help(format!(
+                "inspect it with `git show {full_ref}:{TASK_FILE}`; {} removes it",
+                self.removal(named)
+            )));
+        }
+        TaskName::parse(&task.name).map_err(|e| {
+            Error::env(format!("the task at {full_ref}: {}", e.message))
+                .with_help(format!("{} removes it", self.removal(named)))
+        })?;
+        Ok(task)
+    }
+
+    /// The command that removes the task ref of `name` from the queue.
+    fn removal(&self, name: &str) -> String {
+        let own = refs::task(name);
+        match self.queue.remote() {
+            None => format!("`git update-ref -d {own}`"),
+            Some(remote) => format!("`git push {remote} :{own}`"),
+        }
     }
 
     /// The memo of parsed tasks, read from its file on first use.
@@ -159,9 +192,15 @@ impl<'a> Store<'a> {
             memo.retain(&refs.iter().map(|(_, c)| *c).collect());
             memo.save();
         }
+        let prefix = self.prefix();
+        // One commit may sit under two refs (a task's ref copied by hand): it is the task
+        // only under the ref of its own name ([`Store::read`] refuses it elsewhere).
         let entries: Vec<(ObjectId, &Task)> = refs
             .iter()
-            .filter_map(|(_, c)| Some((*c, memo.get(c)?)))
+            .filter_map(|(full, c)| {
+                let task = memo.get(c)?;
+                (full.strip_prefix(&prefix) == Some(task.name.as_str())).then_some((*c, task))
+            })
             .collect();
         Ok(f(&entries))
     }
@@ -265,13 +304,24 @@ impl<'a> Store<'a> {
                     new: new.to_string(),
                     expect: old.map(|id| id.to_string()),
                 };
-                let Some(why) = remote::push(self.ctx, remote, &[update])? else {
-                    remote::set_tracking(repo, &self.read_ref(name.as_str()), new)?;
-                    return Ok(true);
-                };
-                self.refresh()?;
-                if repo.ref_target(&self.read_ref(name.as_str()))? == old {
-                    return Err(remote::push_refused(remote, &why));
+                // A push the remote did not take while nothing moved there (a hook of
+                // its that says no at times, a push it could not take just then) is
+                // pushed again, with the same lease, a few times before it is an error:
+                // an error here costs a drainer the task it holds.
+                for declined in 0.. {
+                    let Some(why) = remote::push(self.ctx, remote, std::slice::from_ref(&update))?
+                    else {
+                        remote::set_tracking(repo, &self.read_ref(name.as_str()), new)?;
+                        return Ok(true);
+                    };
+                    self.refresh()?;
+                    if repo.ref_target(&self.read_ref(name.as_str()))? != old {
+                        break;
+                    }
+                    if declined >= DECLINED_TRIES {
+                        return Err(remote::push_refused(remote, &why));
+                    }
+                    std::thread::sleep(Duration::from_millis(100 * (declined as u64 + 1)));
                 }
                 Ok(false)
             }
@@ -572,6 +622,29 @@ impl<'a> Store<'a> {
             task.move_to(to, now, Some(run));
             Ok(task.clone())
         })
+    }
+
+    /// Run `run`'s check passed but its lane could not be published or made ready yet
+    /// (`record` says why and when): kept on the running run, so whichever drainer
+    /// finishes it (this one later, or the next once this one is gone) knows to try the
+    /// publish again and not the agent. Refused unless `run` still holds the task.
+    pub fn unpublished(
+        &self,
+        name: &TaskName,
+        run: &str,
+        record: &super::Unpublished,
+    ) -> Result<Task> {
+        self.change(
+            name,
+            &format!("checked, lane not ready yet (run {run})"),
+            |task| {
+                held_by(task, run, &[TaskState::Running])?;
+                if let Some(r) = task.runs.last_mut() {
+                    r.unpublished = Some(record.clone());
+                }
+                Ok(task.clone())
+            },
+        )
     }
 
     /// Run `run`, claimed and prepared but never started, is handed back by its holder

@@ -186,3 +186,78 @@ pub fn through_a_bare_remote(env: &Env, seed: &Path, clones: &[&str]) -> (PathBu
         .collect();
     (remote, clones)
 }
+
+/// A drainer running until stopped, its stderr read line by line as it comes; stopped
+/// (SIGTERM, then SIGKILL) when dropped, so a failing test leaves no drainer behind.
+pub struct LiveDrainer {
+    pub child: std::process::Child,
+    lines: std::sync::mpsc::Receiver<String>,
+    pub seen: Vec<String>,
+}
+
+impl LiveDrainer {
+    pub fn start(env: &Env, dir: &Path, args: &[&str], vars: &[(&str, &str)]) -> LiveDrainer {
+        let mut child = env.fleet_cmd(dir, args).envs(vars).spawn();
+        let stderr = child.stderr.take().unwrap();
+        let (tx, lines) = std::sync::mpsc::channel();
+        std::thread::spawn(move || {
+            use std::io::BufRead;
+            for line in std::io::BufReader::new(stderr)
+                .lines()
+                .map_while(Result::ok)
+            {
+                if tx.send(line).is_err() {
+                    break;
+                }
+            }
+        });
+        LiveDrainer {
+            child,
+            lines,
+            seen: Vec::new(),
+        }
+    }
+
+    /// Wait (generously) for a line of its stderr holding `text`.
+    pub fn wait_for_line(&mut self, text: &str) {
+        let deadline = Instant::now() + Duration::from_secs(90);
+        while !self.seen.iter().any(|l| l.contains(text)) {
+            let left = deadline.saturating_duration_since(Instant::now());
+            assert!(!left.is_zero(), "never said {text:?}: {:#?}", self.seen);
+            if let Ok(line) = self.lines.recv_timeout(left) {
+                self.seen.push(line);
+            }
+        }
+    }
+
+    /// What it said on stderr so far.
+    pub fn said(&mut self) -> String {
+        while let Ok(line) = self.lines.try_recv() {
+            self.seen.push(line);
+        }
+        self.seen.join("\n")
+    }
+
+    /// `kill -9` it, and wait for it.
+    pub fn kill9(&mut self) {
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+    }
+}
+
+impl Drop for LiveDrainer {
+    fn drop(&mut self) {
+        let _ = std::process::Command::new("kill")
+            .args(["-TERM", &self.child.id().to_string()])
+            .status();
+        let deadline = Instant::now() + Duration::from_secs(30);
+        while Instant::now() < deadline {
+            if self.child.try_wait().ok().flatten().is_some() {
+                return;
+            }
+            std::thread::sleep(Duration::from_millis(50));
+        }
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+    }
+}
