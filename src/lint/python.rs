@@ -294,7 +294,9 @@ fn check_call(file: &File, call: Node) -> Option<syntax::Raw> {
     if setsid && !blocking && shell_string_owns_its_session(file, program_arg, &local) {
         return None;
     }
-    let program = words.first()?;
+    // No program past the first words' wrappers (`sudo -u agent nice -n 5 codex` is
+    // longer than they are): a command string is still read whole, as a script.
+    let program = words.first().map_or("", String::as_str);
     if program == "fleet" && words.get(1).map(String::as_str) == Some("run") {
         return None;
     }
@@ -476,14 +478,16 @@ fn partial_spawn<'t>(
 /// The agent an argument list runs through a wrapper program: a shell's `-c` script
 /// (`["bash", "-lc", "claude -p hi"]`) or `/usr/bin/env` (`["env", "claude", "-p"]`).
 fn wrapped_agent(file: &File, program: &str, argv: Node, local: &Scope) -> Option<String> {
+    // A command string (`shell=True`, `os.system`, `os.popen`, `getoutput`,
+    // `create_subprocess_shell`) is a whole shell script: every command of its lists,
+    // pipelines, subshells and loops, its own variables, `bash -lc '...'` inside it.
+    if let Some(line) = string_value(file, argv, local, 1) {
+        return super::shell::script_agent(&line, file.rules);
+    }
     let name = program.rsplit('/').next().unwrap_or(program);
     let shell = file.rules.shell.shells.iter().any(|s| s == name);
     if !shell && name != "env" {
         return None;
-    }
-    // `"bash -lc 'claude -p hi'"` with `shell=True` (or `os.system`): one command line.
-    if shell && let Some(line) = string_value(file, argv, local, 1) {
-        return super::shell::script_agent(&line, file.rules);
     }
     let list = match argv.kind() {
         "identifier" => local
