@@ -559,8 +559,9 @@ fn group_ending(file: &File, call: Node, function: Option<Node>) -> Ending {
     let mut reached = reach_from(file, start, holds(file, call, start));
     // `global _proc; _proc = Popen(...)`: the module's functions that use `_proc`
     // (`def stop(): os.killpg(_proc.pid, ...)`) hold the same child.
-    if let Some(name) =
-        global_target(file, call, start).or_else(|| module_collection(file, call, start))
+    if let Some(name) = global_target(file, call, start)
+        .or_else(|| global_alias(file, call, start))
+        .or_else(|| module_collection(file, call, start))
     {
         for f in file.functions.values().flatten() {
             let mut uses = false;
@@ -2339,4 +2340,39 @@ fn kill_program_of_group(file: &File, call: Node, name: &str) -> bool {
             let w = w.trim_matches(['"', '\'']);
             w.starts_with("-{") || w.starts_with("-%") || w.starts_with("{-")
         })
+}
+
+/// The module variable the child reaches through the local it is bound to: `p =
+/// Popen(...)` then `_proc = p`, `_proc` declared `global` in `function`. The module's
+/// functions that use `_proc` hold the child as with `_proc = Popen(...)`
+/// ([`global_target`]).
+fn global_alias<'s>(file: &File<'_, 's>, call: Node, function: Node) -> Option<&'s str> {
+    let src = file.src;
+    let local = call
+        .parent()
+        .filter(|p| p.kind() == "assignment")
+        .and_then(|a| a.child_by_field_name("left"))
+        .filter(|l| l.kind() == "identifier")
+        .map(|l| text(l, src))?;
+    let mut globals: Vec<&'s str> = Vec::new();
+    let mut aliases: Vec<&'s str> = Vec::new();
+    syntax::walk(function, &mut |n| match n.kind() {
+        "global_statement" => {
+            let mut cursor = n.walk();
+            globals.extend(n.named_children(&mut cursor).map(|g| text(g, src)));
+        }
+        "assignment" => {
+            if let (Some(left), Some(right)) = (
+                n.child_by_field_name("left"),
+                n.child_by_field_name("right"),
+            ) && left.kind() == "identifier"
+                && right.kind() == "identifier"
+                && text(right, src) == local
+            {
+                aliases.push(text(left, src));
+            }
+        }
+        _ => {}
+    });
+    aliases.into_iter().find(|a| globals.contains(a))
 }
