@@ -284,7 +284,13 @@ fn check_call(file: &File, call: Node) -> Option<syntax::Raw> {
     }
     file.steps.reset();
     let program_arg = program_argument(file, args, &name)?;
-    let words = syntax::past_wrappers(&program_words(file, program_arg, &local, 0), file.rules);
+    let mut argv = program_words(file, program_arg, &local, 0);
+    if let Some(program) = executable_keyword(file, args, &local)
+        && let Some(first) = argv.first_mut()
+    {
+        *first = program;
+    }
+    let words = syntax::past_wrappers(&argv, file.rules);
     // `["setsid", "claude", ...]`: the session `start_new_session=True` would make.
     let (words, setsid) = match syntax::past_session(&words, file.rules) {
         Some(command) => (command, true),
@@ -2375,4 +2381,30 @@ fn global_alias<'s>(file: &File<'_, 's>, call: Node, function: Node) -> Option<&
         _ => {}
     });
     aliases.into_iter().find(|a| globals.contains(a))
+}
+
+/// `Popen(["agent", "-p", x], executable="/usr/local/bin/claude")`: the program run is
+/// the `executable` keyword's, `argv[0]` only its name. Not with `shell=True`, where
+/// `executable` replaces the shell (`/bin/bash`) that runs the string.
+fn executable_keyword(file: &File, args: Node, local: &Scope) -> Option<String> {
+    let mut cursor = args.walk();
+    let keywords: Vec<(String, Node)> = args
+        .named_children(&mut cursor)
+        .filter(|c| c.kind() == "keyword_argument")
+        .filter_map(|k| {
+            let name = k.child_by_field_name("name")?;
+            Some((
+                text(name, file.src).to_string(),
+                k.child_by_field_name("value")?,
+            ))
+        })
+        .collect();
+    let shell = keywords
+        .iter()
+        .any(|(name, value)| name == "shell" && text(*value, file.src) != "False");
+    if shell {
+        return None;
+    }
+    let (_, value) = keywords.iter().find(|(name, _)| name == "executable")?;
+    string_value(file, *value, local, 1)
 }

@@ -869,6 +869,9 @@ fn script_of_command(
     rules: &Rules,
     variables: &HashMap<String, Vec<String>>,
 ) -> Option<Run> {
+    if let Some(script) = su_script(words) {
+        return agent_in_script(&script, rules, variables);
+    }
     let program = resolve(words.first()?, variables, rules);
     let name = program.rsplit('/').next().unwrap_or(&program);
     if name == "eval" {
@@ -1029,4 +1032,36 @@ fn word_text(word: Node, src: &str) -> String {
     t.strip_prefix(pair)
         .and_then(|t| t.strip_suffix(pair))
         .map_or_else(|| unquote(t), str::to_string)
+}
+
+/// The options of `su` whose value is a command string its user's shell runs as a
+/// script (`su -c 'claude -p hi' agent`).
+const SU_SCRIPT_OPTIONS: [&str; 2] = ["--command", "--session-command"];
+
+/// The script `su` runs (`su -c 'claude -p hi' agent`, `su - agent --command=...`,
+/// `--session-command ...`), when `words` is an `su` command.
+fn su_script(words: &[String]) -> Option<String> {
+    let program = words.first()?;
+    if program.rsplit('/').next() != Some("su") {
+        return None;
+    }
+    let mut rest = words[1..].iter();
+    while let Some(word) = rest.next() {
+        if let Some((option, value)) = word.split_once('=')
+            && SU_SCRIPT_OPTIONS.contains(&option)
+        {
+            // `--command='cd /repo && codex'`: the word is a concatenation, its quotes kept.
+            return Some(unquote(value));
+        }
+        if word == "-c" || SU_SCRIPT_OPTIONS.contains(&word.as_str()) {
+            return rest.next().cloned();
+        }
+        if let Some(attached) = word.strip_prefix("-c")
+            && !word.starts_with("--")
+            && !attached.is_empty()
+        {
+            return Some(attached.to_string());
+        }
+    }
+    None
 }
