@@ -494,7 +494,9 @@ fn check_call(file: &File, call: Node) -> Option<syntax::Raw> {
     if setsid && shell_string_owns_its_session(file, args) {
         return None;
     }
-    let program = words.first()?;
+    // No program past the first words' wrappers (`sudo -u agent nice -n 5 codex` is
+    // longer than they are): a command string is still read whole, as a script.
+    let program = words.first().map_or("", String::as_str);
     if program == "fleet" && words.get(1).map(String::as_str) == Some("run") {
         return None;
     }
@@ -600,20 +602,22 @@ fn check_call(file: &File, call: Node) -> Option<syntax::Raw> {
 fn wrapped_agent(file: &File, program: &str, args: Node) -> Option<String> {
     let name = program.rsplit('/').next().unwrap_or(program);
     let shell = file.rules.shell.shells.iter().any(|s| s == name);
-    if !shell && name != "env" {
-        return None;
-    }
     let mut cursor = args.walk();
     let given: Vec<Node> = args
         .named_children(&mut cursor)
         .filter(|n| n.kind() != "comment")
         .collect();
-    // `exec("bash -lc 'claude -p hi'")`: one command line.
-    if shell && let Some(line) = given.first().and_then(|n| string_value(file, *n, 1)) {
+    // A command string (`exec`, `execSync`, `{ shell: true }`) is a whole shell script:
+    // every command of its lists, pipelines, subshells and loops, its own variables,
+    // `bash -lc '...'` inside it.
+    if let Some(line) = given.first().and_then(|n| string_value(file, *n, 1)) {
         let line_agent = super::shell::script_agent(&line, file.rules);
         if line_agent.is_some() {
             return line_agent;
         }
+    }
+    if !shell && name != "env" {
+        return None;
     }
     let array = *given.get(1)?;
     let array = match uncast(array).kind() {

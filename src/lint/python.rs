@@ -284,7 +284,13 @@ fn check_call(file: &File, call: Node) -> Option<syntax::Raw> {
     }
     file.steps.reset();
     let program_arg = program_argument(file, args, &name)?;
-    let words = syntax::past_wrappers(&program_words(file, program_arg, &local, 0), file.rules);
+    let mut argv = program_words(file, program_arg, &local, 0);
+    if let Some(program) = executable_keyword(file, args, &local)
+        && let Some(first) = argv.first_mut()
+    {
+        *first = program;
+    }
+    let words = syntax::past_wrappers(&argv, file.rules);
     let forks = syntax::session_forks(&words);
     // `["setsid", "claude", ...]`: the session `start_new_session=True` would make.
     let (words, setsid) = match syntax::past_session(&words, file.rules) {
@@ -295,7 +301,9 @@ fn check_call(file: &File, call: Node) -> Option<syntax::Raw> {
     if setsid && !blocking && shell_string_owns_its_session(file, program_arg, &local) {
         return None;
     }
-    let program = words.first()?;
+    // No program past the first words' wrappers (`sudo -u agent nice -n 5 codex` is
+    // longer than they are): a command string is still read whole, as a script.
+    let program = words.first().map_or("", String::as_str);
     if program == "fleet" && words.get(1).map(String::as_str) == Some("run") {
         return None;
     }
@@ -485,14 +493,16 @@ fn partial_spawn<'t>(
 /// The agent an argument list runs through a wrapper program: a shell's `-c` script
 /// (`["bash", "-lc", "claude -p hi"]`) or `/usr/bin/env` (`["env", "claude", "-p"]`).
 fn wrapped_agent(file: &File, program: &str, argv: Node, local: &Scope) -> Option<String> {
+    // A command string (`shell=True`, `os.system`, `os.popen`, `getoutput`,
+    // `create_subprocess_shell`) is a whole shell script: every command of its lists,
+    // pipelines, subshells and loops, its own variables, `bash -lc '...'` inside it.
+    if let Some(line) = string_value(file, argv, local, 1) {
+        return super::shell::script_agent(&line, file.rules);
+    }
     let name = program.rsplit('/').next().unwrap_or(program);
     let shell = file.rules.shell.shells.iter().any(|s| s == name);
     if !shell && name != "env" {
         return None;
-    }
-    // `"bash -lc 'claude -p hi'"` with `shell=True` (or `os.system`): one command line.
-    if shell && let Some(line) = string_value(file, argv, local, 1) {
-        return super::shell::script_agent(&line, file.rules);
     }
     let list = match argv.kind() {
         "identifier" => local
@@ -564,8 +574,9 @@ fn group_ending(file: &File, call: Node, function: Option<Node>) -> Ending {
     let mut reached = reach_from(file, start, holds(file, call, start));
     // `global _proc; _proc = Popen(...)`: the module's functions that use `_proc`
     // (`def stop(): os.killpg(_proc.pid, ...)`) hold the same child.
-    if let Some(name) =
-        global_target(file, call, start).or_else(|| module_collection(file, call, start))
+    if let Some(name) = global_target(file, call, start)
+        .or_else(|| global_alias(file, call, start))
+        .or_else(|| module_collection(file, call, start))
     {
         for f in file.functions.values().flatten() {
             let mut uses = false;
@@ -2351,4 +2362,65 @@ fn forked_session(file: &File, at: Node, agent: &str, api: &str, forks: bool) ->
         group,
     );
     raw_at(at, file.src, message, help)
+}
+
+/// The module variable the child reaches through the local it is bound to: `p =
+/// Popen(...)` then `_proc = p`, `_proc` declared `global` in `function`. The module's
+/// functions that use `_proc` hold the child as with `_proc = Popen(...)`
+/// ([`global_target`]).
+fn global_alias<'s>(file: &File<'_, 's>, call: Node, function: Node) -> Option<&'s str> {
+    let src = file.src;
+    let local = call
+        .parent()
+        .filter(|p| p.kind() == "assignment")
+        .and_then(|a| a.child_by_field_name("left"))
+        .filter(|l| l.kind() == "identifier")
+        .map(|l| text(l, src))?;
+    let mut globals: Vec<&'s str> = Vec::new();
+    let mut aliases: Vec<&'s str> = Vec::new();
+    syntax::walk(function, &mut |n| match n.kind() {
+        "global_statement" => {
+            let mut cursor = n.walk();
+            globals.extend(n.named_children(&mut cursor).map(|g| text(g, src)));
+        }
+        "assignment" => {
+            if let (Some(left), Some(right)) = (
+                n.child_by_field_name("left"),
+                n.child_by_field_name("right"),
+            ) && left.kind() == "identifier"
+                && right.kind() == "identifier"
+                && text(right, src) == local
+            {
+                aliases.push(text(left, src));
+            }
+        }
+        _ => {}
+    });
+    aliases.into_iter().find(|a| globals.contains(a))
+}
+
+/// `Popen(["agent", "-p", x], executable="/usr/local/bin/claude")`: the program run is
+/// the `executable` keyword's, `argv[0]` only its name. Not with `shell=True`, where
+/// `executable` replaces the shell (`/bin/bash`) that runs the string.
+fn executable_keyword(file: &File, args: Node, local: &Scope) -> Option<String> {
+    let mut cursor = args.walk();
+    let keywords: Vec<(String, Node)> = args
+        .named_children(&mut cursor)
+        .filter(|c| c.kind() == "keyword_argument")
+        .filter_map(|k| {
+            let name = k.child_by_field_name("name")?;
+            Some((
+                text(name, file.src).to_string(),
+                k.child_by_field_name("value")?,
+            ))
+        })
+        .collect();
+    let shell = keywords
+        .iter()
+        .any(|(name, value)| name == "shell" && text(*value, file.src) != "False");
+    if shell {
+        return None;
+    }
+    let (_, value) = keywords.iter().find(|(name, _)| name == "executable")?;
+    string_value(file, *value, local, 1)
 }

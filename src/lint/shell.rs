@@ -36,19 +36,7 @@ pub fn check(original: &str, rules: &Rules) -> Checked {
     };
     let root = tree.root_node();
     let mut variables: HashMap<String, Vec<String>> = HashMap::new();
-    syntax::walk(root, &mut |node| {
-        if node.kind() == "variable_assignment"
-            && let (Some(name), Some(value)) = (
-                node.child_by_field_name("name"),
-                node.child_by_field_name("value"),
-            )
-        {
-            variables
-                .entry(text(name, src).into())
-                .or_default()
-                .push(text(value, src).into());
-        }
-    });
+    assigned_variables(root, src, &mut variables);
     let mut functions: HashMap<String, Node> = HashMap::new();
     syntax::walk(root, &mut |node| {
         if node.kind() == "function_definition"
@@ -483,7 +471,7 @@ fn command_words(node: Node, src: &str) -> Vec<String> {
             | "concatenation"
             | "command_substitution"
             | "number" => {
-                words.push(unquote(text(child, src)));
+                words.push(word_text(child, src));
             }
             _ => {}
         }
@@ -547,7 +535,7 @@ fn command_words_of(child: Node, src: &str) -> Vec<String> {
         | "concatenation"
         | "command_substitution"
         | "number" => {
-            vec![unquote(text(child, src))]
+            vec![word_text(child, src)]
         }
         _ => Vec::new(),
     }
@@ -720,15 +708,13 @@ pub(super) fn script_agent(script: &str, rules: &Rules) -> Option<String> {
 /// The first agent a `sh -c` script runs without a group of its own, bare or in a new
 /// session, whatever the script does with it ([`agent_in_script`] asks that too).
 fn first_run(script: &str, rules: &Rules, variables: &HashMap<String, Vec<String>>) -> Option<Run> {
-    let script = ascii_only(script);
-    let script = script.as_str();
-    let tree = syntax::parse_bounded(tree_sitter_bash::LANGUAGE.into(), script, "shell").ok()?;
-    let mut found = None;
-    syntax::walk(tree.root_node(), &mut |node| {
-        if found.is_none() && node.kind() == "command" {
-            found = unguarded_agent(&command_words(node, script), rules, variables);
-        }
-    });
+    let depth = FIRST_RUN_DEPTH.with(std::cell::Cell::get);
+    if depth >= MAX_NESTED_SCRIPTS {
+        return None;
+    }
+    FIRST_RUN_DEPTH.with(|d| d.set(depth + 1));
+    let found = first_run_in(script, rules, variables);
+    FIRST_RUN_DEPTH.with(|d| d.set(depth));
     found
 }
 
@@ -889,6 +875,9 @@ fn script_of_command(
     rules: &Rules,
     variables: &HashMap<String, Vec<String>>,
 ) -> Option<Run> {
+    if let Some(script) = su_script(words) {
+        return agent_in_script(&script, rules, variables);
+    }
     let program = resolve(words.first()?, variables, rules);
     let name = program.rsplit('/').next().unwrap_or(&program);
     if name == "eval" {
@@ -1029,4 +1018,106 @@ fn forked_session(
         message,
         help,
     ))
+}
+
+/// How many values of one variable are kept, the first assigned: each use of the
+/// variable reads them all, so a hostile script assigning one name thousands of times
+/// between its uses (`A=echo; $A x; A=echo; ...`) would cost their product.
+const MAX_ASSIGNMENTS: usize = 64;
+
+/// Every `NAME=value` (`NAME=(a b)`) a script assigns, added to `variables` in the
+/// order written (up to [`MAX_ASSIGNMENTS`] a name): the script's own variables are
+/// followed as a `.sh` file's are.
+fn assigned_variables(root: Node, src: &str, variables: &mut HashMap<String, Vec<String>>) {
+    syntax::walk(root, &mut |node| {
+        if node.kind() == "variable_assignment"
+            && let (Some(name), Some(value)) = (
+                node.child_by_field_name("name"),
+                node.child_by_field_name("value"),
+            )
+        {
+            let values = variables.entry(text(name, src).into()).or_default();
+            if values.len() < MAX_ASSIGNMENTS {
+                values.push(text(value, src).into());
+            }
+        }
+    });
+}
+
+thread_local! {
+    /// How many scripts inside each other [`first_run`] is reading now.
+    static FIRST_RUN_DEPTH: std::cell::Cell<usize> = const { std::cell::Cell::new(0) };
+}
+
+/// [`first_run`] of one script, read as [`check`] reads a `.sh` file: every command of
+/// its lists, pipelines, subshells, loops and substitutions, with its words split as the
+/// shell splits them and the variables and arrays it assigns itself (after the caller's),
+/// `eval` strings and here-documents, and `sh -c` scripts inside it (to
+/// [`MAX_NESTED_SCRIPTS`] deep).
+fn first_run_in(
+    script: &str,
+    rules: &Rules,
+    variables: &HashMap<String, Vec<String>>,
+) -> Option<Run> {
+    let script = ascii_only(script);
+    let script = script.as_str();
+    let tree = syntax::parse_bounded(tree_sitter_bash::LANGUAGE.into(), script, "shell").ok()?;
+    let mut variables = variables.clone();
+    assigned_variables(tree.root_node(), script, &mut variables);
+    let mut found = None;
+    syntax::walk(tree.root_node(), &mut |node| {
+        if found.is_none() && node.kind() == "command" {
+            let words = split_words(node, script, rules, &variables);
+            found = unguarded_agent(&words, rules, &variables)
+                .or_else(|| script_of_command(node, &words, script, rules, &variables));
+        }
+    });
+    found
+}
+
+/// A word of a command as the shell hands it on: a quoted string loses its own pair of
+/// quotes only (`'"${AGENT:-aider}" --yes'` is the script `"${AGENT:-aider}" --yes`),
+/// any other word the quotes around it ([`unquote`]).
+fn word_text(word: Node, src: &str) -> String {
+    let t = text(word, src);
+    let pair = match word.kind() {
+        "raw_string" => '\'',
+        "string" => '"',
+        _ => return unquote(t),
+    };
+    t.strip_prefix(pair)
+        .and_then(|t| t.strip_suffix(pair))
+        .map_or_else(|| unquote(t), str::to_string)
+}
+
+/// The options of `su` whose value is a command string its user's shell runs as a
+/// script (`su -c 'claude -p hi' agent`).
+const SU_SCRIPT_OPTIONS: [&str; 2] = ["--command", "--session-command"];
+
+/// The script `su` runs (`su -c 'claude -p hi' agent`, `su - agent --command=...`,
+/// `--session-command ...`), when `words` is an `su` command.
+fn su_script(words: &[String]) -> Option<String> {
+    let program = words.first()?;
+    if program.rsplit('/').next() != Some("su") {
+        return None;
+    }
+    let mut rest = words[1..].iter();
+    while let Some(word) = rest.next() {
+        if let Some((option, value)) = word.split_once('=')
+            && SU_SCRIPT_OPTIONS.contains(&option)
+        {
+            // `--command='cd /repo && codex'`: the word is a concatenation, its quotes kept.
+            return Some(unquote(value));
+        }
+        if word == "-c" || SU_SCRIPT_OPTIONS.contains(&word.as_str()) {
+            return rest.next().cloned();
+        }
+        if let Some(attached) = word.strip_prefix("-c")
+            && !word.starts_with("--")
+            && !attached.is_empty()
+        {
+            return Some(attached.to_string());
+        }
+    }
+    None
 }

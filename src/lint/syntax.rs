@@ -516,7 +516,7 @@ pub fn package_agent(words: &[String], rules: &super::rules::Rules) -> Option<St
         ("uvx", _, _) => (1, true),
         ("pipx", Some("run"), _) => (2, true),
         ("uv", Some("tool"), Some("run")) => (3, true),
-        _ => return None,
+        _ => return python_module_agent(words, rules),
     };
     let package_of = |word: &str| {
         let bare = match word.rfind('@') {
@@ -894,4 +894,32 @@ pub fn forked_session_finding(
              timeout, error and exit"
         ),
     )
+}
+
+/// `python -m aider`, `python3.12 -u -m aider.main`: an agent's Python module run by
+/// the interpreter is that agent (the module's first part, as an agent's name).
+fn python_module_agent(words: &[String], rules: &super::rules::Rules) -> Option<String> {
+    let program = words.first()?;
+    let name = program.rsplit('/').next().unwrap_or(program);
+    let version = name.strip_prefix("python")?;
+    if !version.chars().all(|c| c.is_ascii_digit() || c == '.') {
+        return None;
+    }
+    let mut rest = words[1..].iter();
+    while let Some(word) = rest.next() {
+        let module = match word.strip_prefix("-m") {
+            Some("") => rest.next()?.as_str(),
+            Some(attached) => attached,
+            // `-c CODE` runs code, `-W arg`/`-X opt` take a value; `python file.py` a file.
+            None if matches!(word.as_str(), "-c") || !word.starts_with('-') => return None,
+            None if matches!(word.as_str(), "-W" | "-X") => {
+                rest.next();
+                continue;
+            }
+            None => continue,
+        };
+        let first = module.split('.').next().unwrap_or(module);
+        return rules.agent(first).map(str::to_string);
+    }
+    None
 }
