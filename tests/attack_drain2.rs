@@ -6,7 +6,7 @@
 
 use std::path::{Path, PathBuf};
 
-use crate::common::drain::{add, drain_once, json, project, runs, show, wait_for};
+use crate::common::drain::{LiveDrainer, add, drain_once, json, project, runs, show, wait_for};
 use crate::common::{Env, procs, write};
 
 /// A fake agent of these tests, as `[agents.NAME]` (`RUNS` is the fixtures' scratch
@@ -209,67 +209,6 @@ fn a_follow_up_whose_drainer_died_after_its_agent_rebased_the_lane_makes_the_lan
     assert_eq!(show(&env, &dir, &follow)["state"], "succeeded");
 }
 
-/// A drainer running until stopped, its stderr read line by line as it comes; killed
-/// when dropped (a failing test leaves no drainer behind).
-struct Drainer {
-    child: std::process::Child,
-    lines: std::sync::mpsc::Receiver<String>,
-    seen: Vec<String>,
-}
-
-impl Drainer {
-    fn start(env: &Env, dir: &Path, args: &[&str]) -> Drainer {
-        let mut child = env.fleet_cmd(dir, args).spawn();
-        let stderr = child.stderr.take().unwrap();
-        let (tx, lines) = std::sync::mpsc::channel();
-        std::thread::spawn(move || {
-            use std::io::BufRead;
-            for line in std::io::BufReader::new(stderr)
-                .lines()
-                .map_while(Result::ok)
-            {
-                if tx.send(line).is_err() {
-                    break;
-                }
-            }
-        });
-        Drainer {
-            child,
-            lines,
-            seen: Vec::new(),
-        }
-    }
-
-    /// Wait (generously) for a line of its stderr holding `text`.
-    fn wait_for_line(&mut self, text: &str) {
-        let deadline = std::time::Instant::now() + std::time::Duration::from_secs(60);
-        while !self.seen.iter().any(|l| l.contains(text)) {
-            let left = deadline.saturating_duration_since(std::time::Instant::now());
-            assert!(!left.is_zero(), "never said {text:?}: {:#?}", self.seen);
-            if let Ok(line) = self.lines.recv_timeout(left) {
-                self.seen.push(line);
-            }
-        }
-    }
-}
-
-impl Drop for Drainer {
-    fn drop(&mut self) {
-        let _ = std::process::Command::new("kill")
-            .args(["-TERM", &self.child.id().to_string()])
-            .status();
-        let deadline = std::time::Instant::now() + std::time::Duration::from_secs(30);
-        while std::time::Instant::now() < deadline {
-            if self.child.try_wait().ok().flatten().is_some() {
-                return;
-            }
-            std::thread::sleep(std::time::Duration::from_millis(50));
-        }
-        let _ = self.child.kill();
-        let _ = self.child.wait();
-    }
-}
-
 #[test]
 fn a_run_whose_end_a_running_drainer_could_not_record_is_taken_back_by_it_not_left_running() {
     let env = Env::new();
@@ -286,7 +225,7 @@ fn a_run_whose_end_a_running_drainer_could_not_record_is_taken_back_by_it_not_le
     let (_, clones) = crate::common::drain::through_a_bare_remote(&env, &seed, &["a"]);
     let a = clones[0].clone();
     add(&env, &a, "t", &["--remote", "origin", "--agent", "flaky"]);
-    let mut drainer = Drainer::start(&env, &a, &["drain", "--remote", "origin"]);
+    let mut drainer = LiveDrainer::start(&env, &a, &["drain", "--remote", "origin"], &[]);
     drainer.wait_for_line("was not recorded");
     std::fs::rename(&away, &remote).unwrap();
 
