@@ -1871,7 +1871,13 @@ fn string_value(file: &File, node: Node, depth: usize) -> Option<String> {
         "string" => {
             let mut cursor = node.walk();
             let parts: Vec<Node> = node.named_children(&mut cursor).collect();
-            parts.iter().map(|p| text(*p, src)).collect()
+            parts
+                .iter()
+                .map(|p| match p.kind() {
+                    "escape_sequence" => super::shell::unescape_literal(text(*p, src)),
+                    _ => text(*p, src).to_string(),
+                })
+                .collect()
         }
         "template_string" => {
             let mut out = String::new();
@@ -1882,7 +1888,10 @@ fn string_value(file: &File, node: Node, depth: usize) -> Option<String> {
             }
             for part in parts {
                 match part.kind() {
-                    "string_fragment" | "escape_sequence" => out.push_str(text(part, src)),
+                    "string_fragment" => out.push_str(text(part, src)),
+                    "escape_sequence" => {
+                        out.push_str(&super::shell::unescape_literal(text(part, src)))
+                    }
                     "template_substitution" => {
                         out.push_str(&part_value(file, part.named_child(0), depth));
                     }
