@@ -123,7 +123,12 @@ fn module_path(path: &str) -> String {
 /// A string literal's content (interpreted or raw), as written.
 fn literal(node: Node, src: &str) -> Option<String> {
     match node.kind() {
-        "interpreted_string_literal" => Some(text(node, src).trim_matches('"').to_string()),
+        // One quote off each end only: `"bash -c \"claude\""` ends in an escaped one.
+        "interpreted_string_literal" => {
+            let t = text(node, src);
+            let inside = t.strip_prefix('"').and_then(|t| t.strip_suffix('"'));
+            Some(super::shell::unescape_literal(inside.unwrap_or(t)))
+        }
         "raw_string_literal" => Some(text(node, src).trim_matches('`').to_string()),
         _ => None,
     }

@@ -1676,7 +1676,7 @@ fn argv_words(file: &File, node: Node, depth: usize, out: &mut Vec<String>) {
                 .into_iter()
                 .rev()
                 .map(uncast)
-                .find(|v| v.kind() == "array")
+                .find(|v| v.kind() == "array" || array_call(file, *v))
             {
                 argv_words(file, array, depth + 1, out);
             }
@@ -1871,7 +1871,13 @@ fn string_value(file: &File, node: Node, depth: usize) -> Option<String> {
         "string" => {
             let mut cursor = node.walk();
             let parts: Vec<Node> = node.named_children(&mut cursor).collect();
-            parts.iter().map(|p| text(*p, src)).collect()
+            parts
+                .iter()
+                .map(|p| match p.kind() {
+                    "escape_sequence" => super::shell::unescape_literal(text(*p, src)),
+                    _ => text(*p, src).to_string(),
+                })
+                .collect()
         }
         "template_string" => {
             let mut out = String::new();
@@ -1882,7 +1888,10 @@ fn string_value(file: &File, node: Node, depth: usize) -> Option<String> {
             }
             for part in parts {
                 match part.kind() {
-                    "string_fragment" | "escape_sequence" => out.push_str(text(part, src)),
+                    "string_fragment" => out.push_str(text(part, src)),
+                    "escape_sequence" => {
+                        out.push_str(&super::shell::unescape_literal(text(part, src)))
+                    }
                     "template_substitution" => {
                         out.push_str(&part_value(file, part.named_child(0), depth));
                     }
@@ -1993,11 +2002,15 @@ fn path_call_value(file: &File, call: Node, depth: usize) -> Option<String> {
             };
             let array = match uncast(object).kind() {
                 "array" => uncast(object),
-                "identifier" => lookup(file, text(object, src), object)
+                "identifier" => match lookup(file, text(object, src), object)
                     .into_iter()
                     .rev()
                     .map(uncast)
-                    .find(|v| v.kind() == "array")?,
+                    .find(|v| v.kind() == "array")
+                {
+                    Some(array) => array,
+                    None => return bound_call_joined(file, object, &sep, depth),
+                },
                 _ => return leading(),
             };
             let mut cursor = array.walk();
@@ -2389,4 +2402,30 @@ fn forked_session(
         (!forks).then_some("`detached: true`"),
     );
     Some(raw_at(at, file.src, message, help))
+}
+
+/// Is `value` an array built by a call on one (`['env'].concat(['claude', '-p'])`,
+/// `BASE.slice(1)`), whose words [`argv_words`] reads?
+fn array_call(file: &File, value: Node) -> bool {
+    value.kind() == "call_expression"
+        && value
+            .child_by_field_name("function")
+            .filter(|f| f.kind() == "member_expression")
+            .and_then(|f| f.child_by_field_name("property"))
+            .is_some_and(|p| matches!(text(p, file.src), "concat" | "slice"))
+}
+
+/// `CMD.join(sep)` of a `const CMD = ['codex'].concat(['exec'])`: the words the call
+/// builds, joined; none when `name` is bound to no such call.
+fn bound_call_joined(file: &File, name: Node, sep: &str, depth: usize) -> Option<String> {
+    let bound = lookup(file, text(name, file.src), name)
+        .into_iter()
+        .map(uncast)
+        .any(|v| array_call(file, v));
+    if !bound {
+        return None;
+    }
+    let mut words = Vec::new();
+    argv_words(file, name, depth + 1, &mut words);
+    (!words.is_empty()).then(|| words.join(sep))
 }

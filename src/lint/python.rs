@@ -1717,10 +1717,19 @@ fn string_value(file: &File, node: Node, local: &Scope, depth: usize) -> Option<
     let value = match node.kind() {
         "string" => {
             let mut out = String::new();
+            // A raw string (`r"a\"b"`) keeps its backslashes.
+            let raw = text(node, src)
+                .chars()
+                .take_while(|c| c.is_ascii_alphabetic())
+                .any(|c| c == 'r' || c == 'R');
             let mut cursor = node.walk();
             for part in node.named_children(&mut cursor) {
                 match part.kind() {
-                    "string_content" | "escape_sequence" => out.push_str(text(part, src)),
+                    // The content holds its escapes (`\"`) as children of its own.
+                    "string_content" | "escape_sequence" if raw => out.push_str(text(part, src)),
+                    "string_content" | "escape_sequence" => {
+                        out.push_str(&super::shell::unescape_literal(text(part, src)))
+                    }
                     "interpolation" => {
                         out.push_str(&part_value(file, part.named_child(0), local, depth))
                     }

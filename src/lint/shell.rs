@@ -1085,9 +1085,11 @@ fn word_text(word: Node, src: &str) -> String {
         "string" => '"',
         _ => return unquote(t),
     };
-    t.strip_prefix(pair)
-        .and_then(|t| t.strip_suffix(pair))
-        .map_or_else(|| unquote(t), str::to_string)
+    match t.strip_prefix(pair).and_then(|t| t.strip_suffix(pair)) {
+        Some(inside) if pair == '"' => double_quoted_text(inside),
+        Some(inside) => inside.to_string(),
+        None => unquote(t),
+    }
 }
 
 /// The options of `su` whose value is a command string its user's shell runs as a
@@ -1120,4 +1122,52 @@ fn su_script(words: &[String]) -> Option<String> {
         }
     }
     None
+}
+
+/// The value of a string literal's escapes in Python, JavaScript or Go source: `\"`,
+/// `\'`, `\\`, `\n`, `\t` are the characters they stand for, so the script
+/// `"bash -c \"claude -p hi\""` hands on is `bash -c "claude -p hi"`. Any other escape
+/// is kept as written (it names nothing a shell splits on).
+pub(super) fn unescape_literal(escaped: &str) -> String {
+    let mut out = String::with_capacity(escaped.len());
+    let mut chars = escaped.chars();
+    while let Some(c) = chars.next() {
+        if c != '\\' {
+            out.push(c);
+            continue;
+        }
+        match chars.next() {
+            Some(q @ ('"' | '\'' | '\\' | '`')) => out.push(q),
+            Some('n') => out.push('\n'),
+            Some('t') => out.push('\t'),
+            Some(other) => {
+                out.push('\\');
+                out.push(other);
+            }
+            None => out.push('\\'),
+        }
+    }
+    out
+}
+
+/// The text of a shell double-quoted word's inside as the shell hands it on: `\"`,
+/// `\\`, `\$` and `` \` `` lose their backslash, a backslash-newline goes, and any other
+/// backslash stays (`"bash -c \"claude -p hi\""` is the script `bash -c "claude -p hi"`).
+fn double_quoted_text(inside: &str) -> String {
+    let mut out = String::with_capacity(inside.len());
+    let mut chars = inside.chars().peekable();
+    while let Some(c) = chars.next() {
+        if c != '\\' {
+            out.push(c);
+            continue;
+        }
+        match chars.peek() {
+            Some('"' | '\\' | '$' | '`') => out.extend(chars.next()),
+            Some('\n') => {
+                chars.next();
+            }
+            _ => out.push('\\'),
+        }
+    }
+    out
 }
