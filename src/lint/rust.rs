@@ -2175,8 +2175,8 @@ impl Visitor<'_> {
         }
     }
 
-    /// `Command::new("sh").arg("-c").arg(script)` or `.args(["-c", script])`: the agent
-    /// the script starts, reported at the command's constructor like a direct spawn.
+    /// `Command::new("sh").arg("-c").arg(script)` or `.args(["-c", script])`, and `su`'s
+    /// `Command::new("su").args(["agent", "-c", script])`: the agent the script starts, reported at the command's constructor like a direct spawn.
     /// Only the argument right after `-c` is read, so a chain is reported once.
     fn shell_script(&mut self, call: &syn::ExprMethodCall) {
         // `-c`, and `-c` among other single-letter flags (`-lc`, `-ec`).
@@ -2255,7 +2255,8 @@ impl Visitor<'_> {
             .and_then(|a| self.program(a, 0))
             .is_some_and(|p| {
                 let name = p.rsplit('/').next().unwrap_or(&p).to_string();
-                self.rules.shell.shells.contains(&name)
+                // `su agent -c script`: su's user shell runs the script as `sh -c` does.
+                self.rules.shell.shells.contains(&name) || name == "su"
             });
         if !is_spawn || !shell {
             return;
