@@ -616,7 +616,7 @@ fn wrapped_agent(file: &File, program: &str, args: Node) -> Option<String> {
             return line_agent;
         }
     }
-    if !shell && name != "env" {
+    if !shell && name != "env" && name != "su" {
         return None;
     }
     let array = *given.get(1)?;
@@ -635,6 +635,17 @@ fn wrapped_agent(file: &File, program: &str, args: Node) -> Option<String> {
         .filter(|n| n.kind() != "comment")
         .map(|n| string_value(file, n, 1))
         .collect();
+    if name == "su" {
+        // `su agent -c 'claude -p hi'` runs its command as a script ([`super::syntax::argv_agent`]).
+        let words: Vec<String> = std::iter::once(program.to_string())
+            .chain(
+                items
+                    .into_iter()
+                    .map(|v| v.unwrap_or_else(|| "\u{0}".into())),
+            )
+            .collect();
+        return super::syntax::argv_agent(&words, file.rules);
+    }
     if shell {
         let at = items
             .iter()

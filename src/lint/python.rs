@@ -501,7 +501,7 @@ fn wrapped_agent(file: &File, program: &str, argv: Node, local: &Scope) -> Optio
     }
     let name = program.rsplit('/').next().unwrap_or(program);
     let shell = file.rules.shell.shells.iter().any(|s| s == name);
-    if !shell && name != "env" {
+    if !shell && name != "env" && name != "su" {
         return None;
     }
     let list = match argv.kind() {
@@ -522,6 +522,17 @@ fn wrapped_agent(file: &File, program: &str, argv: Node, local: &Scope) -> Optio
         .skip(1)
         .map(|n| string_value(file, n, local, 1))
         .collect();
+    if name == "su" {
+        // `su agent -c 'claude -p hi'` runs its command as a script ([`super::syntax::argv_agent`]).
+        let words: Vec<String> = std::iter::once(program.to_string())
+            .chain(
+                items
+                    .into_iter()
+                    .map(|v| v.unwrap_or_else(|| "\u{0}".into())),
+            )
+            .collect();
+        return super::syntax::argv_agent(&words, file.rules);
+    }
     if shell {
         let at = items
             .iter()

@@ -587,8 +587,9 @@ impl Visitor<'_> {
             .cloned()
     }
 
-    /// The whole text of a `sh -c` script: a literal, or the template of a `format!`
-    /// (`format!("nohup claude -p {f} &")`: its words past the first matter too), through
+    /// The whole text of a `sh -c` script: a literal, or the template of a `format!` with
+    /// its placeholders filled (`format!("nohup claude -p {f} &")`, `format!("cd /w && {}
+    /// -p", AGENT)`: its words past the first matter too), through
     /// references and `let` bindings; else what [`Visitor::program`] makes of it.
     fn script_text(&self, expr: &Expr, depth: usize) -> Option<String> {
         if depth > 6 {
@@ -610,21 +611,25 @@ impl Visitor<'_> {
                     None => None,
                 }
             }
+            // The template filled with the values within reach, read as a whole script
+            // (`format!("cd /repo && {} -p hi", AGENT)`, [`filled_template`]).
             Expr::Macro(m) if m.mac.path.is_ident("format") => {
-                let template = m
+                let args: Vec<Expr> = m
                     .mac
                     .parse_body_with(
                         syn::punctuated::Punctuated::<Expr, syn::Token![,]>::parse_terminated,
                     )
-                    .ok()
-                    .and_then(|args| match args.into_iter().next() {
-                        Some(Expr::Lit(syn::ExprLit {
+                    .map(|args| args.into_iter().collect())
+                    .unwrap_or_default();
+                match args.split_first() {
+                    Some((
+                        Expr::Lit(syn::ExprLit {
                             lit: Lit::Str(s), ..
-                        })) => Some(s.value()),
-                        _ => None,
-                    });
-                match template {
-                    Some(t) if !t.trim_start().starts_with('{') => Some(t),
+                        }),
+                        values,
+                    )) => Some(filled_template(&s.value(), values, &|e| {
+                        self.script_text(e, depth + 1)
+                    })),
                     _ => self.program(expr, depth + 1),
                 }
             }
@@ -2175,8 +2180,8 @@ impl Visitor<'_> {
         }
     }
 
-    /// `Command::new("sh").arg("-c").arg(script)` or `.args(["-c", script])`: the agent
-    /// the script starts, reported at the command's constructor like a direct spawn.
+    /// `Command::new("sh").arg("-c").arg(script)` or `.args(["-c", script])`, and `su`'s
+    /// `Command::new("su").args(["agent", "-c", script])`: the agent the script starts, reported at the command's constructor like a direct spawn.
     /// Only the argument right after `-c` is read, so a chain is reported once.
     fn shell_script(&mut self, call: &syn::ExprMethodCall) {
         // `-c`, and `-c` among other single-letter flags (`-lc`, `-ec`).
@@ -2255,7 +2260,8 @@ impl Visitor<'_> {
             .and_then(|a| self.program(a, 0))
             .is_some_and(|p| {
                 let name = p.rsplit('/').next().unwrap_or(&p).to_string();
-                self.rules.shell.shells.contains(&name)
+                // `su agent -c script`: su's user shell runs the script as `sh -c` does.
+                self.rules.shell.shells.contains(&name) || name == "su"
             });
         if !is_spawn || !shell {
             return;
@@ -2510,4 +2516,60 @@ fn lazy_static_values(mac: &syn::Macro) -> Vec<(String, Expr)> {
             Some((name.to_string(), value))
         })
         .collect()
+}
+
+/// A `format!` template with its placeholders filled (`format!("cd /repo && {} -p hi",
+/// AGENT)`, `{AGENT}` captured inline, `{0}`, `{bin}` with `bin = X`, a spec after `:`
+/// dropped), each value read by `value`; `{{`/`}}` are the braces they escape, and a
+/// placeholder whose value is out of reach stays as written, a word that is no agent.
+fn filled_template(
+    template: &str,
+    args: &[Expr],
+    value: &dyn Fn(&Expr) -> Option<String>,
+) -> String {
+    let positional: Vec<&Expr> = args
+        .iter()
+        .filter(|a| !matches!(a, Expr::Assign(_)))
+        .collect();
+    let named = |field: &str| {
+        args.iter().find_map(|a| match a {
+            Expr::Assign(x) if x.left.to_token_stream().to_string() == field => {
+                Some((*x.right).clone())
+            }
+            _ => None,
+        })
+    };
+    let mut out = String::new();
+    let mut next = 0;
+    let mut rest = template;
+    while let Some(at) = rest.find(['{', '}']) {
+        out.push_str(&rest[..at]);
+        let tail = &rest[at..];
+        if tail.starts_with("{{") || tail.starts_with("}}") {
+            out.push_str(&tail[..1]);
+            rest = &tail[2..];
+            continue;
+        }
+        let Some(end) = tail.find('}').filter(|_| tail.starts_with('{')) else {
+            out.push_str(&tail[..1]);
+            rest = &tail[1..];
+            continue;
+        };
+        let field = tail[1..end].split(':').next().unwrap_or("").trim();
+        let expr = if field.is_empty() {
+            next += 1;
+            positional.get(next - 1).map(|e| (*e).clone())
+        } else if let Ok(index) = field.parse::<usize>() {
+            positional.get(index).map(|e| (*e).clone())
+        } else {
+            named(field).or_else(|| syn::parse_str::<Expr>(field).ok())
+        };
+        match expr.as_ref().and_then(value) {
+            Some(filled) => out.push_str(&filled),
+            None => out.push_str(&tail[..=end]),
+        }
+        rest = &tail[end + 1..];
+    }
+    out.push_str(rest);
+    out
 }

@@ -1098,7 +1098,7 @@ const SU_SCRIPT_OPTIONS: [&str; 2] = ["--command", "--session-command"];
 
 /// The script `su` runs (`su -c 'claude -p hi' agent`, `su - agent --command=...`,
 /// `--session-command ...`), when `words` is an `su` command.
-fn su_script(words: &[String]) -> Option<String> {
+pub(super) fn su_script(words: &[String]) -> Option<String> {
     let program = words.first()?;
     if program.rsplit('/').next() != Some("su") {
         return None;

@@ -585,7 +585,8 @@ pub fn package_agent(words: &[String], rules: &super::rules::Rules) -> Option<St
 /// word that is no option and no agent): past the wrappers in front of it
 /// ([`past_wrappers`]: `sudo -u agent claude`, `env A=1 claude`), or a command of the
 /// script of a shell it runs (`sh -c "cd /w && claude -p hi"`, `-lc`, `-ec` too), itself
-/// looked at past its wrappers; an agent's npm package run by a package runner (`npx -y
+/// looked at past its wrappers, or of `su`'s `-c`/`--command` (`su agent -c "claude -p
+/// hi"`); an agent's npm package run by a package runner (`npx -y
 /// @anthropic-ai/claude-code`, [`package_agent`]) is that agent, in the argv or the script.
 pub fn argv_agent(words: &[String], rules: &super::rules::Rules) -> Option<String> {
     let words = past_wrappers(words, rules);
@@ -595,6 +596,11 @@ pub fn argv_agent(words: &[String], rules: &super::rules::Rules) -> Option<Strin
     }
     if let Some(agent) = package_agent(&words, rules) {
         return Some(agent);
+    }
+    // `su agent -c 'claude -p hi'`: su's user shell runs the command as a script, as a
+    // shell's `-c` does.
+    if let Some(script) = super::shell::su_script(&words) {
+        return super::shell::script_agent(&script, rules);
     }
     let name = program.rsplit('/').next().unwrap_or(program);
     if !rules.shell.shells.iter().any(|s| s == name) {
