@@ -248,6 +248,13 @@ fn bare_suppressions(path: &str, language: Language, lines: &[&str], rule: &str)
         .collect()
 }
 
+/// Whether the text before `at` ends with a string escape for a newline or a tab
+/// (`\n`, `\t`, `\r`): in a literal the name after it is a word of the string's value
+/// (`"cd /repo\nclaude -p hi"`), though its bytes follow a letter.
+fn escape_before(content: &[u8], at: usize) -> bool {
+    at >= 2 && content[at - 2] == b'\\' && matches!(content[at - 1], b'n' | b't' | b'r')
+}
+
 /// The literal prefilter: only files that name an agent as a word (or hold a
 /// suppression marker) can hold a finding, so only those are parsed. A program name
 /// always appears in the file as a word: a string literal (`"claude"`, a path ending in
@@ -320,10 +327,15 @@ impl Prefilter {
             let after = content.get(m.end()).copied();
             // `${AGENT:-claude}`, `${AGENT-claude}`: a default starts a word.
             let default = syntax::starts_a_default(&content[..m.start()]);
-            let bounded = (default || before.is_none_or(|b| !word(b)))
+            // `"cd /repo\nclaude -p hi"`: the escape's letter is no part of the name.
+            let escaped = escape_before(content, m.start());
+            let bounded = (default || escaped || before.is_none_or(|b| !word(b)))
                 && after.is_none_or(|b| !word(b) || b == b'.');
             let short = self.lengths[index] <= 3 && language != Language::Shell;
-            bounded && (!short || before.is_some_and(|b| matches!(b, b'"' | b'\'' | b'`' | b'/')))
+            bounded
+                && (!short
+                    || escaped
+                    || before.is_some_and(|b| matches!(b, b'"' | b'\'' | b'`' | b'/')))
         })
     }
 }
