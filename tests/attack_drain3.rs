@@ -7,6 +7,7 @@
 
 use std::path::Path;
 
+use crate::common::assert::remote_lane_states;
 use crate::common::drain::{
     LiveDrainer, add, json, project, runs, through_a_bare_remote, wait_for,
 };
@@ -30,25 +31,6 @@ fn agent(env: &Env, name: &str, body: &str) -> String {
 fn show_remote(env: &Env, dir: &Path, name: &str) -> serde_json::Value {
     let doc = json(env.fleet(dir, &["task", "show", name, "--json", "--remote", "origin"]));
     doc.get("task").cloned().unwrap_or(doc)
-}
-
-/// The lanes of the remote's queue as clone `dir` sees them: (branch, state).
-fn remote_lanes(env: &Env, dir: &Path) -> Vec<(String, String)> {
-    let status = env
-        .fleet(dir, &["status", "--remote", "origin", "--json"])
-        .ok();
-    let lanes: serde_json::Value = serde_json::from_str(&status.stdout).unwrap();
-    lanes
-        .as_array()
-        .unwrap()
-        .iter()
-        .map(|l| {
-            (
-                l["branch"].as_str().unwrap().to_string(),
-                l["state"].as_str().unwrap().to_string(),
-            )
-        })
-        .collect()
 }
 
 /// The runs the agents of these tests logged in `$RUNS/ran`, one run id a line.
@@ -78,9 +60,10 @@ fn assert_published_once(env: &Env, remote: &Path, mine: &Path, other: &Path, ta
         "work"
     );
     assert!(
-        remote_lanes(env, other).contains(&(branch.to_string(), "ready".to_string())),
+        remote_lane_states(env, other, "origin")
+            .contains(&(branch.to_string(), "ready".to_string())),
         "{:?}",
-        remote_lanes(env, other)
+        remote_lane_states(env, other, "origin")
     );
 }
 
@@ -367,7 +350,7 @@ fn two_clones_with_two_drainers_each_on_a_remote_whose_hook_refuses_pushes_at_ra
     assert_eq!(all.len(), 20);
     assert_each_attempt_once(&env, &all);
     let succeeded = all.iter().filter(|t| t["state"] == "succeeded").count();
-    let lanes = remote_lanes(&env, &reader);
+    let lanes = remote_lane_states(&env, &reader, "origin");
     for task in all.iter().filter(|t| t["state"] == "succeeded") {
         let last = runs(task).last().cloned().unwrap();
         let branch = last["branch"].as_str().unwrap().to_string();
@@ -464,7 +447,7 @@ fn killed_on_a_flaky_remote(point: &str) {
         "{point}: no run was taken back: {:#}",
         serde_json::Value::Array(all.clone())
     );
-    let lanes = remote_lanes(&env, &reader);
+    let lanes = remote_lane_states(&env, &reader, "origin");
     for task in &all {
         let branch = runs(task).last().unwrap()["branch"]
             .as_str()

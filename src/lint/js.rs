@@ -512,16 +512,7 @@ fn check_call(file: &File, call: Node) -> Option<syntax::Raw> {
     if setsid && let Some(raw) = forked_session(file, callee, args, &agent, &name, forks) {
         return Some(raw);
     }
-    let detached = setsid
-        || args.kind() == "arguments" && {
-            let mut cursor = args.walk();
-            let options: Vec<Node> = args
-                .named_children(&mut cursor)
-                .filter(|n| n.kind() != "comment")
-                .skip(1)
-                .collect();
-            options.iter().any(|o| object_is_detached(file, *o, 0))
-        };
+    let detached = setsid || options_detached(file, args);
     let function = name.rsplit('.').next().unwrap_or("");
     let blocking = js.blocking.iter().any(|b| b == function);
     file.tie.replace(tie(file, call));
@@ -2393,15 +2384,7 @@ fn forked_session(
     api: &str,
     forks: bool,
 ) -> Option<syntax::Raw> {
-    let detached = args.kind() == "arguments" && {
-        let mut cursor = args.walk();
-        let options: Vec<Node> = args
-            .named_children(&mut cursor)
-            .filter(|n| n.kind() != "comment")
-            .skip(1)
-            .collect();
-        options.iter().any(|o| object_is_detached(file, *o, 0))
-    };
+    let detached = options_detached(file, args);
     if !forks && !detached {
         return None;
     }
@@ -2439,4 +2422,19 @@ fn bound_call_joined(file: &File, name: Node, sep: &str, depth: usize) -> Option
     let mut words = Vec::new();
     argv_words(file, name, depth + 1, &mut words);
     (!words.is_empty()).then(|| words.join(sep))
+}
+
+/// Whether a spawn's arguments after its program hold an options object with
+/// `detached: true` ([`object_is_detached`]).
+fn options_detached(file: &File, args: Node) -> bool {
+    if args.kind() != "arguments" {
+        return false;
+    }
+    let mut cursor = args.walk();
+    let options: Vec<Node> = args
+        .named_children(&mut cursor)
+        .filter(|n| n.kind() != "comment")
+        .skip(1)
+        .collect();
+    options.iter().any(|o| object_is_detached(file, *o, 0))
 }

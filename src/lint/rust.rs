@@ -432,11 +432,7 @@ impl Visitor<'_> {
                     .filter_map(|v| self.program(v, depth + 1))
                     .collect();
                 self.in_field.set(false);
-                values
-                    .iter()
-                    .find(|v| self.rules.agent(v).is_some())
-                    .or(values.first())
-                    .cloned()
+                self.agent_or_first(values)
             }
             Expr::Path(p) => {
                 let name = p.path.segments.last()?.ident.to_string();
@@ -580,11 +576,14 @@ impl Visitor<'_> {
             .filter_map(|v| self.program(v, depth + 1))
             .collect();
         self.in_return.set(false);
-        programs
-            .iter()
-            .find(|p| self.rules.agent(p).is_some())
-            .or(programs.first())
-            .cloned()
+        self.agent_or_first(programs)
+    }
+
+    /// The program among `programs` that names an agent, else the first: recall over
+    /// precision, for a value that several places may give.
+    fn agent_or_first(&self, programs: Vec<String>) -> Option<String> {
+        let agent = programs.iter().position(|p| self.rules.agent(p).is_some());
+        programs.into_iter().nth(agent.unwrap_or(0))
     }
 
     /// The whole text of a `sh -c` script: a literal, or the template of a `format!` with

@@ -50,7 +50,17 @@ pub fn receipt_if_any(env: &Env, repo: &Path, commit: &str) -> Option<toml::Valu
 
 /// (branch, state) of every lane, from `fleet status --json`.
 pub fn lane_states(env: &Env, repo: &Path) -> Vec<(String, String)> {
-    let run = env.fleet(repo, &["status", "--json"]).ok();
+    states_from(env, repo, &["status", "--json"])
+}
+
+/// (branch, state) of every lane of `remote`'s queue as clone `repo` sees it, from
+/// `fleet status --remote REMOTE --json`.
+pub fn remote_lane_states(env: &Env, repo: &Path, remote: &str) -> Vec<(String, String)> {
+    states_from(env, repo, &["status", "--remote", remote, "--json"])
+}
+
+fn states_from(env: &Env, repo: &Path, args: &[&str]) -> Vec<(String, String)> {
+    let run = env.fleet(repo, args).ok();
     let v: serde_json::Value = serde_json::from_str(&run.stdout).unwrap();
     v.as_array()
         .unwrap()
