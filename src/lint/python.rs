@@ -1508,36 +1508,6 @@ fn program_words(file: &File, node: Node, local: &Scope, depth: usize) -> Vec<St
                 .named_children(&mut cursor)
                 .filter(|c| c.kind() != "keyword_argument")
                 .collect();
-            // `"{} -p".format(AGENT)`, `"{bin} -p".format(bin=AGENT)`.
-            if callee.kind() == "attribute"
-                && callee
-                    .child_by_field_name("attribute")
-                    .is_some_and(|a| text(a, src) == "format")
-                && let Some(template) = callee.child_by_field_name("object")
-            {
-                let words = program_words(file, template, local, depth + 1);
-                let Some(first) = words.first() else {
-                    return Vec::new();
-                };
-                let Some(field) = first.strip_prefix('{').and_then(|f| f.strip_suffix('}')) else {
-                    return words;
-                };
-                let value = if field.is_empty() || field == "0" {
-                    positional.first().copied()
-                } else {
-                    let mut cursor = args.walk();
-                    args.named_children(&mut cursor)
-                        .filter(|c| c.kind() == "keyword_argument")
-                        .find(|c| {
-                            c.child_by_field_name("name")
-                                .is_some_and(|n| text(n, src) == field)
-                        })
-                        .and_then(|c| c.child_by_field_name("value"))
-                };
-                return value
-                    .map(|v| program_words(file, v, local, depth + 1))
-                    .unwrap_or_default();
-            }
             // `" ".join([AGENT, "-p"])`: the list's words.
             if callee.kind() == "attribute"
                 && callee
@@ -1638,8 +1608,16 @@ fn program_words(file: &File, node: Node, local: &Scope, depth: usize) -> Vec<St
 
 /// Are `words` a command line that is only wrappers (`nice -n 5`, `sudo -u agent`), so
 /// the program is in the piece that follows them? Empty words are not: nothing is known.
+/// `["setsid", "--fork"] + argv` too: a `setsid` with options and no command of its own
+/// runs what the right side names, as a wrapper does.
 fn all_wrapper(file: &File, words: &[String]) -> bool {
-    !words.is_empty() && syntax::past_wrappers(words, file.rules).is_empty()
+    let past = syntax::past_wrappers(words, file.rules);
+    let bare_setsid = past.first().is_some_and(|program| {
+        let name = program.rsplit('/').next().unwrap_or(program);
+        file.rules.shell.session_only.iter().any(|s| s == name)
+            && past[1..].iter().all(|w| w.starts_with('-'))
+    });
+    !words.is_empty() && (past.is_empty() || bare_setsid)
 }
 
 /// Is this list item added by `append`/`insert` (one word), not `extend`/`+=` (a list)?
@@ -1829,7 +1807,8 @@ fn string_value(file: &File, node: Node, local: &Scope, depth: usize) -> Option<
                 _ => return None,
             }
         }
-        "call" => path_call_value(file, node, local, depth)?,
+        "call" => format_value(file, node, local, depth)
+            .or_else(|| path_call_value(file, node, local, depth))?,
         _ => return None,
     };
     Some(value.chars().take(MAX_VALUE).collect())
@@ -2443,4 +2422,44 @@ fn executable_keyword(file: &File, args: Node, local: &Scope) -> Option<String> 
     }
     let (_, value) = keywords.iter().find(|(name, _)| name == "executable")?;
     string_value(file, *value, local, 1)
+}
+
+/// `"cd /r && {} --yes".format(AGENT)`, `"{bin} -p".format(bin=AGENT)`,
+/// `"{}/{}".format(BIN_DIR, AGENT)`: the template's text with every placeholder filled
+/// by its argument ([`syntax::fill_braces`]), literal text around them included, so a
+/// shell string is read whole and a path keeps its file name. A field that names an
+/// attribute or an item (`{0.name}`, `{cfg[bin]}`) is out of reach.
+fn format_value(file: &File, call: Node, local: &Scope, depth: usize) -> Option<String> {
+    let src = file.src;
+    let callee = call
+        .child_by_field_name("function")
+        .filter(|c| c.kind() == "attribute")?;
+    callee
+        .child_by_field_name("attribute")
+        .filter(|a| text(*a, src) == "format")?;
+    let template = string_value(
+        file,
+        callee.child_by_field_name("object")?,
+        local,
+        depth + 1,
+    )?;
+    let args = call.child_by_field_name("arguments")?;
+    let mut cursor = args.walk();
+    let (keywords, positional): (Vec<Node>, Vec<Node>) = args
+        .named_children(&mut cursor)
+        .filter(|c| c.kind() != "comment")
+        .partition(|c| c.kind() == "keyword_argument");
+    Some(syntax::fill_braces(&template, |field| {
+        let value = match field {
+            syntax::BraceField::Index(i) => positional.get(i).copied(),
+            syntax::BraceField::Name(name) => keywords
+                .iter()
+                .find(|k| {
+                    k.child_by_field_name("name")
+                        .is_some_and(|n| text(n, src) == name)
+                })
+                .and_then(|k| k.child_by_field_name("value")),
+        }?;
+        Some(part_value(file, Some(value), local, depth))
+    }))
 }

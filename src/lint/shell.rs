@@ -1000,11 +1000,22 @@ fn forked_session(
     if !rules.shell.session_only.iter().any(|s| s == name) || !(forks || leader) {
         return None;
     }
-    let agent = words[at + 1..].iter().find_map(|w| {
-        rules
-            .agent(&resolve(w, variables, rules))
-            .map(str::to_string)
-    })?;
+    // `setsid --fork pipx run aider-chat`: an agent's package run by a package runner.
+    let resolved: Vec<String> = words[at..]
+        .iter()
+        .map(|w| resolve(w, variables, rules).to_string())
+        .collect();
+    let agent = words[at + 1..]
+        .iter()
+        .find_map(|w| {
+            rules
+                .agent(&resolve(w, variables, rules))
+                .map(str::to_string)
+        })
+        .or_else(|| {
+            syntax::past_session(&resolved, rules)
+                .and_then(|command| syntax::package_agent(&command, rules))
+        })?;
     let (message, help) = syntax::forked_session_finding(
         &agent,
         "sh",

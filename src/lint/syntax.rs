@@ -929,3 +929,54 @@ fn python_module_agent(words: &[String], rules: &super::rules::Rules) -> Option<
     }
     None
 }
+
+/// A placeholder of a brace template (Python's `str.format`, Rust's `format!`): `{}` is
+/// the next positional value, `{0}` the one at that index, `{bin}` the one named so.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum BraceField<'a> {
+    Index(usize),
+    Name(&'a str),
+}
+
+/// A brace template filled in (`"cd /r && {} -p".format(AGENT)`): each placeholder by
+/// `value`, its conversion and spec after `!` or `:` dropped; `{{`/`}}` are the braces
+/// they escape; a placeholder whose value is out of reach (`value` gives `None`) stays
+/// as written, a word that is no agent.
+pub fn fill_braces(
+    template: &str,
+    mut value: impl FnMut(BraceField<'_>) -> Option<String>,
+) -> String {
+    let mut out = String::new();
+    let mut next = 0;
+    let mut rest = template;
+    while let Some(at) = rest.find(['{', '}']) {
+        out.push_str(&rest[..at]);
+        let tail = &rest[at..];
+        if tail.starts_with("{{") || tail.starts_with("}}") {
+            out.push_str(&tail[..1]);
+            rest = &tail[2..];
+            continue;
+        }
+        let Some(end) = tail.find('}').filter(|_| tail.starts_with('{')) else {
+            out.push_str(&tail[..1]);
+            rest = &tail[1..];
+            continue;
+        };
+        let field = tail[1..end].split([':', '!']).next().unwrap_or("").trim();
+        let field = if field.is_empty() {
+            next += 1;
+            BraceField::Index(next - 1)
+        } else if let Ok(index) = field.parse::<usize>() {
+            BraceField::Index(index)
+        } else {
+            BraceField::Name(field)
+        };
+        match value(field) {
+            Some(filled) => out.push_str(&filled),
+            None => out.push_str(&tail[..=end]),
+        }
+        rest = &tail[end + 1..];
+    }
+    out.push_str(rest);
+    out
+}
