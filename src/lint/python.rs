@@ -284,7 +284,13 @@ fn check_call(file: &File, call: Node) -> Option<syntax::Raw> {
     }
     file.steps.reset();
     let program_arg = program_argument(file, args, &name)?;
-    let mut argv = program_words(file, program_arg, &local, 0);
+    // `create_subprocess_exec("bash", "-lc", "..")`, `os.execvp("sh", ["sh", "-c", ..])`:
+    // the argv is spread over the arguments.
+    let items = spread_argv(file, args, &name, &local);
+    let mut argv = match &items {
+        Some(items) => argv_words(items),
+        None => program_words(file, program_arg, &local, 0),
+    };
     if let Some(program) = executable_keyword(file, args, &local)
         && let Some(first) = argv.first_mut()
     {
@@ -304,19 +310,26 @@ fn check_call(file: &File, call: Node) -> Option<syntax::Raw> {
     // No program past the first words' wrappers (`sudo -u agent nice -n 5 codex` is
     // longer than they are): a command string is still read whole, as a script.
     let program = words.first().map_or("", String::as_str);
-    if program == "fleet" && words.get(1).map(String::as_str) == Some("run") {
+    // `fleet run -- claude` as an argv; a command string is read whole below (`fleet run
+    // -- claude -p a; codex exec b` still runs codex outside it).
+    if program == "fleet"
+        && words.get(1).map(String::as_str) == Some("run")
+        && string_value(file, program_arg, &local, 1).is_none()
+    {
         return None;
     }
     let agent = match file.rules.agent(program) {
         Some(agent) => agent.to_string(),
         None if let Some(agent) = syntax::package_agent(&words, file.rules) => agent,
-        None => wrapped_agent(file, program, program_arg, &local).or_else(|| {
-            blocking.then(|| {
-                super::shell::scripts_unchecked(|| {
-                    wrapped_agent(file, program, program_arg, &local)
-                })
+        None => {
+            wrapped_agent(file, program, program_arg, items.as_deref(), &local).or_else(|| {
+                blocking.then(|| {
+                    super::shell::scripts_unchecked(|| {
+                        wrapped_agent(file, program, program_arg, items.as_deref(), &local)
+                    })
+                })?
             })?
-        })?,
+        }
     };
     if let Some(f) = function
         && let Some(fname) = f.child_by_field_name("name")
@@ -492,11 +505,19 @@ fn partial_spawn<'t>(
 
 /// The agent an argument list runs through a wrapper program: a shell's `-c` script
 /// (`["bash", "-lc", "claude -p hi"]`) or `/usr/bin/env` (`["env", "claude", "-p"]`).
-fn wrapped_agent(file: &File, program: &str, argv: Node, local: &Scope) -> Option<String> {
+fn wrapped_agent(
+    file: &File,
+    program: &str,
+    argv: Node,
+    spread: Option<&[Option<String>]>,
+    local: &Scope,
+) -> Option<String> {
     // A command string (`shell=True`, `os.system`, `os.popen`, `getoutput`,
     // `create_subprocess_shell`) is a whole shell script: every command of its lists,
     // pipelines, subshells and loops, its own variables, `bash -lc '...'` inside it.
-    if let Some(line) = string_value(file, argv, local, 1) {
+    if spread.is_none()
+        && let Some(line) = string_value(file, argv, local, 1)
+    {
         return super::shell::script_agent(&line, file.rules);
     }
     let name = program.rsplit('/').next().unwrap_or(program);
@@ -504,24 +525,14 @@ fn wrapped_agent(file: &File, program: &str, argv: Node, local: &Scope) -> Optio
     if !shell && name != "env" && name != "su" {
         return None;
     }
-    let list = match argv.kind() {
-        "identifier" => local
-            .get(text(argv, file.src))
-            .or_else(|| file.module_scope.get(text(argv, file.src)))?
-            .iter()
-            .rev()
-            .find(|v| matches!(v.kind(), "list" | "tuple"))
-            .copied()?,
-        "list" | "tuple" => argv,
-        _ => return None,
+    // The argv's items past the program, however the list was built.
+    let items: Vec<Option<String>> = match spread {
+        Some(items) => items.iter().skip(1).cloned().collect(),
+        None => argv_items(file, argv, local, 1)?
+            .into_iter()
+            .skip(1)
+            .collect(),
     };
-    let mut cursor = list.walk();
-    let items: Vec<Option<String>> = list
-        .named_children(&mut cursor)
-        .filter(|n| n.kind() != "comment")
-        .skip(1)
-        .map(|n| string_value(file, n, local, 1))
-        .collect();
     if name == "su" {
         // `su agent -c 'claude -p hi'` runs its command as a script ([`super::syntax::argv_agent`]).
         let words: Vec<String> = std::iter::once(program.to_string())
@@ -1641,16 +1652,9 @@ fn attribute_values<'t>(file: &File<'t, '_>, node: Node<'t>) -> Vec<Node<'t>> {
     ) else {
         return Vec::new();
     };
-    if !matches!(text(object, src), "self" | "cls") {
-        return Vec::new();
-    }
-    let mut class = node.parent();
-    while let Some(c) = class
-        && c.kind() != "class_definition"
-    {
-        class = c.parent();
-    }
-    let Some(body) = class.and_then(|c| c.child_by_field_name("body")) else {
+    let Some(body) =
+        attribute_class(file, node, object).and_then(|c| c.child_by_field_name("body"))
+    else {
         return Vec::new();
     };
     let mut attributes = Scope::new();
@@ -2462,4 +2466,194 @@ fn format_value(file: &File, call: Node, local: &Scope, depth: usize) -> Option<
         }?;
         Some(part_value(file, Some(value), local, depth))
     }))
+}
+
+/// The class an attribute is read from: `self.BIN`/`cls.BIN` in the class around it,
+/// `Cfg.BIN` of a class the module defines at its top level.
+fn attribute_class<'t>(file: &File<'t, '_>, node: Node<'t>, object: Node<'t>) -> Option<Node<'t>> {
+    let name = text(object, file.src);
+    if matches!(name, "self" | "cls") {
+        let mut class = node.parent();
+        while let Some(c) = class
+            && c.kind() != "class_definition"
+        {
+            class = c.parent();
+        }
+        return class;
+    }
+    if object.kind() != "identifier" {
+        return None;
+    }
+    let mut root = node;
+    while let Some(parent) = root.parent() {
+        root = parent;
+    }
+    let mut cursor = root.walk();
+    root.named_children(&mut cursor)
+        .map(|n| match n.kind() {
+            "decorated_definition" => n.child_by_field_name("definition").unwrap_or(n),
+            _ => n,
+        })
+        .find(|n| {
+            n.kind() == "class_definition"
+                && n.child_by_field_name("name")
+                    .is_some_and(|c| text(c, file.src) == name)
+        })
+}
+
+/// The items of an argv however it is built, each a string when known: a list or tuple
+/// display (`*ARGS` spliced in), `+` of lists, and a name whose list is then grown by
+/// `append`/`extend`/`+=` in order. `None` when it is no list this can read.
+fn argv_items(file: &File, node: Node, local: &Scope, depth: usize) -> Option<Vec<Option<String>>> {
+    if depth > DEPTH || !file.steps.take() {
+        return None;
+    }
+    let src = file.src;
+    match node.kind() {
+        "list" | "tuple" => {
+            let mut cursor = node.walk();
+            let mut items = Vec::new();
+            for item in node
+                .named_children(&mut cursor)
+                .filter(|n| n.kind() != "comment")
+            {
+                if item.kind() == "list_splat" {
+                    match item
+                        .named_child(0)
+                        .and_then(|inner| argv_items(file, inner, local, depth + 1))
+                    {
+                        Some(spliced) => items.extend(spliced),
+                        None => items.push(None),
+                    }
+                } else {
+                    items.push(string_value(file, item, local, depth + 1));
+                }
+            }
+            Some(items)
+        }
+        "parenthesized_expression" => argv_items(file, node.named_child(0)?, local, depth + 1),
+        "binary_operator" => {
+            let operator = node.child_by_field_name("operator").map(|o| text(o, src));
+            if operator != Some("+") {
+                return None;
+            }
+            let mut items = argv_items(file, node.child_by_field_name("left")?, local, depth + 1)?;
+            match argv_items(file, node.child_by_field_name("right")?, local, depth + 1) {
+                Some(right) => items.extend(right),
+                None => items.push(None),
+            }
+            Some(items)
+        }
+        "identifier" => {
+            let name = text(node, src);
+            let candidates = local.get(name).or_else(|| file.module_scope.get(name))?;
+            let mut items = candidates
+                .iter()
+                .rev()
+                .find_map(|v| argv_items(file, *v, local, depth + 1))?;
+            let key = format!("{name}.+");
+            let mut added = local
+                .get(&key)
+                .or_else(|| file.module_scope.get(&key))
+                .cloned()
+                .unwrap_or_default();
+            added.sort_by_key(|n| n.start_byte());
+            for item in added {
+                if is_appended(file, item) {
+                    items.push(string_value(file, item, local, depth + 1));
+                } else {
+                    match argv_items(file, item, local, depth + 1) {
+                        Some(more) => items.extend(more),
+                        None => items.push(None),
+                    }
+                }
+            }
+            Some(items)
+        }
+        _ => None,
+    }
+}
+
+/// The words of argv items as the program checks read them: an item out of reach holds
+/// its place as `?`.
+fn argv_words(items: &[Option<String>]) -> Vec<String> {
+    items
+        .iter()
+        .map(|v| v.clone().unwrap_or_else(|| "?".into()))
+        .collect()
+}
+
+/// The argv of a spawn that takes it spread over its arguments, program first:
+/// `asyncio.create_subprocess_exec(program, *args)`; `os.execl*(path, arg0, *args)` and
+/// `os.spawnl*(mode, path, arg0, *args)`, whose `arg0` is the program's own name;
+/// `os.execv*(path, argv)` and `os.spawnv*(mode, path, argv)`; `pexpect.spawn(command,
+/// args)`. `None` for every other spawn: its argv is one argument.
+fn spread_argv(file: &File, args: Node, api: &str, local: &Scope) -> Option<Vec<Option<String>>> {
+    let mut cursor = args.walk();
+    let positional: Vec<Node> = args
+        .named_children(&mut cursor)
+        .filter(|c| !matches!(c.kind(), "keyword_argument" | "comment"))
+        .collect();
+    let value = |n: &Node| string_value(file, *n, local, 1);
+    let list_tail = |n: Option<&Node>| -> Vec<Option<String>> {
+        n.and_then(|n| argv_items(file, *n, local, 1))
+            .map(|items| items.into_iter().skip(1).collect())
+            .unwrap_or_else(|| vec![None])
+    };
+    let splice = |nodes: &[Node]| -> Vec<Option<String>> {
+        nodes
+            .iter()
+            .flat_map(|n| match n.kind() {
+                "list_splat" => n
+                    .named_child(0)
+                    .and_then(|inner| argv_items(file, inner, local, 1))
+                    .unwrap_or_else(|| vec![None]),
+                _ => vec![value(n)],
+            })
+            .collect()
+    };
+    let mut items = match api {
+        "asyncio.create_subprocess_exec" => splice(&positional),
+        _ if api.starts_with("os.execl") => {
+            let mut items = vec![value(positional.first()?)];
+            items.extend(splice(positional.get(2..).unwrap_or_default()));
+            items
+        }
+        _ if api.starts_with("os.spawnl") => {
+            let mut items = vec![value(positional.get(1)?)];
+            items.extend(splice(positional.get(3..).unwrap_or_default()));
+            items
+        }
+        _ if api.starts_with("os.execv") => {
+            let mut items = vec![value(positional.first()?)];
+            items.extend(list_tail(positional.get(1)));
+            items
+        }
+        _ if api.starts_with("os.spawnv") => {
+            let mut items = vec![value(positional.get(1)?)];
+            items.extend(list_tail(positional.get(2)));
+            items
+        }
+        "pexpect.spawn" => {
+            let keyword_args = {
+                let mut cursor = args.walk();
+                args.named_children(&mut cursor)
+                    .filter(|c| c.kind() == "keyword_argument")
+                    .find(|c| {
+                        c.child_by_field_name("name")
+                            .is_some_and(|n| text(n, file.src) == "args")
+                    })
+                    .and_then(|c| c.child_by_field_name("value"))
+            };
+            let list = positional.get(1).copied().or(keyword_args)?;
+            let mut items = vec![value(positional.first()?)];
+            items.extend(argv_items(file, list, local, 1).unwrap_or_else(|| vec![None]));
+            items
+        }
+        _ => return None,
+    };
+    // The program out of reach: nothing to read past it.
+    items.first().cloned().flatten()?;
+    items.truncate(64);
+    Some(items)
 }
