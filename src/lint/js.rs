@@ -479,7 +479,7 @@ fn check_call(file: &File, call: Node) -> Option<syntax::Raw> {
                 .filter(|n| n.kind() != "comment")
                 .nth(1)
             {
-                argv_words(file, list, 1, &mut words);
+                argv_words(file, options_args(file, list), 1, &mut words);
             }
         }
         words
@@ -497,7 +497,14 @@ fn check_call(file: &File, call: Node) -> Option<syntax::Raw> {
     // No program past the first words' wrappers (`sudo -u agent nice -n 5 codex` is
     // longer than they are): a command string is still read whole, as a script.
     let program = words.first().map_or("", String::as_str);
-    if program == "fleet" && words.get(1).map(String::as_str) == Some("run") {
+    // `spawn('fleet', ['run', '--', 'claude'])`; a command line (`exec('fleet run -- claude
+    // -p a; codex exec b')`) is read whole below, where `fleet run` covers its own command.
+    if program == "fleet"
+        && words.get(1).map(String::as_str) == Some("run")
+        && !first_argument(args)
+            .and_then(|a| string_value(file, a, 1))
+            .is_some_and(|line| line.contains(char::is_whitespace))
+    {
         return None;
     }
     let agent = match file.rules.agent(program) {
@@ -610,22 +617,14 @@ fn wrapped_agent(file: &File, program: &str, args: Node) -> Option<String> {
     if !shell && name != "env" && name != "su" {
         return None;
     }
-    let array = *given.get(1)?;
-    let array = match uncast(array).kind() {
-        "identifier" => lookup(file, text(array, file.src), array)
-            .into_iter()
-            .rev()
-            .map(uncast)
-            .find(|v| v.kind() == "array")?,
-        "array" => uncast(array),
-        _ => return None,
-    };
-    let mut cursor = array.walk();
-    let items: Vec<Option<String>> = array
-        .named_children(&mut cursor)
-        .filter(|n| n.kind() != "comment")
-        .map(|n| string_value(file, n, 1))
-        .collect();
+    // The argument array however it is built (spreads, `.concat`, `.slice`), or the
+    // `args` of `new Deno.Command('sh', { args: [...] })`.
+    let mut words = Vec::new();
+    argv_words(file, options_args(file, *given.get(1)?), 1, &mut words);
+    if words.is_empty() {
+        return None;
+    }
+    let items: Vec<Option<String>> = words.into_iter().map(|w| (w != "?").then_some(w)).collect();
     if name == "su" {
         // `su agent -c 'claude -p hi'` runs its command as a script ([`super::syntax::argv_agent`]).
         let words: Vec<String> = std::iter::once(program.to_string())
@@ -2437,4 +2436,25 @@ fn options_detached(file: &File, args: Node) -> bool {
         .skip(1)
         .collect();
     options.iter().any(|o| object_is_detached(file, *o, 0))
+}
+
+/// `new Deno.Command('sh', { args: ['-c', '...'] })`: an options object's `args` is the
+/// argument array; any other node is its own.
+fn options_args<'t>(file: &File<'t, '_>, node: Node<'t>) -> Node<'t> {
+    let object = uncast(node);
+    if object.kind() != "object" {
+        return node;
+    }
+    let mut cursor = object.walk();
+    let pairs: Vec<Node> = object.named_children(&mut cursor).collect();
+    pairs
+        .into_iter()
+        .filter(|p| p.kind() == "pair")
+        .find_map(|p| {
+            let key = p.child_by_field_name("key")?;
+            (text(key, file.src).trim_matches(['"', '\'']) == "args")
+                .then(|| p.child_by_field_name("value"))
+                .flatten()
+        })
+        .unwrap_or(node)
 }
