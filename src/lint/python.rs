@@ -1066,7 +1066,7 @@ fn kills_in(file: &File, scopes: &[Node]) -> Ending {
                 && py.group_kill.contains(&resolve_callee(file, n))
                 && !n
                     .next_named_sibling()
-                    .is_some_and(|pid| matches!(text(pid, file.src).trim(), "0" | "-0"))
+                    .is_some_and(|pid| own_group_pid(file, pid, 0))
                 && !foreign(n, n.parent())
             {
                 best = if gated(file, n) {
@@ -1090,7 +1090,10 @@ fn kills_in(file: &File, scopes: &[Node]) -> Ending {
             let negative = first.is_some_and(|a| a.starts_with('-') || bound_negative(file, n, a));
             // `os.killpg(0, sig)`, `os.kill(-0, sig)`: pid 0 is the caller's own group,
             // which a child started with `start_new_session=True` has left.
-            let own_group = first.is_some_and(|a| matches!(a.trim_end(), "0" | "-0"));
+            let own_group = n
+                .child_by_field_name("arguments")
+                .and_then(|a| a.named_child(0))
+                .is_some_and(|a| own_group_pid(file, a, 0));
             // `os.killpg(pgid, 0)` only asks whether the group is there: no kill.
             let probe = n
                 .child_by_field_name("arguments")
@@ -1361,6 +1364,9 @@ fn program_words(file: &File, node: Node, local: &Scope, depth: usize) -> Vec<St
         return Vec::new();
     }
     let src = file.src;
+    if is_interpreter(file, node, local) {
+        return vec!["python".into()];
+    }
     // A string expression's own text (a name is followed below, through each of its
     // assignments).
     if node.kind() != "identifier"
@@ -2443,4 +2449,83 @@ fn executable_keyword(file: &File, args: Node, local: &Scope) -> Option<String> 
     }
     let (_, value) = keywords.iter().find(|(name, _)| name == "executable")?;
     string_value(file, *value, local, 1)
+}
+
+/// `sys.executable` (or `executable` imported from `sys`, not bound in the module or the
+/// function): the interpreter running the module, so `[sys.executable, "-m", "aider"]`
+/// is `python -m aider` ([`syntax::package_agent`] reads the module as the agent).
+fn is_interpreter(file: &File, node: Node, local: &Scope) -> bool {
+    match node.kind() {
+        "attribute" => resolve_callee(file, node) == "sys.executable",
+        "identifier" => {
+            let name = text(node, file.src);
+            !local.contains_key(name)
+                && !file.module_scope.contains_key(name)
+                && resolve_callee(file, node) == "sys.executable"
+        }
+        _ => false,
+    }
+}
+
+/// Does a kill's pid argument name the caller's own process group, not a child's: `0`,
+/// `-0`, `os.getpgrp()`, `os.getpgid(0)`, `os.getpgid(os.getpid())`, `os.getpid()`
+/// (negated too: `os.kill(-os.getpgrp(), sig)`), or a name of the function (or module)
+/// bound only to one of them (`me = os.getpgid(0)`)? A child started in a new session has
+/// left that group, so such a kill never reaches it.
+fn own_group_pid(file: &File, pid: Node, depth: usize) -> bool {
+    if depth > 8 {
+        return false;
+    }
+    let src = file.src;
+    match pid.kind() {
+        "integer" => matches!(text(pid, src).trim(), "0" | "-0"),
+        "unary_operator" | "parenthesized_expression" => pid
+            .child_by_field_name("argument")
+            .or_else(|| pid.named_child(0))
+            .is_some_and(|a| own_group_pid(file, a, depth + 1)),
+        "call" => {
+            let Some(callee) = pid.child_by_field_name("function") else {
+                return false;
+            };
+            let args: Vec<Node> = pid
+                .child_by_field_name("arguments")
+                .map(|a| {
+                    let mut cursor = a.walk();
+                    a.named_children(&mut cursor)
+                        .filter(|c| c.kind() != "comment")
+                        .collect()
+                })
+                .unwrap_or_default();
+            match (resolve_callee(file, callee).as_str(), args.as_slice()) {
+                ("os.getpgrp" | "os.getpid", []) => true,
+                ("os.getpgid", [of]) => own_group_pid(file, *of, depth + 1),
+                _ => false,
+            }
+        }
+        "identifier" => {
+            let name = text(pid, src);
+            let mut scope = pid;
+            while let Some(p) = scope.parent() {
+                scope = p;
+                if p.kind() == "function_definition" {
+                    break;
+                }
+            }
+            let mut values = Vec::new();
+            syntax::walk(scope, &mut |n| {
+                if n.kind() == "assignment"
+                    && n.child_by_field_name("left")
+                        .is_some_and(|l| l.kind() == "identifier" && text(l, src) == name)
+                    && let Some(right) = n.child_by_field_name("right")
+                {
+                    values.push(right);
+                }
+            });
+            if values.is_empty() {
+                values.extend(file.module_scope.get(name).cloned().unwrap_or_default());
+            }
+            !values.is_empty() && values.iter().all(|v| own_group_pid(file, *v, depth + 1))
+        }
+        _ => false,
+    }
 }
