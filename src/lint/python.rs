@@ -1876,6 +1876,11 @@ fn path_call_value(file: &File, call: Node, local: &Scope, depth: usize) -> Opti
     if callee.kind() != "attribute" {
         return None;
     }
+    if positional.is_empty()
+        && let Some(body) = constant_method(file, callee)
+    {
+        return string_value(file, body, &Scope::new(), depth + 1);
+    }
     let object = callee.child_by_field_name("object")?;
     match text(callee.child_by_field_name("attribute")?, src) {
         // `"/".join([BIN_DIR, "claude"])`, `" ".join(CMD)`: the items, joined.
@@ -2528,4 +2533,66 @@ fn own_group_pid(file: &File, pid: Node, depth: usize) -> bool {
         }
         _ => false,
     }
+}
+
+/// What `self.NAME()` / `cls.NAME()` returns when the method of the class around the
+/// call is one `return` of an expression (`def bin(self): return "claude"`, `return
+/// CLAUDE`), read in the module's scope as [`constant_function`] reads a function: a
+/// method with a parameter past `self`/`cls`, another statement, a decorator other than
+/// `staticmethod`/`classmethod`, or a second definition of its name stays out of reach.
+fn constant_method<'t>(file: &File<'t, '_>, callee: Node<'t>) -> Option<Node<'t>> {
+    let src = file.src;
+    let object = callee.child_by_field_name("object")?;
+    if !matches!(text(object, src), "self" | "cls") {
+        return None;
+    }
+    let name = text(callee.child_by_field_name("attribute")?, src);
+    let mut class = callee.parent();
+    while let Some(c) = class
+        && c.kind() != "class_definition"
+    {
+        class = c.parent();
+    }
+    let body = class?.child_by_field_name("body")?;
+    let mut cursor = body.walk();
+    let methods: Vec<(Node, Option<Node>)> = body
+        .named_children(&mut cursor)
+        .filter_map(|statement| match statement.kind() {
+            "function_definition" => Some((statement, None)),
+            "decorated_definition" => statement
+                .child_by_field_name("definition")
+                .filter(|d| d.kind() == "function_definition")
+                .map(|d| (d, Some(statement))),
+            _ => None,
+        })
+        .filter(|(method, _)| {
+            method
+                .child_by_field_name("name")
+                .is_some_and(|n| text(n, src) == name)
+        })
+        .collect();
+    let [(method, decorated)] = methods.as_slice() else {
+        return None;
+    };
+    let mut is_static = false;
+    if let Some(decorated) = decorated {
+        let mut cursor = decorated.walk();
+        for decorator in decorated
+            .named_children(&mut cursor)
+            .filter(|d| d.kind() == "decorator")
+        {
+            match text(decorator, src).trim_start_matches('@').trim() {
+                "staticmethod" => is_static = true,
+                "classmethod" => {}
+                _ => return None,
+            }
+        }
+    }
+    let params = method
+        .child_by_field_name("parameters")
+        .map_or(0, |p| p.named_child_count());
+    if params > usize::from(!is_static) {
+        return None;
+    }
+    syntax::sole_return(method.child_by_field_name("body")?)
 }
