@@ -1739,13 +1739,17 @@ fn string_value(file: &File, node: Node, local: &Scope, depth: usize) -> Option<
                 .chars()
                 .take_while(|c| c.is_ascii_alphabetic())
                 .any(|c| c == 'r' || c == 'R');
+            let bytes = text(node, src)
+                .chars()
+                .take_while(|c| c.is_ascii_alphabetic())
+                .any(|c| c == 'b' || c == 'B');
             let mut cursor = node.walk();
             for part in node.named_children(&mut cursor) {
                 match part.kind() {
                     // The content holds its escapes (`\"`) as children of its own.
                     "string_content" | "escape_sequence" if raw => out.push_str(text(part, src)),
                     "string_content" | "escape_sequence" => {
-                        out.push_str(&super::shell::unescape_literal(text(part, src)))
+                        out.push_str(&python_unescape(text(part, src), bytes))
                     }
                     "interpolation" => {
                         out.push_str(&part_value(file, part.named_child(0), local, depth))
@@ -2595,4 +2599,74 @@ fn constant_method<'t>(file: &File<'t, '_>, callee: Node<'t>) -> Option<Node<'t>
         return None;
     }
     syntax::sole_return(method.child_by_field_name("body")?)
+}
+
+/// The value of a Python string literal's escapes (not a raw string's): the quotes,
+/// `\\`, `\n`, `\t`, `\r`, `\a`, `\b`, `\f`, `\v`, `\xHH`, octal `\ooo`, and
+/// outside bytes literals `\uHHHH` and `\UHHHHHHHH`, so `"cd /repo;\x20claude -p hi"`
+/// is the script `cd /repo; claude -p hi`; a backslash-newline is nothing. Any other
+/// escape (`\N{...}`, an invalid one) is kept as written, as Python keeps `\q`.
+fn python_unescape(escaped: &str, bytes: bool) -> String {
+    let mut out = String::with_capacity(escaped.len());
+    let mut chars = escaped.chars().peekable();
+    while let Some(c) = chars.next() {
+        if c != '\\' {
+            out.push(c);
+            continue;
+        }
+        let Some(e) = chars.next() else {
+            out.push('\\');
+            break;
+        };
+        let digits = match e {
+            'x' => Some((16, 2)),
+            'u' if !bytes => Some((16, 4)),
+            'U' if !bytes => Some((16, 8)),
+            '0'..='7' => Some((8, 3)),
+            _ => None,
+        };
+        if let Some((radix, len)) = digits {
+            let mut code: Vec<char> = Vec::new();
+            if radix == 8 {
+                code.push(e);
+            }
+            while code.len() < len
+                && let Some(d) = chars.peek().copied().filter(|d| d.is_digit(radix))
+            {
+                code.push(d);
+                chars.next();
+            }
+            let decoded = (radix == 8 || code.len() == len)
+                .then(|| u32::from_str_radix(&code.iter().collect::<String>(), radix).ok())
+                .flatten()
+                .and_then(char::from_u32);
+            match decoded {
+                Some(d) => out.push(d),
+                None => {
+                    out.push('\\');
+                    if radix != 8 {
+                        out.push(e);
+                    }
+                    out.extend(code);
+                }
+            }
+            continue;
+        }
+        match e {
+            q @ ('"' | '\'' | '\\') => out.push(q),
+            'n' => out.push('\n'),
+            't' => out.push('\t'),
+            'r' => out.push('\r'),
+            'a' => out.push('\u{7}'),
+            'b' => out.push('\u{8}'),
+            'f' => out.push('\u{c}'),
+            'v' => out.push('\u{b}'),
+            '\n' => {}
+            other => {
+                out.push('\\');
+                out.push(other);
+            }
+        }
+    }
+    out
 }
