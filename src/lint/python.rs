@@ -583,6 +583,11 @@ fn group_ending(file: &File, call: Node, function: Option<Node>) -> Ending {
         return kills_in(file, &[call_root(call)]);
     };
     let mut reached = reach_from(file, start, holds(file, call, start));
+    for method in subclass_holders(file, call, start) {
+        if !reached.contains(&method) {
+            reached.extend(reach_from(file, method, false));
+        }
+    }
     // `global _proc; _proc = Popen(...)`: the module's functions that use `_proc`
     // (`def stop(): os.killpg(_proc.pid, ...)`) hold the same child.
     if let Some(name) = global_target(file, call, start)
@@ -2669,4 +2674,83 @@ fn python_unescape(escaped: &str, bytes: bool) -> String {
         }
     }
     out
+}
+
+/// The methods of the module's subclasses of `function`'s class (`class Managed(Base)`,
+/// transitively) that name the attribute the child is stored on (`self.proc =
+/// Popen(...)` in `Base`, `os.killpg(self.proc.pid, ...)` in `Managed.stop`): the
+/// object of a subclass is one the base's method stored the child on, so such a method
+/// holds the same child. A subclass's method that does not name the attribute is not
+/// in reach (it may end a child of its own).
+fn subclass_holders<'t>(file: &File<'t, '_>, call: Node, function: Node) -> Vec<Node<'t>> {
+    let src = file.src;
+    let Some(attribute) = call
+        .parent()
+        .filter(|p| p.kind() == "assignment" && p.child_by_field_name("right") == Some(call))
+        .and_then(|a| a.child_by_field_name("left"))
+        .filter(|l| {
+            l.kind() == "attribute"
+                && l.child_by_field_name("object")
+                    .is_some_and(|o| matches!(text(o, src), "self" | "cls"))
+        })
+        .and_then(|l| l.child_by_field_name("attribute"))
+        .map(|a| text(a, src))
+    else {
+        return Vec::new();
+    };
+    let Some(base) = enclosing_class(function)
+        .and_then(|c| c.child_by_field_name("name"))
+        .map(|n| text(n, src))
+    else {
+        return Vec::new();
+    };
+    // The names of the subclasses, found in rounds until no class is added.
+    let mut family: Vec<&str> = vec![base];
+    let mut subclasses: Vec<Node<'t>> = Vec::new();
+    loop {
+        let before = subclasses.len();
+        for class in file.classes.values().flatten() {
+            let Some(name) = class.child_by_field_name("name").map(|n| text(n, src)) else {
+                continue;
+            };
+            if family.contains(&name) {
+                continue;
+            }
+            let Some(supers) = class.child_by_field_name("superclasses") else {
+                continue;
+            };
+            let mut cursor = supers.walk();
+            let derives = supers.named_children(&mut cursor).any(|s| {
+                let last = text(s, src).rsplit('.').next().unwrap_or_default();
+                matches!(s.kind(), "identifier" | "attribute") && family.contains(&last)
+            });
+            if derives {
+                family.push(name);
+                subclasses.push(*class);
+            }
+        }
+        if subclasses.len() == before {
+            break;
+        }
+    }
+    let mut methods = Vec::new();
+    for class in subclasses {
+        syntax::walk(class, &mut |m| {
+            if m.kind() != "function_definition" || enclosing_class(m) != Some(class) {
+                return;
+            }
+            let mut names = false;
+            syntax::walk(m, &mut |n| {
+                names |= n.kind() == "attribute"
+                    && n.child_by_field_name("object")
+                        .is_some_and(|o| matches!(text(o, src), "self" | "cls"))
+                    && n.child_by_field_name("attribute")
+                        .is_some_and(|a| text(a, src) == attribute);
+            });
+            if names {
+                methods.push(m);
+            }
+        });
+    }
+    methods
 }
