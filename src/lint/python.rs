@@ -1632,11 +1632,15 @@ fn program_words(file: &File, node: Node, local: &Scope, depth: usize) -> Vec<St
         // `self.BIN`, `cls.BIN` of a class attribute (`class Runner: BIN = "claude"`), or
         // assigned in a method (`self.bin = shutil.which("claude")` in `__init__`).
         "attribute" => {
-            let words: Vec<Vec<String>> = attribute_values(file, node)
+            let mut words: Vec<Vec<String>> = attribute_values(file, node)
                 .iter()
                 .rev()
                 .map(|value| program_words(file, *value, local, depth + 1))
                 .collect();
+            // `@property def bin(self): return "claude"`, read as `self.bin`.
+            if let Some(value) = constant_method(file, node, true) {
+                words.push(program_words(file, value, &Scope::new(), depth + 1));
+            }
             pick_agent(file, words)
         }
         "parenthesized_expression" | "await" | "list_splat" => node
@@ -1886,7 +1890,7 @@ fn path_call_value(file: &File, call: Node, local: &Scope, depth: usize) -> Opti
         return None;
     }
     if positional.is_empty()
-        && let Some(body) = constant_method(file, callee)
+        && let Some(body) = constant_method(file, callee, false)
     {
         return string_value(file, body, &Scope::new(), depth + 1);
     }
@@ -2549,7 +2553,9 @@ fn own_group_pid(file: &File, pid: Node, depth: usize) -> bool {
 /// CLAUDE`), read in the module's scope as [`constant_function`] reads a function: a
 /// method with a parameter past `self`/`cls`, another statement, a decorator other than
 /// `staticmethod`/`classmethod`, or a second definition of its name stays out of reach.
-fn constant_method<'t>(file: &File<'t, '_>, callee: Node<'t>) -> Option<Node<'t>> {
+/// With `property`, `callee` is the attribute read (`self.bin`) and the method must be
+/// a `@property`.
+fn constant_method<'t>(file: &File<'t, '_>, callee: Node<'t>, property: bool) -> Option<Node<'t>> {
     let src = file.src;
     let object = callee.child_by_field_name("object")?;
     if !matches!(text(object, src), "self" | "cls") {
@@ -2584,6 +2590,7 @@ fn constant_method<'t>(file: &File<'t, '_>, callee: Node<'t>) -> Option<Node<'t>
         return None;
     };
     let mut is_static = false;
+    let mut is_property = false;
     if let Some(decorated) = decorated {
         let mut cursor = decorated.walk();
         for decorator in decorated
@@ -2593,9 +2600,13 @@ fn constant_method<'t>(file: &File<'t, '_>, callee: Node<'t>) -> Option<Node<'t>
             match text(decorator, src).trim_start_matches('@').trim() {
                 "staticmethod" => is_static = true,
                 "classmethod" => {}
+                "property" | "functools.cached_property" | "cached_property" => is_property = true,
                 _ => return None,
             }
         }
+    }
+    if is_property != property {
+        return None;
     }
     let params = method
         .child_by_field_name("parameters")

@@ -70,3 +70,21 @@ class GroupedRunner:
             p.wait(timeout=600)
         finally:
             os.killpg(p.pid, signal.SIGKILL)
+
+
+class PropertyRunner:
+    @property
+    def program(self):
+        return CODEX
+
+    def go(self, task):
+        subprocess.run([self.program, "exec", task])  # expect: agent-spawn-without-group
+
+
+class PropertyCalledAsMethod:
+    def program(self):
+        return "claude"
+
+    def go(self, task):
+        # `self.program` is the bound method here, not what it returns.
+        subprocess.run([str(self.program), "-p", task])
