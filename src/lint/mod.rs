@@ -249,10 +249,13 @@ fn bare_suppressions(path: &str, language: Language, lines: &[&str], rule: &str)
 }
 
 /// Whether the text before `at` ends with a string escape for a newline or a tab
-/// (`\n`, `\t`, `\r`): in a literal the name after it is a word of the string's value
-/// (`"cd /repo\nclaude -p hi"`), though its bytes follow a letter.
+/// (`\n`, `\t`, `\r`), or for any other character that ends a word ([`code_escape_before`]:
+/// `\x20`, `\u0020`, `\040`): in a literal the name after it is a word of the string's
+/// value (`"cd /repo\nclaude -p hi"`, `"cd /repo;\x20claude"`), though its bytes follow
+/// a letter or a digit.
 fn escape_before(content: &[u8], at: usize) -> bool {
-    at >= 2 && content[at - 2] == b'\\' && matches!(content[at - 1], b'n' | b't' | b'r')
+    (at >= 2 && content[at - 2] == b'\\' && matches!(content[at - 1], b'n' | b't' | b'r'))
+        || code_escape_before(content, at)
 }
 
 /// The literal prefilter: only files that name an agent as a word (or hold a
@@ -484,4 +487,60 @@ pub fn relative(root: &Path, path: &Path) -> PathBuf {
         .strip_prefix(root)
         .map(Path::to_path_buf)
         .unwrap_or(absolute)
+}
+
+/// Whether the text before `at` ends with a character written by its code, as Python,
+/// JavaScript, Go and Rust strings write one: `\xHH`, `\uHHHH`, `\UHHHHHHHH`, `\u{H..}`
+/// and octal `\o`..`\ooo`, standing for a character that is no part of a name (a space,
+/// a `;`, a `/`). A prefilter question only: a backslash that is itself escaped
+/// (`\\x20`) passes too, and the parse that follows decides.
+fn code_escape_before(content: &[u8], at: usize) -> bool {
+    let before = &content[..at];
+    let name_char = |c: u32| {
+        char::from_u32(c).is_some_and(|c| c.is_alphanumeric() || matches!(c, '_' | '-' | '.' | '$'))
+    };
+    let hex = |digits: &[u8]| {
+        std::str::from_utf8(digits)
+            .ok()
+            .and_then(|d| u32::from_str_radix(d, 16).ok())
+    };
+    // `\xHH`, `\uHHHH`, `\UHHHHHHHH`: a letter and a fixed number of hex digits.
+    for (letter, len) in [(b'x', 2), (b'u', 4), (b'U', 8)] {
+        if before.len() >= len + 2
+            && before[before.len() - len - 2] == b'\\'
+            && before[before.len() - len - 1] == letter
+            && let Some(code) = hex(&before[before.len() - len..])
+            && before[before.len() - len..]
+                .iter()
+                .all(u8::is_ascii_hexdigit)
+        {
+            return !name_char(code);
+        }
+    }
+    // `\u{20}`: braces around one to six hex digits.
+    if let Some(inside) = before.strip_suffix(b"}")
+        && let Some(open) = inside.iter().rposition(|b| *b == b'{')
+        && open >= 2
+        && &inside[open - 2..open] == b"\\u"
+        && (1..=6).contains(&(inside.len() - open - 1))
+        && inside[open + 1..].iter().all(u8::is_ascii_hexdigit)
+        && let Some(code) = hex(&inside[open + 1..])
+    {
+        return !name_char(code);
+    }
+    // `\040`, `\11`, `\0`: a backslash and up to three octal digits.
+    let digits = before
+        .iter()
+        .rev()
+        .take(3)
+        .take_while(|b| (b'0'..=b'7').contains(b))
+        .count();
+    (1..=digits).any(|len| {
+        before.len() > len
+            && before[before.len() - len - 1] == b'\\'
+            && std::str::from_utf8(&before[before.len() - len..])
+                .ok()
+                .and_then(|d| u32::from_str_radix(d, 8).ok())
+                .is_some_and(|code| !name_char(code))
+    })
 }

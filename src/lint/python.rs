@@ -594,6 +594,11 @@ fn group_ending(file: &File, call: Node, function: Option<Node>) -> Ending {
         return kills_in(file, &[call_root(call)]);
     };
     let mut reached = reach_from(file, start, holds(file, call, start));
+    for method in subclass_holders(file, call, start) {
+        if !reached.contains(&method) {
+            reached.extend(reach_from(file, method, false));
+        }
+    }
     // `global _proc; _proc = Popen(...)`: the module's functions that use `_proc`
     // (`def stop(): os.killpg(_proc.pid, ...)`) hold the same child.
     if let Some(name) = global_target(file, call, start)
@@ -1077,7 +1082,7 @@ fn kills_in(file: &File, scopes: &[Node]) -> Ending {
                 && py.group_kill.contains(&resolve_callee(file, n))
                 && !n
                     .next_named_sibling()
-                    .is_some_and(|pid| matches!(text(pid, file.src).trim(), "0" | "-0"))
+                    .is_some_and(|pid| own_group_pid(file, pid, 0))
                 && !foreign(n, n.parent())
             {
                 best = if gated(file, n) {
@@ -1101,7 +1106,10 @@ fn kills_in(file: &File, scopes: &[Node]) -> Ending {
             let negative = first.is_some_and(|a| a.starts_with('-') || bound_negative(file, n, a));
             // `os.killpg(0, sig)`, `os.kill(-0, sig)`: pid 0 is the caller's own group,
             // which a child started with `start_new_session=True` has left.
-            let own_group = first.is_some_and(|a| matches!(a.trim_end(), "0" | "-0"));
+            let own_group = n
+                .child_by_field_name("arguments")
+                .and_then(|a| a.named_child(0))
+                .is_some_and(|a| own_group_pid(file, a, 0));
             // `os.killpg(pgid, 0)` only asks whether the group is there: no kill.
             let probe = n
                 .child_by_field_name("arguments")
@@ -1372,6 +1380,9 @@ fn program_words(file: &File, node: Node, local: &Scope, depth: usize) -> Vec<St
         return Vec::new();
     }
     let src = file.src;
+    if is_interpreter(file, node, local) {
+        return vec!["python".into()];
+    }
     // A string expression's own text (a name is followed below, through each of its
     // assignments).
     if node.kind() != "identifier"
@@ -1602,11 +1613,15 @@ fn program_words(file: &File, node: Node, local: &Scope, depth: usize) -> Vec<St
         // `self.BIN`, `cls.BIN` of a class attribute (`class Runner: BIN = "claude"`), or
         // assigned in a method (`self.bin = shutil.which("claude")` in `__init__`).
         "attribute" => {
-            let words: Vec<Vec<String>> = attribute_values(file, node)
+            let mut words: Vec<Vec<String>> = attribute_values(file, node)
                 .iter()
                 .rev()
                 .map(|value| program_words(file, *value, local, depth + 1))
                 .collect();
+            // `@property def bin(self): return "claude"`, read as `self.bin`.
+            if let Some(value) = constant_method(file, node, true) {
+                words.push(program_words(file, value, &Scope::new(), depth + 1));
+            }
             pick_agent(file, words)
         }
         "parenthesized_expression" | "await" | "list_splat" => node
@@ -1715,13 +1730,17 @@ fn string_value(file: &File, node: Node, local: &Scope, depth: usize) -> Option<
                 .chars()
                 .take_while(|c| c.is_ascii_alphabetic())
                 .any(|c| c == 'r' || c == 'R');
+            let bytes = text(node, src)
+                .chars()
+                .take_while(|c| c.is_ascii_alphabetic())
+                .any(|c| c == 'b' || c == 'B');
             let mut cursor = node.walk();
             for part in node.named_children(&mut cursor) {
                 match part.kind() {
                     // The content holds its escapes (`\"`) as children of its own.
                     "string_content" | "escape_sequence" if raw => out.push_str(text(part, src)),
                     "string_content" | "escape_sequence" => {
-                        out.push_str(&super::shell::unescape_literal(text(part, src)))
+                        out.push_str(&python_unescape(text(part, src), bytes))
                     }
                     "interpolation" => {
                         out.push_str(&part_value(file, part.named_child(0), local, depth))
@@ -1852,6 +1871,11 @@ fn path_call_value(file: &File, call: Node, local: &Scope, depth: usize) -> Opti
     }
     if callee.kind() != "attribute" {
         return None;
+    }
+    if positional.is_empty()
+        && let Some(body) = constant_method(file, callee, false)
+    {
+        return string_value(file, body, &Scope::new(), depth + 1);
     }
     let object = callee.child_by_field_name("object")?;
     match text(callee.child_by_field_name("attribute")?, src) {
@@ -2656,4 +2680,301 @@ fn spread_argv(file: &File, args: Node, api: &str, local: &Scope) -> Option<Vec<
     items.first().cloned().flatten()?;
     items.truncate(64);
     Some(items)
+}
+
+/// `sys.executable` (or `executable` imported from `sys`, not bound in the module or the
+/// function): the interpreter running the module, so `[sys.executable, "-m", "aider"]`
+/// is `python -m aider` ([`syntax::package_agent`] reads the module as the agent).
+fn is_interpreter(file: &File, node: Node, local: &Scope) -> bool {
+    match node.kind() {
+        "attribute" => resolve_callee(file, node) == "sys.executable",
+        "identifier" => {
+            let name = text(node, file.src);
+            !local.contains_key(name)
+                && !file.module_scope.contains_key(name)
+                && resolve_callee(file, node) == "sys.executable"
+        }
+        _ => false,
+    }
+}
+
+/// Does a kill's pid argument name the caller's own process group, not a child's: `0`,
+/// `-0`, `os.getpgrp()`, `os.getpgid(0)`, `os.getpgid(os.getpid())`, `os.getpid()`
+/// (negated too: `os.kill(-os.getpgrp(), sig)`), or a name of the function (or module)
+/// bound only to one of them (`me = os.getpgid(0)`)? A child started in a new session has
+/// left that group, so such a kill never reaches it.
+fn own_group_pid(file: &File, pid: Node, depth: usize) -> bool {
+    if depth > 8 {
+        return false;
+    }
+    let src = file.src;
+    match pid.kind() {
+        "integer" => matches!(text(pid, src).trim(), "0" | "-0"),
+        "unary_operator" | "parenthesized_expression" => pid
+            .child_by_field_name("argument")
+            .or_else(|| pid.named_child(0))
+            .is_some_and(|a| own_group_pid(file, a, depth + 1)),
+        "call" => {
+            let Some(callee) = pid.child_by_field_name("function") else {
+                return false;
+            };
+            let args: Vec<Node> = pid
+                .child_by_field_name("arguments")
+                .map(|a| {
+                    let mut cursor = a.walk();
+                    a.named_children(&mut cursor)
+                        .filter(|c| c.kind() != "comment")
+                        .collect()
+                })
+                .unwrap_or_default();
+            match (resolve_callee(file, callee).as_str(), args.as_slice()) {
+                ("os.getpgrp" | "os.getpid", []) => true,
+                ("os.getpgid", [of]) => own_group_pid(file, *of, depth + 1),
+                _ => false,
+            }
+        }
+        "identifier" => {
+            let name = text(pid, src);
+            let mut scope = pid;
+            while let Some(p) = scope.parent() {
+                scope = p;
+                if p.kind() == "function_definition" {
+                    break;
+                }
+            }
+            let mut values = Vec::new();
+            syntax::walk(scope, &mut |n| {
+                if n.kind() == "assignment"
+                    && n.child_by_field_name("left")
+                        .is_some_and(|l| l.kind() == "identifier" && text(l, src) == name)
+                    && let Some(right) = n.child_by_field_name("right")
+                {
+                    values.push(right);
+                }
+            });
+            if values.is_empty() {
+                values.extend(file.module_scope.get(name).cloned().unwrap_or_default());
+            }
+            !values.is_empty() && values.iter().all(|v| own_group_pid(file, *v, depth + 1))
+        }
+        _ => false,
+    }
+}
+
+/// What `self.NAME()` / `cls.NAME()` returns when the method of the class around the
+/// call is one `return` of an expression (`def bin(self): return "claude"`, `return
+/// CLAUDE`), read in the module's scope as [`constant_function`] reads a function: a
+/// method with a parameter past `self`/`cls`, another statement, a decorator other than
+/// `staticmethod`/`classmethod`, or a second definition of its name stays out of reach.
+/// With `property`, `callee` is the attribute read (`self.bin`) and the method must be
+/// a `@property`.
+fn constant_method<'t>(file: &File<'t, '_>, callee: Node<'t>, property: bool) -> Option<Node<'t>> {
+    let src = file.src;
+    let object = callee.child_by_field_name("object")?;
+    if !matches!(text(object, src), "self" | "cls") {
+        return None;
+    }
+    let name = text(callee.child_by_field_name("attribute")?, src);
+    let mut class = callee.parent();
+    while let Some(c) = class
+        && c.kind() != "class_definition"
+    {
+        class = c.parent();
+    }
+    let body = class?.child_by_field_name("body")?;
+    let mut cursor = body.walk();
+    let methods: Vec<(Node, Option<Node>)> = body
+        .named_children(&mut cursor)
+        .filter_map(|statement| match statement.kind() {
+            "function_definition" => Some((statement, None)),
+            "decorated_definition" => statement
+                .child_by_field_name("definition")
+                .filter(|d| d.kind() == "function_definition")
+                .map(|d| (d, Some(statement))),
+            _ => None,
+        })
+        .filter(|(method, _)| {
+            method
+                .child_by_field_name("name")
+                .is_some_and(|n| text(n, src) == name)
+        })
+        .collect();
+    let [(method, decorated)] = methods.as_slice() else {
+        return None;
+    };
+    let mut is_static = false;
+    let mut is_property = false;
+    if let Some(decorated) = decorated {
+        let mut cursor = decorated.walk();
+        for decorator in decorated
+            .named_children(&mut cursor)
+            .filter(|d| d.kind() == "decorator")
+        {
+            match text(decorator, src).trim_start_matches('@').trim() {
+                "staticmethod" => is_static = true,
+                "classmethod" => {}
+                "property" | "functools.cached_property" | "cached_property" => is_property = true,
+                _ => return None,
+            }
+        }
+    }
+    if is_property != property {
+        return None;
+    }
+    let params = method
+        .child_by_field_name("parameters")
+        .map_or(0, |p| p.named_child_count());
+    if params > usize::from(!is_static) {
+        return None;
+    }
+    syntax::sole_return(method.child_by_field_name("body")?)
+}
+
+/// The value of a Python string literal's escapes (not a raw string's): the quotes,
+/// `\\`, `\n`, `\t`, `\r`, `\a`, `\b`, `\f`, `\v`, `\xHH`, octal `\ooo`, and
+/// outside bytes literals `\uHHHH` and `\UHHHHHHHH`, so `"cd /repo;\x20claude -p hi"`
+/// is the script `cd /repo; claude -p hi`; a backslash-newline is nothing. Any other
+/// escape (`\N{...}`, an invalid one) is kept as written, as Python keeps `\q`.
+fn python_unescape(escaped: &str, bytes: bool) -> String {
+    let mut out = String::with_capacity(escaped.len());
+    let mut chars = escaped.chars().peekable();
+    while let Some(c) = chars.next() {
+        if c != '\\' {
+            out.push(c);
+            continue;
+        }
+        let Some(e) = chars.next() else {
+            out.push('\\');
+            break;
+        };
+        let digits = match e {
+            'x' => Some((16, 2)),
+            'u' if !bytes => Some((16, 4)),
+            'U' if !bytes => Some((16, 8)),
+            '0'..='7' => Some((8, 3)),
+            _ => None,
+        };
+        if let Some((radix, len)) = digits {
+            let mut code: Vec<char> = Vec::new();
+            if radix == 8 {
+                code.push(e);
+            }
+            while code.len() < len
+                && let Some(d) = chars.peek().copied().filter(|d| d.is_digit(radix))
+            {
+                code.push(d);
+                chars.next();
+            }
+            let decoded = (radix == 8 || code.len() == len)
+                .then(|| u32::from_str_radix(&code.iter().collect::<String>(), radix).ok())
+                .flatten()
+                .and_then(char::from_u32);
+            match decoded {
+                Some(d) => out.push(d),
+                None => {
+                    out.push('\\');
+                    if radix != 8 {
+                        out.push(e);
+                    }
+                    out.extend(code);
+                }
+            }
+            continue;
+        }
+        match e {
+            q @ ('"' | '\'' | '\\') => out.push(q),
+            'n' => out.push('\n'),
+            't' => out.push('\t'),
+            'r' => out.push('\r'),
+            'a' => out.push('\u{7}'),
+            'b' => out.push('\u{8}'),
+            'f' => out.push('\u{c}'),
+            'v' => out.push('\u{b}'),
+            '\n' => {}
+            other => {
+                out.push('\\');
+                out.push(other);
+            }
+        }
+    }
+    out
+}
+
+/// The methods of the module's subclasses of `function`'s class (`class Managed(Base)`,
+/// transitively) that name the attribute the child is stored on (`self.proc =
+/// Popen(...)` in `Base`, `os.killpg(self.proc.pid, ...)` in `Managed.stop`): the
+/// object of a subclass is one the base's method stored the child on, so such a method
+/// holds the same child. A subclass's method that does not name the attribute is not
+/// in reach (it may end a child of its own).
+fn subclass_holders<'t>(file: &File<'t, '_>, call: Node, function: Node) -> Vec<Node<'t>> {
+    let src = file.src;
+    let Some(attribute) = call
+        .parent()
+        .filter(|p| p.kind() == "assignment" && p.child_by_field_name("right") == Some(call))
+        .and_then(|a| a.child_by_field_name("left"))
+        .filter(|l| {
+            l.kind() == "attribute"
+                && l.child_by_field_name("object")
+                    .is_some_and(|o| matches!(text(o, src), "self" | "cls"))
+        })
+        .and_then(|l| l.child_by_field_name("attribute"))
+        .map(|a| text(a, src))
+    else {
+        return Vec::new();
+    };
+    let Some(base) = enclosing_class(function)
+        .and_then(|c| c.child_by_field_name("name"))
+        .map(|n| text(n, src))
+    else {
+        return Vec::new();
+    };
+    // The names of the subclasses, found in rounds until no class is added.
+    let mut family: Vec<&str> = vec![base];
+    let mut subclasses: Vec<Node<'t>> = Vec::new();
+    loop {
+        let before = subclasses.len();
+        for class in file.classes.values().flatten() {
+            let Some(name) = class.child_by_field_name("name").map(|n| text(n, src)) else {
+                continue;
+            };
+            if family.contains(&name) {
+                continue;
+            }
+            let Some(supers) = class.child_by_field_name("superclasses") else {
+                continue;
+            };
+            let mut cursor = supers.walk();
+            let derives = supers.named_children(&mut cursor).any(|s| {
+                let last = text(s, src).rsplit('.').next().unwrap_or_default();
+                matches!(s.kind(), "identifier" | "attribute") && family.contains(&last)
+            });
+            if derives {
+                family.push(name);
+                subclasses.push(*class);
+            }
+        }
+        if subclasses.len() == before {
+            break;
+        }
+    }
+    let mut methods = Vec::new();
+    for class in subclasses {
+        syntax::walk(class, &mut |m| {
+            if m.kind() != "function_definition" || enclosing_class(m) != Some(class) {
+                return;
+            }
+            let mut names = false;
+            syntax::walk(m, &mut |n| {
+                names |= n.kind() == "attribute"
+                    && n.child_by_field_name("object")
+                        .is_some_and(|o| matches!(text(o, src), "self" | "cls"))
+                    && n.child_by_field_name("attribute")
+                        .is_some_and(|a| text(a, src) == attribute);
+            });
+            if names {
+                methods.push(m);
+            }
+        });
+    }
+    methods
 }
