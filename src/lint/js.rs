@@ -277,30 +277,18 @@ fn collect<'t>(root: Node<'t>, file: &mut File<'t, '_>) {
                     .push(value);
             }
         }
-        "unary_expression" => {
-            // process.kill(-child.pid, ...): the minus makes it a group kill (also inside
-            // `(...)`, `!` or `as`).
-            let mut args = node.parent();
-            while let Some(a) = args
-                && matches!(
-                    a.kind(),
-                    "non_null_expression" | "parenthesized_expression" | "as_expression"
-                )
-            {
-                args = a.parent();
-            }
-            // `process.kill(-0, sig)` is the caller's own group, which a detached child
-            // has left: no kill of the child's group.
-            if text(node, src).starts_with('-')
-                && text(node, src)[1..].trim() != "0"
-                && let Some(args) = args
-                && args.kind() == "arguments"
-                && let Some(call) = args.parent()
-                && let Some(callee) = call.child_by_field_name("function")
+        // process.kill(-child.pid, ...): the minus makes it a group kill (past `(...)`,
+        // `!`, `as` and `<T>`, [`negated_pid`]).
+        "call_expression" => {
+            if let Some(callee) = node.child_by_field_name("function")
                 && text(callee, src).replace(char::is_whitespace, "") == "process.kill"
-                && !signal_probe(call, src)
+                && let Some(first) = node
+                    .child_by_field_name("arguments")
+                    .and_then(first_argument)
+                && negated_pid(first, src)
+                && !signal_probe(node, src)
             {
-                file.group_kills.push(call);
+                file.group_kills.push(node);
             }
         }
         _ => {}
@@ -348,10 +336,10 @@ fn collect<'t>(root: Node<'t>, file: &mut File<'t, '_>) {
                 .child_by_field_name("arguments")
                 .and_then(first_argument)
             && first.kind() == "identifier"
-            && file.values.get(text(first, src)).is_some_and(|vs| {
-                vs.iter()
-                    .any(|(v, _)| v.kind() == "unary_expression" && text(*v, src).starts_with('-'))
-            })
+            && file
+                .values
+                .get(text(first, src))
+                .is_some_and(|vs| vs.iter().any(|(v, _)| negated_pid(*v, src)))
             && !signal_probe(node, src)
         {
             file.group_kills.push(node);
@@ -2437,4 +2425,37 @@ fn options_detached(file: &File, args: Node) -> bool {
         .skip(1)
         .collect();
     options.iter().any(|o| object_is_detached(file, *o, 0))
+}
+
+/// Is `value` a negated pid, `-child.pid`, past the TypeScript wrappers around it and
+/// its receiver: `-child!.pid!` (which the parser reads as `(-child)!.pid!`, a `!`
+/// binding as tightly as the minus), `-this.child!.pid!`, `-(child.pid as number)`,
+/// `(-child.pid)`, `-<number>child.pid`, `-child?.pid`? `-0` is the caller's own group,
+/// which a detached child has left: not a kill of the child's.
+fn negated_pid(value: Node, src: &str) -> bool {
+    let mut n = value;
+    for _ in 0..16 {
+        let inner = match n.kind() {
+            "unary_expression" => {
+                let t = text(n, src);
+                return t.starts_with('-') && t[1..].trim() != "0";
+            }
+            "non_null_expression"
+            | "parenthesized_expression"
+            | "as_expression"
+            | "satisfies_expression" => n.named_child(0),
+            // `<number>-child.pid`: the type comes first.
+            "type_assertion" => n.named_child((n.named_child_count() as u32).saturating_sub(1)),
+            // `(-child)!.pid`: the minus read as applying to the receiver.
+            "member_expression" | "subscript_expression" => n
+                .child_by_field_name("object")
+                .filter(|o| o.kind() == "non_null_expression"),
+            _ => None,
+        };
+        match inner {
+            Some(i) => n = i,
+            None => return false,
+        }
+    }
+    false
 }
