@@ -2157,6 +2157,7 @@ fn object_is_detached(file: &File, node: Node, depth: usize) -> bool {
         "as_expression" | "satisfies_expression" | "parenthesized_expression" => {
             object_is_detached(file, uncast(node), depth + 1)
         }
+        "call_expression" => assigned_detached(file, node, depth),
         _ => false,
     }
 }
@@ -2458,4 +2459,53 @@ fn negated_pid(value: Node, src: &str) -> bool {
         }
     }
     false
+}
+
+/// `Object.assign({}, BASE, { detached: true })` given as the options: detached when the
+/// last of its objects (the target included) that says `detached` says a value not false
+/// on unix, as at run time, where a later source's key wins.
+fn assigned_detached(file: &File, call: Node, depth: usize) -> bool {
+    let src = file.src;
+    let (Some(callee), Some(args)) = (
+        call.child_by_field_name("function"),
+        call.child_by_field_name("arguments"),
+    ) else {
+        return false;
+    };
+    if text(callee, src).replace(char::is_whitespace, "") != "Object.assign" {
+        return false;
+    }
+    let mut cursor = args.walk();
+    let sources: Vec<Node> = args
+        .named_children(&mut cursor)
+        .filter(|a| a.kind() != "comment")
+        .collect();
+    let says = |o: Node| {
+        if object_is_detached(file, o, depth + 1) {
+            return Some(true);
+        }
+        // `{ detached: false }` (or a `const` bound to one) turns it off again.
+        let objects = match uncast(o).kind() {
+            "identifier" => lookup(file, text(uncast(o), src), o),
+            _ => vec![o],
+        };
+        objects
+            .into_iter()
+            .map(uncast)
+            .filter(|v| v.kind() == "object")
+            .any(|v| {
+                let mut cursor = v.walk();
+                v.named_children(&mut cursor).any(|p| match p.kind() {
+                    "pair" => {
+                        p.child_by_field_name("key")
+                            .map(|k| text(k, src).trim_matches(['"', '\'']))
+                            == Some("detached")
+                    }
+                    "shorthand_property_identifier" => text(p, src) == "detached",
+                    _ => false,
+                })
+            })
+            .then_some(false)
+    };
+    sources.into_iter().rev().find_map(says).unwrap_or(false)
 }
