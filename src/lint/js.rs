@@ -1864,7 +1864,7 @@ fn string_value(file: &File, node: Node, depth: usize) -> Option<String> {
             parts
                 .iter()
                 .map(|p| match p.kind() {
-                    "escape_sequence" => super::shell::unescape_literal(text(*p, src)),
+                    "escape_sequence" => escape_value(text(*p, src)),
                     _ => text(*p, src).to_string(),
                 })
                 .collect()
@@ -1879,9 +1879,7 @@ fn string_value(file: &File, node: Node, depth: usize) -> Option<String> {
             for part in parts {
                 match part.kind() {
                     "string_fragment" => out.push_str(text(part, src)),
-                    "escape_sequence" => {
-                        out.push_str(&super::shell::unescape_literal(text(part, src)))
-                    }
+                    "escape_sequence" => out.push_str(&escape_value(text(part, src))),
                     "template_substitution" => {
                         out.push_str(&part_value(file, part.named_child(0), depth));
                     }
@@ -2508,4 +2506,32 @@ fn assigned_detached(file: &File, call: Node, depth: usize) -> bool {
             .then_some(false)
     };
     sources.into_iter().rev().find_map(says).unwrap_or(false)
+}
+
+/// The value of one JavaScript escape sequence: a character written by its code
+/// (`\x20`, `\u0020`, `\u{20}`, legacy octal `\040`, `\0`) is that character, so
+/// `"cd /r;\x20claude -p hi"` runs `claude`; the others as
+/// [`super::shell::unescape_literal`] reads them.
+fn escape_value(escape: &str) -> String {
+    let Some(body) = escape.strip_prefix('\\') else {
+        return super::shell::unescape_literal(escape);
+    };
+    let code = if let Some(hex) = body.strip_prefix("u{").and_then(|b| b.strip_suffix('}')) {
+        u32::from_str_radix(hex, 16).ok()
+    } else if let Some(hex) = body.strip_prefix(['x', 'u']) {
+        (hex.len() == if body.starts_with('x') { 2 } else { 4 })
+            .then(|| u32::from_str_radix(hex, 16).ok())
+            .flatten()
+    } else if !body.is_empty()
+        && body.len() <= 3
+        && body.bytes().all(|b| (b'0'..=b'7').contains(&b))
+    {
+        u32::from_str_radix(body, 8).ok()
+    } else {
+        None
+    };
+    match code.and_then(char::from_u32) {
+        Some(c) => c.to_string(),
+        None => super::shell::unescape_literal(escape),
+    }
 }
