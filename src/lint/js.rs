@@ -795,7 +795,11 @@ fn module_variable<'s>(file: &File<'_, 's>, call: Node) -> Option<&'s str> {
                         || declared_bare(file, root_of(p), name)))
                 .then_some(name);
             }
-            "parenthesized_expression" | "await_expression" | "as_expression" => n = p,
+            "parenthesized_expression"
+            | "await_expression"
+            | "as_expression"
+            | "satisfies_expression"
+            | "non_null_expression" => n = p,
             _ => return None,
         }
     }

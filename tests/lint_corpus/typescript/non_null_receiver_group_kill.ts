@@ -51,3 +51,13 @@ export function killsTheOther(q: string) {
   const second = spawn('claude', ['-p', q], { detached: true }); // expect: agent-spawn-without-group
   first.on('exit', () => process.kill(-first!.pid!, 'SIGKILL'));
 }
+
+let asserted: ChildProcess | null = null;
+
+export function startAsserted(q: string) {
+  asserted = spawn('codex', ['exec', q], { detached: true })!;
+}
+
+export function stopAsserted() {
+  process.kill(-(asserted as ChildProcess).pid!, 'SIGTERM');
+}
