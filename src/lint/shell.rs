@@ -870,7 +870,8 @@ pub(super) fn scripts_unchecked<T>(f: impl FnOnce() -> T) -> T {
 /// hi"` (its words joined are the script), and a shell reading its script from a
 /// here-document or here-string (`bash <<'EOS'` with `claude -p hi` inside, `sh <<<
 /// "claude -p hi"`) or from the command piped into it (`echo 'claude -p hi' | bash -s`,
-/// [`piped_script`]) given no script file (`bash -s` takes its other words as arguments).
+/// [`piped_script`]) given no script file (`bash -s` takes its other words as arguments),
+/// also behind wrappers that keep the group (`sudo -u agent bash -s`).
 fn script_of_command(
     node: Node,
     words: &[String],
@@ -881,6 +882,13 @@ fn script_of_command(
     if let Some(script) = su_script(words) {
         return agent_in_script(&script, rules, variables);
     }
+    // `sudo -u agent bash -s`, `nohup sh`: a wrapper that keeps the group runs the shell.
+    let unwrapped = syntax::past_wrappers(words, rules);
+    let words = if unwrapped.is_empty() {
+        words
+    } else {
+        unwrapped.as_slice()
+    };
     let program = resolve(words.first()?, variables, rules);
     let name = program.rsplit('/').next().unwrap_or(&program);
     if name == "eval" {

@@ -14,9 +14,12 @@ echo -e 'cd /r\ncodex exec hi' | bash # expect: agent-spawn-without-group
 bash -c $'cd /r\nclaude -p hi' # expect: agent-spawn-without-group
 bash -c $'cd /r\x3b gemini -p hi' # expect: agent-spawn-without-group
 sh -c $'cd /r\n\x63laude -p hi' # expect: agent-spawn-without-group
+echo 'claude -p hi' | sudo -u agent bash -s # expect: agent-spawn-without-group
+nohup bash <<< "codex exec hi" # expect: agent-spawn-without-group
 
 echo 'setsid claude -p x & pid=$!; sleep 60; kill -- -$pid' | bash
 printf 'timeout 60 claude -p hi\n' | bash
+echo 'claude -p hi' | timeout 60 bash
 echo 'claude -p hi' | bash ./steps.sh
 echo 'claude -p hi' | tee prompt.txt
 cat steps.txt | bash
