@@ -40,3 +40,14 @@ function noDetachedAnywhere(q) {
 function detachedButNobodyKills(q) {
   spawn('claude', ['-p', q], Object.assign({}, BASE, { detached: true })); // expect: agent-spawn-without-group
 }
+
+function builtBeforeTheSpawn(q) {
+  const opts = Object.assign({}, BASE, { detached: true });
+  const c = spawn('claude', ['-p', q], opts);
+  c.on('exit', () => process.kill(-c.pid, 'SIGKILL'));
+}
+
+function spreadOfAssign(q) {
+  const c = spawn('codex', ['exec', q], { ...Object.assign({}, GROUP) });
+  c.on('exit', () => process.kill(-c.pid, 'SIGKILL'));
+}

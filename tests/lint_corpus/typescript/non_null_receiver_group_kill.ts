@@ -2,7 +2,7 @@
 // parser reads as `(-child)!.pid!`), `this.child!.pid!`, `(child.pid as number)`,
 // `<number>child.pid` and `child?.pid` all kill that child's group. A `!` does not make
 // a kill of another child this one's.
-import { spawn, ChildProcess } from 'child_process';
+import { spawn, ChildProcess, SpawnOptions } from 'child_process';
 
 let current: ChildProcess | undefined;
 
@@ -60,4 +60,11 @@ export function startAsserted(q: string) {
 
 export function stopAsserted() {
   process.kill(-(asserted as ChildProcess).pid!, 'SIGTERM');
+}
+
+const BASE: SpawnOptions = { stdio: 'pipe' };
+
+export function assignedAndCast(q: string) {
+  const c = spawn('claude', ['-p', q], Object.assign({}, BASE, { detached: true }) as SpawnOptions);
+  c.on('exit', () => process.kill(-c!.pid!, 'SIGKILL'));
 }
