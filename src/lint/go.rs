@@ -127,7 +127,7 @@ fn literal(node: Node, src: &str) -> Option<String> {
         "interpreted_string_literal" => {
             let t = text(node, src);
             let inside = t.strip_prefix('"').and_then(|t| t.strip_suffix('"'));
-            Some(super::shell::unescape_literal(inside.unwrap_or(t)))
+            Some(unescape(inside.unwrap_or(t)))
         }
         "raw_string_literal" => Some(text(node, src).trim_matches('`').to_string()),
         _ => None,
@@ -1724,4 +1724,46 @@ fn embedding_literal<'t>(file: &File<'t, '_>, call: Node<'t>) -> Option<(Node<'t
     let literal = value.parent().filter(|l| l.kind() == "composite_literal")?;
     let ty = text(literal.child_by_field_name("type")?, src).to_string();
     embedding_types(file).contains(&ty).then_some((literal, ty))
+}
+
+/// An interpreted string literal's inside as Go reads it: a character written by its
+/// code (`\x20`, `\u0020`, `\U00000020`, octal `\040`) is that character, so `"cd
+/// /r;\x20claude -p hi"` runs `claude`; the other escapes as
+/// [`super::shell::unescape_literal`] reads them.
+fn unescape(inside: &str) -> String {
+    let mut out = String::with_capacity(inside.len());
+    let mut rest = inside;
+    while let Some(at) = rest.find('\\') {
+        out.push_str(&rest[..at]);
+        let escape = &rest[at..];
+        let (len, radix) = match escape.as_bytes().get(1) {
+            Some(b'x') => (2, 16),
+            Some(b'u') => (4, 16),
+            Some(b'U') => (8, 16),
+            Some(b'0'..=b'7') => (3, 8),
+            _ => (0, 0),
+        };
+        let start = if radix == 8 { 1 } else { 2 };
+        let code = (len > 0)
+            .then(|| escape.get(start..start + len))
+            .flatten()
+            .filter(|d| d.chars().all(|c| c.is_digit(radix)))
+            .and_then(|d| u32::from_str_radix(d, radix).ok())
+            .and_then(char::from_u32);
+        match code {
+            Some(c) => {
+                out.push(c);
+                rest = &escape[start + len..];
+            }
+            None => {
+                // One escape (the backslash and the character after it) as the shared
+                // reader decodes it.
+                let end = escape[1..].chars().next().map_or(1, |c| 1 + c.len_utf8());
+                out.push_str(&super::shell::unescape_literal(&escape[..end]));
+                rest = &escape[end..];
+            }
+        }
+    }
+    out.push_str(rest);
+    out
 }

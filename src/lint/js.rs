@@ -277,30 +277,18 @@ fn collect<'t>(root: Node<'t>, file: &mut File<'t, '_>) {
                     .push(value);
             }
         }
-        "unary_expression" => {
-            // process.kill(-child.pid, ...): the minus makes it a group kill (also inside
-            // `(...)`, `!` or `as`).
-            let mut args = node.parent();
-            while let Some(a) = args
-                && matches!(
-                    a.kind(),
-                    "non_null_expression" | "parenthesized_expression" | "as_expression"
-                )
-            {
-                args = a.parent();
-            }
-            // `process.kill(-0, sig)` is the caller's own group, which a detached child
-            // has left: no kill of the child's group.
-            if text(node, src).starts_with('-')
-                && text(node, src)[1..].trim() != "0"
-                && let Some(args) = args
-                && args.kind() == "arguments"
-                && let Some(call) = args.parent()
-                && let Some(callee) = call.child_by_field_name("function")
+        // process.kill(-child.pid, ...): the minus makes it a group kill (past `(...)`,
+        // `!`, `as` and `<T>`, [`negated_pid`]).
+        "call_expression" => {
+            if let Some(callee) = node.child_by_field_name("function")
                 && text(callee, src).replace(char::is_whitespace, "") == "process.kill"
-                && !signal_probe(call, src)
+                && let Some(first) = node
+                    .child_by_field_name("arguments")
+                    .and_then(first_argument)
+                && negated_pid(first, src)
+                && !signal_probe(node, src)
             {
-                file.group_kills.push(call);
+                file.group_kills.push(node);
             }
         }
         _ => {}
@@ -348,10 +336,10 @@ fn collect<'t>(root: Node<'t>, file: &mut File<'t, '_>) {
                 .child_by_field_name("arguments")
                 .and_then(first_argument)
             && first.kind() == "identifier"
-            && file.values.get(text(first, src)).is_some_and(|vs| {
-                vs.iter()
-                    .any(|(v, _)| v.kind() == "unary_expression" && text(*v, src).starts_with('-'))
-            })
+            && file
+                .values
+                .get(text(first, src))
+                .is_some_and(|vs| vs.iter().any(|(v, _)| negated_pid(*v, src)))
             && !signal_probe(node, src)
         {
             file.group_kills.push(node);
@@ -806,7 +794,11 @@ fn module_variable<'s>(file: &File<'_, 's>, call: Node) -> Option<&'s str> {
                         || declared_bare(file, root_of(p), name)))
                 .then_some(name);
             }
-            "parenthesized_expression" | "await_expression" | "as_expression" => n = p,
+            "parenthesized_expression"
+            | "await_expression"
+            | "as_expression"
+            | "satisfies_expression"
+            | "non_null_expression" => n = p,
             _ => return None,
         }
     }
@@ -1875,7 +1867,7 @@ fn string_value(file: &File, node: Node, depth: usize) -> Option<String> {
             parts
                 .iter()
                 .map(|p| match p.kind() {
-                    "escape_sequence" => super::shell::unescape_literal(text(*p, src)),
+                    "escape_sequence" => escape_value(text(*p, src)),
                     _ => text(*p, src).to_string(),
                 })
                 .collect()
@@ -1890,9 +1882,7 @@ fn string_value(file: &File, node: Node, depth: usize) -> Option<String> {
             for part in parts {
                 match part.kind() {
                     "string_fragment" => out.push_str(text(part, src)),
-                    "escape_sequence" => {
-                        out.push_str(&super::shell::unescape_literal(text(part, src)))
-                    }
+                    "escape_sequence" => out.push_str(&escape_value(text(part, src))),
                     "template_substitution" => {
                         out.push_str(&part_value(file, part.named_child(0), depth));
                     }
@@ -2168,6 +2158,7 @@ fn object_is_detached(file: &File, node: Node, depth: usize) -> bool {
         "as_expression" | "satisfies_expression" | "parenthesized_expression" => {
             object_is_detached(file, uncast(node), depth + 1)
         }
+        "call_expression" => assigned_detached(file, node, depth),
         _ => false,
     }
 }
@@ -2457,4 +2448,114 @@ fn options_args<'t>(file: &File<'t, '_>, node: Node<'t>) -> Node<'t> {
                 .flatten()
         })
         .unwrap_or(node)
+}
+
+/// Is `value` a negated pid, `-child.pid`, past the TypeScript wrappers around it and
+/// its receiver: `-child!.pid!` (which the parser reads as `(-child)!.pid!`, a `!`
+/// binding as tightly as the minus), `-this.child!.pid!`, `-(child.pid as number)`,
+/// `(-child.pid)`, `-<number>child.pid`, `-child?.pid`? `-0` is the caller's own group,
+/// which a detached child has left: not a kill of the child's.
+fn negated_pid(value: Node, src: &str) -> bool {
+    let mut n = value;
+    for _ in 0..16 {
+        let inner = match n.kind() {
+            "unary_expression" => {
+                let t = text(n, src);
+                return t.starts_with('-') && t[1..].trim() != "0";
+            }
+            "non_null_expression"
+            | "parenthesized_expression"
+            | "as_expression"
+            | "satisfies_expression" => n.named_child(0),
+            // `<number>-child.pid`: the type comes first.
+            "type_assertion" => n.named_child((n.named_child_count() as u32).saturating_sub(1)),
+            // `(-child)!.pid`: the minus read as applying to the receiver.
+            "member_expression" | "subscript_expression" => n
+                .child_by_field_name("object")
+                .filter(|o| o.kind() == "non_null_expression"),
+            _ => None,
+        };
+        match inner {
+            Some(i) => n = i,
+            None => return false,
+        }
+    }
+    false
+}
+
+/// `Object.assign({}, BASE, { detached: true })` given as the options: detached when the
+/// last of its objects (the target included) that says `detached` says a value not false
+/// on unix, as at run time, where a later source's key wins.
+fn assigned_detached(file: &File, call: Node, depth: usize) -> bool {
+    let src = file.src;
+    let (Some(callee), Some(args)) = (
+        call.child_by_field_name("function"),
+        call.child_by_field_name("arguments"),
+    ) else {
+        return false;
+    };
+    if text(callee, src).replace(char::is_whitespace, "") != "Object.assign" {
+        return false;
+    }
+    let mut cursor = args.walk();
+    let sources: Vec<Node> = args
+        .named_children(&mut cursor)
+        .filter(|a| a.kind() != "comment")
+        .collect();
+    let says = |o: Node| {
+        if object_is_detached(file, o, depth + 1) {
+            return Some(true);
+        }
+        // `{ detached: false }` (or a `const` bound to one) turns it off again.
+        let objects = match uncast(o).kind() {
+            "identifier" => lookup(file, text(uncast(o), src), o),
+            _ => vec![o],
+        };
+        objects
+            .into_iter()
+            .map(uncast)
+            .filter(|v| v.kind() == "object")
+            .any(|v| {
+                let mut cursor = v.walk();
+                v.named_children(&mut cursor).any(|p| match p.kind() {
+                    "pair" => {
+                        p.child_by_field_name("key")
+                            .map(|k| text(k, src).trim_matches(['"', '\'']))
+                            == Some("detached")
+                    }
+                    "shorthand_property_identifier" => text(p, src) == "detached",
+                    _ => false,
+                })
+            })
+            .then_some(false)
+    };
+    sources.into_iter().rev().find_map(says).unwrap_or(false)
+}
+
+/// The value of one JavaScript escape sequence: a character written by its code
+/// (`\x20`, `\u0020`, `\u{20}`, legacy octal `\040`, `\0`) is that character, so
+/// `"cd /r;\x20claude -p hi"` runs `claude`; the others as
+/// [`super::shell::unescape_literal`] reads them.
+fn escape_value(escape: &str) -> String {
+    let Some(body) = escape.strip_prefix('\\') else {
+        return super::shell::unescape_literal(escape);
+    };
+    let code = if let Some(hex) = body.strip_prefix("u{").and_then(|b| b.strip_suffix('}')) {
+        u32::from_str_radix(hex, 16).ok()
+    } else if let Some(hex) = body.strip_prefix(['x', 'u']) {
+        (hex.len() == if body.starts_with('x') { 2 } else { 4 })
+            .then(|| u32::from_str_radix(hex, 16).ok())
+            .flatten()
+    } else if !body.is_empty()
+        && body.len() <= 3
+        && body.bytes().all(|b| (b'0'..=b'7').contains(&b))
+    {
+        u32::from_str_radix(body, 8).ok()
+    } else {
+        None
+    };
+    match code.and_then(char::from_u32) {
+        Some(c) => c.to_string(),
+        None => super::shell::unescape_literal(escape),
+    }
 }

@@ -466,6 +466,7 @@ fn command_words(node: Node, src: &str) -> Vec<String> {
             | "word"
             | "string"
             | "raw_string"
+            | "ansi_c_string"
             | "simple_expansion"
             | "expansion"
             | "concatenation"
@@ -530,6 +531,7 @@ fn command_words_of(child: Node, src: &str) -> Vec<String> {
         | "word"
         | "string"
         | "raw_string"
+        | "ansi_c_string"
         | "simple_expansion"
         | "expansion"
         | "concatenation"
@@ -867,7 +869,9 @@ pub(super) fn scripts_unchecked<T>(f: impl FnOnce() -> T) -> T {
 /// The agent a command runs through a script that is no `-c` argument: `eval "claude -p
 /// hi"` (its words joined are the script), and a shell reading its script from a
 /// here-document or here-string (`bash <<'EOS'` with `claude -p hi` inside, `sh <<<
-/// "claude -p hi"`) given no script file (`bash -s` takes its other words as arguments).
+/// "claude -p hi"`) or from the command piped into it (`echo 'claude -p hi' | bash -s`,
+/// [`piped_script`]) given no script file (`bash -s` takes its other words as arguments),
+/// also behind wrappers that keep the group (`sudo -u agent bash -s`).
 fn script_of_command(
     node: Node,
     words: &[String],
@@ -878,6 +882,13 @@ fn script_of_command(
     if let Some(script) = su_script(words) {
         return agent_in_script(&script, rules, variables);
     }
+    // `sudo -u agent bash -s`, `nohup sh`: a wrapper that keeps the group runs the shell.
+    let unwrapped = syntax::past_wrappers(words, rules);
+    let words = if unwrapped.is_empty() {
+        words
+    } else {
+        unwrapped.as_slice()
+    };
     let program = resolve(words.first()?, variables, rules);
     let name = program.rsplit('/').next().unwrap_or(&program);
     if name == "eval" {
@@ -915,7 +926,8 @@ fn script_of_command(
         }
         "herestring_redirect" => r.named_child(0).map(|s| unquote(text(s, src))),
         _ => None,
-    })?;
+    });
+    let script = script.or_else(|| piped_script(node, src))?;
     agent_in_script(&script, rules, variables)
 }
 
@@ -1094,6 +1106,13 @@ fn word_text(word: Node, src: &str) -> String {
     let pair = match word.kind() {
         "raw_string" => '\'',
         "string" => '"',
+        // `$'cd /r\nclaude -p hi'`: the shell decodes its C escapes.
+        "ansi_c_string" => {
+            return match t.strip_prefix("$'").and_then(|t| t.strip_suffix('\'')) {
+                Some(inside) => c_unescape(inside, false),
+                None => unquote(t),
+            };
+        }
         _ => return unquote(t),
     };
     match t.strip_prefix(pair).and_then(|t| t.strip_suffix(pair)) {
@@ -1178,6 +1197,202 @@ fn double_quoted_text(inside: &str) -> String {
                 chars.next();
             }
             _ => out.push('\\'),
+        }
+    }
+    out
+}
+
+/// The script a shell reading its stdin gets from the command piped into it, when that
+/// command prints text it is given: `echo 'claude -p hi' | bash -s`, `printf 'cd
+/// /r\nclaude -p hi\n' | sh` ([`printed_text`]). `node` is the shell's command.
+fn piped_script(node: Node, src: &str) -> Option<String> {
+    let at = node
+        .parent()
+        .filter(|p| p.kind() == "redirected_statement")
+        .unwrap_or(node);
+    at.parent().filter(|p| p.kind() == "pipeline")?;
+    let mut producer = at.prev_named_sibling()?;
+    if producer.kind() == "redirected_statement" {
+        producer = producer.child_by_field_name("body")?;
+    }
+    if producer.kind() != "command" {
+        return None;
+    }
+    printed_text(&command_words(producer, src))
+}
+
+/// What `echo` or `printf` prints of the words it is given: `echo`'s words joined (its
+/// escapes decoded under `-e`), `printf`'s format with its escapes decoded and each
+/// conversion (`%s`, `%b`) filled by the next word, repeated while words are left, as
+/// the shell's builtin does. None for any other command.
+fn printed_text(words: &[String]) -> Option<String> {
+    let program = words.first()?;
+    let rest = &words[1..];
+    match program.rsplit('/').next()? {
+        "echo" => {
+            let options = rest
+                .iter()
+                .take_while(|w| {
+                    w.len() > 1
+                        && w.starts_with('-')
+                        && w[1..].chars().all(|c| matches!(c, 'n' | 'e' | 'E'))
+                })
+                .count();
+            // The last of `-e` and `-E` decides.
+            let decode = rest[..options]
+                .iter()
+                .flat_map(|w| w.chars())
+                .rfind(|c| matches!(c, 'e' | 'E'))
+                == Some('e');
+            let text = rest[options..].join(" ");
+            Some(if decode {
+                c_unescape(&text, true)
+            } else {
+                text
+            })
+        }
+        "printf" => {
+            let rest = match rest.first() {
+                Some(w) if w == "--" => &rest[1..],
+                _ => rest,
+            };
+            let (format, mut args) = rest.split_first()?;
+            if format.starts_with('-') {
+                return None;
+            }
+            let mut out = String::new();
+            // A format with no conversion is printed once; one with conversions until
+            // the words run out (each pass takes at least one).
+            for _ in 0..=args.len() {
+                let (printed, used) = printf_once(format, args);
+                out.push_str(&printed);
+                args = &args[used.min(args.len())..];
+                if used == 0 || args.is_empty() {
+                    break;
+                }
+            }
+            Some(out)
+        }
+        _ => None,
+    }
+}
+
+/// One pass of `printf`'s format over `args`: the text printed and how many words the
+/// conversions took. `%%` is a `%`; `%b` decodes its word's escapes.
+fn printf_once(format: &str, args: &[String]) -> (String, usize) {
+    let mut out = String::new();
+    let mut used = 0;
+    let mut literal = String::new();
+    let mut chars = format.chars().peekable();
+    while let Some(c) = chars.next() {
+        if c != '%' {
+            literal.push(c);
+            continue;
+        }
+        if chars.peek() == Some(&'%') {
+            chars.next();
+            literal.push('%');
+            continue;
+        }
+        // Flags, width and precision, then the conversion letter.
+        let conversion = chars.by_ref().find(char::is_ascii_alphabetic);
+        out.push_str(&c_unescape(&std::mem::take(&mut literal), false));
+        let word = args.get(used).map(String::as_str).unwrap_or("");
+        used += 1;
+        match conversion {
+            Some('b') => out.push_str(&c_unescape(word, true)),
+            Some(_) => out.push_str(word),
+            None => {}
+        }
+    }
+    out.push_str(&c_unescape(&literal, false));
+    (out, used)
+}
+
+/// The C escapes a shell decodes in `$'...'`, `printf`'s format and `echo -e` (`echo`:
+/// its octal is `\0NNN`): `\n`, `\t`, `\r`, `\a`, `\b`, `\e`, `\f`, `\v`, `\\`, `\'`,
+/// `\"`, `\?`, octal `\NNN`, `\xHH`, `\uHHHH`, `\UHHHHHHHH` and `\cX`. Any other
+/// backslash stays as written.
+fn c_unescape(escaped: &str, echo: bool) -> String {
+    /// Up to `max` digits of `radix` at the front of `chars`, taken: their value.
+    fn number(
+        chars: &mut std::iter::Peekable<std::str::Chars>,
+        radix: u32,
+        max: usize,
+    ) -> Option<u32> {
+        let mut value = None;
+        for _ in 0..max {
+            let Some(d) = chars.peek().and_then(|c| c.to_digit(radix)) else {
+                break;
+            };
+            chars.next();
+            value = Some(value.unwrap_or(0) * radix + d);
+        }
+        value
+    }
+    let mut out = String::with_capacity(escaped.len());
+    let mut chars = escaped.chars().peekable();
+    while let Some(c) = chars.next() {
+        if c != '\\' {
+            out.push(c);
+            continue;
+        }
+        let Some(&e) = chars.peek() else {
+            out.push('\\');
+            break;
+        };
+        let simple = match e {
+            'n' => Some('\n'),
+            't' => Some('\t'),
+            'r' => Some('\r'),
+            'a' => Some('\u{7}'),
+            'b' => Some('\u{8}'),
+            'e' | 'E' => Some('\u{1b}'),
+            'f' => Some('\u{c}'),
+            'v' => Some('\u{b}'),
+            '\\' | '\'' | '"' | '?' => Some(e),
+            _ => None,
+        };
+        if let Some(d) = simple {
+            chars.next();
+            out.push(d);
+            continue;
+        }
+        let code = match e {
+            '0' if echo => {
+                chars.next();
+                Some(number(&mut chars, 8, 3).unwrap_or(0))
+            }
+            '0'..='7' => number(&mut chars, 8, 3),
+            'x' | 'u' | 'U' => {
+                let mut ahead = chars.clone();
+                ahead.next();
+                let max = match e {
+                    'x' => 2,
+                    'u' => 4,
+                    _ => 8,
+                };
+                let value = number(&mut ahead, 16, max);
+                if value.is_some() {
+                    chars = ahead;
+                }
+                value
+            }
+            'c' => {
+                let mut ahead = chars.clone();
+                ahead.next();
+                let value = ahead.next().map(|x| u32::from(x) & 0x1f);
+                if value.is_some() {
+                    chars = ahead;
+                }
+                value
+            }
+            _ => None,
+        };
+        match code.and_then(char::from_u32) {
+            Some(d) => out.push(d),
+            // Kept as written: the backslash, and the character after it read on.
+            None => out.push('\\'),
         }
     }
     out
