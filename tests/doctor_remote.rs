@@ -384,3 +384,76 @@ fn doctor_remote_with_a_remote_that_is_not_there_or_cannot_be_fetched_says_which
     // Nothing changed here either.
     assert_eq!(all_refs(&env, &b), before);
 }
+
+#[test]
+fn doctor_with_a_configured_remote_fetches_its_queue_and_a_failed_fetch_is_a_failing_check() {
+    let env = Env::new();
+    let (remote, a, b) = two_clones(&env, "60s");
+    add(&env, &a, "one", ON_ORIGIN);
+    // Clone B has `[lanes] remote` set and has never fetched the queue.
+    let toml = std::fs::read_to_string(b.join("fleet.toml")).unwrap();
+    std::fs::write(
+        b.join("fleet.toml"),
+        format!("{toml}\n[lanes]\nremote = \"origin\"\n"),
+    )
+    .unwrap();
+    let blob = env
+        .git_cmd(&a, &["hash-object", "-w", "--stdin"])
+        .stdin("garbage\n")
+        .stdout();
+    env.git(
+        &a,
+        &[
+            "push",
+            "-q",
+            "origin",
+            &format!("{blob}:refs/fleet/tasks/forged"),
+        ],
+    );
+    let before = all_refs(&env, &remote);
+
+    // Plain `fleet doctor` reads the configured remote's queue as it is now.
+    let (code, checks) = doctor(&env, &b, &[]);
+    assert_eq!(code, 1, "{checks:#?}");
+    let queue = named(&checks, "remote-queue");
+    assert_eq!(queue["verdict"], "ok", "{queue:#}");
+    assert!(
+        queue["detail"].as_str().unwrap().contains("origin"),
+        "{queue:#}"
+    );
+    let bad = named(&checks, "unreadable-tasks");
+    assert!(
+        bad["detail"]
+            .as_str()
+            .unwrap()
+            .contains("refs/fleet/tasks/forged on origin"),
+        "{bad:#}"
+    );
+    assert_eq!(all_refs(&env, &remote), before);
+
+    // The remote out of reach: a failing check naming it, and every other check still
+    // runs (the task checks on what was last fetched).
+    let gone = env.path().join("moved-away.git");
+    env.git(&b, &["remote", "set-url", "origin", gone.to_str().unwrap()]);
+    let (code, checks) = doctor(&env, &b, &[]);
+    assert_eq!(code, 1, "{checks:#?}");
+    let queue = named(&checks, "remote-queue");
+    assert_eq!(queue["verdict"], "fail", "{queue:#}");
+    assert!(
+        queue["detail"]
+            .as_str()
+            .unwrap()
+            .contains("remote `origin`: it could not be fetched")
+            && queue["detail"]
+                .as_str()
+                .unwrap()
+                .contains("as last fetched")
+            && queue["fix"]
+                .as_str()
+                .unwrap()
+                .contains("git remote set-url origin"),
+        "{queue:#}"
+    );
+    assert_eq!(named(&checks, "hooks-installed")["verdict"], "ok");
+    assert_eq!(named(&checks, "unreadable-tasks")["verdict"], "fail");
+}

@@ -4,7 +4,7 @@ use anstyle::{AnsiColor, Style};
 
 use fleet::context::Context;
 use fleet::error::{Error, Result};
-use fleet::guard::doctor::{self, Verdict};
+use fleet::guard::doctor::{self, Check, Verdict};
 use fleet::queue::Queue;
 use fleet::tasks::Store;
 
@@ -34,7 +34,10 @@ use crate::render;
                   fetches it), and nothing is pushed, so no ref on the remote moves. A holder on \
                   another machine is judged by its lease, since its pid cannot be checked from \
                   here. The other checks (hooks, locks, lanes, drainers, process groups) are of \
-                  this repository, as without --remote. A remote that cannot be fetched exits 3.",
+                  this repository, as without --remote. A remote that is not there exits 2, one that \
+                  cannot be fetched exits 3. Without --remote, a [lanes] remote in fleet.toml is \
+                  checked the same way, except that a failed fetch is the failing check \
+                  remote-queue and the task checks read what was last fetched.",
     after_long_help = "Examples:\n  fleet doctor\n  fleet doctor --json | jq '.[] | select(.verdict == \"fail\")'\n  fleet doctor --remote origin\n  fleet doctor --remote origin --json | jq '.[] | select(.name == \"unreadable-tasks\")'",
     mut_arg("remote", |a| a.help(REMOTE_HELP))
 )]
@@ -48,19 +51,32 @@ pub struct Args {
 /// The help of doctor's `--remote`.
 const REMOTE_HELP: &str = "Check the task queue on this git remote (fetched once; nothing is pushed), \
                            as every machine draining it sees it (default: [lanes] remote in \
-                           fleet.toml as last fetched, else this repository's)";
+                           fleet.toml, else this repository's)";
 
 pub fn run(env: &CommandEnv, args: Args) -> Result<u8> {
-    let (ctx, queue) = match &args.queue.remote {
-        // Named on the command line: it must exist, and is fetched now.
+    let (ctx, queue, fetched) = match &args.queue.remote {
+        // Named on the command line: it must exist and be fetched, or nothing is checked.
         Some(_) => {
             let (ctx, queue) = env.queue(&args.queue)?;
             fetch_queue(&ctx, &queue)?;
-            (ctx, queue)
+            (ctx, queue, Ok(()))
         }
-        None => env.configured_queue()?,
+        // The configured one (`[lanes] remote`): fetched too, but one that cannot be is a
+        // failing check of its own, and the rest read the queue as last fetched.
+        None => {
+            let (ctx, queue) = env.configured_queue()?;
+            let fetched = match queue.remote() {
+                Some(remote) => fleet::remote::check_exists(&ctx.repo, remote)
+                    .and_then(|()| fetch_queue(&ctx, &queue)),
+                None => Ok(()),
+            };
+            (ctx, queue, fetched)
+        }
     };
-    let checks = doctor::run(&ctx, &queue)?;
+    let mut checks = doctor::run(&ctx, &queue)?;
+    if let Some(remote) = queue.remote() {
+        checks.insert(0, remote_queue(remote, fetched));
+    }
     let failed = checks.iter().any(|c| c.verdict == Verdict::Fail);
     if args.out.json {
         render::json(&checks);
@@ -82,6 +98,30 @@ pub fn run(env: &CommandEnv, args: Args) -> Result<u8> {
         }
     }
     Ok(u8::from(failed))
+}
+
+/// Which queue the task checks read: the remote's, fetched just now, or, when the
+/// configured remote could not be fetched, what was last fetched (failing).
+fn remote_queue(remote: &str, fetched: Result<()>) -> Check {
+    match fetched {
+        Ok(()) => Check {
+            name: "remote-queue",
+            verdict: Verdict::Ok,
+            detail: format!(
+                "the task checks read the queue on {remote}, fetched just now (nothing pushed)"
+            ),
+            fix: String::new(),
+        },
+        Err(e) => Check {
+            name: "remote-queue",
+            verdict: Verdict::Fail,
+            detail: format!(
+                "{}; the task checks read the queue on {remote} as last fetched",
+                e.message
+            ),
+            fix: e.help.unwrap_or_default(),
+        },
+    }
 }
 
 /// Fetch the remote's queue as `fleet task list --remote` does (tried again after a
