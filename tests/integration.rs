@@ -21,6 +21,7 @@ mod cli;
 mod cli_text;
 mod demo;
 mod doctor;
+mod doctor_remote;
 mod drain;
 mod drain_followup;
 mod drain_guardian;

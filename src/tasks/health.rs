@@ -12,6 +12,12 @@
 //! a leftover and not state: the same way the process-group check drops the record of a
 //! group that ended.
 //!
+//! With the queue on a remote (`fleet doctor --remote NAME`, or `[lanes] remote`) the
+//! tasks are the remote's as last fetched: what every machine draining it sees. A
+//! holder on another machine is judged by its lease alone (its pid means nothing
+//! here); an unreadable ref is named as the remote has it, with the push that deletes
+//! it there; every fix names the remote.
+//!
 //! Orphaned agent groups: a drainer starts its agents through the process-group runner
 //! (`crate::proc`), which records every group in the repository the command runs in; an
 //! agent worktree shares the repository's common dir, so the existing `orphan-groups`
@@ -34,18 +40,26 @@ pub fn checks(ctx: &Context, queue: &Queue) -> Result<Vec<Check>> {
     let tasks = Store::new(ctx, queue).list()?;
     let now = crate::time::now();
     Ok(vec![
-        stale_claims(&tasks, now, ctx.config.drain.claim_grace.0),
-        dead_holders(&tasks, now),
+        stale_claims(&tasks, now, ctx.config.drain.claim_grace.0, queue),
+        dead_holders(&tasks, now, queue),
         stalled_runs(ctx, &tasks, now),
-        blocked_waits(&tasks),
+        blocked_waits(&tasks, queue),
         unreadable_tasks(ctx, queue, &tasks),
         old_drainers(&ctx.repo.common_dir()),
     ])
 }
 
+/// ` --remote NAME` when `queue` is a remote's, for the commands a fix names.
+fn remote_flag(queue: &Queue) -> String {
+    queue
+        .remote()
+        .map(|r| format!(" --remote {r}"))
+        .unwrap_or_default()
+}
+
 /// Claimed for longer than `grace` and not running: the drainer claimed and never
 /// spawned (it died between the two, or hangs).
-pub fn stale_claims(tasks: &[Task], now: i64, grace: Duration) -> Check {
+pub fn stale_claims(tasks: &[Task], now: i64, grace: Duration, queue: &Queue) -> Check {
     let grace_secs = grace.as_secs() as i64;
     let problems = tasks
         .iter()
@@ -65,13 +79,16 @@ pub fn stale_claims(tasks: &[Task], now: i64, grace: Duration) -> Check {
         "stale-claims",
         problems,
         &format!("no task claimed without its agent starting for over {grace_secs}s"),
-        "`fleet drain --once` takes a stale claim back (if its drainer still runs, it is stuck: restart it)",
+        &format!(
+            "`fleet drain --once{}` takes a stale claim back (if its drainer still runs, it is stuck: restart it)",
+            remote_flag(queue)
+        ),
     )
 }
 
 /// Claimed or running, and its holder is gone: dead on this machine (its pid and start
 /// time no longer match), or on another machine with its lease expired.
-pub fn dead_holders(tasks: &[Task], now: i64) -> Check {
+pub fn dead_holders(tasks: &[Task], now: i64, queue: &Queue) -> Check {
     let mut problems = Vec::new();
     let mut kills = Vec::new();
     for t in tasks
@@ -85,7 +102,8 @@ pub fn dead_holders(tasks: &[Task], now: i64) -> Check {
             Some(true) => continue,
             Some(false) => format!("its holder, pid {} on this machine, is gone", holder.pid),
             None if run.lease_expires < now => format!(
-                "its holder, pid {} on {}, let its lease expire {}s ago",
+                "its holder, pid {} on {}, let its lease expire {}s ago (judged by its lease: \
+                 that machine's pid cannot be checked from here)",
                 holder.pid,
                 holder.host,
                 now - run.lease_expires
@@ -122,9 +140,10 @@ pub fn dead_holders(tasks: &[Task], now: i64) -> Check {
         }
         problems.push(line);
     }
-    let mut fix =
-        "`fleet drain --once` reaps a dead holder's task as crashed, or takes over an expired lease"
-            .to_string();
+    let mut fix = format!(
+        "`fleet drain --once{}` reaps a dead holder's task as crashed, or takes over an expired lease",
+        remote_flag(queue)
+    );
     if !kills.is_empty() {
         fix = format!("{}; then {fix}", kills.join("; "));
     }
@@ -137,7 +156,10 @@ pub fn dead_holders(tasks: &[Task], now: i64) -> Check {
 }
 
 /// The task refs no listing shows (each listing leaves an unreadable task out rather
-/// than fail): each with why it cannot be read.
+/// than fail): each with why it cannot be read. On a remote's queue each is named as
+/// the remote has it (`refs/fleet/tasks/NAME on origin`, not the ref it was fetched
+/// into here), with the push that deletes it there: `fleet task cancel` cannot move a
+/// task it cannot read.
 pub fn unreadable_tasks(ctx: &Context, queue: &Queue, tasks: &[Task]) -> Check {
     let prefix = match queue.remote() {
         None => crate::refs::TASKS.to_string(),
@@ -162,14 +184,36 @@ pub fn unreadable_tasks(ctx: &Context, queue: &Queue, tasks: &[Task]) -> Check {
                     Ok(_) => return None,
                 },
             };
-            Some(format!("{why}; no drainer runs it"))
+            Some(match queue.remote() {
+                None => format!("{why}; no drainer runs it"),
+                Some(remote) => {
+                    let theirs = format!("{}{name}", crate::refs::TASKS);
+                    // The reason names the ref it was fetched into; say the remote's.
+                    let why = why.replace(&full, &theirs);
+                    format!(
+                        "{theirs} on {remote}: {why}; no drainer of {remote}'s queue runs it; \
+                         `git push {remote} :{theirs}` deletes it there"
+                    )
+                }
+            })
         })
         .collect();
+    let fix = match queue.remote() {
+        None => "look at it with `git show REF:task.toml` (a newer fleet may have written it: \
+                 upgrade this one); `git update-ref -d REF` removes it"
+            .to_string(),
+        Some(remote) => format!(
+            "look at the copy fetched here with `git show {}NAME` (a newer fleet may have \
+             written it: upgrade this one); `git push {remote} :REF` deletes it from {remote} \
+             (each named above); doctor changes nothing on the remote",
+            crate::refs::remote_tasks(remote)
+        ),
+    };
     check(
         "unreadable-tasks",
         problems,
         "every task ref can be read",
-        "look at it with `git show REF:task.toml` (a newer fleet may have written it: upgrade this one); `git update-ref -d REF` removes it",
+        &fix,
     )
 }
 
@@ -228,7 +272,7 @@ pub fn stalled_runs(ctx: &Context, tasks: &[Task], now: i64) -> Check {
 /// or gone from the queue (the wait never ends: a failure), or parked (it ends only when
 /// a person retries it: a warning). `fleet task add` refuses such a wait; this finds the
 /// ones that became so later.
-pub fn blocked_waits(tasks: &[Task]) -> Check {
+pub fn blocked_waits(tasks: &[Task], queue: &Queue) -> Check {
     let by_name: std::collections::HashMap<&str, &Task> =
         tasks.iter().map(|t| (t.name.as_str(), t)).collect();
     let mut problems = Vec::new();
@@ -252,7 +296,10 @@ pub fn blocked_waits(tasks: &[Task]) -> Check {
         "blocked-waits",
         problems,
         "every task waiting --after another waits on one that can still succeed",
-        "`fleet task retry DEP` puts a parked or cancelled dependency back; `fleet task cancel NAME` drops the waiting task",
+        &format!(
+            "`fleet task retry{flag} DEP` puts a parked or cancelled dependency back; `fleet task cancel{flag} NAME` drops the waiting task",
+            flag = remote_flag(queue)
+        ),
     );
     if c.verdict == Verdict::Fail && !never {
         c.verdict = Verdict::Warn;
