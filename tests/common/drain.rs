@@ -152,11 +152,21 @@ pub fn assert_no_agent_left(env: &Env, dir: &Path) {
         .flatten()
     {
         let path = entry.path();
-        if path.extension().is_some_and(|e| e == "pid") {
+        // An empty file: the agent was killed between the shell creating it and
+        // writing the pid; the scan below finds its helper all the same.
+        if path.extension().is_some_and(|e| e == "pid")
+            && std::fs::metadata(&path).is_ok_and(|m| m.len() > 0)
+        {
             let pid = procs::read_pid(&path);
             wait_for(&format!("helper {pid} to die"), || !procs::live(pid));
         }
     }
+    // Every agent's process (its helpers included) has the profile's `RUNS` in its
+    // environment, whatever it managed to write.
+    let runs = format!("RUNS={}", env.path().join("runs").display());
+    wait_for("every process of the agents to die", || {
+        procs::with_environment(&runs).is_empty()
+    });
 }
 
 /// `seed` shared as machines share it: a bare `remote.git` cloned from it beside it, and

@@ -61,3 +61,17 @@ pub fn read_pid(path: &Path) -> i32 {
         std::thread::sleep(Duration::from_millis(20));
     }
 }
+
+/// The live processes (zombies left out) whose environment holds the entry `entry`
+/// (`NAME=value`): how a test finds every process an agent started, whether or not it
+/// lived long enough to say its pid.
+pub fn with_environment(entry: &str) -> Vec<i32> {
+    all_pids()
+        .into_iter()
+        .filter(|pid| {
+            live(*pid)
+                && std::fs::read(format!("/proc/{pid}/environ"))
+                    .is_ok_and(|env| env.split(|b| *b == 0).any(|e| e == entry.as_bytes()))
+        })
+        .collect()
+}
