@@ -124,6 +124,11 @@ fn doctor_remote_names_each_unreadable_task_ref_on_the_remote_with_the_push_that
         !detail.contains("tasks/one") && !detail.contains("tasks/two"),
         "{bad:#}"
     );
+    // Each says what it is: a blob is not a task commit, a commit lacks its task.toml.
+    assert!(
+        detail.contains("points to a blob") && detail.contains("has no task.toml"),
+        "{bad:#}"
+    );
     assert!(
         bad["fix"]
             .as_str()

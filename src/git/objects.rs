@@ -70,6 +70,18 @@ impl Repo {
         Ok(Some(object.data.clone()))
     }
 
+    /// What kind of object `id` is (`"commit"`, `"blob"`, `"tree"`, `"tag"`), `None` when
+    /// the repository does not have it: for an error that says what a ref points to.
+    pub fn object_kind(&self, id: ObjectId) -> Option<&'static str> {
+        let header = self.inner.find_header(id).ok()?;
+        Some(match header.kind() {
+            gix::object::Kind::Commit => "commit",
+            gix::object::Kind::Blob => "blob",
+            gix::object::Kind::Tree => "tree",
+            gix::object::Kind::Tag => "tag",
+        })
+    }
+
     /// The entry at `path` in `commit`'s tree, if there is one.
     fn entry_at(
         &self,

@@ -115,6 +115,19 @@ impl<'a> Store<'a> {
     }
 
     fn read(&self, full_ref: &str, commit: ObjectId) -> Result<Task> {
+        // A ref pushed by hand to a blob or a tree: say so, not gix's "supposed to be
+        // of kind commit".
+        if let Some(kind) = self.ctx.repo.object_kind(commit).filter(|k| *k != "commit") {
+            let named = full_ref.strip_prefix(&self.prefix()).unwrap_or(full_ref);
+            return Err(Error::env(format!(
+                "the task at {full_ref} points to a {kind} ({commit}), not a task commit: \
+                 written by hand, so no drainer runs it"
+            ))
+            .with_help(format!(
+                "inspect it with `git cat-file -p {commit}`; {} removes it",
+                self.removal(named)
+            )));
+        }
         let bytes = self.ctx.repo.file_at(commit, TASK_FILE)?.ok_or_else(|| {
             Error::env(format!("the task at {full_ref} has no {TASK_FILE}")).with_help(format!(
                 "inspect it with `git show {full_ref}`; `git update-ref -d {full_ref}` removes it"
