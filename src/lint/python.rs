@@ -2356,14 +2356,23 @@ fn kill_program_of_group(file: &File, call: Node, name: &str) -> bool {
                         .child_by_field_name("left")
                         .map(|l| format!("{}{{}}", bare(text(l, file.src))))
                         .unwrap_or_default(),
+                    "call" if negative_str(file, call, n) => "-{}".to_string(),
                     _ => bare(text(n, file.src)),
                 })
                 .collect()
         }
-        "string" => bare(text(first, file.src))
-            .split_whitespace()
-            .map(str::to_string)
-            .collect(),
+        // `os.system("kill -9 -%d" % p.pid)`: the template's words.
+        "string" | "binary_operator" => {
+            let line = if first.kind() == "string" {
+                text(first, file.src)
+            } else {
+                first
+                    .child_by_field_name("left")
+                    .filter(|l| l.kind() == "string")
+                    .map_or("", |l| text(l, file.src))
+            };
+            bare(line).split_whitespace().map(str::to_string).collect()
+        }
         _ => return false,
     };
     let is_kill = words
@@ -2977,4 +2986,23 @@ fn subclass_holders<'t>(file: &File<'t, '_>, call: Node, function: Node) -> Vec<
         });
     }
     methods
+}
+
+/// `str(-p.pid)`, `str(-pgid)`, `str(neg)` with `neg = -p.pid`: the text of a negative
+/// pid, an argument of the `kill` program that names a group.
+fn negative_str(file: &File, call: Node, node: Node) -> bool {
+    let src = file.src;
+    let is_str = node
+        .child_by_field_name("function")
+        .is_some_and(|f| text(f, src) == "str");
+    let Some(value) = node
+        .child_by_field_name("arguments")
+        .and_then(|a| a.named_child(0))
+    else {
+        return false;
+    };
+    let value_text = text(value, src).trim_start();
+    is_str
+        && (value_text.starts_with('-')
+            || (value.kind() == "identifier" && bound_negative(file, call, value_text)))
 }

@@ -646,6 +646,13 @@ fn unguarded_agent(
                 .and_then(|c| words.get(i + 2 + c));
             return script.and_then(|s| agent_in_script(s, rules, variables));
         }
+        // `setsid su agent -c '...'`, `nohup su - agent -c '...'`: su after wrappers runs
+        // its command as a script, as it does first on the line.
+        if name == "su" {
+            let mut rest = words[i..].to_vec();
+            rest[0] = word;
+            return su_script(&rest).and_then(|s| agent_in_script(&s, rules, variables));
+        }
         let wrapper = shell.session_only.contains(&name)
             || shell.cleanup.contains(&name)
             || shell.transparent.contains(&name);
