@@ -67,6 +67,7 @@ pub fn check(src: &str, path: &str, rules: &Rules) -> Checked {
         findings: Vec::new(),
         handed_budget: std::cell::Cell::new(64),
         tie: Tie::default(),
+        group_helpers: group_helpers(&file, rules),
     };
     visitor.visit_file(&file);
     Checked {
@@ -324,6 +325,9 @@ struct Visitor<'r> {
     handed_budget: std::cell::Cell<usize>,
     /// Which kills are another spawn's, for the spawn being reported ([`Visitor::tie`]).
     tie: Tie,
+    /// The file's functions that put a command given them in a group of its own
+    /// ([`group_helpers`]).
+    group_helpers: Vec<String>,
 }
 
 impl Visitor<'_> {
@@ -729,8 +733,9 @@ impl Visitor<'_> {
                    kill the whole group (`libc::killpg(pid, SIGKILL)`, \
                    `nix::sys::signal::killpg`) on timeout, error and exit, or run it through \
                    `fleet run --timeout DUR -- ...`";
-        let grouped =
-            through == Through::Session || self.has_cleanup(statement, variable.as_deref());
+        let grouped = through == Through::Session
+            || self.has_cleanup(statement, variable.as_deref())
+            || self.grouped_by_helper(statement, variable.as_deref());
         let (message, help) = if !grouped {
             let help = if self.reached_kills(false, true, &[]).contains(&Kill::OnDrop) {
                 format!("`kill_on_drop(true)` kills only the leader: {fix}")
@@ -2571,4 +2576,105 @@ fn filled_template(
     }
     out.push_str(rest);
     out
+}
+
+/// The file's functions taking a command (`mut cmd: Command`, `cmd: &mut Command`) that
+/// give that parameter a group of its own: `.process_group(0)` on it, or `setpgid` or
+/// `setsid` in its `pre_exec` (`fn spawn_with_pgid(mut cmd: Command)`). A command passed
+/// to one has the group half ([`Visitor::grouped_by_helper`]); the wrappers' groups
+/// (`group_spawn`) are left out, their kills differ.
+fn group_helpers(file: &syn::File, rules: &Rules) -> Vec<String> {
+    struct Collect<'r> {
+        rules: &'r Rules,
+        out: Vec<String>,
+    }
+    impl Collect<'_> {
+        fn function(&mut self, sig: &syn::Signature, block: &syn::Block) {
+            let rust = &self.rules.rust;
+            let params: Vec<String> = sig
+                .inputs
+                .iter()
+                .filter_map(|input| match input {
+                    syn::FnArg::Typed(t)
+                        if t.ty.to_token_stream().to_string().ends_with("Command") =>
+                    {
+                        match strip_type(&t.pat) {
+                            syn::Pat::Ident(id) => Some(id.ident.to_string()),
+                            _ => None,
+                        }
+                    }
+                    _ => None,
+                })
+                .collect();
+            if params.is_empty() {
+                return;
+            }
+            let mut bindings = HashMap::new();
+            let mut statements = Vec::new();
+            collect_block(block, &mut bindings, &mut statements);
+            let groups = statements.iter().any(|s| {
+                let code = without_strings(s);
+                params.iter().any(|p| mentions(&code, p))
+                    && rust
+                        .cleanup
+                        .iter()
+                        .filter(|c| !rust.wrappers.contains(c))
+                        .any(|c| code.contains(c.as_str()))
+            });
+            if groups {
+                self.out.push(sig.ident.to_string());
+            }
+        }
+    }
+    impl<'ast> Visit<'ast> for Collect<'_> {
+        fn visit_item_fn(&mut self, item: &'ast syn::ItemFn) {
+            self.function(&item.sig, &item.block);
+            syn::visit::visit_item_fn(self, item);
+        }
+        fn visit_impl_item_fn(&mut self, item: &'ast syn::ImplItemFn) {
+            self.function(&item.sig, &item.block);
+            syn::visit::visit_impl_item_fn(self, item);
+        }
+    }
+    let mut collect = Collect {
+        rules,
+        out: Vec::new(),
+    };
+    collect.visit_file(file);
+    collect.out.sort();
+    collect.out.dedup();
+    collect.out
+}
+
+impl Visitor<'_> {
+    /// Is the command (in `statement`, or the variable holding it) passed to one of the
+    /// file's [`group_helpers`]: `spawn_with_pgid(cmd)`, `set_group(&mut cmd)`?
+    fn grouped_by_helper(&self, statement: &str, variable: Option<&str>) -> bool {
+        let passes = |s: &str, var: Option<&str>| {
+            self.group_helpers.iter().any(|h| {
+                let mut rest = s;
+                while let Some(at) = word_at(rest, h) {
+                    let after = rest[at + h.len()..].trim_start();
+                    if let Some(args) = after.strip_prefix('(')
+                        && var.is_none_or(|v| mentions(args.split(')').next().unwrap_or(""), v))
+                    {
+                        return true;
+                    }
+                    rest = &rest[at + h.len()..];
+                }
+                false
+            })
+        };
+        // `spawn_with_pgid(Command::new("claude"))`: the command is the argument itself.
+        if passes(statement, None) && variable.is_none() {
+            return true;
+        }
+        let Some(var) = variable else {
+            return false;
+        };
+        let Some(f) = self.functions.last() else {
+            return false;
+        };
+        f.statements.iter().any(|s| passes(s, Some(var)))
+    }
 }
