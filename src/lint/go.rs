@@ -75,6 +75,9 @@ struct File<'t, 's> {
     /// The spawns of the file whose command is kept in a struct field, with the field
     /// (found once, for [`tie`]).
     field_spawns: std::cell::OnceCell<Vec<(usize, String)>>,
+    /// The kills offered beside a factory no function of the file calls, the same for
+    /// every one of them ([`quiet_kills`]).
+    quiet: std::cell::OnceCell<Evidence>,
 }
 
 pub fn check(src: &str, path: &str, rules: &Rules) -> Checked {
@@ -96,6 +99,7 @@ pub fn check(src: &str, path: &str, rules: &Rules) -> Checked {
         steps: syntax::Steps::new(),
         root,
         field_spawns: std::cell::OnceCell::new(),
+        quiet: std::cell::OnceCell::new(),
     };
     collect(root, &mut file);
     let mut findings = Vec::new();
@@ -588,7 +592,7 @@ fn mentions(text: &str, word: &str) -> bool {
 }
 
 /// What the code in reach of a spawn does to its command.
-#[derive(Default)]
+#[derive(Clone, Copy, Default)]
 struct Evidence {
     /// A new group or session on it.
     group: bool,
@@ -1381,7 +1385,7 @@ fn evidence_in(file: &File, call: Node, handle: &Handle, caller: Option<usize>) 
         });
     }
     if caller.is_none() && exported_factory(file, call, handle) {
-        let quiet = quiet_kills(file);
+        let quiet = *file.quiet.get_or_init(|| quiet_kills(file));
         evidence.group_kill |= quiet.group_kill;
         evidence.gated_kill |= quiet.gated_kill;
         evidence.leader_kill |= quiet.leader_kill;

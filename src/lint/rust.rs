@@ -2647,26 +2647,40 @@ fn group_helpers(file: &syn::File, rules: &Rules) -> Vec<String> {
 }
 
 impl Visitor<'_> {
-    /// Is the command (in `statement`, or the variable holding it) passed to one of the
-    /// file's [`group_helpers`]: `spawn_with_pgid(cmd)`, `set_group(&mut cmd)`?
+    /// Is the command passed to one of the file's [`group_helpers`]: the variable holding
+    /// it (`spawn_with_pgid(cmd)`, `set_group(&mut cmd)`), or the spawn itself in the
+    /// helper's arguments (`spawn_with_pgid(Command::new("claude"))`)?
     fn grouped_by_helper(&self, statement: &str, variable: Option<&str>) -> bool {
-        let passes = |s: &str, var: Option<&str>| {
+        // The argument lists of each helper call in `s`, parentheses balanced.
+        let passes = |s: &str, given: &dyn Fn(&str) -> bool| {
             self.group_helpers.iter().any(|h| {
                 let mut rest = s;
                 while let Some(at) = word_at(rest, h) {
-                    let after = rest[at + h.len()..].trim_start();
-                    if let Some(args) = after.strip_prefix('(')
-                        && var.is_none_or(|v| mentions(args.split(')').next().unwrap_or(""), v))
-                    {
+                    rest = &rest[at + h.len()..];
+                    let Some(args) = rest.trim_start().strip_prefix('(') else {
+                        continue;
+                    };
+                    let mut depth = 1usize;
+                    let end = args
+                        .char_indices()
+                        .find(|&(_, c)| {
+                            match c {
+                                '(' => depth += 1,
+                                ')' => depth -= 1,
+                                _ => {}
+                            }
+                            depth == 0
+                        })
+                        .map_or(args.len(), |(i, _)| i);
+                    if given(&args[..end]) {
                         return true;
                     }
-                    rest = &rest[at + h.len()..];
                 }
                 false
             })
         };
-        // `spawn_with_pgid(Command::new("claude"))`: the command is the argument itself.
-        if passes(statement, None) && variable.is_none() {
+        let code = without_strings(statement);
+        if passes(&code, &|args| args.contains("Command :: new")) {
             return true;
         }
         let Some(var) = variable else {
@@ -2675,6 +2689,8 @@ impl Visitor<'_> {
         let Some(f) = self.functions.last() else {
             return false;
         };
-        f.statements.iter().any(|s| passes(s, Some(var)))
+        f.statements
+            .iter()
+            .any(|s| passes(&without_strings(s), &|args| mentions(args, var)))
     }
 }

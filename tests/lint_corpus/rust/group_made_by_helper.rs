@@ -85,3 +85,11 @@ pub fn run_aider(prompt: &str) -> io::Result<()> {
     kill_process_group(&child);
     Ok(())
 }
+
+// Compliant: the spawn itself handed to the helper, the group killed after.
+pub fn run_inline() -> io::Result<()> {
+    let mut child = spawn_with_pgid(Command::new("opencode"))?;
+    let _ = child.wait();
+    kill_process_group(&child);
+    Ok(())
+}
