@@ -659,7 +659,7 @@ impl Visitor<'_> {
                 .rust
                 .cleanup
                 .iter()
-                .any(|c| text.contains(c.as_str()))
+                .any(|c| cleanup_word(&text, c))
         };
         if evidence(statement) {
             return true;
@@ -2619,7 +2619,7 @@ fn group_helpers(file: &syn::File, rules: &Rules) -> Vec<String> {
                         .cleanup
                         .iter()
                         .filter(|c| !rust.wrappers.contains(c))
-                        .any(|c| code.contains(c.as_str()))
+                        .any(|c| cleanup_word(&code, c))
             });
             if groups {
                 self.out.push(sig.ident.to_string());
@@ -2693,4 +2693,14 @@ impl Visitor<'_> {
             .iter()
             .any(|s| passes(&without_strings(s), &|args| mentions(args, var)))
     }
+}
+
+/// Does `text` hold the cleanup evidence `keyword` where a name starts (`. process_group
+/// (0)`, `libc :: setsid ()`), not inside a longer name: a kill helper called
+/// `kill_process_group(&child)` makes no group.
+fn cleanup_word(text: &str, keyword: &str) -> bool {
+    let name = |c: char| c.is_alphanumeric() || c == '_';
+    let starts_name = keyword.starts_with(name);
+    text.match_indices(keyword)
+        .any(|(at, _)| !starts_name || !text[..at].ends_with(name))
 }

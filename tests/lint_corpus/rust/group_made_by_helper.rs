@@ -90,6 +90,6 @@ pub fn run_aider(prompt: &str) -> io::Result<()> {
 pub fn run_inline() -> io::Result<()> {
     let mut child = spawn_with_pgid(Command::new("opencode"))?;
     let _ = child.wait();
-    kill_process_group(&child);
+    unsafe { libc::killpg(child.id() as i32, libc::SIGKILL) };
     Ok(())
 }
