@@ -1787,11 +1787,17 @@ fn hands_out(file: &File, home: Node, handle: &Handle, bare: bool) -> bool {
                     }
                     other => other.into_iter().collect(),
                 };
-                // `return cmd, nil`, `return &Agent{cmd: cmd}`; not `return cmd.Run()`,
-                // which hands out only what the command did.
+                // `return cmd, nil`, `return &Agent{cmd: cmd}`, `return cmd.Process.Pid`;
+                // not `return cmd.Run()`, which hands out only what the command did.
                 found |= values.into_iter().any(|value| {
                     let mut value = unparen(value);
                     if value.kind() == "unary_expression"
+                        && let Some(operand) = value.child_by_field_name("operand")
+                    {
+                        value = unparen(operand);
+                    }
+                    // `return cmd.Process.Pid`, `return cmd.Process`: what is taken from it.
+                    while value.kind() == "selector_expression"
                         && let Some(operand) = value.child_by_field_name("operand")
                     {
                         value = unparen(operand);

@@ -42,3 +42,22 @@ func RunGemini(prompt string) error {
 func StopAgent(cmd *exec.Cmd) error {
 	return syscall.Kill(-cmd.Process.Pid, syscall.SIGTERM)
 }
+
+// Compliant: the pid handed out, killed by the caller.
+func startPid(prompt string) (int, error) {
+	cmd := exec.Command("opencode", "run", prompt)
+	setSysProcAttributes(cmd)
+	if err := cmd.Start(); err != nil {
+		return 0, err
+	}
+	return cmd.Process.Pid, nil
+}
+
+func RunOpencode(prompt string) error {
+	pid, err := startPid(prompt)
+	if err != nil {
+		return err
+	}
+	defer syscall.Kill(-pid, syscall.SIGKILL)
+	return nil
+}
