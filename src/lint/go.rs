@@ -75,6 +75,9 @@ struct File<'t, 's> {
     /// The spawns of the file whose command is kept in a struct field, with the field
     /// (found once, for [`tie`]).
     field_spawns: std::cell::OnceCell<Vec<(usize, String)>>,
+    /// The kills offered beside a factory no function of the file calls, the same for
+    /// every one of them ([`quiet_kills`]).
+    quiet: std::cell::OnceCell<Evidence>,
 }
 
 pub fn check(src: &str, path: &str, rules: &Rules) -> Checked {
@@ -96,6 +99,7 @@ pub fn check(src: &str, path: &str, rules: &Rules) -> Checked {
         steps: syntax::Steps::new(),
         root,
         field_spawns: std::cell::OnceCell::new(),
+        quiet: std::cell::OnceCell::new(),
     };
     collect(root, &mut file);
     let mut findings = Vec::new();
@@ -588,7 +592,7 @@ fn mentions(text: &str, word: &str) -> bool {
 }
 
 /// What the code in reach of a spawn does to its command.
-#[derive(Default)]
+#[derive(Clone, Copy, Default)]
 struct Evidence {
     /// A new group or session on it.
     group: bool,
@@ -1097,21 +1101,10 @@ fn reach<'t>(
 /// it returns the command.
 fn callers<'t>(file: &File<'t, '_>, home: Node<'t>, handle: &Handle) -> Vec<Node<'t>> {
     let src = file.src;
-    let returned = match handle {
-        Handle::Elsewhere => true,
-        Handle::Var(v) => {
-            let mut found = false;
-            syntax::walk(home, &mut |n| {
-                found |= n.kind() == "return_statement" && mentions(text(n, src), v);
-            });
-            found
-        }
-        Handle::Field(_) | Handle::Nobody => false,
-    };
     let Some(name) = home.child_by_field_name("name").map(|n| text(n, src)) else {
         return Vec::new();
     };
-    if !returned {
+    if !hands_out(file, home, handle, false) {
         return Vec::new();
     }
     file.functions
@@ -1390,6 +1383,12 @@ fn evidence_in(file: &File, call: Node, handle: &Handle, caller: Option<usize>) 
             }
             _ => {}
         });
+    }
+    if caller.is_none() && exported_factory(file, call, handle) {
+        let quiet = *file.quiet.get_or_init(|| quiet_kills(file));
+        evidence.group_kill |= quiet.group_kill;
+        evidence.gated_kill |= quiet.gated_kill;
+        evidence.leader_kill |= quiet.leader_kill;
     }
     evidence
 }
@@ -1766,4 +1765,138 @@ fn unescape(inside: &str) -> String {
     }
     out.push_str(rest);
     out
+}
+
+/// Does `home` hand the command a spawn in it makes to its callers (`return
+/// exec.Command(...)`, or the variable holding it returned)? `bare`: the command itself,
+/// not a struct of the file holding it (whose methods are in reach already).
+fn hands_out(file: &File, home: Node, handle: &Handle, bare: bool) -> bool {
+    match handle {
+        Handle::Elsewhere => true,
+        Handle::Var(v) => {
+            let mut found = false;
+            syntax::walk(home, &mut |n| {
+                if n.kind() != "return_statement" {
+                    return;
+                }
+                let values = n.named_child(0);
+                let mut cursor = n.walk();
+                let values: Vec<Node> = match values {
+                    Some(l) if l.kind() == "expression_list" => {
+                        l.named_children(&mut cursor).collect()
+                    }
+                    other => other.into_iter().collect(),
+                };
+                // `return cmd, nil`, `return &Agent{cmd: cmd}`, `return cmd.Process.Pid`;
+                // not `return cmd.Run()`, which hands out only what the command did.
+                found |= values.into_iter().any(|value| {
+                    let mut value = unparen(value);
+                    if value.kind() == "unary_expression"
+                        && let Some(operand) = value.child_by_field_name("operand")
+                    {
+                        value = unparen(operand);
+                    }
+                    // `return cmd.Process.Pid`, `return cmd.Process`: what is taken from it.
+                    while value.kind() == "selector_expression"
+                        && let Some(operand) = value.child_by_field_name("operand")
+                    {
+                        value = unparen(operand);
+                    }
+                    match value.kind() {
+                        "identifier" => text(value, file.src) == v,
+                        "composite_literal" => !bare && mentions(text(value, file.src), v),
+                        _ => false,
+                    }
+                });
+            });
+            found
+        }
+        Handle::Field(_) | Handle::Nobody => false,
+    }
+}
+
+/// Is the spawn's function a factory no function of the file calls: a named function
+/// handing the command out ([`hands_out`]) that is API for other packages? Then the
+/// kills offered beside it count ([`quiet_kills`]), as in the other languages.
+fn exported_factory(file: &File, call: Node, handle: &Handle) -> bool {
+    let home = outermost_function(call);
+    matches!(home.kind(), "function_declaration" | "method_declaration")
+        && home.child_by_field_name("name").is_some()
+        && embedding_literal(file, call).is_none()
+        && hands_out(file, home, handle, true)
+        // `return exec.Command(...)`, not a command passed straight to a call.
+        && (!matches!(handle, Handle::Elsewhere)
+            || call
+                .parent()
+                .and_then(|p| p.parent())
+                .is_some_and(|p| p.kind() == "return_statement"))
+        && callers(file, home, handle).is_empty()
+}
+
+/// Does `function` start a process itself: an `exec.Command`, an `&exec.Cmd{..}`, or a
+/// call of a function of the file that does?
+fn starts_one(file: &File, function: Node) -> bool {
+    let directly = |f: Node| {
+        let mut found = false;
+        syntax::walk(f, &mut |n| {
+            found |= n.kind() == "call_expression"
+                && n.child_by_field_name("function")
+                    .is_some_and(|c| spawn_kind(file, c).is_some());
+            found |= n.kind() == "composite_literal"
+                && n.child_by_field_name("type").is_some_and(|t| {
+                    let t = text(t, file.src);
+                    t == "Cmd" || t.ends_with(".Cmd")
+                });
+        });
+        found
+    };
+    let mut found = directly(function);
+    syntax::walk(function, &mut |n| {
+        if !found
+            && n.kind() == "call_expression"
+            && let Some(c) = n.child_by_field_name("function")
+        {
+            let called = text(c, file.src);
+            let name = called.rsplit('.').next().unwrap_or(called);
+            found = file
+                .functions
+                .get(name)
+                .into_iter()
+                .flatten()
+                .any(|g| g.id() != function.id() && directly(*g));
+        }
+    });
+    found
+}
+
+/// The kills offered by the file's functions that start nothing themselves
+/// (`func StopAgent(cmd *exec.Cmd) { syscall.Kill(-cmd.Process.Pid, ..) }`): those of a
+/// function ending its own child are that child's, not an exported factory's.
+fn quiet_kills(file: &File) -> Evidence {
+    let src = file.src;
+    let mut evidence = Evidence::default();
+    for function in file.functions.values().flatten() {
+        if starts_one(file, *function) {
+            continue;
+        }
+        syntax::walk(*function, &mut |node| {
+            if node.kind() != "call_expression" {
+                return;
+            }
+            let Some(callee) = node.child_by_field_name("function") else {
+                return;
+            };
+            let name = text(callee, src).replace(char::is_whitespace, "");
+            if name.ends_with(".Process.Kill") || name.ends_with(".Process.Signal") {
+                evidence.leader_kill = true;
+            } else if group_kill(file, node, callee) {
+                if gated(file, node) {
+                    evidence.gated_kill = true;
+                } else {
+                    evidence.group_kill = true;
+                }
+            }
+        });
+    }
+    evidence
 }

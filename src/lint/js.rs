@@ -1538,7 +1538,12 @@ fn program_words(file: &File, node: Node, depth: usize) -> Vec<String> {
             if object.kind() != "identifier" {
                 return Vec::new();
             }
-            let words = property_values(file, object, property, node)
+            let mut values = property_values(file, object, property, node);
+            // `A.BIN` of `class A { static BIN = 'claude' }`.
+            if values.is_empty() {
+                values = static_field_values(file, object, text(property, src));
+            }
+            let words = values
                 .into_iter()
                 .map(|v| program_words(file, v, depth + 1))
                 .collect();
@@ -1672,6 +1677,7 @@ fn argv_words(file: &File, node: Node, depth: usize, out: &mut Vec<String>) {
                 .find(|v| v.kind() == "array" || array_call(file, *v))
             {
                 argv_words(file, array, depth + 1, out);
+                argv_items(file, &pushed_items(file, node, array), depth + 1, out);
             }
         }
         // `CMD.slice(1)`: the array's words from there on; `BASE.concat([q])`: the
@@ -2558,4 +2564,95 @@ fn escape_value(escape: &str) -> String {
         Some(c) => c.to_string(),
         None => super::shell::unescape_literal(escape),
     }
+}
+
+/// The values a static field of the module's class `object` is given (`A.BIN` of `class
+/// A { static BIN = 'claude' }`).
+fn static_field_values<'t>(file: &File<'t, '_>, object: Node<'t>, name: &str) -> Vec<Node<'t>> {
+    let src = file.src;
+    let class_name = text(object, src);
+    let mut values = Vec::new();
+    syntax::walk(root_of(object), &mut |n| {
+        if n.kind() != "class_declaration"
+            || n.child_by_field_name("name")
+                .is_none_or(|c| text(c, src) != class_name)
+        {
+            return;
+        }
+        let Some(body) = n.child_by_field_name("body") else {
+            return;
+        };
+        let mut cursor = body.walk();
+        for field in body.named_children(&mut cursor) {
+            if !matches!(field.kind(), "field_definition" | "public_field_definition") {
+                continue;
+            }
+            let mut inner = field.walk();
+            let is_static = field.children(&mut inner).any(|c| c.kind() == "static");
+            let key = field
+                .child_by_field_name("property")
+                .or_else(|| field.child_by_field_name("name"));
+            if is_static
+                && key.is_some_and(|k| text(k, src) == name)
+                && let Some(value) = field.child_by_field_name("value")
+            {
+                values.push(value);
+            }
+        }
+    });
+    values
+}
+
+/// The items pushed onto the array `name` names, after `array` (its value) and before
+/// `name` is read, in the same function (`const a = ['-c']; a.push('claude -p hi');
+/// spawn('bash', a)`), in order.
+fn pushed_items<'t>(file: &File<'t, '_>, name: Node<'t>, array: Node<'t>) -> Vec<Node<'t>> {
+    let src = file.src;
+    let var = text(name, src);
+    let mut scope = name.parent();
+    while let Some(s) = scope
+        && !matches!(
+            s.kind(),
+            "function_declaration"
+                | "function_expression"
+                | "function"
+                | "arrow_function"
+                | "method_definition"
+                | "generator_function_declaration"
+                | "program"
+        )
+    {
+        scope = s.parent();
+    }
+    let Some(scope) = scope else {
+        return Vec::new();
+    };
+    let mut items = Vec::new();
+    syntax::walk(scope, &mut |n| {
+        if n.kind() != "call_expression"
+            || n.start_byte() < array.end_byte()
+            || n.end_byte() > name.start_byte()
+        {
+            return;
+        }
+        let Some(f) = n
+            .child_by_field_name("function")
+            .filter(|f| f.kind() == "member_expression")
+        else {
+            return;
+        };
+        let pushes = f
+            .child_by_field_name("object")
+            .is_some_and(|o| o.kind() == "identifier" && text(o, src) == var)
+            && f.child_by_field_name("property")
+                .is_some_and(|p| text(p, src) == "push");
+        if pushes && let Some(args) = n.child_by_field_name("arguments") {
+            let mut cursor = args.walk();
+            items.extend(
+                args.named_children(&mut cursor)
+                    .filter(|a| a.kind() != "comment"),
+            );
+        }
+    });
+    items
 }

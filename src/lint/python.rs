@@ -1672,9 +1672,23 @@ fn attribute_values<'t>(file: &File<'t, '_>, node: Node<'t>) -> Vec<Node<'t>> {
     else {
         return Vec::new();
     };
+    let mut values = class_attribute_values(file, body, text(name, src));
+    // Not set in the class itself: a base class of the module's may (`class Runner(Cfg)`).
+    if values.is_empty()
+        && let Some(class) = body.parent()
+    {
+        values = inherited_attribute_values(file, class, text(name, src));
+    }
+    values
+}
+
+/// The values the class body `body` gives attribute `name`: a class attribute (`BIN =
+/// "claude"`), or `self.name = ...`/`cls.name = ...` in one of its methods.
+fn class_attribute_values<'t>(file: &File<'t, '_>, body: Node<'t>, name: &str) -> Vec<Node<'t>> {
+    let src = file.src;
     let mut attributes = Scope::new();
     collect_assignments(body, src, &mut attributes);
-    let mut values: Vec<Node> = attributes.get(text(name, src)).cloned().unwrap_or_default();
+    let mut values: Vec<Node> = attributes.get(name).cloned().unwrap_or_default();
     syntax::walk(body, &mut |n| {
         if n.kind() == "assignment"
             && let (Some(left), Some(right)) = (
@@ -1687,7 +1701,7 @@ fn attribute_values<'t>(file: &File<'t, '_>, node: Node<'t>) -> Vec<Node<'t>> {
                 .is_some_and(|o| matches!(text(o, src), "self" | "cls"))
             && left
                 .child_by_field_name("attribute")
-                .is_some_and(|a| text(a, src) == text(name, src))
+                .is_some_and(|a| text(a, src) == name)
         {
             values.push(right);
         }
@@ -1832,6 +1846,7 @@ fn string_value(file: &File, node: Node, local: &Scope, depth: usize) -> Option<
         }
         "call" => format_value(file, node, local, depth)
             .or_else(|| path_call_value(file, node, local, depth))?,
+        "subscript" => dict_subscript(file, node, local, depth)?,
         _ => return None,
     };
     Some(value.chars().take(MAX_VALUE).collect())
@@ -3005,4 +3020,85 @@ fn negative_str(file: &File, call: Node, node: Node) -> bool {
     is_str
         && (value_text.starts_with('-')
             || (value.kind() == "identifier" && bound_negative(file, call, value_text)))
+}
+
+/// `NAME["key"]` of a dict display of the module's or the function's (`AGENTS = {"c":
+/// "claude"}`) and a constant key: the value it gives that key. `None` for any other
+/// subscript, or a key the dict does not give.
+fn dict_subscript(file: &File, node: Node, local: &Scope, depth: usize) -> Option<String> {
+    let src = file.src;
+    let value = node.child_by_field_name("value")?;
+    let key = node.child_by_field_name("subscript")?;
+    if value.kind() != "identifier" || key.kind() != "string" {
+        return None;
+    }
+    let name = text(value, src);
+    let dict = local
+        .get(name)
+        .or_else(|| file.module_scope.get(name))?
+        .last()
+        .copied()
+        .filter(|v| v.kind() == "dictionary")?;
+    let key = string_value(file, key, local, depth + 1)?;
+    let found = dict_value(file, dict, &key, local, depth);
+    (found != UNKNOWN).then_some(found)
+}
+
+/// The values a base class of the module's gives attribute `name`, for `self.name` read
+/// in a subclass (`class Runner(Cfg)` of `class Cfg: BIN = "codex"`): the nearest base
+/// that sets it, bases in order, a few levels up.
+fn inherited_attribute_values<'t>(
+    file: &File<'t, '_>,
+    class: Node<'t>,
+    name: &str,
+) -> Vec<Node<'t>> {
+    let src = file.src;
+    let root = call_root(class);
+    let mut seen = vec![class.id()];
+    let mut next = vec![class];
+    for _ in 0..8 {
+        let mut bases = Vec::new();
+        for class in next {
+            let Some(list) = class.child_by_field_name("superclasses") else {
+                continue;
+            };
+            let mut cursor = list.walk();
+            for base in list.named_children(&mut cursor) {
+                if base.kind() != "identifier" {
+                    continue;
+                }
+                let mut cursor = root.walk();
+                let found = root
+                    .named_children(&mut cursor)
+                    .map(|n| match n.kind() {
+                        "decorated_definition" => n.child_by_field_name("definition").unwrap_or(n),
+                        _ => n,
+                    })
+                    .find(|n| {
+                        n.kind() == "class_definition"
+                            && n.child_by_field_name("name")
+                                .is_some_and(|c| text(c, src) == text(base, src))
+                    });
+                if let Some(found) = found
+                    && !seen.contains(&found.id())
+                {
+                    seen.push(found.id());
+                    bases.push(found);
+                }
+            }
+        }
+        for base in &bases {
+            if let Some(body) = base.child_by_field_name("body") {
+                let values = class_attribute_values(file, body, name);
+                if !values.is_empty() {
+                    return values;
+                }
+            }
+        }
+        if bases.is_empty() {
+            break;
+        }
+        next = bases;
+    }
+    Vec::new()
 }

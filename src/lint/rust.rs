@@ -67,6 +67,7 @@ pub fn check(src: &str, path: &str, rules: &Rules) -> Checked {
         findings: Vec::new(),
         handed_budget: std::cell::Cell::new(64),
         tie: Tie::default(),
+        group_helpers: group_helpers(&file, rules),
     };
     visitor.visit_file(&file);
     Checked {
@@ -324,6 +325,9 @@ struct Visitor<'r> {
     handed_budget: std::cell::Cell<usize>,
     /// Which kills are another spawn's, for the spawn being reported ([`Visitor::tie`]).
     tie: Tie,
+    /// The file's functions that put a command given them in a group of its own
+    /// ([`group_helpers`]).
+    group_helpers: Vec<String>,
 }
 
 impl Visitor<'_> {
@@ -655,7 +659,7 @@ impl Visitor<'_> {
                 .rust
                 .cleanup
                 .iter()
-                .any(|c| text.contains(c.as_str()))
+                .any(|c| cleanup_word(&text, c))
         };
         if evidence(statement) {
             return true;
@@ -729,8 +733,9 @@ impl Visitor<'_> {
                    kill the whole group (`libc::killpg(pid, SIGKILL)`, \
                    `nix::sys::signal::killpg`) on timeout, error and exit, or run it through \
                    `fleet run --timeout DUR -- ...`";
-        let grouped =
-            through == Through::Session || self.has_cleanup(statement, variable.as_deref());
+        let grouped = through == Through::Session
+            || self.has_cleanup(statement, variable.as_deref())
+            || self.grouped_by_helper(statement, variable.as_deref());
         let (message, help) = if !grouped {
             let help = if self.reached_kills(false, true, &[]).contains(&Kill::OnDrop) {
                 format!("`kill_on_drop(true)` kills only the leader: {fix}")
@@ -2571,4 +2576,131 @@ fn filled_template(
     }
     out.push_str(rest);
     out
+}
+
+/// The file's functions taking a command (`mut cmd: Command`, `cmd: &mut Command`) that
+/// give that parameter a group of its own: `.process_group(0)` on it, or `setpgid` or
+/// `setsid` in its `pre_exec` (`fn spawn_with_pgid(mut cmd: Command)`). A command passed
+/// to one has the group half ([`Visitor::grouped_by_helper`]); the wrappers' groups
+/// (`group_spawn`) are left out, their kills differ.
+fn group_helpers(file: &syn::File, rules: &Rules) -> Vec<String> {
+    struct Collect<'r> {
+        rules: &'r Rules,
+        out: Vec<String>,
+    }
+    impl Collect<'_> {
+        fn function(&mut self, sig: &syn::Signature, block: &syn::Block) {
+            let rust = &self.rules.rust;
+            let params: Vec<String> = sig
+                .inputs
+                .iter()
+                .filter_map(|input| match input {
+                    syn::FnArg::Typed(t)
+                        if t.ty.to_token_stream().to_string().ends_with("Command") =>
+                    {
+                        match strip_type(&t.pat) {
+                            syn::Pat::Ident(id) => Some(id.ident.to_string()),
+                            _ => None,
+                        }
+                    }
+                    _ => None,
+                })
+                .collect();
+            if params.is_empty() {
+                return;
+            }
+            let mut bindings = HashMap::new();
+            let mut statements = Vec::new();
+            collect_block(block, &mut bindings, &mut statements);
+            let groups = statements.iter().any(|s| {
+                let code = without_strings(s);
+                params.iter().any(|p| mentions(&code, p))
+                    && rust
+                        .cleanup
+                        .iter()
+                        .filter(|c| !rust.wrappers.contains(c))
+                        .any(|c| cleanup_word(&code, c))
+            });
+            if groups {
+                self.out.push(sig.ident.to_string());
+            }
+        }
+    }
+    impl<'ast> Visit<'ast> for Collect<'_> {
+        fn visit_item_fn(&mut self, item: &'ast syn::ItemFn) {
+            self.function(&item.sig, &item.block);
+            syn::visit::visit_item_fn(self, item);
+        }
+        fn visit_impl_item_fn(&mut self, item: &'ast syn::ImplItemFn) {
+            self.function(&item.sig, &item.block);
+            syn::visit::visit_impl_item_fn(self, item);
+        }
+    }
+    let mut collect = Collect {
+        rules,
+        out: Vec::new(),
+    };
+    collect.visit_file(file);
+    collect.out.sort();
+    collect.out.dedup();
+    collect.out
+}
+
+impl Visitor<'_> {
+    /// Is the command passed to one of the file's [`group_helpers`]: the variable holding
+    /// it (`spawn_with_pgid(cmd)`, `set_group(&mut cmd)`), or the spawn itself in the
+    /// helper's arguments (`spawn_with_pgid(Command::new("claude"))`)?
+    fn grouped_by_helper(&self, statement: &str, variable: Option<&str>) -> bool {
+        // The argument lists of each helper call in `s`, parentheses balanced.
+        let passes = |s: &str, given: &dyn Fn(&str) -> bool| {
+            self.group_helpers.iter().any(|h| {
+                let mut rest = s;
+                while let Some(at) = word_at(rest, h) {
+                    rest = &rest[at + h.len()..];
+                    let Some(args) = rest.trim_start().strip_prefix('(') else {
+                        continue;
+                    };
+                    let mut depth = 1usize;
+                    let end = args
+                        .char_indices()
+                        .find(|&(_, c)| {
+                            match c {
+                                '(' => depth += 1,
+                                ')' => depth -= 1,
+                                _ => {}
+                            }
+                            depth == 0
+                        })
+                        .map_or(args.len(), |(i, _)| i);
+                    if given(&args[..end]) {
+                        return true;
+                    }
+                }
+                false
+            })
+        };
+        let code = without_strings(statement);
+        if passes(&code, &|args| args.contains("Command :: new")) {
+            return true;
+        }
+        let Some(var) = variable else {
+            return false;
+        };
+        let Some(f) = self.functions.last() else {
+            return false;
+        };
+        f.statements
+            .iter()
+            .any(|s| passes(&without_strings(s), &|args| mentions(args, var)))
+    }
+}
+
+/// Does `text` hold the cleanup evidence `keyword` where a name starts (`. process_group
+/// (0)`, `libc :: setsid ()`), not inside a longer name: a kill helper called
+/// `kill_process_group(&child)` makes no group.
+fn cleanup_word(text: &str, keyword: &str) -> bool {
+    let name = |c: char| c.is_alphanumeric() || c == '_';
+    let starts_name = keyword.starts_with(name);
+    text.match_indices(keyword)
+        .any(|(at, _)| !starts_name || !text[..at].ends_with(name))
 }
