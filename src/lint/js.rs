@@ -2124,55 +2124,77 @@ fn property_values<'t>(
         .collect()
 }
 
-/// An options object (or a `const` holding one) with `detached:` a value that is not
-/// false on unix ([`on_unix`]), or one given `detached` key by key (`opts.detached =
-/// true`, `Object.assign(opts, { detached: true })`).
+/// An options object (or a `const` holding one) that asks for a group of its own on unix
+/// ([`detached_says`]).
 fn object_is_detached(file: &File, node: Node, depth: usize) -> bool {
+    detached_says(file, node, depth) == Some(true)
+}
+
+/// What an options value says of `detached` on unix: `Some(true)` for a value not false
+/// there ([`on_unix`]), `Some(false)` for one the file shows false, `None` when it does not
+/// say. Keys are set in order at run time, so in an object literal the last of its keys
+/// (a spread's included) that says `detached` decides: `{ detached: true, ...NOGROUP }`
+/// with `NOGROUP = { detached: false }` is not detached. A name is read through its value
+/// and what the function writes to it key by key ([`filled_detached`]).
+fn detached_says(file: &File, node: Node, depth: usize) -> Option<bool> {
     if depth > 4 {
-        return false;
+        return None;
     }
     let src = file.src;
     match node.kind() {
         "object" => {
             let mut cursor = node.walk();
             let pairs: Vec<Node> = node.named_children(&mut cursor).collect();
-            pairs.iter().any(|p| match p.kind() {
-                "pair" => {
-                    p.child_by_field_name("key")
-                        .map(|k| text(k, src).trim_matches(['"', '\'']))
-                        == Some("detached")
-                        && p.child_by_field_name("value")
-                            .is_some_and(|v| on_unix(file, v, 0) != Some(false))
-                }
-                // `{ detached }`, the name bound to its value.
-                "shorthand_property_identifier" => {
-                    text(*p, src) == "detached" && on_unix(file, *p, 0) != Some(false)
-                }
-                "spread_element" => p
-                    .named_child(0)
-                    .is_some_and(|inner| object_is_detached(file, inner, depth + 1)),
-                _ => false,
-            })
+            pairs
+                .iter()
+                .filter_map(|p| match p.kind() {
+                    "pair"
+                        if p.child_by_field_name("key")
+                            .map(|k| text(k, src).trim_matches(['"', '\'']))
+                            == Some("detached") =>
+                    {
+                        Some(
+                            p.child_by_field_name("value")
+                                .is_some_and(|v| on_unix(file, v, 0) != Some(false)),
+                        )
+                    }
+                    // `{ detached }`, the name bound to its value.
+                    "shorthand_property_identifier" if text(*p, src) == "detached" => {
+                        Some(on_unix(file, *p, 0) != Some(false))
+                    }
+                    "spread_element" => p
+                        .named_child(0)
+                        .and_then(|inner| detached_says(file, inner, depth + 1)),
+                    _ => None,
+                })
+                .last()
         }
         "identifier" => {
-            lookup(file, text(node, src), node)
+            let bound: Vec<bool> = lookup(file, text(node, src), node)
                 .iter()
-                .any(|v| object_is_detached(file, *v, depth + 1))
-                || filled_detached(file, node, depth)
+                .filter_map(|v| detached_says(file, *v, depth + 1))
+                .collect();
+            // Of several bindings, any that asks for a group may be the one passed.
+            let bound = (!bound.is_empty()).then(|| bound.contains(&true));
+            filled_detached(file, node, bound, depth)
         }
         // `{ detached: true } as SpawnOptions`, `as const`, `satisfies T`.
         "as_expression" | "satisfies_expression" | "parenthesized_expression" => {
-            object_is_detached(file, uncast(node), depth + 1)
+            detached_says(file, uncast(node), depth + 1)
         }
         "call_expression" => assigned_detached(file, node, depth),
-        _ => false,
+        _ => None,
     }
 }
 
-/// Is the options object named `at` given `detached` after it is made, in the function
-/// around `at` (else the module): `opts.detached = true`, `opts['detached'] = true`,
-/// `Object.assign(opts, { detached: true })`?
-fn filled_detached(file: &File, at: Node, depth: usize) -> bool {
+/// What the options object named `at` says of `detached` once the function around `at`
+/// (else the module) has given it keys one by one (`opts.detached = true`,
+/// `opts['detached'] = false`, `Object.assign(opts, { detached: false })`), starting from
+/// what its binding says (`bound`). As at run time, the last write in straight-line code
+/// before `at` ([`straight_before`]) decides over the binding and over the writes before
+/// it; a write elsewhere (in a branch or a callback, or after `at`) that asks for a group
+/// may be the one in force, so it counts as before.
+fn filled_detached(file: &File, at: Node, bound: Option<bool>, depth: usize) -> Option<bool> {
     let src = file.src;
     let name = text(at, src);
     let mut scope = at;
@@ -2182,12 +2204,10 @@ fn filled_detached(file: &File, at: Node, depth: usize) -> bool {
             break;
         }
     }
-    let mut found = false;
+    // Each write to `name` that says `detached`, in the order written.
+    let mut writes: Vec<(Node, bool)> = Vec::new();
     syntax::walk(scope, &mut |n| {
-        if found {
-            return;
-        }
-        match n.kind() {
+        let says = match n.kind() {
             "assignment_expression" => {
                 let (Some(left), Some(right)) = (
                     n.child_by_field_name("left"),
@@ -2200,12 +2220,12 @@ fn filled_detached(file: &File, at: Node, depth: usize) -> bool {
                     "subscript_expression" => left.child_by_field_name("index"),
                     _ => None,
                 };
-                found = left
+                let sets = left
                     .child_by_field_name("object")
                     .is_some_and(|o| text(uncast(o), src) == name)
                     && key
-                        .is_some_and(|k| text(k, src).trim_matches(['"', '\'', '`']) == "detached")
-                    && on_unix(file, right, 0) != Some(false);
+                        .is_some_and(|k| text(k, src).trim_matches(['"', '\'', '`']) == "detached");
+                sets.then(|| on_unix(file, right, 0) != Some(false))
             }
             "call_expression" => {
                 let (Some(callee), Some(args)) = (
@@ -2222,15 +2242,54 @@ fn filled_detached(file: &File, at: Node, depth: usize) -> bool {
                     .named_children(&mut cursor)
                     .filter(|a| a.kind() != "comment")
                     .collect();
-                found = given.first().is_some_and(|t| text(*t, src) == name)
-                    && given.iter().skip(1).any(|o| {
-                        o.kind() != "identifier" && object_is_detached(file, *o, depth + 1)
-                    });
+                if given.first().is_none_or(|t| text(*t, src) != name) {
+                    return;
+                }
+                // A later source's key wins; a source naming the target itself adds nothing.
+                given[1..]
+                    .iter()
+                    .rev()
+                    .filter(|o| text(**o, src) != name)
+                    .find_map(|o| detached_says(file, *o, depth + 1))
             }
-            _ => {}
+            _ => None,
+        };
+        if let Some(says) = says {
+            writes.push((n, says));
         }
     });
-    found
+    let last = writes
+        .iter()
+        .rposition(|(w, _)| straight_before(*w, at))
+        .map(|i| (writes[i].0, writes[i].1));
+    let Some((decided, value)) = last else {
+        if writes.iter().any(|(_, says)| *says) {
+            return Some(true);
+        }
+        return bound.or((!writes.is_empty()).then_some(false));
+    };
+    // Writes run before the deciding one in the same function are overridden by it.
+    let overridden = |w: Node| w.end_byte() <= decided.start_byte() && scope_of(w) == scope_of(at);
+    let elsewhere = writes
+        .iter()
+        .any(|(w, says)| *says && w.id() != decided.id() && !overridden(*w));
+    Some(value || elsewhere)
+}
+
+/// Is the write `w` a statement of its own in a block around `at`, of the same function,
+/// ended before `at`: so it runs, every time, before `at` does?
+fn straight_before(w: Node, at: Node) -> bool {
+    let Some(statement) = w.parent().filter(|s| s.kind() == "expression_statement") else {
+        return false;
+    };
+    let Some(block) = statement.parent() else {
+        return false;
+    };
+    matches!(block.kind(), "statement_block" | "program")
+        && block.start_byte() <= at.start_byte()
+        && at.end_byte() <= block.end_byte()
+        && scope_of(w) == scope_of(at)
+        && w.end_byte() <= at.start_byte()
 }
 
 /// What a `detached:` value is on unix, as far as the file says: `true`, `false`,
@@ -2489,53 +2548,29 @@ fn negated_pid(value: Node, src: &str) -> bool {
     false
 }
 
-/// `Object.assign({}, BASE, { detached: true })` given as the options: detached when the
-/// last of its objects (the target included) that says `detached` says a value not false
-/// on unix, as at run time, where a later source's key wins.
-fn assigned_detached(file: &File, call: Node, depth: usize) -> bool {
+/// `Object.assign({}, BASE, { detached: true })` given as the options: what the last of
+/// its objects (the target included) that says `detached` says ([`detached_says`]), as
+/// at run time, where a later source's key wins.
+fn assigned_detached(file: &File, call: Node, depth: usize) -> Option<bool> {
     let src = file.src;
     let (Some(callee), Some(args)) = (
         call.child_by_field_name("function"),
         call.child_by_field_name("arguments"),
     ) else {
-        return false;
+        return None;
     };
     if text(callee, src).replace(char::is_whitespace, "") != "Object.assign" {
-        return false;
+        return None;
     }
     let mut cursor = args.walk();
     let sources: Vec<Node> = args
         .named_children(&mut cursor)
         .filter(|a| a.kind() != "comment")
         .collect();
-    let says = |o: Node| {
-        if object_is_detached(file, o, depth + 1) {
-            return Some(true);
-        }
-        // `{ detached: false }` (or a `const` bound to one) turns it off again.
-        let objects = match uncast(o).kind() {
-            "identifier" => lookup(file, text(uncast(o), src), o),
-            _ => vec![o],
-        };
-        objects
-            .into_iter()
-            .map(uncast)
-            .filter(|v| v.kind() == "object")
-            .any(|v| {
-                let mut cursor = v.walk();
-                v.named_children(&mut cursor).any(|p| match p.kind() {
-                    "pair" => {
-                        p.child_by_field_name("key")
-                            .map(|k| text(k, src).trim_matches(['"', '\'']))
-                            == Some("detached")
-                    }
-                    "shorthand_property_identifier" => text(p, src) == "detached",
-                    _ => false,
-                })
-            })
-            .then_some(false)
-    };
-    sources.into_iter().rev().find_map(says).unwrap_or(false)
+    sources
+        .into_iter()
+        .rev()
+        .find_map(|o| detached_says(file, o, depth + 1))
 }
 
 /// The value of one JavaScript escape sequence: a character written by its code

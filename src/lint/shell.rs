@@ -75,14 +75,13 @@ pub fn check(original: &str, rules: &Rules) -> Checked {
         }
         let words = split_words(node, src, rules, &variables);
         // A coprocess runs asynchronously, like a `&` job.
-        let background = node.next_sibling().is_some_and(|n| n.kind() == "&")
-            || words.first().is_some_and(|w| w == "coproc");
+        let coproc = words.first().is_some_and(|w| w == "coproc");
+        let statement = background_job(node).or(coproc.then_some(node));
         let found = unguarded_agent(&words, rules, &variables)
             .or_else(|| script_of_command(node, &words, src, rules, &variables));
+        let monitored = monitor.contains(&None) || monitor.contains(&function_of(node));
         // A background job under job control: a process group of its own, no session.
-        let job = matches!(found, Some(Run::Bare(_)))
-            && background
-            && (monitor.contains(&None) || monitor.contains(&function_of(node)));
+        let job = matches!(found, Some(Run::Bare(_))) && statement.is_some() && monitored;
         let run = match found {
             Some(Run::Bare(agent)) if job => Some(Run::Session(agent)),
             other => other,
@@ -90,15 +89,14 @@ pub fn check(original: &str, rules: &Rules) -> Checked {
         if run.is_none() {
             return;
         }
-        let leads_group =
-            background && (monitor.contains(&None) || monitor.contains(&function_of(node)));
+        let leads_group = monitored && statement.is_some_and(|s| s == node || leads_job(node, s));
         if let Some(raw) = forked_session(node, original, &words, rules, &variables, leads_group) {
             findings.push(raw);
             return;
         }
         let scope = function_node(node).unwrap_or(root);
-        let ending = if job {
-            script.job_ending(scope)
+        let ending = if let Some(statement) = statement.filter(|_| job) {
+            script.job_ending(scope, &job_text(statement, src))
         } else {
             *endings
                 .entry(scope.id())
@@ -166,6 +164,77 @@ pub fn check(original: &str, rules: &Rules) -> Checked {
         findings,
         parse_error: syntax::first_error(&tree),
         too_deep: None,
+    }
+}
+
+/// The statement run as a background job (`... &`) that `command` is part of, in its
+/// function: the command itself, or a redirected statement, pipeline, list, `{ ...; }`
+/// group, subshell or loop around it (`claude -p x > out.txt &`, `claude -p x | tee out
+/// &`, `{ cd /r; claude -p x; } &`). Under `set -m` bash gives the whole job one process
+/// group, so every command in it is in that group.
+fn background_job(command: Node) -> Option<Node> {
+    let mut n = command;
+    loop {
+        if n.next_sibling().is_some_and(|s| s.kind() == "&") {
+            return Some(n);
+        }
+        n = n.parent().filter(|p| {
+            !matches!(
+                p.kind(),
+                "function_definition" | "program" | "command_substitution" | "process_substitution"
+            )
+        })?;
+    }
+}
+
+/// Does `command` lead the process group of the background job `job`: is it the job, or
+/// the first command of a pipeline that is (redirections aside)? Bash makes a pipeline's
+/// first process the group leader; a `{ ...; }` group or a list runs in a forked shell
+/// that leads the group, with its commands as that shell's children.
+fn leads_job(command: Node, job: Node) -> bool {
+    let mut child = command;
+    while child.id() != job.id() {
+        let Some(p) = child.parent() else {
+            return false;
+        };
+        let first = match p.kind() {
+            "redirected_statement" => p.child_by_field_name("body") == Some(child),
+            "pipeline" => p.named_child(0) == Some(child),
+            _ => false,
+        };
+        if !first {
+            return false;
+        }
+        child = p;
+    }
+    true
+}
+
+/// A job's command text as bash keeps it for `jobs` and `%name`: the statement's source,
+/// its runs of blanks made one space.
+fn job_text(job: Node, src: &str) -> String {
+    text(job, src)
+        .split_whitespace()
+        .collect::<Vec<_>>()
+        .join(" ")
+}
+
+/// Does the job spec of `kill %...` name the job whose text is `job`? `%1`, `%%`, `%+`
+/// and `%-` are taken to (the lint does not number jobs); `%name` names a job whose text
+/// starts with `name`, and `%?text` one whose text contains it, as bash matches them.
+fn names_job(spec: &str, job: &str) -> bool {
+    let Some(spec) = spec.strip_prefix('%') else {
+        return false;
+    };
+    if spec.is_empty()
+        || matches!(spec, "%" | "+" | "-")
+        || spec.bytes().all(|b| b.is_ascii_digit())
+    {
+        return true;
+    }
+    match spec.strip_prefix('?') {
+        Some(inside) => job.contains(inside),
+        None => job.starts_with(spec),
     }
 }
 
@@ -408,10 +477,36 @@ fn kills_in(commands: &[Node], src: &str, rules: &Rules, best: &mut Ending, dept
 /// Is the kill where the leader is known alive: in the body of `if`/`while kill -0 $pid`,
 /// the `else` of `if ! kill -0 $pid`, or after `kill -0 $pid &&`? In `if ! kill -0`, the
 /// `else` of `if kill -0`, or after `kill -0 ||` it runs once the leader is gone: not gated.
+/// So is a kill after an exit taken once the leader is gone ([`exits_once_gone`]: `if !
+/// kill -0 $pid; then return; fi`, `kill -0 $pid || exit`) in its function, as Python's
+/// `if p.poll() is not None: return` is; such a check with a background job or `setsid`
+/// between it and the kill asks about an earlier process, not the one killed.
 fn gated(kill: Node, src: &str, rules: &Rules) -> bool {
     let mut n = kill.parent();
     let mut child = kill;
+    // The statements before the kill run first only within its function.
+    let mut in_function = true;
     while let Some(p) = n {
+        in_function &= p.kind() != "function_definition";
+        if in_function && holds_statements(p) {
+            let mut cursor = p.walk();
+            let before: Vec<Node> = p
+                .named_children(&mut cursor)
+                .take_while(|s| s.id() != child.id())
+                .collect();
+            let guarded = before
+                .iter()
+                .enumerate()
+                .filter(|(i, _)| {
+                    !before[i + 1..]
+                        .iter()
+                        .any(|s| starts_process(*s, src, rules))
+                })
+                .any(|(_, s)| exits_once_gone(*s, src, rules));
+            if guarded {
+                return true;
+            }
+        }
         // The kill in an `else`/`elif`, or after `||`, runs when the condition failed.
         let otherwise = match p.kind() {
             "if_statement" => matches!(child.kind(), "else_clause" | "elif_clause"),
@@ -419,16 +514,7 @@ fn gated(kill: Node, src: &str, rules: &Rules) -> bool {
             _ => false,
         };
         let condition = match p.kind() {
-            "if_statement" | "while_statement" | "elif_clause" => {
-                let mut cursor = p.walk();
-                let conditions: Vec<Node> =
-                    p.children_by_field_name("condition", &mut cursor).collect();
-                conditions
-                    .iter()
-                    .map(|c| text(*c, src))
-                    .collect::<Vec<_>>()
-                    .join(" ")
-            }
+            "if_statement" | "while_statement" | "elif_clause" => condition_text(p, src),
             "list" => p
                 .named_child(0)
                 .filter(|first| first.id() != kill.id() && first.id() != child.id())
@@ -436,16 +522,9 @@ fn gated(kill: Node, src: &str, rules: &Rules) -> bool {
                 .unwrap_or_default(),
             _ => String::new(),
         };
-        if rules
-            .leader_alive
-            .iter()
-            .any(|l| condition.contains(l.as_str()))
-        {
+        if asks_leader(&condition, rules) {
             // `kill -0 $pid` succeeds while the leader is alive; `! kill -0 $pid` once it exited.
-            match syntax::leader_alive_polarity(
-                condition.trim_end_matches([';', ' ', '\n']),
-                Some(true),
-            ) {
+            match leader_polarity(&condition) {
                 Some(alive) if alive == otherwise => {}
                 _ => return true,
             }
@@ -454,6 +533,123 @@ fn gated(kill: Node, src: &str, rules: &Rules) -> bool {
         n = p.parent();
     }
     false
+}
+
+/// Does a node hold a list of statements run in order (the script, a `{ ...; }` group, a
+/// loop's body, a branch of an `if` or `case`, a subshell)?
+fn holds_statements(node: Node) -> bool {
+    matches!(
+        node.kind(),
+        "program"
+            | "compound_statement"
+            | "do_group"
+            | "if_statement"
+            | "elif_clause"
+            | "else_clause"
+            | "subshell"
+            | "case_item"
+    )
+}
+
+/// The condition of an `if`, `elif` or `while`, its parts joined.
+fn condition_text(statement: Node, src: &str) -> String {
+    let mut cursor = statement.walk();
+    let conditions: Vec<Node> = statement
+        .children_by_field_name("condition", &mut cursor)
+        .collect();
+    conditions
+        .iter()
+        .map(|c| text(*c, src))
+        .collect::<Vec<_>>()
+        .join(" ")
+}
+
+/// Does a condition ask whether the leader is alive (`kill -0 $pid`)?
+fn asks_leader(condition: &str, rules: &Rules) -> bool {
+    rules
+        .leader_alive
+        .iter()
+        .any(|l| condition.contains(l.as_str()))
+}
+
+/// Which way a condition asking about the leader points: `kill -0 $pid` is true while it
+/// is alive, `! kill -0 $pid` once it exited ([`syntax::leader_alive_polarity`]).
+fn leader_polarity(condition: &str) -> Option<bool> {
+    syntax::leader_alive_polarity(condition.trim_end_matches([';', ' ', '\n']), Some(true))
+}
+
+/// Is `statement` an exit (`return`, `exit`) taken when the leader may have exited: an
+/// `if` asking it whose body returns or exits, not only while it is alive (`if ! kill -0
+/// "$pid"; then return 0; fi`), or `kill -0 $pid || exit 0` (`! kill -0 $pid && return`)?
+/// A kill after it never runs when the leader exits first. An exit taken while the
+/// leader is alive (`if kill -0 $pid; then return; fi`) leaves the kill for after it
+/// exited, and is no gate.
+fn exits_once_gone(statement: Node, src: &str, rules: &Rules) -> bool {
+    let exits = |n: Node| match n.kind() {
+        "command" => is_exit(n, src),
+        "compound_statement" => {
+            let mut cursor = n.walk();
+            n.named_children(&mut cursor).any(|c| is_exit(c, src))
+        }
+        _ => false,
+    };
+    match statement.kind() {
+        "if_statement" => {
+            let condition = condition_text(statement, src);
+            let mut cursor = statement.walk();
+            let conditions: Vec<usize> = statement
+                .children_by_field_name("condition", &mut cursor)
+                .map(|c| c.id())
+                .collect();
+            let mut cursor = statement.walk();
+            let returns = statement.named_children(&mut cursor).any(|c| {
+                !conditions.contains(&c.id())
+                    && !matches!(c.kind(), "elif_clause" | "else_clause")
+                    && exits(c)
+            });
+            returns && asks_leader(&condition, rules) && leader_polarity(&condition) != Some(true)
+        }
+        "list" => {
+            let (Some(question), Some(operator), Some(exit)) = (
+                statement.named_child(0),
+                statement.child(1),
+                statement.named_child(1),
+            ) else {
+                return false;
+            };
+            let question = text(question, src);
+            // After `||` the exit is taken when the question failed.
+            let when = match operator.kind() {
+                "||" => leader_polarity(question).map(|alive| !alive),
+                "&&" => leader_polarity(question),
+                _ => return false,
+            };
+            exits(exit) && asks_leader(question, rules) && when != Some(true)
+        }
+        _ => false,
+    }
+}
+
+/// Is `node` a `return` or an `exit` command?
+fn is_exit(node: Node, src: &str) -> bool {
+    node.kind() == "command"
+        && command_words(node, src)
+            .first()
+            .is_some_and(|w| w == "return" || w == "exit")
+}
+
+/// Does `statement` start a process whose pid a later `kill -0` may ask about: a
+/// background job (`... &`), a coprocess or a `setsid`?
+fn starts_process(statement: Node, src: &str, rules: &Rules) -> bool {
+    let mut found = false;
+    syntax::walk(statement, &mut |n| {
+        found |= n.next_sibling().is_some_and(|s| s.kind() == "&")
+            || (n.kind() == "command"
+                && command_words(n, src).iter().enumerate().any(|(i, w)| {
+                    (i == 0 && w == "coproc") || rules.shell.session_only.contains(w)
+                }));
+    });
+    found || statement.next_sibling().is_some_and(|s| s.kind() == "&")
 }
 
 /// The command's words: its name, then its arguments, quotes removed.
@@ -941,10 +1137,10 @@ fn script_of_command(
 impl<'t> Script<'t, '_> {
     /// How the script ends a background job's process group under job control (`set
     /// -m`): as a session's ([`Self::ending`]), and `kill %1` (`%%`, `%+`, `%-`,
-    /// `%name`) too, which signals the job's whole group. (A job that runs `setsid`
-    /// is not one: its session has left the job's group, and `kill %1` reaches only
-    /// the leader.)
-    fn job_ending(&self, start: Node<'t>) -> Ending {
+    /// `%name`) too, which signals the job's whole group when it names this job, whose
+    /// text is `job` ([`names_job`]). (A job that runs `setsid` is not one: its session
+    /// has left the job's group, and `kill %1` reaches only the leader.)
+    fn job_ending(&self, start: Node<'t>, job: &str) -> Ending {
         let mut best = self.ending(start);
         if best == Ending::Killed {
             return best;
@@ -952,7 +1148,7 @@ impl<'t> Script<'t, '_> {
         let job_kill = |words: &[String]| {
             words.first().is_some_and(|w| w == "kill")
                 && !words.iter().any(|w| w == "-0")
-                && words[1..].iter().any(|w| w.starts_with('%'))
+                && words[1..].iter().any(|w| names_job(w, job))
         };
         for scope in self.reached(start) {
             for command in self.commands(scope) {
