@@ -351,15 +351,7 @@ fn collect<'t>(root: Node<'t>, file: &mut File<'t, '_>) {
 fn scope_of(node: Node) -> Option<usize> {
     let mut n = node.parent();
     while let Some(p) = n {
-        if matches!(
-            p.kind(),
-            "function_declaration"
-                | "function_expression"
-                | "function"
-                | "arrow_function"
-                | "method_definition"
-                | "generator_function_declaration"
-        ) {
+        if FUNCTIONS.contains(&p.kind()) {
             return Some(p.id());
         }
         n = p.parent();
@@ -2646,16 +2638,8 @@ fn pushed_items<'t>(file: &File<'t, '_>, name: Node<'t>, array: Node<'t>) -> Vec
     let var = text(name, src);
     let mut scope = name.parent();
     while let Some(s) = scope
-        && !matches!(
-            s.kind(),
-            "function_declaration"
-                | "function_expression"
-                | "function"
-                | "arrow_function"
-                | "method_definition"
-                | "generator_function_declaration"
-                | "program"
-        )
+        && !FUNCTIONS.contains(&s.kind())
+        && s.kind() != "program"
     {
         scope = s.parent();
     }

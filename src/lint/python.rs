@@ -2532,10 +2532,11 @@ fn attribute_class<'t>(file: &File<'t, '_>, node: Node<'t>, object: Node<'t>) ->
     if object.kind() != "identifier" {
         return None;
     }
-    let mut root = node;
-    while let Some(parent) = root.parent() {
-        root = parent;
-    }
+    module_class(file, call_root(node), name)
+}
+
+/// The class named `name` that the module defines at its top level (decorated or not).
+fn module_class<'t>(file: &File<'t, '_>, root: Node<'t>, name: &str) -> Option<Node<'t>> {
     let mut cursor = root.walk();
     root.named_children(&mut cursor)
         .map(|n| match n.kind() {
@@ -3067,18 +3068,7 @@ fn inherited_attribute_values<'t>(
                 if base.kind() != "identifier" {
                     continue;
                 }
-                let mut cursor = root.walk();
-                let found = root
-                    .named_children(&mut cursor)
-                    .map(|n| match n.kind() {
-                        "decorated_definition" => n.child_by_field_name("definition").unwrap_or(n),
-                        _ => n,
-                    })
-                    .find(|n| {
-                        n.kind() == "class_definition"
-                            && n.child_by_field_name("name")
-                                .is_some_and(|c| text(c, src) == text(base, src))
-                    });
+                let found = module_class(file, root, text(base, src));
                 if let Some(found) = found
                     && !seen.contains(&found.id())
                 {
