@@ -1363,31 +1363,12 @@ fn gated(file: &File, kill: Node) -> bool {
     let mut child = kill;
     while let Some(p) = n {
         if p.kind() == "statement_block" {
-            let mut cursor = p.walk();
-            let before: Vec<Node> = p
-                .named_children(&mut cursor)
-                .take_while(|s| s.id() != child.id())
-                .collect();
-            let guarded = before
-                .iter()
-                .enumerate()
-                .filter(|(_, s)| s.kind() == "if_statement")
-                .filter(|(i, _)| !before[i + 1..].iter().any(|s| spawns(file, *s)))
-                .any(|(_, guard)| {
-                    let returns = guard.child_by_field_name("consequence").is_some_and(|b| {
-                        let exits =
-                            |s: Node| matches!(s.kind(), "return_statement" | "throw_statement");
-                        exits(b) || {
-                            let mut cursor = b.walk();
-                            b.named_children(&mut cursor).any(exits)
-                        }
-                    });
-                    // An exit taken while the leader is alive leaves the kill for after it exited.
-                    returns
-                        && guard
-                            .child_by_field_name("condition")
-                            .is_some_and(|c| asks(c) && leader_polarity(file, c) != Some(true))
-                });
+            let guarded = syntax::gate_before(
+                p,
+                child,
+                |s| spawns(file, s),
+                |guard| returns_once_exited(file, guard),
+            );
             if guarded {
                 return true;
             }
@@ -1409,6 +1390,26 @@ fn gated(file: &File, kill: Node) -> bool {
         n = p.parent();
     }
     false
+}
+
+/// `if (child.exitCode !== null) return;`: an `if` asking about the leader that returns
+/// or throws unless it is alive, so what follows it runs only while the leader lives.
+fn returns_once_exited(file: &File, guard: Node) -> bool {
+    if guard.kind() != "if_statement" {
+        return false;
+    }
+    let exits = |s: Node| matches!(s.kind(), "return_statement" | "throw_statement");
+    let returns = guard.child_by_field_name("consequence").is_some_and(|b| {
+        exits(b) || {
+            let mut cursor = b.walk();
+            b.named_children(&mut cursor).any(exits)
+        }
+    });
+    // An exit taken while the leader is alive leaves the kill for after it exited.
+    returns
+        && guard
+            .child_by_field_name("condition")
+            .is_some_and(|c| asks_leader(file, c) && leader_polarity(file, c) != Some(true))
 }
 
 /// Which way a condition asking about the leader points ([`syntax::leader_alive_polarity`]),

@@ -1158,28 +1158,12 @@ fn gated(file: &File, kill: Node) -> bool {
             return false;
         }
         if p.kind() == "block" {
-            let mut cursor = p.walk();
-            let before: Vec<Node> = p
-                .named_children(&mut cursor)
-                .take_while(|s| s.id() != child.id())
-                .collect();
-            let guarded = before
-                .iter()
-                .enumerate()
-                .filter(|(_, s)| s.kind() == "if_statement")
-                .filter(|(i, _)| !before[i + 1..].iter().any(|s| spawns(file, *s)))
-                .any(|(_, guard)| {
-                    let returns = guard.child_by_field_name("consequence").is_some_and(|b| {
-                        let mut cursor = b.walk();
-                        b.named_children(&mut cursor)
-                            .any(|s| matches!(s.kind(), "return_statement" | "raise_statement"))
-                    });
-                    // An exit taken while the leader is alive leaves the kill for after it exited.
-                    returns
-                        && guard
-                            .child_by_field_name("condition")
-                            .is_some_and(|c| asks(c) && leader_polarity(file, c) != Some(true))
-                });
+            let guarded = syntax::gate_before(
+                p,
+                child,
+                |s| spawns(file, s),
+                |guard| returns_once_exited(file, guard),
+            );
             if guarded {
                 return true;
             }
@@ -1199,6 +1183,24 @@ fn gated(file: &File, kill: Node) -> bool {
         n = p.parent();
     }
     false
+}
+
+/// `if p.poll() is not None: return`: an `if` asking about the leader that returns or
+/// raises unless it is alive, so what follows it runs only while the leader lives.
+fn returns_once_exited(file: &File, guard: Node) -> bool {
+    if guard.kind() != "if_statement" {
+        return false;
+    }
+    let returns = guard.child_by_field_name("consequence").is_some_and(|b| {
+        let mut cursor = b.walk();
+        b.named_children(&mut cursor)
+            .any(|s| matches!(s.kind(), "return_statement" | "raise_statement"))
+    });
+    // An exit taken while the leader is alive leaves the kill for after it exited.
+    returns
+        && guard
+            .child_by_field_name("condition")
+            .is_some_and(|c| asks_leader(file, c) && leader_polarity(file, c) != Some(true))
 }
 
 /// Which way a condition asking about the leader points ([`syntax::leader_alive_polarity`]),

@@ -489,20 +489,12 @@ fn gated(kill: Node, src: &str, rules: &Rules) -> bool {
     while let Some(p) = n {
         in_function &= p.kind() != "function_definition";
         if in_function && holds_statements(p) {
-            let mut cursor = p.walk();
-            let before: Vec<Node> = p
-                .named_children(&mut cursor)
-                .take_while(|s| s.id() != child.id())
-                .collect();
-            let guarded = before
-                .iter()
-                .enumerate()
-                .filter(|(i, _)| {
-                    !before[i + 1..]
-                        .iter()
-                        .any(|s| starts_process(*s, src, rules))
-                })
-                .any(|(_, s)| exits_once_gone(*s, src, rules));
+            let guarded = syntax::gate_before(
+                p,
+                child,
+                |s| starts_process(s, src, rules),
+                |s| exits_once_gone(s, src, rules),
+            );
             if guarded {
                 return true;
             }

@@ -199,6 +199,28 @@ fn floor_char_boundary(s: &str, mut i: usize) -> usize {
     i
 }
 
+/// Whether a statement of `block` before `child` is a gate (`gate`: it returns or exits
+/// once the leader is gone) with no process started after it (`starts`) before `child`:
+/// such a check asks about an earlier process, not the one `child` kills. The shape of
+/// every language's "kill gated on the leader having been reaped" test.
+pub fn gate_before<'t>(
+    block: Node<'t>,
+    child: Node<'t>,
+    starts: impl Fn(Node<'t>) -> bool,
+    gate: impl Fn(Node<'t>) -> bool,
+) -> bool {
+    let mut cursor = block.walk();
+    let before: Vec<Node> = block
+        .named_children(&mut cursor)
+        .take_while(|s| s.id() != child.id())
+        .collect();
+    before
+        .iter()
+        .enumerate()
+        .filter(|(i, _)| !before[i + 1..].iter().any(|s| starts(*s)))
+        .any(|(_, s)| gate(*s))
+}
+
 /// The program a shell command string starts: its first words (after `VAR=value`
 /// assignments), enough to see past a wrapper ([`past_wrappers`]).
 pub fn first_words(command: &str) -> Vec<String> {
