@@ -110,13 +110,16 @@ fn a_drainer_killed_outright_with_two_agents_running_takes_both_groups_with_it()
     // The agent starts before its task is recorded as running (the update that holds
     // its group id): wait for both, so the kill lands on two running tasks. A kill in
     // between leaves a claim, which the next drainer takes back (tests/attack_drain*.rs).
-    wait_for("both agents' helpers to start and both tasks to run", || {
-        ["x", "y"].iter().all(|t| {
-            std::fs::read_to_string(runs.join(format!("hang-{t}.pid")))
-                .is_ok_and(|p| !p.trim().is_empty())
-                && show(&env, &dir, t)["state"] == "running"
-        })
-    });
+    wait_for(
+        "both agents' helpers to start and both tasks to run",
+        || {
+            ["x", "y"].iter().all(|t| {
+                std::fs::read_to_string(runs.join(format!("hang-{t}.pid")))
+                    .is_ok_and(|p| !p.trim().is_empty())
+                    && show(&env, &dir, t)["state"] == "running"
+            })
+        },
+    );
     let helpers: Vec<i32> = ["x", "y"]
         .iter()
         .map(|t| procs::read_pid(&runs.join(format!("hang-{t}.pid"))))
