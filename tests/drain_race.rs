@@ -597,7 +597,7 @@ fn killed_and_recovered(kill: &Kill) -> Duration {
         }
         assert!(
             Instant::now() < deadline,
-            "{what}: never settled: {:#}",
+            "{what}: never settled: {:#}\nwhat the drainers said:\n{said}",
             serde_json::Value::Array(all)
         );
     }
