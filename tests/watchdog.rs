@@ -260,6 +260,38 @@ fn leftovers_of_killed_processes_do_not_stop_the_watchdog() {
 }
 
 #[test]
+fn a_head_lock_nobody_holds_is_cleared_and_a_fresh_one_is_waited_for_with_its_reason() {
+    let env = Env::new();
+    let repo = guarded(&env);
+    env.git_cmd(&repo, &["switch", "-q", "-c", "elsewhere"])
+        .envs(&ALLOW)
+        .run();
+    // Past the grace, so only the lock stands in the way of the restore.
+    watchdog(&env, &repo, &[]);
+    std::thread::sleep(std::time::Duration::from_millis(1100));
+    // A fresh HEAD.lock: git may be moving HEAD right now, so nothing is restored, and
+    // the finding says why.
+    let lock = repo.join(".git/HEAD.lock");
+    write(&lock, "");
+    let found = watchdog(&env, &repo, &["--restore", "--grace", "1s"]);
+    assert_eq!(found[0]["verdict"], "drifted", "{found:?}");
+    let detail = found[0]["detail"].as_str().unwrap();
+    assert!(detail.contains("HEAD is locked"), "{detail}");
+    assert!(lock.exists());
+    assert_eq!(
+        env.git(&repo, &["symbolic-ref", "HEAD"]),
+        "refs/heads/elsewhere"
+    );
+    // The same lock an hour old, with no git of this checkout alive: a killed git's or
+    // watchdog's leftover, cleared, and the checkout put back.
+    age_file(&lock);
+    let found = watchdog(&env, &repo, &["--restore", "--grace", "1s"]);
+    assert_eq!(found[0]["verdict"], "restored", "{found:?}");
+    assert!(!lock.exists());
+    assert_eq!(env.git(&repo, &["symbolic-ref", "HEAD"]), "refs/heads/main");
+}
+
+#[test]
 fn staged_and_unstaged_versions_of_a_file_are_both_kept() {
     let env = Env::new();
     let repo = guarded(&env);
@@ -409,9 +441,12 @@ fn killed_during_a_restore_a_rerun_converges_without_losing_a_byte() {
         }
         let _ = child.kill();
         let _ = child.wait();
-        let lock = repo.join(".git/index.lock");
-        if lock.exists() {
-            age_file(&lock);
+        // A kill leaves git's locks behind as a real crash would; aged, they are stale.
+        for lock in [".git/index.lock", ".git/HEAD.lock"] {
+            let lock = repo.join(lock);
+            if lock.exists() {
+                age_file(&lock);
+            }
         }
         let mut last = Vec::new();
         for _ in 0..3 {

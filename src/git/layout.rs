@@ -109,7 +109,12 @@ impl Repo {
     /// `<common>/HEAD.lock` while it moves the shared checkout's own HEAD; a linked
     /// worktree's HEAD is locked in its record instead)?
     pub fn main_head_locked(&self) -> bool {
-        self.common_dir().join("HEAD.lock").exists()
+        self.main_head_lock().exists()
+    }
+
+    /// The lock git and gix take while they move the main worktree's HEAD.
+    pub fn main_head_lock(&self) -> PathBuf {
+        self.common_dir().join("HEAD.lock")
     }
 
     /// This worktree's index file.

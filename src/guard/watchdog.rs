@@ -230,6 +230,10 @@ fn check_one(
     if files.is_err() {
         finding.detail += "another fleet process (the guard putting files back, or a \
                            watchdog) holds the files: snapshot and restore next time; ";
+    } else if w.repo.main_head_locked() {
+        finding.detail += "HEAD is locked (.git/HEAD.lock): git is moving it, or one killed \
+                           mid-way left the lock (cleared once no git of this checkout runs \
+                           and it is 5s old): snapshot and restore next time; ";
     }
     // A snapshot reads the files through a temporary index: safe even mid-operation,
     // but an index lock means git is writing right now, and a HEAD lock that git is
@@ -318,9 +322,11 @@ fn check_one(
 }
 
 /// Leftovers of a watchdog or git killed mid-way: temporary snapshot indexes, and an
-/// `index.lock` no live process holds (no git of this checkout is alive, see
-/// [`git::lock_holder`]; and only after a few seconds, so a git between creating and
-/// renaming its lock is never raced).
+/// `index.lock` or a `HEAD.lock` no live process holds (no git of this checkout is
+/// alive, see [`git::lock_holder`]; and only after a few seconds, so a git between
+/// creating and renaming its lock is never raced). A `HEAD.lock` left by a watchdog
+/// killed while it put HEAD back would otherwise stop every later restore, and every
+/// git command that moves HEAD.
 fn clear_leftovers(repo: &Repo) {
     let dir = crate::state::dir(&repo.common_dir());
     if let Ok(entries) = std::fs::read_dir(&dir) {
@@ -335,6 +341,7 @@ fn clear_leftovers(repo: &Repo) {
         }
     }
     git::clear_stale_file(&repo.index_lock(), std::time::Duration::from_secs(5));
+    git::clear_stale_file(&repo.main_head_lock(), std::time::Duration::from_secs(5));
 }
 
 /// The restore journal (see [`crate::state::watchdog_restore_journal`]).
