@@ -597,8 +597,9 @@ fn killed_and_recovered(kill: &Kill) -> Duration {
         }
         assert!(
             Instant::now() < deadline,
-            "{what}: never settled: {:#}\nwhat the drainers said:\n{said}",
-            serde_json::Value::Array(all)
+            "{what}: never settled: {:#}\nwhat the drainers said:\n{said}\n{}",
+            serde_json::Value::Array(all),
+            left_behind(&env, &dir)
         );
     }
     let checks = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
@@ -629,6 +630,34 @@ fn killed_and_recovered(kill: &Kill) -> Duration {
         std::panic::resume_unwind(e);
     }
     took
+}
+
+/// What a queue that never settles may be stuck on, for the failure message: the lock
+/// files under the repository's git dir, and the live processes working in the test's
+/// folder (their cwd under it) with their command lines.
+fn left_behind(env: &Env, dir: &Path) -> String {
+    let mut out = String::from("lock files:\n");
+    let mut stack = vec![dir.join(".git")];
+    while let Some(d) = stack.pop() {
+        for entry in std::fs::read_dir(&d).into_iter().flatten().flatten() {
+            let path = entry.path();
+            if path.is_dir() {
+                stack.push(path);
+            } else if path.to_string_lossy().ends_with(".lock") {
+                out.push_str(&format!("  {}\n", path.display()));
+            }
+        }
+    }
+    out.push_str("processes working under the test's folder:\n");
+    for pid in procs::all_pids() {
+        let cwd = std::fs::read_link(format!("/proc/{pid}/cwd")).unwrap_or_default();
+        if cwd.starts_with(env.path()) {
+            let args = std::fs::read(format!("/proc/{pid}/cmdline")).unwrap_or_default();
+            let args = String::from_utf8_lossy(&args).replace('\0', " ");
+            out.push_str(&format!("  {pid} in {}: {args}\n", cwd.display()));
+        }
+    }
+    out
 }
 
 /// Run the sweep's points two at a time (each in a folder of its own).
