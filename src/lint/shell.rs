@@ -175,7 +175,7 @@ pub fn check(original: &str, rules: &Rules) -> Checked {
 fn background_job(command: Node) -> Option<Node> {
     let mut n = command;
     loop {
-        if n.next_sibling().is_some_and(|s| s.kind() == "&") {
+        if backgrounded(n) {
             return Some(n);
         }
         n = n.parent().filter(|p| {
@@ -543,13 +543,17 @@ fn holds_statements(node: Node) -> bool {
     )
 }
 
+/// The condition parts of an `if`, `elif` or `while`.
+fn conditions(statement: Node) -> Vec<Node> {
+    let mut cursor = statement.walk();
+    statement
+        .children_by_field_name("condition", &mut cursor)
+        .collect()
+}
+
 /// The condition of an `if`, `elif` or `while`, its parts joined.
 fn condition_text(statement: Node, src: &str) -> String {
-    let mut cursor = statement.walk();
-    let conditions: Vec<Node> = statement
-        .children_by_field_name("condition", &mut cursor)
-        .collect();
-    conditions
+    conditions(statement)
         .iter()
         .map(|c| text(*c, src))
         .collect::<Vec<_>>()
@@ -588,14 +592,10 @@ fn exits_once_gone(statement: Node, src: &str, rules: &Rules) -> bool {
     match statement.kind() {
         "if_statement" => {
             let condition = condition_text(statement, src);
-            let mut cursor = statement.walk();
-            let conditions: Vec<usize> = statement
-                .children_by_field_name("condition", &mut cursor)
-                .map(|c| c.id())
-                .collect();
+            let asked: Vec<usize> = conditions(statement).iter().map(|c| c.id()).collect();
             let mut cursor = statement.walk();
             let returns = statement.named_children(&mut cursor).any(|c| {
-                !conditions.contains(&c.id())
+                !asked.contains(&c.id())
                     && !matches!(c.kind(), "elif_clause" | "else_clause")
                     && exits(c)
             });
@@ -635,13 +635,18 @@ fn is_exit(node: Node, src: &str) -> bool {
 fn starts_process(statement: Node, src: &str, rules: &Rules) -> bool {
     let mut found = false;
     syntax::walk(statement, &mut |n| {
-        found |= n.next_sibling().is_some_and(|s| s.kind() == "&")
+        found |= backgrounded(n)
             || (n.kind() == "command"
                 && command_words(n, src).iter().enumerate().any(|(i, w)| {
                     (i == 0 && w == "coproc") || rules.shell.session_only.contains(w)
                 }));
     });
-    found || statement.next_sibling().is_some_and(|s| s.kind() == "&")
+    found
+}
+
+/// Is `node` run in the background: followed by `&`?
+fn backgrounded(node: Node) -> bool {
+    node.next_sibling().is_some_and(|s| s.kind() == "&")
 }
 
 /// The command's words: its name, then its arguments, quotes removed.
