@@ -604,3 +604,76 @@ fn doctor_fails_on_a_task_waiting_for_one_cancelled_after_the_wait_was_added() {
     let (_, check) = crate::task_health::doctor_check(&env, &dir, "blocked-waits");
     assert_eq!(check["verdict"], "ok", "{check}");
 }
+
+/// Set `path`'s modification time `secs` seconds back.
+fn age(path: &Path, secs: u64) {
+    let file = std::fs::File::options().write(true).open(path).unwrap();
+    let then = std::time::SystemTime::now() - std::time::Duration::from_secs(secs);
+    file.set_modified(then).unwrap();
+}
+
+#[test]
+fn an_agent_killed_inside_its_git_commit_leaves_a_packed_refs_lock_that_stalls_the_queue_only_until_it_is_stale()
+ {
+    let env = Env::new();
+    // git 2.47's `git commit` takes `packed-refs.lock` for a moment; killed then (as a
+    // group kill at a timeout or a drainer's death does), it leaves the file, and while
+    // it exists every compare-and-swap of a ref through gix waits on it and fails. The
+    // agent leaves one as that commit would, on its first attempt only, and dies.
+    let extra = agents(
+        &env,
+        &[(
+            "killed-in-commit",
+            "exit-code",
+            "if [ ! -e \"$RUNS/once\" ]; then\n  touch \"$RUNS/once\"\n  \
+             touch \"$(git rev-parse --git-common-dir)/packed-refs.lock\"\n  kill -9 $$\nfi\n\
+             echo k > k.txt; git add -A; git commit -qm k\n",
+        )],
+    );
+    let dir = crate::common::drain::project(&env, &extra);
+    crate::common::drain::add(&env, &dir, "k", &["--agent", "killed-in-commit"]);
+    let lock = dir.join(".git/packed-refs.lock");
+    // The drainer that ran it finds every write of the queue in the way; it may wait
+    // the leftover out (10 s) and clear it, or leave it to the next drainer. What it
+    // says names the lock, never that the queue kept changing.
+    let first = env.fleet(&dir, &["drain", "--once"]).ok();
+    assert!(!first.stderr.contains("kept changing"), "{}", first.stderr);
+    // A fresh one (a live git may be holding it) is never cleared: a user's command
+    // fails naming it (exit 3: waiting may clear it) and changes nothing.
+    crate::common::write(&lock, "");
+    let added = env
+        .fleet(&dir, &["task", "add", "k2", "--prompt", "another"])
+        .code(3);
+    assert!(
+        added.stderr.contains("packed-refs.lock")
+            && added.stderr.contains("though nothing else moved it"),
+        "{}",
+        added.stderr
+    );
+    assert!(lock.exists(), "a fresh packed-refs.lock was cleared");
+    assert_eq!(task_names(&env, &dir), ["k"]);
+    // Once it is stale (10 s, no git of the repository running), the next drainers
+    // clear it, take the crashed run back and run the task to its end.
+    age(&lock, 60);
+    let deadline = std::time::Instant::now() + std::time::Duration::from_secs(120);
+    let mut said = String::new();
+    loop {
+        said.push_str(&env.fleet(&dir, &["drain", "--once"]).ok().stderr);
+        let task = crate::common::drain::show(&env, &dir, "k");
+        if task["state"] == "succeeded" {
+            let outcomes: Vec<_> = crate::common::drain::runs(&task)
+                .iter()
+                .map(|r| r["outcome"].as_str().unwrap_or("").to_string())
+                .collect();
+            assert_eq!(outcomes, ["crashed", "succeeded"], "{task:#}\n{said}");
+            break;
+        }
+        assert!(
+            std::time::Instant::now() < deadline,
+            "never succeeded: {task:#}\n{said}"
+        );
+        std::thread::sleep(std::time::Duration::from_millis(200));
+    }
+    assert!(!lock.exists(), "the stale packed-refs.lock is still there");
+    crate::common::drain::assert_no_agent_left(&env, &dir);
+}

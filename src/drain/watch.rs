@@ -316,8 +316,16 @@ impl super::Drainer<'_> {
             };
             let error = (!succeeded).then(|| why.clone());
             let ended = self.store.end(&name, &run.id, outcome, error, false, now);
-            if ended.is_err() {
-                // Another drainer took it back first, or its holder moved it.
+            if let Err(e) = ended {
+                // Another drainer took it back first, or its holder moved it: refused,
+                // and nothing to say. Anything else (a lock in the way) leaves the run
+                // held by the gone, so it is said.
+                if e.kind != crate::error::Kind::Refused {
+                    self.ui.warn(&format!(
+                        "{name}: run {} could not be taken back ({why}): {}",
+                        run.id, e.message
+                    ));
+                }
                 continue;
             }
             self.ui

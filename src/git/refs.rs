@@ -476,8 +476,14 @@ impl Repo {
         self.edit(full_name, Some(new), expected, reason)
             .map_err(|e| {
                 let now = self.ref_target(full_name).ok().flatten();
+                let packed = self.common_dir().join("packed-refs.lock");
+                let in_the_way = if packed.exists() {
+                    format!("; {} is in the way", packed.display())
+                } else {
+                    String::new()
+                };
                 Error::refused(format!(
-                    "{full_name} was not updated: expected {}, found {} ({e})",
+                    "{full_name} was not updated: expected {}, found {} ({e}{in_the_way})",
                     describe(old),
                     describe(now)
                 ))
@@ -523,7 +529,28 @@ impl Repo {
             })
     }
 
+    /// [`Self::edit_once`], and once more after clearing a stale `packed-refs.lock` in
+    /// the way. While that file exists gix takes it for every swap that checks a ref's
+    /// old value (to read the packed refs under it), so the leftover of a git or fleet
+    /// killed while it held it (a `git branch -D` killed with its drainer) would fail
+    /// every swap of every ref, each after the lock's timeout, until someone cleared it.
     fn edit(
+        &self,
+        full_name: &str,
+        new: Option<ObjectId>,
+        expected: PreviousValue,
+        reason: &str,
+    ) -> std::result::Result<(), String> {
+        self.edit_once(full_name, new, expected.clone(), reason)
+            .or_else(|first| {
+                if self.packed_refs_locked() && self.clear_stale_packed_refs_lock() {
+                    return self.edit_once(full_name, new, expected, reason);
+                }
+                Err(first)
+            })
+    }
+
+    fn edit_once(
         &self,
         full_name: &str,
         new: Option<ObjectId>,

@@ -42,6 +42,11 @@ const ATTEMPTS: usize = 50;
 /// A ref lock older than this was left by a killed writer (git and gix hold one for
 /// milliseconds).
 const STALE_REF_LOCK: Duration = Duration::from_secs(10);
+/// Swaps in a row that failed with nothing moved after which a change or a claim gives
+/// up: each waited out a lock in its way (gix waits a second for `packed-refs.lock`),
+/// so the lock is held or left over, and [`ATTEMPTS`] more would only take a minute to
+/// say so.
+const STUCK_SWAPS: usize = 3;
 /// How many of the first claimable tasks a claim tries before it lists the refs again.
 const CANDIDATES: usize = 16;
 /// How long the candidates a claim listed and did not need are tried first by the
@@ -84,6 +89,10 @@ pub struct Store<'a> {
     /// The candidates a claim chose and did not need, with when they were listed: the
     /// next claim within [`LEFTOVER_FOR`] tries them before listing again.
     leftover: RefCell<Option<Listed>>,
+    /// How many swaps in a row failed with nothing moved (a lock in the way), and the
+    /// last one's error: a change or claim gives up at [`STUCK_SWAPS`], saying so
+    /// ("kept changing" would not be true).
+    stuck: RefCell<Option<(usize, String)>>,
 }
 
 impl<'a> Store<'a> {
@@ -93,6 +102,7 @@ impl<'a> Store<'a> {
             queue,
             memo: RefCell::new(None),
             leftover: RefCell::new(None),
+            stuck: RefCell::new(None),
         }
     }
 
@@ -272,6 +282,7 @@ impl<'a> Store<'a> {
             .ctx
             .repo
             .write_commit(&files, &format!("fleet: {what}"), &[])?;
+        self.stuck.take();
         for _ in 0..ATTEMPTS {
             let full = self.read_ref(name.as_str());
             if self.ctx.repo.ref_target(&full)?.is_some() {
@@ -284,8 +295,11 @@ impl<'a> Store<'a> {
             if self.swap(&name, None, commit, &what)? {
                 return Ok(());
             }
+            if self.stuck() {
+                break;
+            }
         }
-        Err(kept_changing(&name))
+        Err(self.stuck_or(kept_changing(&name)))
     }
 
     /// Move task `name` from `old` to `new`. `Ok(false)` when it did not move: another
@@ -301,12 +315,16 @@ impl<'a> Store<'a> {
         match self.queue.remote() {
             None => {
                 let full = refs::task(name.as_str());
-                if repo.cas_update(&full, old, new, what).is_ok() {
+                let Err(e) = repo.cas_update(&full, old, new, what) else {
+                    self.stuck.take();
                     return Ok(true);
-                }
+                };
                 // A writer killed while it held the lock left it; clear it once stale.
                 repo.clear_stale_ref_lock(&full, STALE_REF_LOCK);
                 if repo.ref_target(&full)? == old {
+                    // Nothing moved it: a lock was in the way.
+                    let times = self.stuck.take().map_or(0, |(n, _)| n) + 1;
+                    *self.stuck.borrow_mut() = Some((times, e.message));
                     std::thread::sleep(Duration::from_millis(2));
                 }
                 Ok(false)
@@ -352,6 +370,7 @@ impl<'a> Store<'a> {
     ) -> Result<T> {
         let repo = &self.ctx.repo;
         let full = self.read_ref(name.as_str());
+        self.stuck.take();
         for _ in 0..ATTEMPTS {
             let Some(old) = repo.ref_target(&full)? else {
                 return Err(self.no_task(name));
@@ -362,8 +381,33 @@ impl<'a> Store<'a> {
             if self.swap(name, Some(old), new, what)? {
                 return Ok(result);
             }
+            if self.stuck() {
+                break;
+            }
         }
-        Err(kept_changing(name))
+        Err(self.stuck_or(kept_changing(name)))
+    }
+
+    /// Have the last [`STUCK_SWAPS`] swaps all failed with nothing moved?
+    fn stuck(&self) -> bool {
+        self.stuck
+            .borrow()
+            .as_ref()
+            .is_some_and(|(times, _)| *times >= STUCK_SWAPS)
+    }
+
+    /// `changing`, unless the last swap failed with nothing moved: then the lock that
+    /// was in the way is the error.
+    fn stuck_or(&self, changing: Error) -> Error {
+        match self.stuck.take() {
+            Some((_, why)) => Error::locked(format!(
+                "the task queue could not be written, though nothing else moved it: {why}"
+            ))
+            .with_help(
+                "a lock file under the git dir is held, or was left by a killed git or fleet; fleet clears a leftover once it is 10 s old and no git of the repository runs; retry then",
+            ),
+            None => changing,
+        }
     }
 
     /// `task` as a commit on `parent`, its plan kept.
@@ -475,6 +519,7 @@ impl<'a> Store<'a> {
         let fresh =
             |(at, left): &(Instant, Vec<_>)| at.elapsed() < LEFTOVER_FOR && !left.is_empty();
         let mut leftover = self.leftover.take().filter(fresh);
+        self.stuck.take();
         for _ in 0..ATTEMPTS {
             let landed = Landed::new(self);
             let listed_at = Instant::now();
@@ -557,16 +602,22 @@ impl<'a> Store<'a> {
                     *self.leftover.borrow_mut() = Some((listed_at, candidates.collect()));
                     return Ok(Some(Claimed { task: next, run }));
                 }
-                if self.queue.remote().is_some() {
+                if self.queue.remote().is_some() || self.stuck() {
                     // Fetched again on the loss: choose again from what the remote holds.
+                    // Or every swap waits out a lock: give up, saying which.
                     break;
                 }
             }
+            if self.stuck() {
+                break;
+            }
         }
-        Err(Error::env(format!(
-            "the task queue kept changing under this claim ({ATTEMPTS} rounds)"
+        Err(self.stuck_or(
+            Error::env(format!(
+                "the task queue kept changing under this claim ({ATTEMPTS} rounds)"
+            ))
+            .with_help("other drainers are claiming in a loop; retry in a moment"),
         ))
-        .with_help("other drainers are claiming in a loop; retry in a moment"))
     }
 
     /// The claimed task's agent started in process group `pgid` at `started`:
