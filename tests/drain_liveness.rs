@@ -48,7 +48,7 @@ fn a_silent_agent_is_shown_stalled_then_abandoned_its_whole_group_killed_and_the
     let silent = agent(&env, "silent", SILENT, "");
     let dir = project(
         &env,
-        &format!("stall_after = \"1s\"\nabandon_after = \"6s\"\n{silent}"),
+        &format!("stall_after = \"1s\"\nabandon_after = \"15s\"\n{silent}"),
     );
     add(
         &env,
@@ -76,7 +76,7 @@ fn a_silent_agent_is_shown_stalled_then_abandoned_its_whole_group_killed_and_the
         assert_eq!(liveness["by"], "start", "{row:#}");
         assert!(liveness["silent_secs"].as_i64().unwrap() >= 1, "{row:#}");
         assert_eq!(liveness["stall_after_secs"], 1);
-        assert_eq!(liveness["abandon_after_secs"], 6);
+        assert_eq!(liveness["abandon_after_secs"], 15);
         groups.push(row["pgid"].as_i64().unwrap() as i32);
     }
     let helpers: Vec<i32> = ["once", "again"]
@@ -107,7 +107,7 @@ fn a_silent_agent_is_shown_stalled_then_abandoned_its_whole_group_killed_and_the
             error.starts_with("abandoned: no output and no commit for "),
             "{error}"
         );
-        assert!(error.contains("abandon_after = 6s"), "{error}");
+        assert!(error.contains("abandon_after = 15s"), "{error}");
         // The attempt is used: not free, as a drainer's own stop would be.
         assert_eq!(run.get("free"), None, "{shown:#}");
     }
@@ -187,12 +187,12 @@ fn a_profile_s_own_stall_after_and_abandon_after_beat_drain_s() {
     let env = Env::new();
     let _snap = snap::settings(&env).bind_to_scope();
     let profiles = [
-        agent(&env, "quick", SILENT, "abandon_after = \"6s\""),
+        agent(&env, "quick", SILENT, "abandon_after = \"30s\""),
         agent(
             &env,
             "patient",
             SILENT,
-            "stall_after = \"1h\"\ntimeout = \"14s\"",
+            "stall_after = \"1h\"\ntimeout = \"30s\"",
         )
         .replace("timeout = \"120s\"\n", ""),
     ]
@@ -223,20 +223,21 @@ fn a_profile_s_own_stall_after_and_abandon_after_beat_drain_s() {
     assert_eq!(check["verdict"], "warn", "{check:#}");
     let detail = check["detail"].as_str().unwrap();
     assert!(detail.contains("task quick"), "{detail}");
-    assert!(detail.contains("abandoned once silent for 6s"), "{detail}");
+    assert!(detail.contains("abandoned once silent for 30s"), "{detail}");
     assert!(!detail.contains("task patient"), "{detail}");
     let patient = held(&env, &dir, "patient").unwrap();
     assert_eq!(patient["stalled"], false, "{patient:#}");
     assert_eq!(patient["liveness"]["stall_after_secs"], 3600);
     assert_eq!(patient["liveness"]["abandon_after_secs"], 3600);
+    // The host is replaced before any filter runs: filters apply in order, and the
+    // common ones would first turn part of a name such as `runner-7f3a2b1c9` (or a
+    // container's hex id) into an [OID], after which no hostname filter matches.
+    let mut text = text;
+    text.stdout = text
+        .stdout
+        .replace(&format!(" on {} ", hostname()), " on [HOST] ");
     let mut s = snap::settings(&env);
     s.add_filter(r"pgid \d+", "pgid [PGID]");
-    s.add_filter(
-        &format!(r"\bon {}\b", regex_escape(&hostname())),
-        "on [HOST]",
-    );
-    // A hostname of hex digits (a container's) is an object id to the filters above.
-    s.add_filter(r"\bon \[OID\] ", "on [HOST] ");
     s.add_filter(r"run \S+ attempt", "run [RUN] attempt");
     // The age column is padded to its width: "9s ago" and "10s ago" alike.
     s.add_filter(r"ago +pid", "ago pid");
@@ -266,13 +267,4 @@ fn hostname() -> String {
         .unwrap()
         .trim()
         .to_string()
-}
-
-fn regex_escape(text: &str) -> String {
-    text.chars()
-        .flat_map(|c| {
-            let special = "\\.+*?()|[]{}^$#&-~".contains(c);
-            special.then_some('\\').into_iter().chain([c])
-        })
-        .collect()
 }
