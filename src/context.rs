@@ -79,6 +79,31 @@ impl Context {
         })
     }
 
+    /// The repository whose shared checkout is `shared`: this context's own (a clone,
+    /// nothing read) when it is the project's shared checkout, else opened there.
+    pub fn repo_at(&self, shared: &Path) -> Result<Repo> {
+        if shared == self.shared {
+            Ok(self.repo.clone())
+        } else {
+            Repo::open(shared)
+        }
+    }
+
+    /// The same project with this context's repository and configuration, for another
+    /// thread: nothing is read again, so it sees the repository configuration this
+    /// context opened with, as everything else this process does. (`find` in that
+    /// thread would re-read and re-parse every config file and `fleet.toml`.)
+    pub fn for_thread(&self) -> Context {
+        Context {
+            repo: self.repo.clone(),
+            shared: self.shared.clone(),
+            config: self.config.clone(),
+            config_path: self.config_path.clone(),
+            inside_unmanaged: self.inside_unmanaged.clone(),
+            nested: std::cell::OnceCell::new(),
+        }
+    }
+
     /// Every shared checkout: the outer one (`.`) and each nested repository's, as paths
     /// relative to the outer one, parents first. The guard, the watchdog and the doctor
     /// all cover exactly these.
@@ -115,7 +140,7 @@ impl Context {
             .iter()
             .map(|p| p.as_path().to_path_buf())
             .collect();
-        crate::nested::discover(&self.shared, &listed, root)
+        crate::nested::discover(&self.repo, &self.shared, &listed, root)
     }
 
     /// Where agent worktrees go: no `..` left in it, and symlinks resolved as far as the

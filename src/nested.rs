@@ -20,20 +20,32 @@ pub struct Nested {
     pub depth: usize,
 }
 
-/// Every nested repository under `shared`, parents before children.
-/// `skip` is a folder not to enter (the agent worktree root when it lies inside).
-/// Returns the repositories and warnings for listed ones that are missing.
-pub fn discover(shared: &Path, listed: &[PathBuf], skip: &Path) -> (Vec<Nested>, Vec<String>) {
+/// Every nested repository under `shared` (whose repository is `repo`, open already),
+/// parents before children. `skip` is a folder not to enter (the agent worktree root
+/// when it lies inside). Returns the repositories and warnings for listed ones that are
+/// missing.
+pub fn discover(
+    repo: &Repo,
+    shared: &Path,
+    listed: &[PathBuf],
+    skip: &Path,
+) -> (Vec<Nested>, Vec<String>) {
     let mut found = BTreeSet::new();
     let mut warnings = Vec::new();
-    let submodules = submodule_paths(shared);
+    let submodules = submodule_paths_in(repo, shared);
+    let common = repo.common_dir();
     let mut walk = Walk {
         shared,
         skip,
         found: &mut found,
         warnings: &mut warnings,
     };
-    walk.dir(shared, &common_dir_of(shared), &submodules, 1);
+    walk.dir(
+        shared,
+        &common.canonicalize().unwrap_or(common),
+        &submodules,
+        1,
+    );
     for rel in listed {
         let abs = shared.join(rel);
         if found.iter().any(|n: &Nested| &n.rel == rel) {
@@ -135,9 +147,14 @@ fn common_dir_of(checkout: &Path) -> PathBuf {
 
 /// Absolute paths of the submodules registered in the checkout at `dir`.
 fn submodule_paths(dir: &Path) -> BTreeSet<PathBuf> {
-    let Ok(repo) = Repo::open(dir) else {
-        return BTreeSet::new();
-    };
+    match Repo::open(dir) {
+        Ok(repo) => submodule_paths_in(&repo, dir),
+        Err(_) => BTreeSet::new(),
+    }
+}
+
+/// [`submodule_paths`] of `repo`, open already, whose checkout is `dir`.
+fn submodule_paths_in(repo: &Repo, dir: &Path) -> BTreeSet<PathBuf> {
     repo.submodule_paths()
         .into_iter()
         .map(|rel| dir.join(rel))

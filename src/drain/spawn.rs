@@ -64,7 +64,7 @@ pub fn place(
             here.untrack(ctx, std::slice::from_ref(&made.branch))?;
         }
     }
-    placed(made)
+    placed(ctx, made)
 }
 
 /// `worktree new` of agent `name`, for a run.
@@ -81,12 +81,12 @@ fn new_worktree(ctx: &Context, name: &str) -> Result<crate::worktree::NewOutcome
 }
 
 /// The worktree as made, with each repository's branch tip now.
-fn placed(made: crate::worktree::NewOutcome) -> Result<Placed> {
+fn placed(ctx: &Context, made: crate::worktree::NewOutcome) -> Result<Placed> {
     let bases = made
         .members
         .iter()
         .map(|m| {
-            let tip = Repo::open(&m.shared)?.branch_tip(&m.branch)?;
+            let tip = ctx.repo_at(&m.shared)?.branch_tip(&m.branch)?;
             Ok((m.shared.clone(), m.branch.clone(), tip))
         })
         .collect::<Result<Vec<_>>>()?;
@@ -98,25 +98,18 @@ fn placed(made: crate::worktree::NewOutcome) -> Result<Placed> {
 }
 
 /// Make agent `name`'s worktree on a thread of its own, with a context of its own
-/// (the repository opened again; a gix repository is not shared between threads) that
-/// keeps the drainer's configuration, so the worktree goes where the drainer's other
-/// runs' do. Only for a queue in this repository: through a remote, making a run's
-/// lane publishes it, which reports through the drainer's `Ui`.
+/// ([`Context::for_thread`]: the drainer's repository and configuration, nothing read
+/// again), so the worktree goes where the drainer's other runs' do. Only for a queue in
+/// this repository: through a remote, making a run's lane publishes it, which reports
+/// through the drainer's `Ui`.
 fn place_in_background(
     ctx: &Context,
     name: String,
 ) -> std::io::Result<std::thread::JoinHandle<Result<Placed>>> {
-    let shared = ctx.shared.clone();
-    let config = ctx.config.clone();
-    let config_path = ctx.config_path.clone();
+    let own = ctx.for_thread();
     std::thread::Builder::new()
         .name(format!("worktree-{name}"))
-        .spawn(move || {
-            let mut own = Context::find(&shared)?;
-            own.config = config;
-            own.config_path = config_path;
-            placed(new_worktree(&own, &name)?)
-        })
+        .spawn(move || placed(&own, new_worktree(&own, &name)?))
 }
 
 /// A follow-up task's worktree: the lane's own, as it is (see [`super::follow`]), with

@@ -44,6 +44,13 @@ use crate::error::{Context, Error, Result};
 pub use gix::ObjectId;
 
 /// One repository as seen from one of its worktrees (or a bare repository).
+///
+/// A clone reads nothing from disk (gix shares the ref store, the object store and the
+/// configuration it read when it opened): the way to hand an open repository to another
+/// function or thread instead of opening it again, which reads and parses every config
+/// file (about half a millisecond each time; `worktree new` opened the shared checkout's
+/// repository seven times).
+#[derive(Clone)]
 pub struct Repo {
     inner: gix::Repository,
 }

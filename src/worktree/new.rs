@@ -139,7 +139,8 @@ fn make(ctx: &Context, req: &NewRequest, hooks_note: bool) -> Result<NewOutcome>
     let mut foreign = false;
     let mut todo = Vec::new();
     for member in &members {
-        let mut state = member_state(member)?;
+        let repo = ctx.repo_at(&member.shared)?;
+        let mut state = member_state(&repo, member)?;
         // Redo a checkout a crash interrupted, unless something else has since been
         // put inside it: that is not fleet's to delete.
         if let State::Unfinished(id) = &state
@@ -153,8 +154,8 @@ fn make(ctx: &Context, req: &NewRequest, hooks_note: bool) -> Result<NewOutcome>
             // written, so this cannot go through a worktree removal.
             crate::files::remove_tree(&member.path)
                 .map_err(|e| Error::env(format!("cannot clear {}: {e}", member.path.display())))?;
-            Repo::open(&member.shared)?.drop_worktree_record(id)?;
-            state = member_state(member)?;
+            repo.drop_worktree_record(id)?;
+            state = member_state(&repo, member)?;
         }
         match state {
             // A crash can hit between the checkout and the submodules: fill them in.
@@ -212,12 +213,12 @@ fn make(ctx: &Context, req: &NewRequest, hooks_note: bool) -> Result<NewOutcome>
         ));
     }
     let mut undo = Vec::new();
-    if let Err(e) = create_all(&todo, base, &root, &mut undo, &mut notes) {
+    if let Err(e) = create_all(ctx, &todo, base, &root, &mut undo, &mut notes) {
         roll_back(undo);
         return Err(e);
     }
     drop(deferred);
-    cover_with_guard(&members, &mut notes);
+    cover_with_guard(ctx, &members, &mut notes);
     if hooks_note {
         note_unguarded(ctx, &dest, &mut notes);
     }
@@ -267,9 +268,10 @@ fn check_behind(
 
 /// With a relative `core.hooksPath` each worktree has a hooks folder of its own: give the
 /// new ones the guard's hooks. Not fatal: the worktree is usable, the note says what to do.
-fn cover_with_guard(members: &[Member], notes: &mut Vec<String>) {
+fn cover_with_guard(ctx: &Context, members: &[Member], notes: &mut Vec<String>) {
     for m in members {
-        let covered = Repo::open(&m.shared)
+        let covered = ctx
+            .repo_at(&m.shared)
             .and_then(|repo| crate::guard::hooks::cover_new_worktree(&repo, &m.path));
         if let Err(e) = covered {
             notes.push(format!(
@@ -401,9 +403,9 @@ fn plan_members(ctx: &Context, dest: &Path, branch: &str, nested: &[Nested]) -> 
     members
 }
 
-/// Is this member already there (and right), absent, or in the way?
-fn member_state(member: &Member) -> Result<State> {
-    let repo = Repo::open(&member.shared)?;
+/// Is this member already there (and right), absent, or in the way? `repo` is the
+/// member's shared checkout's repository.
+fn member_state(repo: &Repo, member: &Member) -> Result<State> {
     let worktrees = repo.worktrees()?;
     let registered = worktrees.iter().find(|w| same_path(&w.path, &member.path));
     let elsewhere = worktrees.iter().find(|w| {
@@ -421,7 +423,7 @@ fn member_state(member: &Member) -> Result<State> {
     Ok(match registered {
         Some(wt)
             if wt.missing
-                && lock_reason(&repo, wt.id.as_deref()).is_some_and(|r| !is_initializing(&r)) =>
+                && lock_reason(repo, wt.id.as_deref()).is_some_and(|r| !is_initializing(&r)) =>
         {
             State::Conflict(format!(
                 "{shown} is registered as a locked worktree whose folder is gone (unmounted?); `git worktree unlock` it if it is really gone"
@@ -431,13 +433,13 @@ fn member_state(member: &Member) -> Result<State> {
             // The folder is gone (a removal or creation cut short): drop the stale record
             // and start again; the branch and its commits stay.
             repo.drop_worktree_record(wt.id.as_deref().unwrap_or_default())?;
-            return member_state(member);
+            return member_state(repo, member);
         }
         // A creation cut short (still locked `initializing`, no index yet): its HEAD may
         // be git's placeholder and its `.git` link not written yet.
         Some(wt)
-            if !has_index(&repo, wt.id.as_deref())
-                && lock_reason(&repo, wt.id.as_deref()).is_some_and(|r| is_initializing(&r)) =>
+            if !has_index(repo, wt.id.as_deref())
+                && lock_reason(repo, wt.id.as_deref()).is_some_and(|r| is_initializing(&r)) =>
         {
             State::Unfinished(wt.id.clone().unwrap_or_default())
         }
@@ -451,7 +453,7 @@ fn member_state(member: &Member) -> Result<State> {
                 member.branch
             ))
         }
-        Some(_) if !has_index(&repo, registered.and_then(|w| w.id.as_deref())) => {
+        Some(_) if !has_index(repo, registered.and_then(|w| w.id.as_deref())) => {
             State::Conflict(format!(
                 "{shown} is a worktree without a checkout (made with --no-checkout?); fleet leaves it alone"
             ))
@@ -493,6 +495,7 @@ fn has_index(repo: &Repo, id: Option<&str>) -> bool {
 }
 
 fn create_all(
+    ctx: &Context,
     todo: &[Member],
     outer_base: ObjectId,
     root: &Path,
@@ -528,8 +531,14 @@ fn create_all(
             let handles: Vec<_> = level
                 .iter()
                 .map(|m| {
-                    let base = if m.depth == 0 { Some(outer_base) } else { None };
-                    scope.spawn(move || create_member(m, base))
+                    // The outer repository is open already; a nested one is opened on
+                    // its own thread, beside the others.
+                    let (base, repo) = if m.depth == 0 {
+                        (Some(outer_base), Some(ctx.repo.clone()))
+                    } else {
+                        (None, None)
+                    };
+                    scope.spawn(move || create_member(m, base, repo))
                 })
                 .collect();
             handles
@@ -559,9 +568,16 @@ fn create_all(
 
 /// Create one member's branch and worktree, and populate its submodules. On error the
 /// returned undo entries are lost, so undo this member's own steps before returning.
-fn create_member(member: &Member, base: Option<ObjectId>) -> Result<(Vec<Undo>, Vec<String>)> {
+/// `repo`: the member's shared repository when it is open already.
+fn create_member(
+    member: &Member,
+    base: Option<ObjectId>,
+    repo: Option<Repo>,
+) -> Result<(Vec<Undo>, Vec<String>)> {
     let mut done = Vec::new();
-    let result = create_member_steps(member, base, &mut done);
+    let result = repo
+        .map_or_else(|| Repo::open(&member.shared), Ok)
+        .and_then(|repo| create_member_steps(&repo, member, base, &mut done));
     match result {
         Ok(notes) => Ok((done, notes)),
         Err(mut e) => {
@@ -576,11 +592,11 @@ fn create_member(member: &Member, base: Option<ObjectId>) -> Result<(Vec<Undo>, 
 }
 
 fn create_member_steps(
+    repo: &Repo,
     member: &Member,
     base: Option<ObjectId>,
     done: &mut Vec<Undo>,
 ) -> Result<Vec<String>> {
-    let repo = Repo::open(&member.shared)?;
     let base = match base {
         Some(base) => base,
         // A nested repository starts from its own shared checkout's current commit.

@@ -11,22 +11,24 @@ use crate::git::{self, Repo};
 /// finish the ones a cut-short run left a marker for. Submodules without a marker are
 /// never touched again: they may hold the agent's work.
 pub(super) fn complete_submodules(member: &Member) -> Result<Vec<String>> {
-    let markers = crate::state::submodule_markers(&Repo::open(&member.path)?.git_dir());
-    let notes = populate_submodules(&markers, &member.path, &member.path, &member.shared)?;
+    let repo = Repo::open(&member.path)?;
+    let markers = crate::state::submodule_markers(&repo.git_dir());
+    let notes = populate_submodules(&markers, &member.path, &repo, &member.path, &member.shared)?;
     let _ = std::fs::remove_dir(&markers);
     Ok(notes)
 }
 
-/// Check out the submodules of the checkout `path` (inside the worktree `top`) from the
-/// objects of the shared checkout `shared`, recursively, without the network.
+/// Check out the submodules of the checkout `path` (its repository `repo`, inside the
+/// worktree `top`) from the objects of the shared checkout `shared`, recursively,
+/// without the network.
 fn populate_submodules(
     markers: &Path,
     top: &Path,
+    repo: &Repo,
     path: &Path,
     shared: &Path,
 ) -> Result<Vec<String>> {
     let mut notes = Vec::new();
-    let repo = Repo::open(path)?;
     for sub in repo.submodules() {
         let (name, rel) = (sub.name, sub.path);
         let checkout = path.join(&rel);
@@ -71,7 +73,10 @@ fn populate_submodules(
             }
             let _ = std::fs::remove_file(&marker);
         }
-        notes.extend(populate_submodules(markers, top, &checkout, &source)?);
+        let inner = Repo::open(&checkout)?;
+        notes.extend(populate_submodules(
+            markers, top, &inner, &checkout, &source,
+        )?);
     }
     Ok(notes)
 }
