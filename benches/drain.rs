@@ -6,7 +6,8 @@
 //!
 //! `FLEET_BENCH_TASKS` tasks per run (default 20), `FLEET_BENCH_RUNS` runs (default 5);
 //! every run makes two fresh 200-file repositories, one per side, with the same
-//! fleet.toml (the agent profile is unused by the glue).
+//! fleet.toml (the agent profile is unused by the glue); `FLEET_BENCH_PACKED=1` packs
+//! their objects first, as `git gc` leaves a repository in use.
 //!
 //! - **drain:** the tasks are added first (`fleet task add`, not timed), then one
 //!   `fleet drain --max 1` (one agent at a time, as the glue runs them) is timed from its
@@ -60,6 +61,10 @@ fn main() {
         agent.display().to_string()
     );
     let names: Vec<String> = (0..n).map(|i| format!("t{i:03}")).collect();
+    // A fresh repository holds every object loose, the worst case for a checkout (gix
+    // maps each loose object into memory and out again); a repository in use is mostly
+    // packed (`git gc`). `FLEET_BENCH_PACKED=1` packs both sides' before the runs.
+    let packed = std::env::var_os("FLEET_BENCH_PACKED").is_some_and(|v| v == "1");
 
     let (mut drain, mut glue, mut drain2) = (Vec::new(), Vec::new(), Vec::new());
     let mut steps: Vec<Steps> = Vec::new();
@@ -89,6 +94,10 @@ fn main() {
             // detach a process from the agent's group, which the drainer then stops and
             // warns about (a warning fails the run), at random under load. Off for both.
             env.git(&dir, &["config", "maintenance.auto", "false"]);
+            if packed {
+                env.git(&dir, &["repack", "-adq"]);
+                env.git(&dir, &["prune"]);
+            }
             if drain_side {
                 for name in &names {
                     env.fleet(&dir, &["task", "add", name, "--prompt", "commit one file"]);
@@ -115,8 +124,9 @@ fn main() {
     }
 
     println!(
-        "{n} tasks one after another, per task (median of {} runs)\n",
-        drain.len()
+        "{n} tasks one after another, per task (median of {} runs; objects {})\n",
+        drain.len(),
+        if packed { "packed" } else { "loose" }
     );
     println!("| per task | shell glue | `fleet drain --max 1` | ratio drain/glue |");
     println!("| --- | ---: | ---: | ---: |");
