@@ -82,11 +82,14 @@ impl Context {
     /// The repository whose shared checkout is `shared`: this context's own (a clone,
     /// nothing read) when it is the project's shared checkout, else opened there.
     pub fn repo_at(&self, shared: &Path) -> Result<Repo> {
-        if shared == self.shared {
-            Ok(self.repo.clone())
-        } else {
-            Repo::open(shared)
-        }
+        self.own_repo_at(shared)
+            .map_or_else(|| Repo::open(shared), Ok)
+    }
+
+    /// This context's own repository (a clone) when `shared` is its shared checkout; `None`
+    /// for another one (a nested repository's), which the caller opens where it suits it.
+    pub fn own_repo_at(&self, shared: &Path) -> Option<Repo> {
+        (shared == self.shared).then(|| self.repo.clone())
     }
 
     /// The same project with this context's repository and configuration, for another

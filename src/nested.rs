@@ -33,19 +33,13 @@ pub fn discover(
     let mut found = BTreeSet::new();
     let mut warnings = Vec::new();
     let submodules = submodule_paths_in(repo, shared);
-    let common = repo.common_dir();
     let mut walk = Walk {
         shared,
         skip,
         found: &mut found,
         warnings: &mut warnings,
     };
-    walk.dir(
-        shared,
-        &common.canonicalize().unwrap_or(common),
-        &submodules,
-        1,
-    );
+    walk.dir(shared, &canonical_common_dir(repo), &submodules, 1);
     for rel in listed {
         let abs = shared.join(rel);
         if found.iter().any(|n: &Nested| &n.rel == rel) {
@@ -140,9 +134,14 @@ impl Walk<'_> {
 /// when it cannot be opened).
 fn common_dir_of(checkout: &Path) -> PathBuf {
     Repo::open(checkout)
-        .map(|r| r.common_dir())
-        .map(|dir| dir.canonicalize().unwrap_or(dir))
+        .map(|r| canonical_common_dir(&r))
         .unwrap_or_default()
+}
+
+/// `repo`'s common git dir, canonical (as given when it cannot be resolved).
+fn canonical_common_dir(repo: &Repo) -> PathBuf {
+    let dir = repo.common_dir();
+    dir.canonicalize().unwrap_or(dir)
 }
 
 /// Absolute paths of the submodules registered in the checkout at `dir`.

@@ -210,7 +210,7 @@ fn a_profile_s_own_stall_after_and_abandon_after_beat_drain_s() {
     wait_for("patient to run", || {
         held(&env, &dir, "patient").is_some_and(|r| r["state"] == "running")
     });
-    let text = env.fleet(&dir, &["status"]).ok();
+    let mut text = env.fleet(&dir, &["status"]).ok();
     // doctor warns on the stalled one, and says what ends it.
     let doctor = env.fleet(&dir, &["doctor", "--json"]);
     let checks: serde_json::Value = serde_json::from_str(&doctor.stdout).unwrap();
@@ -232,7 +232,6 @@ fn a_profile_s_own_stall_after_and_abandon_after_beat_drain_s() {
     // The host is replaced before any filter runs: filters apply in order, and the
     // common ones would first turn part of a name such as `runner-7f3a2b1c9` (or a
     // container's hex id) into an [OID], after which no hostname filter matches.
-    let mut text = text;
     text.stdout = text
         .stdout
         .replace(&format!(" on {} ", hostname()), " on [HOST] ");

@@ -49,7 +49,7 @@ pub use gix::ObjectId;
 /// configuration it read when it opened): the way to hand an open repository to another
 /// function or thread instead of opening it again, which reads and parses every config
 /// file (about half a millisecond each time; `worktree new` opened the shared checkout's
-/// repository seven times).
+/// repository five more times, and drain's worktree thread eight).
 #[derive(Clone)]
 pub struct Repo {
     inner: gix::Repository,

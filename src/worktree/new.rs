@@ -531,13 +531,10 @@ fn create_all(
             let handles: Vec<_> = level
                 .iter()
                 .map(|m| {
+                    let base = if m.depth == 0 { Some(outer_base) } else { None };
                     // The outer repository is open already; a nested one is opened on
                     // its own thread, beside the others.
-                    let (base, repo) = if m.depth == 0 {
-                        (Some(outer_base), Some(ctx.repo.clone()))
-                    } else {
-                        (None, None)
-                    };
+                    let repo = ctx.own_repo_at(&m.shared);
                     scope.spawn(move || create_member(m, base, repo))
                 })
                 .collect();
