@@ -132,17 +132,35 @@ pub fn no_hooks_dir(repo: &Repo) -> Result<PathBuf> {
     Ok(dir)
 }
 
-/// An exclusive lock on `<common dir>/fleet/<name>.lock`, held until dropped.
+/// A lock on `<common dir>/fleet/<name>.lock`, held until dropped: exclusive
+/// ([`Repo::lock`]) or shared with other shared holders ([`Repo::lock_shared`]).
 ///
 /// `flock(2)`, not a create-exclusive file: the kernel drops it when the holder dies,
-/// even by `kill -9`, so a crash never leaves a stale lock behind.
+/// even by `kill -9`, so a crash never leaves a stale lock behind. Each take opens the
+/// file anew, so two threads of one process exclude each other as two processes do.
 pub struct RepoLock {
     _file: std::fs::File,
 }
 
 impl Repo {
-    /// Take the named lock, waiting up to `wait` for another fleet process to finish.
+    /// Take the named lock exclusively, waiting up to `wait` for other fleet processes
+    /// (or threads) to finish.
     pub fn lock(&self, name: &str, wait: std::time::Duration) -> Result<RepoLock> {
+        self.take_lock(name, wait, true)
+    }
+
+    /// Take the named lock shared: any number of shared holders at once, none while an
+    /// exclusive one holds it.
+    pub fn lock_shared(&self, name: &str, wait: std::time::Duration) -> Result<RepoLock> {
+        self.take_lock(name, wait, false)
+    }
+
+    fn take_lock(
+        &self,
+        name: &str,
+        wait: std::time::Duration,
+        exclusive: bool,
+    ) -> Result<RepoLock> {
         use rustix::fs::{FlockOperation, flock};
         let dir = dir(&self.common_dir());
         std::fs::create_dir_all(&dir).context(|| format!("cannot create {}", dir.display()))?;
@@ -153,9 +171,14 @@ impl Repo {
             .write(true)
             .open(&path)
             .context(|| format!("cannot open {}", path.display()))?;
+        let operation = if exclusive {
+            FlockOperation::NonBlockingLockExclusive
+        } else {
+            FlockOperation::NonBlockingLockShared
+        };
         let deadline = std::time::Instant::now() + wait;
         loop {
-            if flock(&file, FlockOperation::NonBlockingLockExclusive).is_ok() {
+            if flock(&file, operation).is_ok() {
                 return Ok(RepoLock { _file: file });
             }
             if std::time::Instant::now() >= deadline {

@@ -356,19 +356,7 @@ impl Repo {
                 }
             })
             .collect();
-        let id = (0..)
-            .map(|n| {
-                if n == 0 {
-                    base.clone()
-                } else {
-                    format!("{base}{n}")
-                }
-            })
-            .find(|id| !records.join(id).exists())
-            .unwrap_or(base);
-        let scratch = crate::state::dir(&common).join(format!("worktree-{id}.new"));
-        let _ = std::fs::remove_dir_all(&scratch);
-        std::fs::create_dir_all(&scratch).map_err(|e| io("create", &scratch, e))?;
+        let scratch = new_scratch(&common, &base)?;
         // Paths as bytes: a folder whose name is not UTF-8 is named exactly.
         let line = |prefix: &str, path: &Path| {
             use std::os::unix::ffi::OsStrExt;
@@ -397,8 +385,13 @@ impl Repo {
             std::fs::copy(&patterns, info.join("sparse-checkout"))
                 .map_err(|e| io("copy", &patterns, e))?;
         }
-        let record = records.join(&id);
-        std::fs::rename(&scratch, &record).map_err(|e| io("register", &record, e))?;
+        let record = match move_into_place(&scratch, &records, &base) {
+            Ok(record) => record,
+            Err(e) => {
+                let _ = std::fs::remove_dir_all(&scratch);
+                return Err(io("register the worktree in", &records, e));
+            }
+        };
         std::fs::write(&dot_git, line("gitdir: ", &record))
             .map_err(|e| io("write", &dot_git, e))?;
         Ok(Registered { path, record })
@@ -457,6 +450,72 @@ impl Repo {
     }
 }
 
+/// A fresh scratch folder for a record named like `base`, in fleet's state folder: its
+/// own for this process and call, so two worktrees registered at once (a drainer makes
+/// them on threads) never write into one. What a kill left there is cleared once it is
+/// a minute old: a live registration holds its scratch for a moment only.
+fn new_scratch(common: &Path, base: &str) -> Result<PathBuf> {
+    static MADE: std::sync::atomic::AtomicU64 = std::sync::atomic::AtomicU64::new(0);
+    let state = crate::state::dir(common);
+    if let Ok(entries) = std::fs::read_dir(&state) {
+        for entry in entries.flatten() {
+            let name = entry.file_name();
+            let name = name.to_string_lossy();
+            let old = entry
+                .metadata()
+                .and_then(|m| m.modified())
+                .ok()
+                .and_then(|t| t.elapsed().ok())
+                .is_some_and(|age| age >= Duration::from_secs(60));
+            if name.starts_with("worktree-") && name.ends_with(".new") && old {
+                let _ = std::fs::remove_dir_all(entry.path());
+            }
+        }
+    }
+    let seq = MADE.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+    let scratch = state.join(format!("worktree-{base}.{}-{seq}.new", std::process::id()));
+    let _ = std::fs::remove_dir_all(&scratch);
+    std::fs::create_dir_all(&scratch)
+        .map_err(|e| Error::env(format!("cannot create {}: {e}", scratch.display())))?;
+    Ok(scratch)
+}
+
+/// Rename the written record `scratch` into `records` under the first free id of
+/// `base`, `base1`, `base2`...: never over a record that is there, even one made a
+/// moment ago by another fleet (`a.b` and `a-b` both want `a-b`) or by git (whose
+/// `mkdir` makes it empty at first: a plain rename would replace an empty folder).
+fn move_into_place(scratch: &Path, records: &Path, base: &str) -> std::io::Result<PathBuf> {
+    use rustix::fs::{CWD, RenameFlags, renameat_with};
+    for n in 0..10_000 {
+        let id = if n == 0 {
+            base.to_string()
+        } else {
+            format!("{base}{n}")
+        };
+        let record = records.join(&id);
+        if record.exists() {
+            continue;
+        }
+        match renameat_with(CWD, scratch, CWD, &record, RenameFlags::NOREPLACE) {
+            Ok(()) => return Ok(record),
+            Err(rustix::io::Errno::EXIST | rustix::io::Errno::NOTEMPTY) => continue,
+            // A file system without renameat2's no-replace: a plain rename, which
+            // refuses a folder with files in it.
+            Err(rustix::io::Errno::INVAL | rustix::io::Errno::NOSYS) => {
+                match std::fs::rename(scratch, &record) {
+                    Ok(()) => return Ok(record),
+                    Err(e) if e.kind() == std::io::ErrorKind::DirectoryNotEmpty => continue,
+                    Err(e) => return Err(e),
+                }
+            }
+            Err(e) => return Err(e.into()),
+        }
+    }
+    Err(std::io::Error::other(format!(
+        "every id from {base} to {base}9999 is taken"
+    )))
+}
+
 /// A worktree just registered: its folder (resolved) and its record.
 struct Registered {
     path: PathBuf,
@@ -509,6 +568,78 @@ mod tests {
             .unwrap();
         assert!(out.status.success(), "{out:?}");
         String::from_utf8(out.stdout).unwrap().trim().to_string()
+    }
+
+    #[test]
+    fn a_record_never_replaces_one_there_not_even_an_empty_folder_git_just_made() {
+        let dir = tempfile::tempdir().unwrap();
+        let records = dir.path().join("worktrees");
+        // `a-b`: what git's `mkdir` makes before it writes the files; `a-b1`: a record.
+        std::fs::create_dir_all(records.join("a-b")).unwrap();
+        std::fs::create_dir_all(records.join("a-b1")).unwrap();
+        std::fs::write(records.join("a-b1/HEAD"), "ref: refs/heads/x\n").unwrap();
+        let scratch = dir.path().join("scratch");
+        std::fs::create_dir(&scratch).unwrap();
+        std::fs::write(scratch.join("HEAD"), "ref: refs/heads/mine\n").unwrap();
+        let record = move_into_place(&scratch, &records, "a-b").unwrap();
+        assert_eq!(record, records.join("a-b2"));
+        assert_eq!(
+            std::fs::read_to_string(record.join("HEAD")).unwrap(),
+            "ref: refs/heads/mine\n"
+        );
+        assert!(records.join("a-b").read_dir().unwrap().next().is_none());
+        assert_eq!(
+            std::fs::read_to_string(records.join("a-b1/HEAD")).unwrap(),
+            "ref: refs/heads/x\n"
+        );
+        assert!(!scratch.exists());
+    }
+
+    #[test]
+    fn two_worktrees_whose_names_make_one_id_registered_at_once_get_records_of_their_own() {
+        let dir = tempfile::tempdir().unwrap();
+        let main = dir.path().join("main");
+        std::fs::create_dir(&main).unwrap();
+        git(&main, &["init", "-q"]);
+        git(&main, &["commit", "-q", "--allow-empty", "-m", "one"]);
+        git(&main, &["branch", "dot"]);
+        git(&main, &["branch", "dash"]);
+        let repo = Repo::open(&main).unwrap();
+        // `a.b` and `a-b` both sanitise to the id `a-b`.
+        let paths = [dir.path().join("a.b"), dir.path().join("a-b")];
+        std::thread::scope(|scope| {
+            for (path, branch) in paths.iter().zip(["dot", "dash"]) {
+                let repo = repo.clone();
+                scope.spawn(move || repo.add_worktree(path, branch).unwrap());
+            }
+        });
+        for (path, branch) in paths.iter().zip(["dot", "dash"]) {
+            let record = gitdir_link(path).unwrap();
+            let head = std::fs::read_to_string(record.join("HEAD")).unwrap();
+            assert_eq!(
+                head,
+                format!("ref: refs/heads/{branch}\n"),
+                "{}",
+                path.display()
+            );
+            assert_eq!(
+                git(path, &["symbolic-ref", "HEAD"]),
+                format!("refs/heads/{branch}")
+            );
+        }
+        let listed = git(&main, &["worktree", "list", "--porcelain"]);
+        assert!(listed.contains("branch refs/heads/dot"), "{listed}");
+        assert!(listed.contains("branch refs/heads/dash"), "{listed}");
+        assert!(!listed.contains("locked"), "{listed}");
+        // No scratch folder is left behind.
+        let state = crate::state::dir(&repo.common_dir());
+        let left: Vec<_> = std::fs::read_dir(&state)
+            .map(|d| d.flatten().map(|e| e.file_name()).collect())
+            .unwrap_or_default();
+        assert!(
+            left.iter().all(|n| !n.to_string_lossy().ends_with(".new")),
+            "{left:?}"
+        );
     }
 
     #[test]

@@ -57,9 +57,67 @@ impl AgentName {
     }
 }
 
-/// Agent worktrees of one repository are created and removed one at a time.
+/// Who may make and remove the agent worktrees of one repository at once: `new`s of
+/// different names side by side (a drainer makes the next runs' worktrees on threads
+/// while its agents run), a `new` of one name one at a time, and `rm` alone.
+///
+/// - [`LOCK`]: `new` holds it shared, `rm` exclusive. `rm` empties the trash and takes
+///   a worktree's files and records away, which no checkout under way may see.
+/// - [`name_lock`]: a `new` holds its name's exclusively, so a second `new` of that
+///   name cannot take a checkout still under way for a crash's leftover and redo it.
+///   Names share [`NAME_LOCKS`] lock files by a hash (one file per name would leave a
+///   file per drained run behind); two names on one file only wait for each other.
+/// - [`TURNSTILE`]: taken exclusively by both for a moment before [`LOCK`], and held by
+///   `rm` until it has [`LOCK`]: a steady stream of `new`s, each holding [`LOCK`]
+///   shared, cannot keep an `rm` waiting (`flock` itself does not queue its waiters).
+///
+/// The order is always turnstile, [`LOCK`], name: nothing waits for a lock while
+/// holding one that comes after it.
 const LOCK: &str = "worktree";
+const TURNSTILE: &str = "worktree-turnstile";
+const NAME_LOCKS: u32 = 16;
 const LOCK_WAIT: std::time::Duration = std::time::Duration::from_secs(120);
+
+/// The locks a `new` of `name` holds while it runs (see [`LOCK`]).
+struct Making {
+    _all: crate::state::RepoLock,
+    _name: crate::state::RepoLock,
+}
+
+fn lock_to_make(repo: &Repo, name: &AgentName) -> Result<Making> {
+    let turnstile = repo.lock(TURNSTILE, LOCK_WAIT)?;
+    let all = repo.lock_shared(LOCK, LOCK_WAIT)?;
+    drop(turnstile);
+    let name = repo.lock(&name_lock(name), LOCK_WAIT)?;
+    Ok(Making {
+        _all: all,
+        _name: name,
+    })
+}
+
+/// The locks an `rm` holds while it runs: no `new` runs meanwhile (see [`LOCK`]).
+struct Removing {
+    _turnstile: crate::state::RepoLock,
+    _all: crate::state::RepoLock,
+}
+
+fn lock_to_remove(repo: &Repo) -> Result<Removing> {
+    let turnstile = repo.lock(TURNSTILE, LOCK_WAIT)?;
+    let all = repo.lock(LOCK, LOCK_WAIT)?;
+    Ok(Removing {
+        _turnstile: turnstile,
+        _all: all,
+    })
+}
+
+/// The lock file `name`'s `new`s take turns on: FNV-1a of the name, so every fleet
+/// binary, of any version, picks the same one.
+fn name_lock(name: &AgentName) -> String {
+    let hash = name.as_str().bytes().fold(0x811c_9dc5_u32, |h, b| {
+        (h ^ u32::from(b)).wrapping_mul(0x0100_0193)
+    });
+    format!("worktree-name-{}", hash % NAME_LOCKS)
+}
 
 fn same_path(a: &Path, b: &Path) -> bool {
     let canon = |p: &Path| {

@@ -7,8 +7,8 @@ use serde::Serialize;
 
 use super::submodules::complete_submodules;
 use super::{
-    AgentName, LOCK, LOCK_WAIT, empty_trash, is_checkout, is_empty_dir, is_initializing,
-    lock_reason, same_path,
+    AgentName, empty_trash, is_checkout, is_empty_dir, is_initializing, lock_reason, lock_to_make,
+    same_path,
 };
 use crate::context::Context;
 use crate::error::{Error, Result};
@@ -94,7 +94,7 @@ pub fn new_without_hooks_note(ctx: &Context, req: &NewRequest) -> Result<NewOutc
 }
 
 fn make(ctx: &Context, req: &NewRequest, hooks_note: bool) -> Result<NewOutcome> {
-    let _lock = ctx.repo.lock(LOCK, LOCK_WAIT)?;
+    let _lock = lock_to_make(&ctx.repo, &req.name)?;
     let root = ctx.worktree_root();
     empty_trash(&root);
     let dest = root.join(req.name.as_str());

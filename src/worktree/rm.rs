@@ -6,7 +6,7 @@ use std::path::{Path, PathBuf};
 use serde::Serialize;
 
 use super::{
-    AgentName, LOCK, LOCK_WAIT, TRASH, empty_trash, is_checkout, is_initializing, lock_reason,
+    AgentName, TRASH, empty_trash, is_checkout, is_initializing, lock_reason, lock_to_remove,
     same_path,
 };
 use crate::context::Context;
@@ -96,7 +96,7 @@ pub fn rm_in(
     name: &AgentName,
     force: bool,
 ) -> Result<Removed> {
-    let _lock = ctx.repo.lock(LOCK, LOCK_WAIT)?;
+    let _lock = lock_to_remove(&ctx.repo)?;
     let root = ctx.worktree_root();
     let dest = root.join(name.as_str());
     let agent_branch = ctx.branch_for(name.as_str());
