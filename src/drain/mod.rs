@@ -12,14 +12,16 @@
 //! guardians), and the next drainer reaps their tasks as crashed.
 //!
 //! Prepared ahead (`[drain] prepare_ahead`, on by default): while every slot is busy,
-//! the next task is claimed and its run prepared (its worktree made on a thread of its
-//! own while the main thread goes on reaping; then its plan and launch) so its agent
-//! starts the moment a slot frees; `--max` still caps the agents running. The claim is
-//! an ordinary one, recorded once. It is held at most half of the claim grace (and of
-//! the lease), and only when this drainer's last runs were short; past that, and when
-//! the drainer stops, it is handed back ([`crate::tasks::Store::release`]: queued again
-//! by compare-and-swap, no attempt used) and its worktree removed. A drainer killed
-//! while it holds one leaves a claim the next drainer takes back, as any other.
+//! the next tasks (up to [`AHEAD`], two) are claimed and their runs prepared (each
+//! worktree made on a thread of its own, side by side, while the main thread goes on
+//! reaping; then its plan and launch) so an agent starts the moment a slot frees;
+//! `--max` still caps the agents running. Each claim is an ordinary one, recorded once.
+//! It is held at most half of the claim grace (and of the lease), and only when this
+//! drainer's last runs were short (the second only when shorter still); past that, and
+//! when the drainer stops, every run prepared ahead is handed back
+//! ([`crate::tasks::Store::release`]: queued again by compare-and-swap, no attempt
+//! used) and its worktree removed. A drainer killed while it holds one leaves a claim
+//! the next drainer takes back, as any other.
 //!
 //! With `[plans]`, each claim routes its task to a plan ([`crate::plans::route`]) and
 //! records it on the run; a usage limit closes that plan for every drainer
@@ -60,6 +62,12 @@ use crate::error::{Error, Result};
 use crate::queue::Queue;
 use crate::report::Ui;
 use crate::tasks::{Claimed, Holder, Outcome, Store, Task, TaskName, TaskState};
+
+/// How many runs a drainer prepares ahead at most (`[drain] prepare_ahead`): two, so
+/// with short runs two worktrees are made side by side, each on a thread of its own,
+/// while the agents run (a worktree takes longer than a trivial agent; see
+/// BENCHMARKS.md).
+const AHEAD: usize = 2;
 
 /// How a drainer runs.
 pub struct Options {
@@ -180,7 +188,7 @@ pub fn drain(ctx: &Context, queue: &Queue, opts: &Options, ui: &dyn Ui) -> Resul
         tx,
         clock: Arc::new(agent::StopClock::default()),
         live: BTreeMap::new(),
-        ahead: None,
+        ahead: std::collections::VecDeque::new(),
         recent: std::collections::VecDeque::new(),
         next_key: 0,
         silences: watch::Silences::default(),
@@ -205,9 +213,9 @@ struct Drainer<'a> {
     tx: Sender<agent::Event>,
     clock: Arc<agent::StopClock>,
     live: BTreeMap<usize, Live>,
-    /// The next run, claimed and prepared while every slot was busy (`[drain]
-    /// prepare_ahead`, see the module's doc).
-    ahead: Option<spawn::Ahead>,
+    /// The next runs, oldest claim first, claimed and prepared while every slot was busy
+    /// (`[drain] prepare_ahead`, see the module's doc): at most [`AHEAD`].
+    ahead: std::collections::VecDeque<spawn::Ahead>,
     /// How long this drainer's last few runs took, launch to end.
     recent: std::collections::VecDeque<Duration>,
     next_key: usize,
@@ -255,11 +263,7 @@ impl Drainer<'_> {
                 stopping = requests;
                 claiming = false;
                 self.report.stopped = true;
-                if let Some(ahead) = self.ahead.take()
-                    && let Some(prepared) = self.finish_ahead(ahead)
-                {
-                    self.hand_back(prepared, "the drainer stopped");
-                }
+                self.hand_back_ahead("the drainer stopped");
             }
             while let Ok(event) = rx.try_recv() {
                 self.on_event(event);
@@ -281,46 +285,40 @@ impl Drainer<'_> {
                 self.renew();
                 last_renew = Instant::now();
             }
-            if self
-                .ahead
-                .as_ref()
-                .is_some_and(|a| a.at().elapsed() >= hold)
-                && let Some(ahead) = self.ahead.take()
-                && let Some(prepared) = self.finish_ahead(ahead)
-            {
+            if self.ahead.iter().any(|a| a.at().elapsed() >= hold) {
                 let why = format!(
                     "no slot freed within {}s of preparing it",
                     hold.as_secs_f64().round()
                 );
-                self.hand_back(prepared, &why);
+                self.hand_back_ahead(&why);
                 ahead_spent = true;
             }
             // Its worktree made, the rest of a run prepared ahead (recorded on the run,
             // its plan written) is done now, while the slot is still busy: when it frees,
             // only the agent is left to start.
-            if self.ahead.as_ref().is_some_and(spawn::Ahead::made)
-                && let Some(ahead) = self.ahead.take()
-            {
-                self.ahead = self
-                    .finish_ahead(ahead)
-                    .map(|p| spawn::Ahead::Ready(Box::new(p)));
-            }
+            self.ahead = std::mem::take(&mut self.ahead)
+                .into_iter()
+                .filter_map(|ahead| match ahead.made() {
+                    true => self
+                        .finish_ahead(ahead)
+                        .map(|p| spawn::Ahead::Ready(Box::new(p))),
+                    false => Some(ahead),
+                })
+                .collect();
             if self.live.len() < self.opts.max {
                 ahead_spent = false;
-                if let Some(ahead) = self.ahead.take() {
+                if let Some(ahead) = self.ahead.pop_front() {
                     if let Some(prepared) = self.finish_ahead(ahead) {
                         self.launch(prepared);
                     }
                     continue;
                 }
-            } else if claiming
-                && !ahead_spent
-                && self.ahead.is_none()
-                && self.may_prepare_ahead(hold)
-            {
+            } else if claiming && !ahead_spent && self.may_prepare_ahead(hold) {
                 match self.claim(true) {
                     Ok(Some(claimed)) => {
-                        self.ahead = self.prepare_ahead(claimed);
+                        if let Some(ahead) = self.prepare_ahead(claimed) {
+                            self.ahead.push_back(ahead);
+                        }
                         continue;
                     }
                     Ok(None) => {}
@@ -344,11 +342,7 @@ impl Drainer<'_> {
                 }
             }
             if !claiming && self.live.is_empty() && (self.opts.once || stopping > 0) {
-                if let Some(ahead) = self.ahead.take()
-                    && let Some(prepared) = self.finish_ahead(ahead)
-                {
-                    self.hand_back(prepared, "the drainer stopped");
-                }
+                self.hand_back_ahead("the drainer stopped");
                 return Ok(());
             }
             if let Ok(event) = rx.recv_timeout(Duration::from_millis(250)) {
@@ -404,18 +398,32 @@ impl Drainer<'_> {
             .map(|(n, p)| (n, p.clone()))
     }
 
-    /// Whether to claim and prepare the next run now, while every slot is busy, so its
-    /// agent starts the moment one frees: `[drain] prepare_ahead`
-    /// is on, the drainer runs until stopped (not `--once`), fleet.toml has no plans (a
-    /// usage limit could close the plan of a run that waits), and this drainer's last
-    /// runs each took less than half of `hold`, so a prepared run is not likely to wait
-    /// out its hold and be handed back (long runs gain little from it anyway).
+    /// Whether to claim and prepare one more run now, while every slot is busy, so its
+    /// agent starts the moment one frees: `[drain] prepare_ahead` is on, the drainer runs
+    /// until stopped (not `--once`), fleet.toml has no plans (a usage limit could close
+    /// the plan of a run that waits), fewer than [`AHEAD`] are prepared, and this
+    /// drainer's last runs were short enough that the new one is not likely to wait out
+    /// its hold and be handed back (long runs gain little from it anyway): the k-th run
+    /// prepared waits for about k runs, so each of the last took less than
+    /// `hold / (2 k)`.
     fn may_prepare_ahead(&self, hold: Duration) -> bool {
+        let k = self.ahead.len() as u32 + 1;
         self.ctx.config.drain.prepare_ahead
             && !self.opts.once
             && self.ctx.config.plans.is_empty()
+            && self.ahead.len() < AHEAD
             && !self.recent.is_empty()
-            && self.recent.iter().all(|took| *took < hold / 2)
+            && self.recent.iter().all(|took| *took < hold / (2 * k))
+    }
+
+    /// Hand back every run prepared ahead (see [`spawn::Drainer::hand_back`]), newest
+    /// claim first, so the oldest goes back to the queue last.
+    fn hand_back_ahead(&mut self, why: &str) {
+        while let Some(ahead) = self.ahead.pop_back() {
+            if let Some(prepared) = self.finish_ahead(ahead) {
+                self.hand_back(prepared, why);
+            }
+        }
     }
 
     /// Claim the next task the caps allow and route it to a plan
