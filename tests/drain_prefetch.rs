@@ -167,56 +167,69 @@ fn drain_prepares_the_next_run_while_one_runs_and_still_runs_one_agent_at_a_time
 }
 
 #[test]
-fn drain_hands_a_run_prepared_ahead_back_to_the_queue_when_stopped_with_no_attempt_used() {
+fn drain_hands_the_runs_prepared_ahead_back_to_the_queue_when_stopped_with_no_attempt_used() {
     let env = Env::new();
     let dir = project(&env, &serial(&env));
-    for name in ["h1", "h2", "h3"] {
+    for name in ["h1", "h2", "h3", "h4"] {
         add(&env, &dir, name, &["--agent", "serial"]);
     }
     write(&env.path().join("runs/long-h2"), "");
     let child = drainer(&env, &dir, &[]);
-    wait_for("h3 to be claimed while h2 runs", || {
-        state(&env, &dir, "h3") == "claimed" && state(&env, &dir, "h2") == "running"
+    wait_for("h3 and h4 to be claimed while h2 runs", || {
+        state(&env, &dir, "h2") == "running"
+            && ["h3", "h4"]
+                .iter()
+                .all(|n| state(&env, &dir, n) == "claimed")
     });
-    wait_for("h3's worktree", || folders_of(&env, "h3").len() == 1);
+    wait_for("h3's and h4's worktrees", || {
+        ["h3", "h4"].iter().all(|n| folders_of(&env, n).len() == 1)
+    });
     let out = stop(child);
-    assert!(
-        out.stderr
-            .contains("h3: handed back before its agent started: the drainer stopped"),
-        "{}",
-        out.stderr
-    );
-    // Queued again, its one run ended and free: no attempt used.
-    let task = show(&env, &dir, "h3");
-    assert_eq!(task["state"], "queued", "{task:#}");
-    let first = &runs(&task)[0];
-    assert_eq!(first["free"], true, "{task:#}");
-    assert!(first["ended"].as_i64().is_some(), "{task:#}");
-    assert!(first.get("started").is_none(), "{task:#}");
-    // Its worktree, branch and lane are gone: no agent ran there.
-    assert!(
-        folders_of(&env, "h3").is_empty(),
-        "{:?}",
-        folders_of(&env, "h3")
-    );
-    let branches = env.git(&dir, &["branch", "--list", "fleet/h3-*"]);
-    assert_eq!(branches.trim(), "", "{branches}");
-    assert!(
-        lane_states(&env, &dir)
-            .iter()
-            .all(|(b, _)| !b.starts_with("fleet/h3-")),
-        "{:?}",
-        lane_states(&env, &dir)
-    );
-    assert!(!env.git(&dir, &["worktree", "list"]).contains("/h3-"));
+    for name in ["h3", "h4"] {
+        assert!(
+            out.stderr.contains(&format!(
+                "{name}: handed back before its agent started: the drainer stopped"
+            )),
+            "{}",
+            out.stderr
+        );
+        // Queued again, its one run ended and free: no attempt used.
+        let task = show(&env, &dir, name);
+        assert_eq!(task["state"], "queued", "{task:#}");
+        let first = &runs(&task)[0];
+        assert_eq!(first["free"], true, "{task:#}");
+        assert!(first["ended"].as_i64().is_some(), "{task:#}");
+        assert!(first.get("started").is_none(), "{task:#}");
+        // Its worktree, branch and lane are gone: no agent ran there.
+        assert!(
+            folders_of(&env, name).is_empty(),
+            "{:?}",
+            folders_of(&env, name)
+        );
+        let branches = env.git(&dir, &["branch", "--list", &format!("fleet/{name}-*")]);
+        assert_eq!(branches.trim(), "", "{branches}");
+        assert!(
+            lane_states(&env, &dir)
+                .iter()
+                .all(|(b, _)| !b.starts_with(&format!("fleet/{name}-"))),
+            "{:?}",
+            lane_states(&env, &dir)
+        );
+        assert!(
+            !env.git(&dir, &["worktree", "list"])
+                .contains(&format!("/{name}-"))
+        );
+    }
     assert_no_agent_left(&env, &dir);
-    // The next drainer runs it as its first attempt.
+    // The next drainer runs them as their first attempts.
     std::fs::remove_file(env.path().join("runs/long-h2")).unwrap();
-    let report = json(env.fleet(&dir, &["drain", "--once", "--max", "2", "--json"]));
-    let task = show(&env, &dir, "h3");
-    assert_eq!(task["state"], "succeeded", "{report:#}");
-    let last = runs(&task).last().cloned().unwrap();
-    assert_eq!(last["attempt"], 1, "{task:#}");
+    let report = json(env.fleet(&dir, &["drain", "--once", "--max", "3", "--json"]));
+    for name in ["h3", "h4"] {
+        let task = show(&env, &dir, name);
+        assert_eq!(task["state"], "succeeded", "{report:#}");
+        let last = runs(&task).last().cloned().unwrap();
+        assert_eq!(last["attempt"], 1, "{task:#}");
+    }
 }
 
 #[test]
@@ -279,5 +292,75 @@ fn drain_killed_while_preparing_a_run_ahead_leaves_a_claim_the_next_drainer_take
         .collect();
     assert_eq!(k3.len(), 1, "{k3:?}");
     assert_eq!(k3[0].1, "ready");
+    assert_no_agent_left(&env, &dir);
+}
+
+#[test]
+fn drain_with_max_1_prepares_two_runs_ahead_side_by_side_while_a_short_run_runs() {
+    let env = Env::new();
+    let script = env.path().join("agents-peek.sh");
+    // p2's agent waits (up to 30 s) until the worktrees of p3 and p4, both prepared
+    // ahead while it runs, are there, and says how many it saw.
+    write(
+        &script,
+        "#!/bin/sh
+if [ \"$FLEET_TASK\" = p2 ]; then
+  i=0
+  while [ $i -lt 300 ]; do
+    n=$(ls \"$(dirname \"$FLEET_WORKTREE\")\" | grep -c -e '^p3-' -e '^p4-')
+    [ \"$n\" -ge 2 ] && break
+    sleep 0.1
+    i=$((i+1))
+  done
+  echo \"saw $n\" > \"$RUNS/p2-saw\"
+fi
+echo \"run $FLEET_TASK\" >> \"$RUNS/log\"
+printf '%s\\n' \"$FLEET_TASK\" > \"done-$FLEET_TASK.txt\"
+git add -A
+git commit -qm \"agent: $FLEET_TASK\"
+",
+    );
+    use std::os::unix::fs::PermissionsExt;
+    std::fs::set_permissions(&script, std::fs::Permissions::from_mode(0o755)).unwrap();
+    let runs_dir = env.path().join("runs");
+    std::fs::create_dir_all(&runs_dir).unwrap();
+    let profile = format!(
+        "\n[agents.peek]\ncommand = [{:?}]\ntimeout = \"120s\"\nenv = {{ RUNS = {:?} }}\n",
+        script.display().to_string(),
+        runs_dir.display().to_string()
+    );
+    let dir = project(&env, &profile);
+    let names = ["p1", "p2", "p3", "p4"];
+    for name in names {
+        add(&env, &dir, name, &["--agent", "peek"]);
+    }
+    let child = drainer(&env, &dir, &[]);
+    wait_for("every task to succeed", || {
+        names.iter().all(|n| state(&env, &dir, n) == "succeeded")
+    });
+    let out = stop(child);
+    let saw = std::fs::read_to_string(runs_dir.join("p2-saw")).unwrap();
+    assert_eq!(saw.trim(), "saw 2", "{}", out.stderr);
+    // Both were claimed ahead while p2 ran; the agents still ran one at a time, in the
+    // order of the claims.
+    let p2_done = line_of(&out.stderr, "p2: succeeded", "");
+    for name in ["p3", "p4"] {
+        let claimed = line_of(&out.stderr, &format!("{name}: claimed"), "prepared ahead");
+        assert!(claimed < p2_done, "{}", out.stderr);
+    }
+    assert_eq!(
+        lines(&runs_dir.join("log")),
+        ["run p1", "run p2", "run p3", "run p4"]
+    );
+    for name in names {
+        let task = show(&env, &dir, name);
+        let runs = runs(&task);
+        assert_eq!(runs.len(), 1, "{task:#}");
+        assert_eq!(runs[0]["attempt"], 1, "{task:#}");
+        assert_eq!(runs[0]["outcome"], "succeeded", "{task:#}");
+        assert_eq!(folders_of(&env, name).len(), 1, "{name}");
+    }
+    let states: Vec<String> = lane_states(&env, &dir).into_iter().map(|l| l.1).collect();
+    assert_eq!(states, ["ready"; 4]);
     assert_no_agent_left(&env, &dir);
 }
