@@ -451,13 +451,38 @@ impl Repo {
 }
 
 /// A fresh scratch folder for a record named like `base`, in fleet's state folder: its
-/// own for this process and call, so two worktrees registered at once (a drainer makes
-/// them on threads) never write into one. What a kill left there is cleared once it is
-/// a minute old: a live registration holds its scratch for a moment only.
+/// own for this call, so two worktrees registered at once (a drainer makes them on
+/// threads, other fleets in other processes) never write into one. It is made with
+/// `mkdir`, which fails where the name is taken (a process of the same pid in another
+/// pid namespace), so nothing there is ever taken over or removed.
+///
+/// What a kill left there is cleared once it is a minute older than the new scratch:
+/// a live registration holds its scratch for a few small writes only (the checkout
+/// comes after the rename), and both times are the file system's own, so a host clock
+/// apart from a file server's clears nothing early.
 fn new_scratch(common: &Path, base: &str) -> Result<PathBuf> {
     static MADE: std::sync::atomic::AtomicU64 = std::sync::atomic::AtomicU64::new(0);
     let state = crate::state::dir(common);
-    if let Ok(entries) = std::fs::read_dir(&state) {
+    std::fs::create_dir_all(&state)
+        .map_err(|e| Error::env(format!("cannot create {}: {e}", state.display())))?;
+    let scratch = loop {
+        let seq = MADE.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+        let scratch = state.join(format!("worktree-{base}.{}-{seq}.new", std::process::id()));
+        match std::fs::create_dir(&scratch) {
+            Ok(()) => break scratch,
+            Err(e) if e.kind() == std::io::ErrorKind::AlreadyExists => continue,
+            Err(e) => {
+                return Err(Error::env(format!(
+                    "cannot create {}: {e}",
+                    scratch.display()
+                )));
+            }
+        }
+    };
+    let made = std::fs::metadata(&scratch).and_then(|m| m.modified());
+    if let Ok(made) = made
+        && let Ok(entries) = std::fs::read_dir(&state)
+    {
         for entry in entries.flatten() {
             let name = entry.file_name();
             let name = name.to_string_lossy();
@@ -465,18 +490,13 @@ fn new_scratch(common: &Path, base: &str) -> Result<PathBuf> {
                 .metadata()
                 .and_then(|m| m.modified())
                 .ok()
-                .and_then(|t| t.elapsed().ok())
+                .and_then(|t| made.duration_since(t).ok())
                 .is_some_and(|age| age >= Duration::from_secs(60));
             if name.starts_with("worktree-") && name.ends_with(".new") && old {
                 let _ = std::fs::remove_dir_all(entry.path());
             }
         }
     }
-    let seq = MADE.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
-    let scratch = state.join(format!("worktree-{base}.{}-{seq}.new", std::process::id()));
-    let _ = std::fs::remove_dir_all(&scratch);
-    std::fs::create_dir_all(&scratch)
-        .map_err(|e| Error::env(format!("cannot create {}: {e}", scratch.display())))?;
     Ok(scratch)
 }
 
@@ -484,9 +504,13 @@ fn new_scratch(common: &Path, base: &str) -> Result<PathBuf> {
 /// `base`, `base1`, `base2`...: never over a record that is there, even one made a
 /// moment ago by another fleet (`a.b` and `a-b` both want `a-b`) or by git (whose
 /// `mkdir` makes it empty at first: a plain rename would replace an empty folder).
+/// `records` itself is made again when it is gone: a worktree removed meanwhile (a
+/// rolled-back `new`, a `git worktree prune`) takes the folder with its last record.
 fn move_into_place(scratch: &Path, records: &Path, base: &str) -> std::io::Result<PathBuf> {
     use rustix::fs::{CWD, RenameFlags, renameat_with};
-    for n in 0..10_000 {
+    let mut remade = 0;
+    let mut n = 0;
+    while n < 10_000 {
         let id = if n == 0 {
             base.to_string()
         } else {
@@ -494,21 +518,34 @@ fn move_into_place(scratch: &Path, records: &Path, base: &str) -> std::io::Resul
         };
         let record = records.join(&id);
         if record.exists() {
+            n += 1;
             continue;
         }
-        match renameat_with(CWD, scratch, CWD, &record, RenameFlags::NOREPLACE) {
-            Ok(()) => return Ok(record),
-            Err(rustix::io::Errno::EXIST | rustix::io::Errno::NOTEMPTY) => continue,
+        let renamed = match renameat_with(CWD, scratch, CWD, &record, RenameFlags::NOREPLACE) {
             // A file system without renameat2's no-replace: a plain rename, which
             // refuses a folder with files in it.
             Err(rustix::io::Errno::INVAL | rustix::io::Errno::NOSYS) => {
-                match std::fs::rename(scratch, &record) {
-                    Ok(()) => return Ok(record),
-                    Err(e) if e.kind() == std::io::ErrorKind::DirectoryNotEmpty => continue,
-                    Err(e) => return Err(e),
-                }
+                std::fs::rename(scratch, &record)
             }
-            Err(e) => return Err(e.into()),
+            other => other.map_err(std::io::Error::from),
+        };
+        match renamed {
+            Ok(()) => return Ok(record),
+            Err(e)
+                if matches!(
+                    e.kind(),
+                    std::io::ErrorKind::AlreadyExists | std::io::ErrorKind::DirectoryNotEmpty
+                ) =>
+            {
+                n += 1;
+            }
+            Err(e)
+                if e.kind() == std::io::ErrorKind::NotFound && remade < 10 && scratch.is_dir() =>
+            {
+                remade += 1;
+                std::fs::create_dir_all(records)?;
+            }
+            Err(e) => return Err(e),
         }
     }
     Err(std::io::Error::other(format!(
@@ -593,6 +630,58 @@ mod tests {
             "ref: refs/heads/x\n"
         );
         assert!(!scratch.exists());
+    }
+
+    #[test]
+    fn a_record_is_moved_in_when_the_records_folder_was_taken_away_meanwhile() {
+        let dir = tempfile::tempdir().unwrap();
+        let records = dir.path().join("worktrees");
+        let scratch = dir.path().join("scratch");
+        std::fs::create_dir(&scratch).unwrap();
+        std::fs::write(scratch.join("HEAD"), "ref: refs/heads/mine\n").unwrap();
+        let record = move_into_place(&scratch, &records, "a").unwrap();
+        assert_eq!(record, records.join("a"));
+        assert_eq!(
+            std::fs::read_to_string(record.join("HEAD")).unwrap(),
+            "ref: refs/heads/mine\n"
+        );
+    }
+
+    #[test]
+    fn a_scratch_never_takes_over_one_there_and_clears_only_what_is_a_minute_older() {
+        let dir = tempfile::tempdir().unwrap();
+        let state = crate::state::dir(dir.path());
+        std::fs::create_dir_all(&state).unwrap();
+        let pid = std::process::id();
+        // Every name this process could pick next, as if another process of the same
+        // pid (another pid namespace) held them.
+        let taken: Vec<PathBuf> = (0..200)
+            .map(|seq| state.join(format!("worktree-x.{pid}-{seq}.new")))
+            .collect();
+        for t in &taken {
+            std::fs::create_dir(t).unwrap();
+            std::fs::write(t.join("HEAD"), "theirs\n").unwrap();
+        }
+        let aged = |name: &str, secs: u64| {
+            let path = state.join(name);
+            std::fs::create_dir(&path).unwrap();
+            let when = std::time::SystemTime::now() - Duration::from_secs(secs);
+            std::fs::File::open(&path)
+                .unwrap()
+                .set_modified(when)
+                .unwrap();
+            path
+        };
+        let stale = aged("worktree-y.1-0.new", 120);
+        let recent = aged("worktree-y.1-1.new", 30);
+        let scratch = new_scratch(dir.path(), "x").unwrap();
+        assert!(!taken.contains(&scratch), "{}", scratch.display());
+        assert!(scratch.is_dir());
+        for t in &taken {
+            assert_eq!(std::fs::read_to_string(t.join("HEAD")).unwrap(), "theirs\n");
+        }
+        assert!(!stale.exists(), "a scratch two minutes old is left");
+        assert!(recent.exists(), "a scratch half a minute old was cleared");
     }
 
     #[test]
