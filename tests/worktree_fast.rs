@@ -406,3 +406,48 @@ fn worktree_new_of_many_names_at_once_in_a_repository_with_a_submodule_populates
         "the shared repository's config changed"
     );
 }
+
+/// A submodule the shared repository's own settings leave inactive (`submodule.active`
+/// names other paths) while another git holds the shared config's lock: git would
+/// write `submodule.<name>.active` there, fail to, skip the submodule with exit 0, and
+/// a `remote set-url` in the empty folder would then change the shared repository's
+/// `origin`. Nothing of the shared config is written, and the submodule is populated.
+#[test]
+fn worktree_new_populates_a_submodule_without_writing_the_shared_config_even_while_it_is_locked() {
+    let env = Env::new();
+    let outer = env.outer_with_submodule();
+    env.git(
+        &outer,
+        &[
+            "remote",
+            "add",
+            "origin",
+            "https://example.invalid/outer.git",
+        ],
+    );
+    env.git(&outer, &["config", "submodule.active", "no-such-path"]);
+    env.git(
+        &outer,
+        &["config", "--unset", "submodule.vendor/lib.active"],
+    );
+    let config = std::fs::read_to_string(outer.join(".git/config")).unwrap();
+    let lock = outer.join(".git/config.lock");
+    std::fs::write(&lock, "").unwrap();
+    let out = env.fleet(&outer, &["worktree", "new", "s1"]);
+    std::fs::remove_file(&lock).unwrap();
+    assert_eq!(out.code, 0, "{}", out.stderr);
+    let wt = PathBuf::from(out.stdout.trim());
+    assert_eq!(
+        std::fs::read_to_string(wt.join("vendor/lib/lib.txt")).unwrap(),
+        "lib\n"
+    );
+    assert_eq!(
+        std::fs::read_to_string(outer.join(".git/config")).unwrap(),
+        config,
+        "the shared repository's config changed"
+    );
+    assert_eq!(
+        env.git(&outer, &["remote", "get-url", "origin"]).trim(),
+        "https://example.invalid/outer.git"
+    );
+}

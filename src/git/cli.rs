@@ -72,6 +72,11 @@ fn run_any_exit(
 ///
 /// `force` checks the recorded commit out again even where the submodule already has
 /// it, rewriting the files of a checkout a crash cut short.
+///
+/// The submodule is named active on the command line too: git writes
+/// `submodule.<name>.active` into the shared repository's config for one its own
+/// settings leave inactive, and when another git holds that config's lock it skips the
+/// submodule with exit 0. Nothing of the shared config is written this way.
 pub fn submodule_update_from_local(
     workdir: &Path,
     name: &str,
@@ -84,6 +89,8 @@ pub fn submodule_update_from_local(
         .env("GIT_TERMINAL_PROMPT", "0")
         .arg("-c")
         .arg(format!("submodule.{name}.url={}", local_source.display()))
+        .arg("-c")
+        .arg(format!("submodule.{name}.active=true"))
         .args(["-c", "protocol.file.allow=always"])
         .args(["submodule", "update", "--init", "--no-fetch"]);
     if force {
@@ -116,9 +123,15 @@ pub fn rev_parse_commit(repo_dir: &Path, rev: &str) -> Option<String> {
 /// Why git: gix 0.90 changes configuration in memory only; writing the repository's
 /// config file back would mean fleet's own lock and rewrite of a file git writes under
 /// `config.lock` (and the submodule was just cloned by git, which owns that file).
-pub fn set_origin_url(repo_dir: &Path, url: &str) -> Result<()> {
-    let mut cmd = git(repo_dir);
-    cmd.args(["remote", "set-url", "origin", url]);
+///
+/// `git_dir` is the submodule's own git dir, given to git as `--git-dir`: in a folder
+/// that is not a repository of its own, git would look upwards and change the
+/// enclosing repository's `origin` instead.
+pub fn set_origin_url(checkout: &Path, git_dir: &Path, url: &str) -> Result<()> {
+    let mut cmd = git(checkout);
+    cmd.arg("--git-dir")
+        .arg(git_dir)
+        .args(["remote", "set-url", "origin", url]);
     run(cmd, "restore the submodule's origin URL").map(|_| ())
 }
 

@@ -68,8 +68,21 @@ fn populate_submodules(
             let rel_str = rel.to_string_lossy().replace('\\', "/");
             let source_dir = source_repo.git_dir();
             git::cli::submodule_update_from_local(path, &name, &rel_str, &source_dir, checked_out)?;
+            let dot_git = checkout.join(".git");
+            let git_dir = match dot_git.is_dir() {
+                true => Some(dot_git),
+                false => git::gitdir_link(&checkout).filter(|d| d.is_dir()),
+            };
+            let Some(git_dir) = git_dir else {
+                return Err(Error::env(format!(
+                    "git did not check submodule {} out in {} (its exit was 0)",
+                    rel.display(),
+                    checkout.display()
+                ))
+                .with_help("run `git submodule update --init` in the worktree, or `fleet worktree new` again"));
+            };
             if let Some(url) = url {
-                git::cli::set_origin_url(&checkout, &url)?;
+                git::cli::set_origin_url(&checkout, &git_dir, &url)?;
             }
             let _ = std::fs::remove_file(&marker);
         }
