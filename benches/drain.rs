@@ -25,7 +25,12 @@
 //! running), the agent (running -> checking), the check and `ready` (checking -> ready).
 //! With `[drain] prepare_ahead` (the default) the next task is claimed and its worktree
 //! made while the current one runs, so from the second task on "claim" shows 0 and
-//! "claimed -> running" spans the previous run too: the steps overlap.
+//! "claimed -> running" spans the previous run too: the steps overlap. "Between two
+//! agents" (the previous task's lane ready -> this task's agent running) is the
+//! drainer's own time that no run prepared ahead hides.
+//!
+//! Last, each side's CPU per task (user and system of everything it reaped) against its
+//! wall time: near 2 on this 2-core machine would mean a side is bound by the cores.
 
 mod common;
 
@@ -69,6 +74,8 @@ fn main() {
     let (mut drain, mut glue, mut drain2) = (Vec::new(), Vec::new(), Vec::new());
     let mut steps: Vec<Steps> = Vec::new();
     let mut worktree_alone = Vec::new();
+    // CPU (user + system) of each timed side and everything it reaped, per task.
+    let (mut drain_cpu, mut glue_cpu) = (Vec::new(), Vec::new());
     for run in 0..runs(5) {
         // Alternate which side goes first, so neither always runs on a warmer machine.
         // 1 and 2: `fleet drain --max N`; 0: the glue.
@@ -102,15 +109,19 @@ fn main() {
                 for name in &names {
                     env.fleet(&dir, &["task", "add", name, "--prompt", "commit one file"]);
                 }
+                let cpu_before = reaped_cpu();
                 let (took, s) = time_drain(&env, &dir, &names, side);
                 if side == 1 {
                     drain.push(took / n as u32);
+                    drain_cpu.push((reaped_cpu() - cpu_before) / n as u32);
                     steps.push(s);
                 } else {
                     drain2.push(took / n as u32);
                 }
             } else {
+                let cpu_before = reaped_cpu();
                 glue.push(time_glue(&env, &dir, &names, &agent) / n as u32);
+                glue_cpu.push((reaped_cpu() - cpu_before) / n as u32);
             }
             assert_lanes_ready(&env, &dir, n);
             if !drain_side {
@@ -149,6 +160,10 @@ fn main() {
         step(|s| s.place)
     );
     println!(
+        "| between two agents (previous task ready -> running) | {} |",
+        step(|s| s.between)
+    );
+    println!(
         "| the agent (running -> checking) | {} |",
         step(|s| s.agent)
     );
@@ -165,6 +180,40 @@ fn main() {
         worktree_alone.len(),
         ms(median(&worktree_alone))
     );
+
+    // CPU against wall time says whether a side is bound by this machine's cores: with
+    // 2 cores, a side whose CPU per task is near twice its wall time cannot go faster by
+    // doing its work side by side, only by doing less of it.
+    println!("\n| per task, medians of the runs | shell glue | `fleet drain --max 1` |");
+    println!("| --- | ---: | ---: |");
+    println!(
+        "| CPU (user + system, with every process reaped) | {} | {} |",
+        ms(median(&glue_cpu)),
+        ms(median(&drain_cpu))
+    );
+    let busy = |cpu: &[Duration], wall: &[Duration]| {
+        median(cpu).as_secs_f64() / median(wall).as_secs_f64()
+    };
+    println!(
+        "| cores busy (CPU / wall) | {:.2} | {:.2} |",
+        busy(&glue_cpu, &glue),
+        busy(&drain_cpu, &drain)
+    );
+}
+
+/// User and system CPU of every child this bench has reaped so far (with what they
+/// reaped in turn), from getrusage(2).
+fn reaped_cpu() -> Duration {
+    // SAFETY: getrusage(2) writes one rusage into the zeroed struct it is given.
+    let usage = unsafe {
+        let mut usage: libc::rusage = std::mem::zeroed();
+        libc::getrusage(libc::RUSAGE_CHILDREN, &mut usage);
+        usage
+    };
+    let time = |t: libc::timeval| {
+        Duration::from_secs(t.tv_sec as u64) + Duration::from_micros(t.tv_usec as u64)
+    };
+    time(usage.ru_utime) + time(usage.ru_stime)
 }
 
 /// One run's medians of the drainer's steps.
@@ -172,6 +221,9 @@ fn main() {
 struct Steps {
     start: Duration,
     claim: Duration,
+    /// From the previous task's lane ready to this task's agent started: the drainer's
+    /// own time between two agents, which no run prepared ahead can hide.
+    between: Duration,
     place: Duration,
     agent: Duration,
     check: Duration,
@@ -235,6 +287,7 @@ fn time_drain(env: &Env, dir: &Path, names: &[String], max: usize) -> (Duration,
             .0
     };
     let (mut claim, mut place, mut agent, mut check) = (vec![], vec![], vec![], vec![]);
+    let mut between = vec![];
     let mut previous = None;
     let mut start = Duration::ZERO;
     for name in names {
@@ -244,7 +297,10 @@ fn time_drain(env: &Env, dir: &Path, names: &[String], max: usize) -> (Duration,
         let ready = at(name, "is ready to land");
         match previous {
             None => start = claimed - started,
-            Some(p) => claim.push(claimed - p),
+            Some(p) => {
+                claim.push(claimed.saturating_duration_since(p));
+                between.push(running.saturating_duration_since(p));
+            }
         }
         place.push(running - claimed);
         agent.push(checking - running);
@@ -257,6 +313,11 @@ fn time_drain(env: &Env, dir: &Path, names: &[String], max: usize) -> (Duration,
             Duration::ZERO
         } else {
             median(&claim)
+        },
+        between: if between.is_empty() {
+            Duration::ZERO
+        } else {
+            median(&between)
         },
         place: median(&place),
         agent: median(&agent),

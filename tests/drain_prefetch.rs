@@ -58,6 +58,19 @@ fn stop(child: std::process::Child) -> crate::common::Run {
     Env::wait(child)
 }
 
+/// Queue `names` for `agent`, drain them with `--max 1` until every one succeeded, then stop
+/// the drainer and return its output.
+fn drain_all(env: &Env, dir: &Path, names: &[&str], agent: &str) -> crate::common::Run {
+    for name in names {
+        add(env, dir, name, &["--agent", agent]);
+    }
+    let child = drainer(env, dir, &[]);
+    wait_for("every task to succeed", || {
+        names.iter().all(|n| state(env, dir, n) == "succeeded")
+    });
+    stop(child)
+}
+
 /// The line index in `text` of the first line starting with `start` and holding `has`.
 fn line_of(text: &str, start: &str, has: &str) -> usize {
     text.lines()
@@ -133,14 +146,7 @@ fn drain_prepares_the_next_run_while_one_runs_and_still_runs_one_agent_at_a_time
     let env = Env::new();
     let dir = project(&env, &serial(&env));
     let names = ["s1", "s2", "s3", "s4"];
-    for name in names {
-        add(&env, &dir, name, &["--agent", "serial"]);
-    }
-    let child = drainer(&env, &dir, &[]);
-    wait_for("every task to succeed", || {
-        names.iter().all(|n| state(&env, &dir, n) == "succeeded")
-    });
-    let out = stop(child);
+    let out = drain_all(&env, &dir, &names, "serial");
     let log = std::fs::read_to_string(env.path().join("runs/log")).unwrap();
     assert!(!log.contains("overlap"), "two agents at once:\n{log}");
     assert_eq!(log.lines().count(), 4, "{log}");
@@ -331,14 +337,7 @@ git commit -qm \"agent: $FLEET_TASK\"
     );
     let dir = project(&env, &profile);
     let names = ["p1", "p2", "p3", "p4"];
-    for name in names {
-        add(&env, &dir, name, &["--agent", "peek"]);
-    }
-    let child = drainer(&env, &dir, &[]);
-    wait_for("every task to succeed", || {
-        names.iter().all(|n| state(&env, &dir, n) == "succeeded")
-    });
-    let out = stop(child);
+    let out = drain_all(&env, &dir, &names, "peek");
     let saw = std::fs::read_to_string(runs_dir.join("p2-saw")).unwrap();
     assert_eq!(saw.trim(), "saw 2", "{}", out.stderr);
     // Both were claimed ahead while p2 ran; the agents still ran one at a time, in the

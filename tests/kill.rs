@@ -89,7 +89,9 @@ fn new_killed_at_any_point_converges_on_the_next_run() {
 /// Ten kills spread over a run (`delay(step)` for step 0..10), each of a fresh run that
 /// `start(attempt)` spawns; after each, `check` the name it returned. A run that
 /// finished before its kill is retried (at most four times) with an earlier one, so the
-/// kills land while fleet works. Returns how many did.
+/// kills land while fleet works; the shrunk scale is kept for the steps after it, since
+/// the one timed run the delays come from may have been slower than the runs now (a
+/// second suite beside this one finishing meanwhile). Returns how many kills landed.
 fn kill_sweep(
     delay: impl Fn(u32) -> Duration,
     mut start: impl FnMut(u32) -> (std::process::Child, String),
@@ -97,12 +99,12 @@ fn kill_sweep(
 ) -> u32 {
     let mut killed_mid_run = 0;
     let mut attempt = 0;
+    let mut scale = 1.0_f64;
     for step in 0..10u32 {
-        let mut delay = delay(step);
         for _ in 0..4 {
             attempt += 1;
             let (mut child, name) = start(attempt);
-            std::thread::sleep(delay);
+            std::thread::sleep(delay(step).mul_f64(scale));
             let hit = child.try_wait().unwrap().is_none();
             let _ = child.kill();
             let _ = child.wait();
@@ -111,7 +113,7 @@ fn kill_sweep(
                 killed_mid_run += 1;
                 break;
             }
-            delay = delay * 2 / 3;
+            scale *= 2.0 / 3.0;
         }
     }
     killed_mid_run

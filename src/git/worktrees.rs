@@ -607,6 +607,14 @@ mod tests {
         String::from_utf8(out.stdout).unwrap().trim().to_string()
     }
 
+    /// A record written in a scratch folder under `dir`, its HEAD on `mine`.
+    fn scratch_record(dir: &Path) -> PathBuf {
+        let scratch = dir.join("scratch");
+        std::fs::create_dir(&scratch).unwrap();
+        std::fs::write(scratch.join("HEAD"), "ref: refs/heads/mine\n").unwrap();
+        scratch
+    }
+
     #[test]
     fn a_record_never_replaces_one_there_not_even_an_empty_folder_git_just_made() {
         let dir = tempfile::tempdir().unwrap();
@@ -615,9 +623,7 @@ mod tests {
         std::fs::create_dir_all(records.join("a-b")).unwrap();
         std::fs::create_dir_all(records.join("a-b1")).unwrap();
         std::fs::write(records.join("a-b1/HEAD"), "ref: refs/heads/x\n").unwrap();
-        let scratch = dir.path().join("scratch");
-        std::fs::create_dir(&scratch).unwrap();
-        std::fs::write(scratch.join("HEAD"), "ref: refs/heads/mine\n").unwrap();
+        let scratch = scratch_record(dir.path());
         let record = move_into_place(&scratch, &records, "a-b").unwrap();
         assert_eq!(record, records.join("a-b2"));
         assert_eq!(
@@ -636,9 +642,7 @@ mod tests {
     fn a_record_is_moved_in_when_the_records_folder_was_taken_away_meanwhile() {
         let dir = tempfile::tempdir().unwrap();
         let records = dir.path().join("worktrees");
-        let scratch = dir.path().join("scratch");
-        std::fs::create_dir(&scratch).unwrap();
-        std::fs::write(scratch.join("HEAD"), "ref: refs/heads/mine\n").unwrap();
+        let scratch = scratch_record(dir.path());
         let record = move_into_place(&scratch, &records, "a").unwrap();
         assert_eq!(record, records.join("a"));
         assert_eq!(
