@@ -21,11 +21,7 @@ use crate::common::{Env, Run, write};
 
 /// `<target>/hook-managers`, where `.ci/install-hook-managers` puts the tools.
 fn managers_dir() -> PathBuf {
-    let manifest = Path::new(env!("CARGO_MANIFEST_DIR"));
-    let target = std::env::var_os("CARGO_TARGET_DIR")
-        .map(|t| manifest.join(t))
-        .unwrap_or_else(|| manifest.join("target"));
-    target.join("hook-managers")
+    crate::common::target_dir().join("hook-managers")
 }
 
 fn is_executable(path: &Path) -> bool {

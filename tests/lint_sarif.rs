@@ -114,11 +114,7 @@ fn github_requirements(sarif: &Value, expected: &[(&str, u64)]) {
 
 /// `<target>/lint-tools/venv/bin/python`, where `.ci/install-lint-tools` puts jsonschema.
 fn validator_python() -> PathBuf {
-    let manifest = Path::new(env!("CARGO_MANIFEST_DIR"));
-    let target = std::env::var_os("CARGO_TARGET_DIR")
-        .map(|t| manifest.join(t))
-        .unwrap_or_else(|| manifest.join("target"));
-    target.join("lint-tools/venv/bin/python")
+    crate::common::target_dir().join("lint-tools/venv/bin/python")
 }
 
 /// Validate with the draft the schema names, formats checked (uri, uri-reference,

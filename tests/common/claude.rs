@@ -1,13 +1,12 @@
 //! Finding the real Claude Code CLI for the tests that drive it, and saying SKIPPED
 //! loudly when there is none (a test without its CLI must never pass in silence).
 
-use std::path::{Path, PathBuf};
+use std::path::PathBuf;
 
 /// The CLI: `FLEET_TEST_CLAUDE`, else the one `.ci/install-agent-clis` put under
-/// target/, else `claude` on PATH. `None` after a SKIPPED line naming `test`.
+/// the target dir, else `claude` on PATH. `None` after a SKIPPED line naming `test`.
 pub fn claude(test: &str) -> Option<PathBuf> {
-    let installed = Path::new(env!("CARGO_MANIFEST_DIR"))
-        .join("target/agent-clis/npm/node_modules/.bin/claude");
+    let installed = super::target_dir().join("agent-clis/npm/node_modules/.bin/claude");
     let found = std::env::var_os("FLEET_TEST_CLAUDE")
         .map(PathBuf::from)
         .or_else(|| installed.is_file().then_some(installed))

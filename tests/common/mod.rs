@@ -296,6 +296,16 @@ fn list_files(root: &Path, dir: &Path, out: &mut Vec<String>) {
     }
 }
 
+/// Cargo's target dir for this package: `CARGO_TARGET_DIR` when set (relative to the
+/// package root, where the scripts run), else `target/`. The `.ci/install-*` scripts put the tools
+/// the tests drive there, with the same rule.
+pub fn target_dir() -> PathBuf {
+    let manifest = Path::new(env!("CARGO_MANIFEST_DIR"));
+    std::env::var_os("CARGO_TARGET_DIR")
+        .map(|t| manifest.join(t))
+        .unwrap_or_else(|| manifest.join("target"))
+}
+
 /// An empty file at `path` last modified a minute ago: the lock file a killed process
 /// left, old enough for fleet to call stale.
 pub fn write_stale(path: &Path) {
