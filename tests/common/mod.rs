@@ -296,9 +296,9 @@ fn list_files(root: &Path, dir: &Path, out: &mut Vec<String>) {
     }
 }
 
-/// Cargo's target dir for this package: `CARGO_TARGET_DIR` when set (relative to the
-/// package root, where the scripts run), else `target/`. The `.ci/install-*` scripts put the tools
-/// the tests drive there, with the same rule.
+/// Cargo's target dir for this package: `CARGO_TARGET_DIR` when set (a relative one from
+/// the package root, where the scripts run), else `target/`. The `.ci/install-*` scripts
+/// put the tools the tests drive there, by the same rule.
 pub fn target_dir() -> PathBuf {
     let manifest = Path::new(env!("CARGO_MANIFEST_DIR"));
     std::env::var_os("CARGO_TARGET_DIR")
