@@ -31,18 +31,39 @@
 //!
 //! Last, each side's CPU per task (user and system of everything it reaped) against its
 //! wall time: near 2 on this 2-core machine would mean a side is bound by the cores.
+//!
+//! `FLEET_BENCH_STEPS=1` times the drain's steps from outside it as well: both sides'
+//! agent then logs the wall-clock time of its first and last command (two `date`
+//! processes more), and the drainer's "ready" lines are stamped with the wall clock as
+//! they arrive, which splits a drained task into: previous lane ready -> the agent's first
+//! command, the agent, the agent's last command -> its lane ready.
 
 mod common;
 
 use std::io::BufRead;
 use std::path::Path;
 use std::process::Stdio;
-use std::time::{Duration, Instant};
+use std::time::{Duration, Instant, SystemTime};
 
 use common::{Env, median, ms, runs};
 
 const AGENT: &str =
     "#!/bin/sh\necho done > done.txt\ngit add done.txt\ngit commit -qm 'agent: one file'\n";
+
+/// [`AGENT`] logging the wall-clock time of its first and last command, for
+/// `FLEET_BENCH_STEPS=1`.
+const LOGGING_AGENT: &str = "#!/bin/sh
+echo \"$FLEET_TASK start $(date +%s.%N)\" >> \"$FLEET_BENCH_AGENT_LOG\"
+echo done > done.txt
+git add done.txt
+git commit -qm 'agent: one file'
+echo \"$FLEET_TASK end $(date +%s.%N)\" >> \"$FLEET_BENCH_AGENT_LOG\"
+";
+
+/// Where the logging agent of the run in `dir` writes.
+fn agent_log(dir: &Path) -> std::path::PathBuf {
+    dir.parent().unwrap().join("agent-times")
+}
 
 fn count(var: &str, default: usize) -> usize {
     std::env::var(var)
@@ -56,7 +77,8 @@ fn main() {
     let env = Env::new();
     let n = count("FLEET_BENCH_TASKS", 20);
     let agent = env.base.join("agent.sh");
-    std::fs::write(&agent, AGENT).unwrap();
+    let outside = std::env::var_os("FLEET_BENCH_STEPS").is_some_and(|v| v == "1");
+    std::fs::write(&agent, if outside { LOGGING_AGENT } else { AGENT }).unwrap();
     {
         use std::os::unix::fs::PermissionsExt;
         std::fs::set_permissions(&agent, std::fs::Permissions::from_mode(0o755)).unwrap();
@@ -181,6 +203,31 @@ fn main() {
         ms(median(&worktree_alone))
     );
 
+    let outside: Vec<Outside> = steps.iter().filter_map(|s| s.outside).collect();
+    if !outside.is_empty() {
+        let each = |f: fn(&Outside) -> Duration| {
+            outside
+                .iter()
+                .map(|o| ms(f(o)))
+                .collect::<Vec<_>>()
+                .join(", ")
+        };
+        println!("\n| `fleet drain --max 1`, timed from outside, each run's median | runs |");
+        println!("| --- | ---: |");
+        println!(
+            "| previous lane ready -> the agent's first command | {} |",
+            each(|o| o.before)
+        );
+        println!(
+            "| the agent, first command to last | {} |",
+            each(|o| o.agent)
+        );
+        println!(
+            "| the agent's last command -> its lane ready | {} |",
+            each(|o| o.after)
+        );
+    }
+
     // CPU against wall time says whether a side is bound by this machine's cores: with
     // 2 cores, a side whose CPU per task is near twice its wall time cannot go faster by
     // doing its work side by side, only by doing less of it.
@@ -229,13 +276,27 @@ struct Steps {
     place: Duration,
     agent: Duration,
     check: Duration,
+    outside: Option<Outside>,
+}
+
+/// One run's medians of a drained task's steps timed from outside the drainer.
+#[derive(Clone, Copy)]
+struct Outside {
+    /// The previous task's lane ready -> this agent's first command.
+    before: Duration,
+    /// The agent's first command -> its last.
+    agent: Duration,
+    /// The agent's last command -> its lane ready.
+    after: Duration,
 }
 
 /// Start `fleet drain --max MAX`, wait for every task's lane to be ready, stop it.
 fn time_drain(env: &Env, dir: &Path, names: &[String], max: usize) -> (Duration, Steps) {
     let max = max.to_string();
     let mut cmd = env.fleet_cmd(dir, &["drain", "--max", &max]);
-    cmd.stdout(Stdio::null()).stderr(Stdio::piped());
+    cmd.env("FLEET_BENCH_AGENT_LOG", agent_log(dir))
+        .stdout(Stdio::null())
+        .stderr(Stdio::piped());
     let started = Instant::now();
     let mut child = cmd.spawn().expect("fleet drain");
     let stderr = child.stderr.take().unwrap();
@@ -243,18 +304,19 @@ fn time_drain(env: &Env, dir: &Path, names: &[String], max: usize) -> (Duration,
     std::thread::spawn(move || {
         for line in std::io::BufReader::new(stderr).lines() {
             let Ok(line) = line else { break };
-            if tx.send((Instant::now(), line)).is_err() {
+            if tx.send((Instant::now(), SystemTime::now(), line)).is_err() {
                 break;
             }
         }
     });
     let mut lines: Vec<(Instant, String)> = Vec::new();
+    let mut ready_wall: Vec<(String, SystemTime)> = Vec::new();
     let deadline = started + Duration::from_secs(300);
     let mut ready = 0;
     let mut done = started;
     while ready < names.len() {
         let left = deadline.saturating_duration_since(Instant::now());
-        let Ok((at, line)) = rx.recv_timeout(left) else {
+        let Ok((at, wall, line)) = rx.recv_timeout(left) else {
             let _ = child.kill();
             panic!(
                 "fleet drain did not make {} lanes ready:\n{}",
@@ -269,6 +331,8 @@ fn time_drain(env: &Env, dir: &Path, names: &[String], max: usize) -> (Duration,
         if line.contains("is ready to land") {
             ready += 1;
             done = at;
+            let name = line.split(':').next().unwrap_or_default().to_string();
+            ready_wall.push((name, wall));
         }
         assert!(
             !line.starts_with("warning") && !line.contains(": failed"),
@@ -309,23 +373,73 @@ fn time_drain(env: &Env, dir: &Path, names: &[String], max: usize) -> (Duration,
         check.push(ready - checking);
         previous = Some(ready);
     }
+    // One task has no previous one to count from.
+    let median_or_zero = |times: &[Duration]| {
+        if times.is_empty() {
+            Duration::ZERO
+        } else {
+            median(times)
+        }
+    };
     let steps = Steps {
         start,
-        claim: if claim.is_empty() {
-            Duration::ZERO
-        } else {
-            median(&claim)
-        },
-        between: if between.is_empty() {
-            Duration::ZERO
-        } else {
-            median(&between)
-        },
+        claim: median_or_zero(&claim),
+        between: median_or_zero(&between),
         place: median(&place),
         agent: median(&agent),
         check: median(&check),
+        outside: timed_from_outside(&agent_log(dir), names, &ready_wall),
     };
     (took, steps)
+}
+
+/// The drain's steps from outside it (`FLEET_BENCH_STEPS=1`): the logging agent's
+/// times in `log` against each lane's ready line, as wall-clock seconds. `None` without
+/// the log.
+fn timed_from_outside(
+    log: &Path,
+    names: &[String],
+    ready: &[(String, SystemTime)],
+) -> Option<Outside> {
+    let text = std::fs::read_to_string(log).ok()?;
+    let secs = |name: &str, kind: &str| -> f64 {
+        text.lines()
+            .filter_map(|l| {
+                let mut words = l.split_whitespace();
+                (words.next()? == name && words.next()? == kind).then(|| words.next())?
+            })
+            .next()
+            .and_then(|t| t.parse().ok())
+            .unwrap_or_else(|| panic!("no {kind} time for {name} in {}", log.display()))
+    };
+    let ready = |name: &str| -> f64 {
+        let at = ready
+            .iter()
+            .find(|(n, _)| n == name)
+            .expect("a ready line")
+            .1;
+        at.duration_since(SystemTime::UNIX_EPOCH)
+            .unwrap()
+            .as_secs_f64()
+    };
+    let span = |from: f64, to: f64| Duration::from_secs_f64((to - from).max(0.0));
+    let before: Vec<Duration> = names
+        .windows(2)
+        .map(|w| span(ready(&w[0]), secs(&w[1], "start")))
+        .collect();
+    let agent: Vec<Duration> = names
+        .iter()
+        .map(|n| span(secs(n, "start"), secs(n, "end")))
+        .collect();
+    let after: Vec<Duration> = names
+        .iter()
+        .map(|n| span(secs(n, "end"), ready(n)))
+        .collect();
+    Some(Outside {
+        before: median(&before),
+        agent: median(&agent),
+        after: median(&after),
+    })
 }
 
 /// The glue, as one shell script over the task names.
@@ -355,7 +469,8 @@ done
         std::env::var("PATH").unwrap_or_default()
     );
     let mut cmd = env.cmd(Path::new("sh"), dir, &["-c", &script]);
-    cmd.env("PATH", path);
+    cmd.env("PATH", path)
+        .env("FLEET_BENCH_AGENT_LOG", agent_log(dir));
     common::timed(cmd)
 }
 
